@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Compiles the server to dist/ and stamps the build so `npm start` can tell when to rebuild.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const steps = [['node_modules/.bin/tsc', ['-p', 'tsconfig.build.json']]];
+if (fs.existsSync(path.join(root, 'console', 'vite.config.ts'))) {
+  steps.push([
+    'node_modules/.bin/vite',
+    ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+  ]);
+}
+fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+for (const [command, args] of steps) {
+  const result = spawnSync(path.join(root, command), args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+fs.writeFileSync(path.join(root, 'dist', '.build-stamp'), new Date().toISOString());

@@ -1,0 +1,208 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Deps } from './deps.js';
+import { createAuthHook } from './http/auth.js';
+import { installErrorHandler, installNotFoundHandler, RouteTable } from './http/error-handler.js';
+import { AppError, ERROR_STATUS } from './http/errors.js';
+import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
+import { validatorCompiler } from './http/validation.js';
+import { randomBase62 } from './lib/ids.js';
+import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { userRoutes } from './modules/users/users.routes.js';
+import { versionRoutes } from './modules/versions/versions.routes.js';
+
+/**
+ * Builds the HTTP application (never listens). Request flow:
+ * onRequest (request id, drain check, API key + permission, version) -> body parse -> validation
+ * -> preHandler (idempotency) -> handler -> onSend (version transform, idempotency record).
+ */
+
+export interface AppOptions {
+  /** TLS material; omit for plain HTTP (`TLS=off`, or in-process tests). */
+  https?: { key: string | Buffer; cert: string | Buffer } | undefined;
+  /** Extra routes (tests register probes through this). */
+  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set by graceful shutdown: new requests get 503 while in-flight ones finish. */
+    draining: boolean;
+    routeTable: RouteTable;
+  }
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
+
+const API_DESCRIPTION = `
+Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk_live_...\`.
+
+* **Errors** are RFC 9457 \`application/problem+json\` bodies with a stable \`code\`:
+${Object.entries(ERROR_STATUS)
+  .map(([code, status]) => `  <a id="error-${code}"></a>\`${status} ${code}\``)
+  .join(',\n')}.
+* **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
+  response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
+  concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant.
+* **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
+  version is used. Every response carries the version used in \`X-Service-Version\`.
+* **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.
+`.trim();
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { versions, idempotency, apiKeys } = deps;
+  const tls = options.https !== undefined;
+  // Fastify's HTTPS and HTTP instances differ only in the raw server type, which nothing here uses.
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Per-request access lines are off: errors are logged by the error handler, usage is metered.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const inbound = req.headers['x-request-id'];
+      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound)
+        ? inbound
+        : `req_${randomBase62(20)}`;
+    },
+    ...(options.https ? { https: options.https } : {}),
+  }) as unknown as FastifyInstance;
+
+  app.decorate('draining', false);
+  app.decorate('routeTable', new RouteTable());
+  app.decorateRequest('principal', null);
+  app.decorateRequest('apiVersion', '');
+  app.decorateRequest('idempotency', null);
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandler(app);
+  installNotFoundHandler(app, app.routeTable);
+
+  // JSON only; an empty body is no body. text/plain and everything else is 415.
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body as string, (error, value) => {
+      if (error) done(new AppError('invalid_json', 'The request body is not valid JSON.'), undefined);
+      else done(null, value);
+    });
+  });
+
+  app.addHook('onRoute', (route) => {
+    app.routeTable.add(route.method, route.url);
+    const auth = route.config?.auth;
+    if (route.url.startsWith('/v1') && auth === undefined) {
+      throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
+    }
+    if (!route.schema || route.schema.hide) return;
+    const authenticated = auth !== undefined && auth !== 'public';
+    const statuses = authenticated
+      ? AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key')
+      : COMMON_ERRORS;
+    const response = (route.schema.response ?? {}) as Record<number, unknown>;
+    for (const [status, schema] of Object.entries(errorResponses(...statuses)))
+      response[Number(status)] ??= schema;
+    route.schema.response = response;
+    if (authenticated) {
+      route.schema.security = [{ bearerAuth: [] }];
+      const needs = auth === 'any_key' ? 'Any valid API key.' : `Requires the \`${auth}\` permission.`;
+      route.schema.description = route.schema.description ? `${needs} ${route.schema.description}` : needs;
+    }
+  });
+
+  const authenticate = createAuthHook(apiKeys);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-service-version', versions.latest.version);
+    if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+    if (app.draining) {
+      reply.header('connection', 'close');
+      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    await authenticate(request, reply);
+    const requested = request.headers['x-service-version'];
+    const version =
+      typeof requested === 'string'
+        ? versions.resolve(requested)
+        : (request.principal?.tenant.api_version ?? versions.latest.version);
+    request.apiVersion = version;
+    reply.header('x-service-version', version);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH'))
+      request.body = {};
+  });
+  app.addHook('preHandler', idempotency.begin);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    let out = payload;
+    const resource = request.routeOptions.config.resource;
+    if (
+      resource !== undefined &&
+      typeof payload === 'string' &&
+      reply.statusCode < 300 &&
+      versions.differs(resource, request.apiVersion)
+    ) {
+      out = JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
+    }
+    await idempotency.finish(request, reply, out);
+    return out;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Commerce Platform API',
+        version: versions.latest.release,
+        description: API_DESCRIPTION,
+      },
+      servers: [{ url: '/', description: 'This server' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key: `sk_live_` and 40 characters.',
+          },
+        },
+      },
+      tags: [{ name: 'Health' }, { name: 'Users' }, { name: 'API keys' }, { name: 'Versions' }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  await typed.register(healthRoutes(deps));
+  await typed.register(
+    async (v1) => {
+      v1.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
+        app.swagger(),
+      );
+      await v1.register(userRoutes(deps));
+      await v1.register(apiKeyRoutes(deps));
+      await v1.register(versionRoutes(deps));
+    },
+    { prefix: '/v1' },
+  );
+  if (options.extraRoutes) await options.extraRoutes(app);
+  await app.ready();
+  return app;
+}

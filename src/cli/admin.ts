@@ -1,0 +1,208 @@
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { createDeps, type Deps } from '../deps.js';
+import { AppError } from '../http/errors.js';
+import { isPermission, type Permission } from '../http/permissions.js';
+import { createLogger } from '../lib/logger.js';
+import type { Plan } from '../lib/principal.js';
+import { PLANS } from '../modules/tenants/tenants.service.js';
+
+/**
+ * Operator CLI: `npm run --silent admin -- <command> [options] [--json]`. Uses the same
+ * environment as the server and is safe to run beside it. With `--json`, stdout carries exactly
+ * one JSON document; diagnostics go to stderr; a failure exits non-zero.
+ */
+
+export class UsageError extends Error {}
+
+type Output = { json: unknown; text: string };
+type Command = (deps: Deps, args: string[]) => Promise<Output>;
+
+const USAGE = `Usage: npm run --silent admin -- <command> [options] [--json]
+
+Commands:
+  tenant:create --name N --email E [--password P] [--plan free|pro|enterprise] [--currency USD]
+                [--api-version YYYY-MM-DD]
+  key:create --tenant ID --name N --permissions p1,p2 [--expires-at ISO]
+  tenant:set-limits --tenant ID [--plan P] [--hourly N|default] [--monthly N|default]
+`;
+
+function parse<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options: { ...options, json: { type: 'boolean' } }, strict: true }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function required(value: string | boolean | undefined, flag: string): string {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+function plan(value: string | boolean | undefined): Plan | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(PLANS as readonly string[]).includes(value)) {
+    throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+  }
+  return value as Plan;
+}
+
+function limit(value: string | boolean | undefined, flag: string): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1e12) {
+    throw new UsageError(`--${flag} must be a positive whole number or "default"`);
+  }
+  return Number(value);
+}
+
+const commands: Record<string, Command> = {
+  async 'tenant:create'(deps, args) {
+    const v = parse(args, {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      plan: { type: 'string' },
+      currency: { type: 'string' },
+      'api-version': { type: 'string' },
+    });
+    const created = await deps.tenants.create({
+      name: required(v.name, 'name'),
+      email: required(v.email, 'email'),
+      password: typeof v.password === 'string' ? v.password : undefined,
+      plan: plan(v.plan),
+      currency: typeof v.currency === 'string' ? v.currency : undefined,
+      apiVersion: typeof v['api-version'] === 'string' ? v['api-version'] : undefined,
+    });
+    const json = {
+      tenant: {
+        id: created.tenant.id,
+        name: created.tenant.name,
+        plan: created.tenant.plan,
+        api_version: created.tenant.api_version,
+      },
+      user: { id: created.user.id, email: created.user.email },
+      api_key: { id: created.apiKey.id, key: created.apiKey.key, permissions: created.apiKey.permissions },
+    };
+    return {
+      json,
+      text: `Created tenant ${json.tenant.id} (${json.tenant.name}, ${json.tenant.plan}) with owner ${json.user.email}.\nAPI key (shown once): ${json.api_key.key}`,
+    };
+  },
+
+  async 'key:create'(deps, args) {
+    const v = parse(args, {
+      tenant: { type: 'string' },
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      'expires-at': { type: 'string' },
+    });
+    const tenantId = required(v.tenant, 'tenant');
+    const permissions = required(v.permissions, 'permissions')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    const unknown = permissions.filter((p) => !isPermission(p));
+    if (unknown.length > 0 || permissions.length === 0) {
+      throw new UsageError(`--permissions has unknown values: ${unknown.join(', ') || '(none given)'}`);
+    }
+    let expiresAt: number | null = null;
+    if (v['expires-at'] !== undefined) {
+      expiresAt = Date.parse(String(v['expires-at']));
+      if (!(expiresAt > deps.clock.now()))
+        throw new UsageError('--expires-at must be a future ISO 8601 time');
+    }
+    await deps.tenants.get(tenantId);
+    const owner = await deps.tenants.ownerOf(tenantId);
+    const key = await deps.store.transaction((trx) =>
+      deps.apiKeys.insertKey(trx, {
+        tenantId,
+        userId: owner.id,
+        name: required(v.name, 'name'),
+        permissions: permissions as Permission[],
+        expiresAt,
+      }),
+    );
+    return { json: key, text: `Created key ${key.id} for ${tenantId}.\nAPI key (shown once): ${key.key}` };
+  },
+
+  async 'tenant:set-limits'(deps, args) {
+    const v = parse(args, {
+      tenant: { type: 'string' },
+      plan: { type: 'string' },
+      hourly: { type: 'string' },
+      monthly: { type: 'string' },
+    });
+    const tenant = await deps.tenants.setLimits(required(v.tenant, 'tenant'), {
+      plan: plan(v.plan),
+      hourly: limit(v.hourly, 'hourly'),
+      monthly: limit(v.monthly, 'monthly'),
+    });
+    const json = {
+      tenant: {
+        id: tenant.id,
+        plan: tenant.plan,
+        hourly_limit: tenant.hourly_limit,
+        monthly_limit: tenant.monthly_limit,
+      },
+    };
+    return {
+      json,
+      text: `Tenant ${tenant.id}: plan ${tenant.plan}, hourly ${tenant.hourly_limit ?? 'plan default'}, monthly ${tenant.monthly_limit ?? 'plan default'}.`,
+    };
+  },
+};
+
+export async function runAdmin(
+  argv: string[],
+  config: Config,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [name, ...args] = argv;
+  const command = name === undefined ? undefined : commands[name];
+  if (!command) {
+    return { code: 2, stdout: '', stderr: `${name ? `Unknown command "${name}".\n\n` : ''}${USAGE}` };
+  }
+  // Logs go to stderr (fd 2): stdout is reserved for the command's output.
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+  const deps = await createDeps(config, { logger });
+  try {
+    const output = await command(deps, args);
+    const json = args.includes('--json');
+    return { code: 0, stdout: json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`, stderr: '' };
+  } catch (error) {
+    if (error instanceof UsageError) return { code: 2, stdout: '', stderr: `${error.message}\n\n${USAGE}` };
+    if (error instanceof AppError) {
+      const fields = error.errors?.map((e) => `${e.field} ${e.message}`).join('; ');
+      return { code: 1, stdout: '', stderr: `Error (${error.code}): ${fields ?? error.detail}\n` };
+    }
+    throw error;
+  } finally {
+    await deps.close();
+  }
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const result = await runAdmin(process.argv.slice(2), config);
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exitCode = result.code;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`Failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,155 @@
+import path from 'node:path';
+
+/**
+ * The one place that reads process.env. Every variable is validated once at start; a bad value
+ * throws a ConfigError naming the variable, and the entry point turns it into a clean exit.
+ */
+
+export type AiProvider = 'builtin' | 'openai';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly databaseSchema: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly tls: { readonly enabled: boolean; readonly certFile?: string; readonly keyFile?: string };
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly demoData: boolean;
+  readonly ai: {
+    readonly provider: AiProvider;
+    readonly baseUrl: string | undefined;
+    readonly apiKey: string | undefined;
+    readonly model: string | undefined;
+    readonly timeoutMs: number;
+  };
+  readonly webhooks: {
+    readonly allowInsecure: boolean;
+    readonly timeoutMs: number;
+    readonly retryScheduleSeconds: readonly number[];
+    readonly workerInProcess: boolean;
+  };
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
+
+function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const lowered = raw.toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(lowered)) return true;
+  if (['0', 'false', 'off', 'no'].includes(lowered)) return false;
+  throw new ConfigError(name, `must be one of true/false/on/off/1/0, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = str(env, 'WEBHOOK_RETRY_SCHEDULE');
+  if (raw === undefined) return [...DEFAULT_RETRY_SCHEDULE];
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length === 0 || parts.length > 20 || parts.some((part) => !/^\d+(\.\d+)?$/.test(part))) {
+    throw new ConfigError(
+      'WEBHOOK_RETRY_SCHEDULE',
+      'must be 1 to 20 comma-separated numbers of seconds, e.g. "5,300,1800"',
+    );
+  }
+  return parts.map(Number);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const tlsEnabled = bool(env, 'TLS', true);
+  const certFile = str(env, 'TLS_CERT');
+  const keyFile = str(env, 'TLS_KEY');
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError(
+      certFile === undefined ? 'TLS_CERT' : 'TLS_KEY',
+      'must be set together with the other',
+    );
+  }
+  const schema = str(env, 'DATABASE_SCHEMA');
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError('DATABASE_SCHEMA', 'must be a lower-case SQL identifier');
+  }
+  const config: Config = {
+    port: int(env, 'PORT', 8443, 0, 65535),
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseSchema: schema,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    tls: { enabled: tlsEnabled, certFile, keyFile },
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    demoData: bool(env, 'DEMO_DATA', true),
+    ai: {
+      provider: oneOf(env, 'AI_PROVIDER', ['builtin', 'openai'] as const, 'builtin'),
+      baseUrl: url(env, 'AI_BASE_URL', ['http:', 'https:']),
+      apiKey: str(env, 'AI_API_KEY'),
+      model: str(env, 'AI_MODEL'),
+      timeoutMs: int(env, 'AI_TIMEOUT_MS', 30_000, 100, 600_000),
+    },
+    webhooks: {
+      allowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE', false),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryScheduleSeconds: retrySchedule(env),
+      workerInProcess: bool(env, 'WEBHOOK_WORKER_IN_PROCESS', true),
+    },
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  if (config.ai.provider === 'openai' && config.ai.baseUrl === undefined && config.ai.apiKey === undefined) {
+    throw new ConfigError('AI_API_KEY', 'or AI_BASE_URL must be set when AI_PROVIDER=openai');
+  }
+  return Object.freeze(config);
+}

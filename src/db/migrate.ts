@@ -1,0 +1,31 @@
+import { Migrator, sql } from 'kysely';
+import { migrations } from './migrations/index.js';
+import type { Store } from './store.js';
+
+const provider = { getMigrations: async () => migrations };
+
+/**
+ * Applies pending migrations. Idempotent. On PostgreSQL a session-level advisory lock, keyed by
+ * the current schema, serialises processes that start at the same moment, so the second one finds
+ * the work done instead of racing on CREATE TABLE.
+ */
+export async function migrateToLatest(store: Store): Promise<void> {
+  const run = async () => {
+    const { error, results } = await new Migrator({ db: store.db, provider }).migrateToLatest();
+    if (error) {
+      const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(
+        `Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+  if (store.dialect === 'sqlite') return run();
+  await store.db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(hashtext(current_schema()))`.execute(conn);
+    try {
+      await run();
+    } finally {
+      await sql`SELECT pg_advisory_unlock(hashtext(current_schema()))`.execute(conn);
+    }
+  });
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './0001_foundation.js';
+
+/** Every migration, in order. Names sort lexically; a module adds its own file here. */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': foundation,
+};

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+/**
+ * The one module that knows which database is underneath. Everything else talks to `Store`:
+ * a Kysely instance plus the few operations whose SQL or semantics differ per dialect.
+ */
+
+export type DialectName = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+export interface Store {
+  readonly dialect: DialectName;
+  readonly db: Db;
+  /**
+   * Runs `fn` in one write transaction. SQLite takes the write lock up front (BEGIN IMMEDIATE) so
+   * two writers never deadlock on a lock upgrade; PostgreSQL retries serialization failures and
+   * deadlocks with backoff, so callers never see them.
+   */
+  transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite's write transaction already excludes writers. */
+  readonly supportsRowLocks: boolean;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  databaseSchema?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}
+
+// int8 (COUNT, SUM of integers, epoch milliseconds, minor units) and numeric (SUM of int8) as
+// numbers: every value we keep stays far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+pg.types.setTypeParser(1700, (value) => Number(value));
+
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+const MAX_TX_ATTEMPTS = 8;
+
+function isRetryable(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    RETRYABLE_PG_CODES.has(String((error as { code: unknown }).code))
+  );
+}
+
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'store.sqlite');
+}
+
+function openSqlite(dataDir: string): Store {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const database = new SqliteDatabase(sqliteFile(dataDir));
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    dialect: 'sqlite',
+    db,
+    supportsRowLocks: false,
+    async transaction(fn) {
+      // Kysely's SQLite driver has one connection guarded by a mutex: holding it for the whole
+      // transaction keeps other in-process queries out until COMMIT.
+      return db.connection().execute(async (conn) => {
+        await sql`BEGIN IMMEDIATE`.execute(conn);
+        try {
+          const result = await fn(conn);
+          await sql`COMMIT`.execute(conn);
+          return result;
+        } catch (error) {
+          if (database.inTransaction) await sql`ROLLBACK`.execute(conn);
+          throw error;
+        }
+      });
+    },
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, schema: string | undefined, poolSize: number): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its server (restart, network) must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    dialect: 'postgres',
+    db,
+    supportsRowLocks: true,
+    async transaction(fn) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute(fn);
+        } catch (error) {
+          if (!isRetryable(error) || attempt >= MAX_TX_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
+        }
+      }
+    },
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export function openStore(options: StoreOptions): Store {
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10)
+    : openSqlite(options.dataDir);
+}

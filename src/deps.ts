@@ -1,0 +1,75 @@
+import type { Config } from './config.js';
+import { migrateToLatest } from './db/migrate.js';
+import { openStore, type Store } from './db/store.js';
+import { createIdempotency } from './http/idempotency.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import { createApiKeyService } from './modules/api-keys/api-keys.service.js';
+import { createTenantService } from './modules/tenants/tenants.service.js';
+import { createUserService } from './modules/users/users.service.js';
+import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
+
+/**
+ * Wiring: plain factories, no container. `createDeps` opens the store, applies migrations and
+ * builds every service once; the HTTP app, the worker and the CLI all start from it.
+ */
+
+export interface DepsOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  versions?: VersionRegistry;
+  poolSize?: number;
+}
+
+export async function createDeps(config: Config, overrides: DepsOverrides = {}) {
+  const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const versions = overrides.versions ?? defaultVersionRegistry();
+  const store: Store = openStore({
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    dataDir: config.dataDir,
+    ...(overrides.poolSize ? { poolSize: overrides.poolSize } : {}),
+  });
+  try {
+    await migrateToLatest(store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const apiKeys = createApiKeyService({ store, clock, logger });
+  const tenants = createTenantService({ store, clock, versions, apiKeys });
+  const idempotency = createIdempotency({ store, clock });
+  const users = createUserService({ store });
+  let maintenance: NodeJS.Timeout | undefined;
+
+  return {
+    config,
+    clock,
+    logger,
+    versions,
+    store,
+    apiKeys,
+    tenants,
+    users,
+    idempotency,
+    /** Starts background timers (last_used flush, idempotency purge). */
+    start(): void {
+      apiKeys.start();
+      maintenance ??= setInterval(() => {
+        idempotency
+          .purgeExpired()
+          .catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
+      }, 10 * 60_000);
+      maintenance.unref();
+    },
+    /** Flushes buffered state and closes the store. */
+    async close(): Promise<void> {
+      if (maintenance) clearInterval(maintenance);
+      await apiKeys.stop();
+      await store.close();
+    },
+  };
+}
+
+export type Deps = Awaited<ReturnType<typeof createDeps>>;

@@ -1,0 +1,106 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError, problemFor } from './errors.js';
+import { toFieldErrors } from './validation.js';
+
+/** Fastify's own error codes that a client caused, mapped onto the contract's codes. */
+function fromFastifyError(error: FastifyError): AppError | undefined {
+  if (error.validation) {
+    const errors = toFieldErrors(error.validation, error.validationContext);
+    const fields = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    return new AppError('validation_failed', `The request is invalid: ${fields}.`, { errors });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(
+        'unsupported_media_type',
+        'Send request bodies as JSON with "Content-Type: application/json".',
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is over the 1 MiB limit.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is not valid JSON.');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return new AppError('invalid_json', 'The request body is not valid JSON.');
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError(error.statusCode === 404 ? 'not_found' : 'validation_failed', error.message);
+  }
+  return undefined;
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply
+    .code(error.status)
+    .type('application/problem+json')
+    .serializer(JSON.stringify)
+    .send(problemFor(error, request.id));
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = isAppError(error) ? error : fromFastifyError(error);
+    if (known) return sendProblem(request, reply, known);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(
+      request,
+      reply,
+      new AppError(
+        'internal_error',
+        'Something went wrong on our side. Retry later; quote the request_id if it persists.',
+      ),
+    );
+  });
+}
+
+/** Route patterns by method, so an unknown method on a known path answers 405, not 404. */
+export class RouteTable {
+  private readonly patterns: { method: string; regex: RegExp }[] = [];
+
+  add(method: string | string[], url: string): void {
+    const regex = new RegExp(
+      `^${url
+        .split('/')
+        .map((segment) =>
+          segment.startsWith(':')
+            ? '[^/]+'
+            : segment === '*'
+              ? '.*'
+              : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
+        .join('/')}/?$`,
+    );
+    for (const m of Array.isArray(method) ? method : [method]) this.patterns.push({ method: m, regex });
+  }
+
+  allowedMethods(path: string): string[] {
+    const methods = new Set<string>();
+    for (const { method, regex } of this.patterns) if (regex.test(path)) methods.add(method);
+    return [...methods].sort();
+  }
+}
+
+export function installNotFoundHandler(app: FastifyInstance, routes: RouteTable): void {
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = routes.allowedMethods(path);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(
+        request,
+        reply,
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+        ),
+      );
+    }
+    return sendProblem(request, reply, new AppError('not_found', `No route ${request.method} ${path}.`));
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Domain errors and the one table that maps their stable codes to HTTP statuses. Services throw
+ * `AppError`; the error handler renders RFC 9457 problem details from it.
+ */
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_failed: 400,
+  invalid_version: 400,
+  invalid_idempotency_key: 400,
+  authentication_required: 401,
+  invalid_api_key: 401,
+  api_key_expired: 401,
+  insufficient_permissions: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_in_use: 409,
+  invalid_state_transition: 409,
+  duplicate_sku: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  insufficient_stock: 422,
+  insufficient_funds: 422,
+  currency_mismatch: 422,
+  invalid_destination: 422,
+  payment_failed: 422,
+  invalid_webhook_url: 422,
+  limit_exceeded: 422,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  internal_error: 500,
+  ai_provider_error: 502,
+  service_unavailable: 503,
+  ai_provider_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const TITLES: Record<ErrorCode, string> = {
+  invalid_json: 'Malformed JSON',
+  validation_failed: 'Validation failed',
+  invalid_version: 'Invalid API version',
+  invalid_idempotency_key: 'Invalid idempotency key',
+  authentication_required: 'Authentication required',
+  invalid_api_key: 'Invalid API key',
+  api_key_expired: 'API key expired',
+  insufficient_permissions: 'Insufficient permissions',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  idempotency_key_in_use: 'Idempotency key in use',
+  invalid_state_transition: 'Invalid state transition',
+  duplicate_sku: 'Duplicate SKU',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  idempotency_key_reused: 'Idempotency key reused',
+  insufficient_stock: 'Insufficient stock',
+  insufficient_funds: 'Insufficient funds',
+  currency_mismatch: 'Currency mismatch',
+  invalid_destination: 'Invalid destination',
+  payment_failed: 'Payment failed',
+  invalid_webhook_url: 'Invalid webhook URL',
+  limit_exceeded: 'Limit exceeded',
+  rate_limited: 'Rate limit exceeded',
+  quota_exceeded: 'Monthly quota exceeded',
+  internal_error: 'Internal server error',
+  ai_provider_error: 'AI provider error',
+  service_unavailable: 'Service unavailable',
+  ai_provider_timeout: 'AI provider timeout',
+};
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Extra problem members (e.g. `required_permission`) and response headers. */
+export interface AppErrorOptions {
+  errors?: FieldError[];
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+    this.errors = options.errors;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `No such ${what}.`);
+}
+
+export function validationError(field: string, message: string): AppError {
+  return new AppError('validation_failed', `${field} ${message}`, { errors: [{ field, message }] });
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+  [member: string]: unknown;
+}
+
+/** Relative reference into the docs page, which lists every code (RFC 9457 allows relative URIs). */
+export const PROBLEM_TYPE_BASE = '/docs#error-';
+
+export function problemFor(error: AppError, requestId: string): Problem {
+  return {
+    type: PROBLEM_TYPE_BASE + error.code,
+    title: TITLES[error.code],
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    request_id: requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...error.extra,
+  };
+}

@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../db/store.js';
+import type { Clock } from '../lib/clock.js';
+import { AppError } from './errors.js';
+
+/**
+ * `Idempotency-Key` on POST (contract section 5). The first request claims the key with a row
+ * (`in_flight`, leased); its response is stored when it is sent, before the client sees it. A
+ * repeat gets the stored response, a different request with the key 422, a concurrent one 409.
+ * A 5xx result releases the key. A claim whose process died is taken over when its lease runs out.
+ */
+
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+const LEASE_MS = 2 * 60 * 1000;
+
+export interface IdempotencyState {
+  tenantId: string;
+  key: string;
+}
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` fingerprint alike. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fingerprint(method: string, url: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${url}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
+}
+
+export function createIdempotency(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const db = store.db;
+
+  async function claim(tenantId: string, key: string, print: string): Promise<'claimed' | Replay> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const now = clock.now();
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values({
+          tenant_id: tenantId,
+          key,
+          fingerprint: print,
+          state: 'in_flight',
+          locked_until: now + LEASE_MS,
+          response_status: null,
+          response_body: null,
+          created: now,
+        })
+        .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return 'claimed';
+
+      const row = await db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!row) continue;
+      if (row.created <= now - IDEMPOTENCY_RETENTION_MS) {
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('tenant_id', '=', tenantId)
+          .where('key', '=', key)
+          .where('created', '=', row.created)
+          .execute();
+        continue;
+      }
+      if (row.fingerprint !== print) {
+        throw new AppError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with a different request; use a new key for a new request.',
+        );
+      }
+      if (row.state === 'completed')
+        return { status: row.response_status ?? 200, body: row.response_body ?? '' };
+      if (row.locked_until > now) {
+        throw new AppError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed; retry after it completes.',
+        );
+      }
+      // The process that claimed the key died before answering: take the claim over, once.
+      const taken = await db
+        .updateTable('idempotency_keys')
+        .set({ locked_until: now + LEASE_MS })
+        .where('tenant_id', '=', tenantId)
+        .where('key', '=', key)
+        .where('state', '=', 'in_flight')
+        .where('locked_until', '=', row.locked_until)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) return 'claimed';
+    }
+    throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.');
+  }
+
+  return {
+    /** preHandler: claims the key, or answers from the stored response. */
+    async begin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      if (request.method !== 'POST' || !request.principal) return;
+      const header = request.headers['idempotency-key'];
+      if (header === undefined) return;
+      if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+        throw new AppError(
+          'invalid_idempotency_key',
+          'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+        );
+      }
+      const tenantId = request.principal.tenant.id;
+      const outcome = await claim(tenantId, header, fingerprint(request.method, request.url, request.body));
+      if (outcome === 'claimed') {
+        request.idempotency = { tenantId, key: header };
+        return;
+      }
+      reply
+        .code(outcome.status)
+        .header('idempotent-replayed', 'true')
+        .header(
+          'content-type',
+          outcome.status >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8',
+        );
+      await reply.send(outcome.body === '' ? undefined : outcome.body);
+    },
+
+    /** onSend: stores the response (or releases the key on 5xx) before the client receives it. */
+    async finish(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+      const state = request.idempotency;
+      if (!state) return;
+      request.idempotency = null;
+      const where = db
+        .updateTable('idempotency_keys')
+        .where('tenant_id', '=', state.tenantId)
+        .where('key', '=', state.key)
+        .where('state', '=', 'in_flight');
+      if (reply.statusCode >= 500) {
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('tenant_id', '=', state.tenantId)
+          .where('key', '=', state.key)
+          .where('state', '=', 'in_flight')
+          .execute();
+        return;
+      }
+      const body =
+        typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+      await where
+        .set({ state: 'completed', response_status: reply.statusCode, response_body: body })
+        .execute();
+    },
+
+    async purgeExpired(): Promise<void> {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('created', '<', clock.now() - IDEMPOTENCY_RETENTION_MS)
+        .execute();
+    },
+  };
+}
+
+interface Replay {
+  status: number;
+  body: string;
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

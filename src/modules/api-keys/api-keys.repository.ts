@@ -1,0 +1,79 @@
+import type { Db } from '../../db/store.js';
+import type { ApiKeysTable } from '../../db/schema.js';
+
+export type ApiKeyRow = ApiKeysTable;
+
+export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+/** The key with its tenant, by hash: one indexed lookup. Revoked and expired rows included. */
+export async function findKeyWithTenantByHash(db: Db, keyHash: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select([
+      'api_keys.id',
+      'api_keys.name',
+      'api_keys.user_id',
+      'api_keys.permissions',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'tenants.id as tenant_id',
+      'tenants.name as tenant_name',
+      'tenants.plan',
+      'tenants.currency',
+      'tenants.api_version',
+      'tenants.hourly_limit',
+      'tenants.monthly_limit',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+/** Keys that still work: not revoked, not expired. Newest first. */
+export async function listLiveKeys(db: Db, tenantId: string, now: number): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function findLiveKey(db: Db, tenantId: string, id: string, now: number) {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirst();
+}
+
+export async function revokeKey(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: now, updated: now }).where('id', '=', id).execute();
+}
+
+export async function setKeyExpiry(db: Db, id: string, expiresAt: number, now: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ expires_at: expiresAt, updated: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function writeLastUsed(db: Db, entries: ReadonlyMap<string, number>): Promise<void> {
+  for (const [id, lastUsed] of entries) {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used: lastUsed })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used', 'is', null), eb('last_used', '<', lastUsed)]))
+      .execute();
+  }
+}

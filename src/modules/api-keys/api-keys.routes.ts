@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { principalOf } from '../../http/auth.js';
+import {
+  ApiKeyListSchema,
+  ApiKeySchema,
+  CreateApiKeyBody,
+  KeyIdParams,
+  RollApiKeyBody,
+} from './api-keys.schemas.js';
+
+export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { apiKeys } = deps;
+  return async (app) => {
+    app.get(
+      '/api-keys',
+      {
+        config: { auth: 'read:keys' },
+        schema: {
+          tags: ['API keys'],
+          summary: 'List the keys that still work (masked)',
+          response: { 200: ApiKeyListSchema },
+        },
+      },
+      async (request) => ({ data: await apiKeys.list(principalOf(request)) }),
+    );
+
+    app.get(
+      '/api-keys/:id',
+      {
+        config: { auth: 'read:keys' },
+        schema: {
+          tags: ['API keys'],
+          summary: 'Get one key (masked)',
+          params: KeyIdParams,
+          response: { 200: ApiKeySchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => apiKeys.get(principalOf(request), request.params.id),
+    );
+
+    app.post(
+      '/api-keys',
+      {
+        config: { auth: 'write:keys' },
+        schema: {
+          tags: ['API keys'],
+          summary: 'Create a key; the full value is in this response only',
+          description: 'A key can only grant permissions it holds itself (403 `insufficient_permissions`).',
+          body: CreateApiKeyBody,
+          response: { 201: ApiKeySchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return apiKeys.create(principalOf(request), request.body);
+      },
+    );
+
+    app.post(
+      '/api-keys/:id/roll',
+      {
+        config: { auth: 'write:keys' },
+        schema: {
+          tags: ['API keys'],
+          summary: 'Replace a key with a new one; the old one works for `expires_in_seconds` more',
+          params: KeyIdParams,
+          body: RollApiKeyBody,
+          response: { 201: ApiKeySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return apiKeys.roll(principalOf(request), request.params.id, request.body?.expires_in_seconds ?? 0);
+      },
+    );
+
+    app.delete(
+      '/api-keys/:id',
+      {
+        config: { auth: 'write:keys' },
+        schema: {
+          tags: ['API keys'],
+          summary: 'Revoke a key; it stops working at once',
+          params: KeyIdParams,
+          response: { 204: { type: 'null', description: 'Revoked' }, ...errorResponses(404) },
+        },
+      },
+      async (request, reply) => {
+        await apiKeys.revoke(principalOf(request), request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

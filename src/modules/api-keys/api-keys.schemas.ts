@@ -1,0 +1,52 @@
+import { type Static, Type } from 'typebox';
+import { PERMISSIONS, type Permission } from '../../http/permissions.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+
+export const PermissionSchema = Type.Unsafe<Permission>({
+  type: 'string',
+  enum: [...PERMISSIONS],
+  description: 'A permission (contract section 2).',
+});
+
+export const ApiKeySchema = Type.Object({
+  id: Type.String({ examples: ['key_4fGz0aQm1bX9sT2uV7wY3cE5'] }),
+  name: Type.String(),
+  key: Type.String({
+    description: 'The full key in the response that creates or rolls it; masked everywhere else.',
+    examples: ['sk_live_****_****_****_a1B2'],
+  }),
+  permissions: Type.Array(PermissionSchema),
+  status: Type.Union([Type.Literal('Active'), Type.Literal('Expiring')], {
+    description: '`Expiring` when `expires_at` is within 7 days.',
+  }),
+  created: Timestamp,
+  last_used: Nullable(Timestamp),
+  expires_at: Nullable(Timestamp),
+});
+
+export const ApiKeyListSchema = Type.Object({ data: Type.Array(ApiKeySchema) });
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    permissions: Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future.' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
+
+export const RollApiKeyBody = Type.Object(
+  {
+    expires_in_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 7 * 24 * 3600,
+        description: 'How long the old key keeps working: 0 (default) stops it now; at most 7 days.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

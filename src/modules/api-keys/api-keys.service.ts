@@ -1,0 +1,289 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import type { Db, Store } from '../../db/store.js';
+import { AppError, notFound, validationError } from '../../http/errors.js';
+import { isPermission, type Permission } from '../../http/permissions.js';
+import { newId, randomBase62 } from '../../lib/ids.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Principal } from '../../lib/principal.js';
+import * as repo from './api-keys.repository.js';
+
+export const KEY_PREFIX = 'sk_live_';
+const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{40}$/;
+const BEARER_PATTERN = /^Bearer +(\S+) *$/i;
+const EXPIRING_WINDOW_MS = 7 * 24 * 3600 * 1000;
+export const MAX_ROLL_GRACE_SECONDS = 7 * 24 * 3600;
+/** How long an authenticated key is trusted from memory before it is read again. */
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX_ENTRIES = 10_000;
+const LAST_USED_FLUSH_MS = 2_000;
+
+export interface ApiKeyObject {
+  id: string;
+  name: string;
+  key: string;
+  permissions: Permission[];
+  status: 'Active' | 'Expiring';
+  created: string;
+  last_used: string | null;
+  expires_at: string | null;
+}
+
+export interface NewKeyInput {
+  tenantId: string;
+  userId: string;
+  name: string;
+  permissions: readonly Permission[];
+  expiresAt: number | null;
+}
+
+export function hashKey(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+export function maskKey(last4: string): string {
+  return `${KEY_PREFIX}****_****_****_${last4}`;
+}
+
+function parsePermissions(json: string): Permission[] {
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed)
+    ? parsed.filter((p): p is Permission => typeof p === 'string' && isPermission(p))
+    : [];
+}
+
+function unauthorized(
+  code: 'authentication_required' | 'invalid_api_key' | 'api_key_expired',
+  detail: string,
+) {
+  const error = code === 'authentication_required' ? 'Bearer' : 'Bearer error="invalid_token"';
+  return new AppError(code, detail, { headers: { 'www-authenticate': error } });
+}
+
+/** Refuses to hand out a permission the caller does not hold itself. */
+export function assertCanGrant(principal: Principal, permissions: readonly Permission[]): void {
+  const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
+  if (missing) {
+    throw new AppError(
+      'insufficient_permissions',
+      `This key cannot grant ${missing}, which it does not hold.`,
+      {
+        extra: { required_permission: missing },
+      },
+    );
+  }
+}
+
+interface CacheEntry {
+  principal: Principal;
+  cachedAt: number;
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;
+
+export function createApiKeyService(deps: { store: Store; clock: Clock; logger: Logger }) {
+  const { store, clock, logger } = deps;
+  const cache = new Map<string, CacheEntry>();
+  const pendingLastUsed = new Map<string, number>();
+  let flushTimer: NodeJS.Timeout | undefined;
+
+  function toObject(row: repo.ApiKeyRow, fullKey?: string): ApiKeyObject {
+    const now = clock.now();
+    const lastUsed = Math.max(row.last_used ?? 0, pendingLastUsed.get(row.id) ?? 0);
+    return {
+      id: row.id,
+      name: row.name,
+      key: fullKey ?? maskKey(row.last4),
+      permissions: parsePermissions(row.permissions),
+      status: row.expires_at !== null && row.expires_at - now <= EXPIRING_WINDOW_MS ? 'Expiring' : 'Active',
+      created: iso(row.created),
+      last_used: lastUsed > 0 ? iso(lastUsed) : null,
+      expires_at: iso(row.expires_at),
+    };
+  }
+
+  /** Inserts a key inside the caller's transaction and returns it with its full value, once. */
+  async function insertKey(db: Db, input: NewKeyInput): Promise<ApiKeyObject> {
+    const raw = KEY_PREFIX + randomBase62(40);
+    const now = clock.now();
+    const row: repo.ApiKeyRow = {
+      id: newId('key'),
+      tenant_id: input.tenantId,
+      user_id: input.userId,
+      name: input.name,
+      key_hash: hashKey(raw),
+      last4: raw.slice(-4),
+      permissions: JSON.stringify([...new Set(input.permissions)]),
+      created: now,
+      updated: now,
+      last_used: null,
+      expires_at: input.expiresAt,
+      revoked_at: null,
+    };
+    await repo.insertApiKey(db, row);
+    return toObject(row, raw);
+  }
+
+  function forgetKey(keyId: string): void {
+    for (const [hash, entry] of cache) if (entry.principal.key.id === keyId) cache.delete(hash);
+  }
+
+  async function flushLastUsed(): Promise<void> {
+    if (pendingLastUsed.size === 0) return;
+    const batch = new Map(pendingLastUsed);
+    pendingLastUsed.clear();
+    try {
+      await store.transaction((trx) => repo.writeLastUsed(trx, batch));
+    } catch (error) {
+      for (const [id, at] of batch) if ((pendingLastUsed.get(id) ?? 0) < at) pendingLastUsed.set(id, at);
+      logger.warn({ err: error }, 'could not record api key last_used; will retry');
+    }
+  }
+
+  return {
+    insertKey,
+
+    /** Resolves an `Authorization` header to a principal, or throws the contract's 401. */
+    async authenticate(header: string | undefined): Promise<Principal> {
+      const match = header === undefined ? null : BEARER_PATTERN.exec(header);
+      if (!match?.[1]) {
+        throw unauthorized(
+          'authentication_required',
+          'Send an API key as "Authorization: Bearer sk_live_...".',
+        );
+      }
+      const raw = match[1];
+      if (!KEY_PATTERN.test(raw)) throw unauthorized('invalid_api_key', 'The API key is not valid.');
+      const hash = hashKey(raw);
+      const now = clock.now();
+      let principal: Principal | undefined;
+      const cached = cache.get(hash);
+      if (cached && now - cached.cachedAt < CACHE_TTL_MS) {
+        principal = cached.principal;
+      } else {
+        const row = await repo.findKeyWithTenantByHash(store.db, hash);
+        if (!row || row.revoked_at !== null) {
+          cache.delete(hash);
+          throw unauthorized('invalid_api_key', 'The API key is not valid.');
+        }
+        principal = {
+          tenant: {
+            id: row.tenant_id,
+            name: row.tenant_name,
+            plan: row.plan,
+            currency: row.currency,
+            api_version: row.api_version,
+            hourly_limit: row.hourly_limit,
+            monthly_limit: row.monthly_limit,
+          },
+          userId: row.user_id,
+          key: {
+            id: row.id,
+            name: row.name,
+            permissions: new Set(parsePermissions(row.permissions)),
+            expiresAt: row.expires_at,
+          },
+        };
+        if (cache.size >= CACHE_MAX_ENTRIES) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+        cache.set(hash, { principal, cachedAt: now });
+      }
+      if (principal.key.expiresAt !== null && principal.key.expiresAt <= now) {
+        throw unauthorized('api_key_expired', 'The API key has expired.');
+      }
+      pendingLastUsed.set(principal.key.id, now);
+      return principal;
+    },
+
+    async list(principal: Principal): Promise<ApiKeyObject[]> {
+      const rows = await repo.listLiveKeys(store.db, principal.tenant.id, clock.now());
+      return rows.map((row) => toObject(row));
+    },
+
+    async get(principal: Principal, id: string): Promise<ApiKeyObject> {
+      const row = await repo.findLiveKey(store.db, principal.tenant.id, id, clock.now());
+      if (!row) throw notFound('API key');
+      return toObject(row);
+    },
+
+    async create(
+      principal: Principal,
+      input: { name: string; permissions: Permission[]; expires_at?: string | undefined },
+    ): Promise<ApiKeyObject> {
+      assertCanGrant(principal, input.permissions);
+      let expiresAt: number | null = null;
+      if (input.expires_at !== undefined) {
+        expiresAt = Date.parse(input.expires_at);
+        if (!(expiresAt > clock.now())) throw validationError('expires_at', 'must be in the future');
+      }
+      return store.transaction((trx) =>
+        insertKey(trx, {
+          tenantId: principal.tenant.id,
+          userId: principal.userId,
+          name: input.name,
+          permissions: input.permissions,
+          expiresAt,
+        }),
+      );
+    },
+
+    /** A new key with the same name and permissions; the old one works until now + grace. */
+    async roll(principal: Principal, id: string, graceSeconds: number): Promise<ApiKeyObject> {
+      const now = clock.now();
+      const created = await store.transaction(async (trx) => {
+        const old = await repo.findLiveKey(trx, principal.tenant.id, id, now);
+        if (!old) throw notFound('API key');
+        const permissions = parsePermissions(old.permissions);
+        assertCanGrant(principal, permissions);
+        if (graceSeconds === 0) await repo.revokeKey(trx, old.id, now);
+        else
+          await repo.setKeyExpiry(
+            trx,
+            old.id,
+            Math.min(old.expires_at ?? Infinity, now + graceSeconds * 1000),
+            now,
+          );
+        return insertKey(trx, {
+          tenantId: principal.tenant.id,
+          userId: principal.userId,
+          name: old.name,
+          permissions,
+          expiresAt: null,
+        });
+      });
+      forgetKey(id);
+      return created;
+    },
+
+    async revoke(principal: Principal, id: string): Promise<void> {
+      const now = clock.now();
+      await store.transaction(async (trx) => {
+        const row = await repo.findLiveKey(trx, principal.tenant.id, id, now);
+        if (!row) throw notFound('API key');
+        await repo.revokeKey(trx, row.id, now);
+      });
+      forgetKey(id);
+    },
+
+    /** Drops cached principals of a tenant after its plan, limits or version change. */
+    forgetTenant(tenantId: string): void {
+      for (const [hash, entry] of cache) if (entry.principal.tenant.id === tenantId) cache.delete(hash);
+    },
+
+    flushLastUsed,
+
+    start(): void {
+      flushTimer ??= setInterval(() => void flushLastUsed(), LAST_USED_FLUSH_MS);
+      flushTimer.unref();
+    },
+
+    async stop(): Promise<void> {
+      if (flushTimer) clearInterval(flushTimer);
+      flushTimer = undefined;
+      await flushLastUsed();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import type { Store } from '../../db/store.js';
+import type { TenantsTable } from '../../db/schema.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { PERMISSIONS } from '../../http/permissions.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { isCurrency } from '../../lib/money.js';
+import { hashPassword } from '../../lib/passwords.js';
+import type { Plan } from '../../lib/principal.js';
+import type { ApiKeyObject, ApiKeyService } from '../api-keys/api-keys.service.js';
+import type { VersionRegistry } from '../versions/versions.registry.js';
+import * as repo from './tenants.repository.js';
+
+export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
+
+export interface CreateTenantInput {
+  name: string;
+  email: string;
+  ownerName?: string | undefined;
+  password?: string | undefined;
+  plan?: Plan | undefined;
+  currency?: string | undefined;
+  apiVersion?: string | undefined;
+  keyName?: string | undefined;
+}
+
+export interface CreatedTenant {
+  tenant: TenantsTable;
+  user: { id: string; email: string; name: string };
+  apiKey: ApiKeyObject;
+}
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export type TenantService = ReturnType<typeof createTenantService>;
+
+export function createTenantService(deps: {
+  store: Store;
+  clock: Clock;
+  versions: VersionRegistry;
+  apiKeys: ApiKeyService;
+}) {
+  const { store, clock, versions, apiKeys } = deps;
+
+  return {
+    /** A tenant, its owner and a key holding every permission, in one transaction. */
+    async create(input: CreateTenantInput): Promise<CreatedTenant> {
+      const name = input.name.trim();
+      const email = input.email.trim().toLowerCase();
+      const currency = (input.currency ?? 'USD').toUpperCase();
+      const plan = input.plan ?? 'pro';
+      if (name.length < 1 || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
+      if (!EMAIL_PATTERN.test(email) || email.length > 254)
+        throw validationError('email', 'must be an email address');
+      if (!isCurrency(currency)) throw validationError('currency', 'must be an ISO 4217 currency code');
+      if (!PLANS.includes(plan)) throw validationError('plan', `must be one of ${PLANS.join(', ')}`);
+      if (input.password !== undefined && (input.password.length < 8 || input.password.length > 200)) {
+        throw validationError('password', 'must be 8 to 200 characters');
+      }
+      const apiVersion = input.apiVersion ?? versions.latest.version;
+      if (!versions.has(apiVersion)) {
+        throw validationError(
+          'api_version',
+          `must be one of ${versions
+            .list()
+            .map((v) => v.version)
+            .join(', ')}`,
+        );
+      }
+      const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+      const now = clock.now();
+      return store.transaction(async (trx) => {
+        if (await repo.findUserByEmail(trx, email)) throw validationError('email', 'is already registered');
+        const tenant: TenantsTable = {
+          id: newId('ten'),
+          name,
+          plan,
+          currency,
+          api_version: apiVersion,
+          hourly_limit: null,
+          monthly_limit: null,
+          created: now,
+          updated: now,
+        };
+        await repo.insertTenant(trx, tenant);
+        const user = {
+          id: newId('usr'),
+          tenant_id: tenant.id,
+          email,
+          name: input.ownerName?.trim() || email.split('@')[0] || email,
+          role: 'owner' as const,
+          password_hash: passwordHash,
+          created: now,
+          updated: now,
+        };
+        await repo.insertUser(trx, user);
+        const apiKey = await apiKeys.insertKey(trx, {
+          tenantId: tenant.id,
+          userId: user.id,
+          name: input.keyName ?? 'Default key',
+          permissions: PERMISSIONS,
+          expiresAt: null,
+        });
+        return { tenant, user: { id: user.id, email: user.email, name: user.name }, apiKey };
+      });
+    },
+
+    async get(tenantId: string): Promise<TenantsTable> {
+      const tenant = await repo.findTenant(store.db, tenantId);
+      if (!tenant) throw notFound('tenant');
+      return tenant;
+    },
+
+    async setLimits(
+      tenantId: string,
+      changes: {
+        plan?: Plan | undefined;
+        hourly?: number | null | undefined;
+        monthly?: number | null | undefined;
+      },
+    ): Promise<TenantsTable> {
+      const update: Parameters<typeof repo.updateTenant>[2] = {};
+      if (changes.plan !== undefined) update.plan = changes.plan;
+      if (changes.hourly !== undefined) update.hourly_limit = changes.hourly;
+      if (changes.monthly !== undefined) update.monthly_limit = changes.monthly;
+      const updated = await store.transaction(async (trx) => {
+        if ((await repo.updateTenant(trx, tenantId, update, clock.now())) === 0) throw notFound('tenant');
+        return repo.findTenant(trx, tenantId);
+      });
+      apiKeys.forgetTenant(tenantId);
+      if (!updated) throw notFound('tenant');
+      return updated;
+    },
+
+    async setApiVersion(tenantId: string, version: string): Promise<void> {
+      await store.transaction((trx) =>
+        repo.updateTenant(trx, tenantId, { api_version: version }, clock.now()),
+      );
+      apiKeys.forgetTenant(tenantId);
+    },
+
+    async ownerOf(tenantId: string) {
+      const owner = await repo.findOwner(store.db, tenantId);
+      if (!owner) throw notFound('tenant owner');
+      return owner;
+    },
+
+    async count(): Promise<number> {
+      return repo.countTenants(store.db);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { AppError } from '../../http/errors.js';
+
+/**
+ * Dated API versions (contract section 6). Handlers always produce the latest shape; a version's
+ * `changes` say how to turn that shape into the previous version's, one resource at a time, so a
+ * difference is written once here instead of as `if` statements in handlers.
+ */
+
+export type Json = unknown;
+
+export interface VersionChange {
+  /** One line for the changelog. */
+  description: string;
+  /** The resource (route `config.resource`, or a webhook payload's object type) it applies to. */
+  resource: string;
+  /** Turns a response body of this version into the previous version's shape. */
+  toPrevious?: (body: Json) => Json;
+  /** Turns a request body of the previous version into this version's shape. */
+  fromPrevious?: (body: Json) => Json;
+}
+
+export interface ApiVersion {
+  version: string;
+  release: string;
+  changelog: string[];
+  /** How this version differs from the one before it. */
+  changes: VersionChange[];
+}
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isCalendarDate(value: string): boolean {
+  const match = DATE_PATTERN.exec(value);
+  if (!match) return false;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
+export class VersionRegistry {
+  private readonly ordered: readonly ApiVersion[];
+
+  constructor(versions: readonly ApiVersion[]) {
+    if (versions.length === 0) throw new Error('at least one API version is required');
+    this.ordered = [...versions].sort((a, b) => a.version.localeCompare(b.version));
+  }
+
+  get latest(): ApiVersion {
+    return this.ordered[this.ordered.length - 1] as ApiVersion;
+  }
+
+  list(): readonly ApiVersion[] {
+    return this.ordered;
+  }
+
+  has(version: string): boolean {
+    return this.ordered.some((v) => v.version === version);
+  }
+
+  /** The newest version released on or before `date`; 400 `invalid_version` otherwise. */
+  resolve(date: string): string {
+    const supported = this.ordered.map((v) => v.version);
+    if (!isCalendarDate(date)) {
+      throw new AppError('invalid_version', `"${date}" is not a date of the form YYYY-MM-DD.`, {
+        extra: { supported_versions: supported },
+      });
+    }
+    let found: string | undefined;
+    for (const v of this.ordered) if (v.version <= date) found = v.version;
+    if (found === undefined) {
+      throw new AppError(
+        'invalid_version',
+        `${date} is before the oldest supported version ${supported[0]}.`,
+        {
+          extra: { supported_versions: supported },
+        },
+      );
+    }
+    return found;
+  }
+
+  /** Whether a response of `resource` looks different in `version` than in the latest one. */
+  differs(resource: string, version: string): boolean {
+    return this.ordered.some((v) => v.version > version && v.changes.some((c) => c.resource === resource));
+  }
+
+  /** Rewrites a latest-shape body of `resource` into `version`'s shape, newest change first. */
+  render(resource: string, body: Json, version: string): Json {
+    let out = body;
+    for (let i = this.ordered.length - 1; i >= 0; i--) {
+      const v = this.ordered[i] as ApiVersion;
+      if (v.version <= version) break;
+      for (const change of v.changes)
+        if (change.resource === resource && change.toPrevious) out = change.toPrevious(out);
+    }
+    return out;
+  }
+
+  /** Rewrites a request body sent in `version`'s shape into the latest shape, oldest change first. */
+  upgradeRequest(resource: string, body: Json, version: string): Json {
+    let out = body;
+    for (const v of this.ordered) {
+      if (v.version <= version) continue;
+      for (const change of v.changes)
+        if (change.resource === resource && change.fromPrevious) out = change.fromPrevious(out);
+    }
+    return out;
+  }
+}
+
+function isRecord(value: Json): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** 2026-11-21 split the wallet balance into available and pending; 2026-06-01 had `balance`. */
+export function walletBalanceToV20260601(body: Json): Json {
+  if (!isRecord(body)) return body;
+  const { available, pending: _pending, ...rest } = body;
+  return { ...rest, balance: available };
+}
+
+export const API_VERSIONS: readonly ApiVersion[] = [
+  {
+    version: '2026-06-01',
+    release: 'v2.3',
+    changelog: [
+      'Products, orders, wallet, AI descriptions, analytics, webhooks, usage and plugins.',
+      'GET /wallet/balance returns the available amount as `balance`.',
+    ],
+    changes: [],
+  },
+  {
+    version: '2026-11-21',
+    release: 'v2.4',
+    changelog: ['GET /wallet/balance returns `available` and `pending` instead of `balance`.'],
+    changes: [
+      {
+        description: 'GET /wallet/balance returns `available` and `pending` instead of `balance`.',
+        resource: 'wallet_balance',
+        toPrevious: walletBalanceToV20260601,
+      },
+    ],
+  },
+];
+
+export function defaultVersionRegistry(): VersionRegistry {
+  return new VersionRegistry(API_VERSIONS);
+}

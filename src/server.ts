@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createDeps, type Deps, type DepsOverrides } from './deps.js';
+import { type DemoCredentials, demoCredentialsPath, seedDemoData } from './demo.js';
+import { loadTls, type TlsMaterial } from './tls.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  deps: Deps;
+  url: string;
+  tls: TlsMaterial | undefined;
+  demo: DemoCredentials | undefined;
+  /** Drains: new requests get 503, in-flight ones finish, then the store closes. */
+  shutdown(): Promise<void>;
+}
+
+export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<RunningServer> {
+  const deps = await createDeps(config, overrides);
+  const tls = config.tls.enabled ? await loadTls(config) : undefined;
+  const demo = config.demoData ? await seedDemoData(deps) : undefined;
+  const app = await buildApp(deps, { https: tls ? { key: tls.key, cert: tls.cert } : undefined });
+  deps.start();
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
+  const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const shutdown = () => {
+    closing ??= (async () => {
+      app.draining = true;
+      const force = setTimeout(() => {
+        deps.logger.warn('shutdown timeout: closing remaining connections');
+        app.server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+        await deps.close();
+      }
+    })();
+    return closing;
+  };
+  return { app, deps, url, tls, demo, shutdown };
+}
+
+function relative(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith('..') ? file : `./${rel}`;
+}
+
+function banner(server: RunningServer): string {
+  const { url, tls, demo, deps } = server;
+  const lines = [
+    '',
+    `Commerce Platform API listening on ${url}`,
+    `  API base:  ${url}/v1`,
+    `  Docs:      ${url}/docs`,
+  ];
+  const curlTls = tls ? `--cacert ${relative(tls.certPath)} ` : '';
+  if (tls) {
+    lines.push(`  TLS cert:  ${tls.certPath}${tls.generated ? ' (self-signed, created now)' : ''}`);
+    lines.push(`  SHA-256:   ${tls.fingerprint}`);
+  }
+  if (demo) {
+    lines.push(
+      '',
+      'Demo data created (shown once; also kept in',
+      `  ${demoCredentialsPath(deps.config.dataDir)}, mode 0600):`,
+      `  Login:     ${demo.email} / ${demo.password}`,
+      `  API key:   ${demo.api_key}`,
+      '',
+      'Try it:',
+      `  curl ${curlTls}-H "Authorization: Bearer ${demo.api_key}" ${url}/v1/users/me`,
+    );
+  } else if (fs.existsSync(demoCredentialsPath(deps.config.dataDir))) {
+    lines.push(
+      '',
+      'Demo credentials: ' + demoCredentialsPath(deps.config.dataDir),
+      'Try it:',
+      `  curl ${curlTls}-H "Authorization: Bearer $(node -p "require('${demoCredentialsPath(deps.config.dataDir)}').api_key")" ${url}/v1/users/me`,
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const server = await startServer(config);
+  if (config.webhooks.allowInsecure) {
+    server.deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
+  }
+  process.stdout.write(banner(server));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      server.deps.logger.info({ signal }, 'shutting down');
+      server.shutdown().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          server.deps.logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
