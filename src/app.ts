@@ -15,6 +15,7 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/sche
 import { validatorCompiler } from './http/validation.js';
 import { randomBase62 } from './lib/ids.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { eventRoutes } from './modules/events/events.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { versionRoutes } from './modules/versions/versions.routes.js';
@@ -103,8 +104,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   app.addHook('onRoute', (route) => {
-    app.routeTable.add(route.method, route.url);
     const auth = route.config?.auth;
+    app.routeTable.add(route.method, route.url, auth);
     if (route.url.startsWith('/v1') && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
     }
@@ -199,6 +200,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await v1.register(userRoutes(deps));
       await v1.register(apiKeyRoutes(deps));
       await v1.register(versionRoutes(deps));
+      await v1.register(eventRoutes(deps));
     },
     { prefix: '/v1' },
   );

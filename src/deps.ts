@@ -5,6 +5,7 @@ import { createIdempotency } from './http/idempotency.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createApiKeyService } from './modules/api-keys/api-keys.service.js';
+import { createEventService } from './modules/events/events.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
 import { createUserService } from './modules/users/users.service.js';
 import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
@@ -41,6 +42,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const tenants = createTenantService({ store, clock, versions, apiKeys });
   const idempotency = createIdempotency({ store, clock });
   const users = createUserService({ store });
+  const events = createEventService({ store, clock, versions });
   let maintenance: NodeJS.Timeout | undefined;
 
   return {
@@ -52,6 +54,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     apiKeys,
     tenants,
     users,
+    events,
     idempotency,
     /** Starts background timers (last_used flush, idempotency purge). */
     start(): void {

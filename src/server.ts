@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { type AppOptions, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type DemoCredentials, demoCredentialsPath, seedDemoData } from './demo.js';
@@ -18,11 +18,18 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  overrides: DepsOverrides = {},
+  appOptions: Pick<AppOptions, 'extraRoutes'> = {},
+): Promise<RunningServer> {
   const deps = await createDeps(config, overrides);
   const tls = config.tls.enabled ? await loadTls(config) : undefined;
   const demo = config.demoData ? await seedDemoData(deps) : undefined;
-  const app = await buildApp(deps, { https: tls ? { key: tls.key, cert: tls.cert } : undefined });
+  const app = await buildApp(deps, {
+    ...appOptions,
+    https: tls ? { key: tls.key, cert: tls.cert } : undefined,
+  });
   deps.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

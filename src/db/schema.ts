@@ -53,9 +53,22 @@ export interface IdempotencyKeysTable {
   created: number;
 }
 
+export interface EventsTable {
+  id: string;
+  tenant_id: string;
+  type: string;
+  /** The resource in `data.object` (`order`, `product`, ...), for version transforms. */
+  object_type: string;
+  object_id: string;
+  /** JSON of the object, in the latest API version's shape. */
+  data: string;
+  created: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
 }

@@ -60,10 +60,19 @@ export function installErrorHandler(app: FastifyInstance): void {
 }
 
 /** Route patterns by method, so an unknown method on a known path answers 405, not 404. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  auth: string | undefined;
+}
+
 export class RouteTable {
   private readonly patterns: { method: string; regex: RegExp }[] = [];
+  /** Every registered route with the auth it declares (the security test walks these). */
+  readonly entries: RouteEntry[] = [];
 
-  add(method: string | string[], url: string): void {
+  add(method: string | string[], url: string, auth?: string): void {
+    for (const m of Array.isArray(method) ? method : [method]) this.entries.push({ method: m, url, auth });
     const regex = new RegExp(
       `^${url
         .split('/')

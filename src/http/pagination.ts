@@ -1,0 +1,138 @@
+import { type Static, Type } from 'typebox';
+import { validationError } from './errors.js';
+
+/**
+ * Lists (contract section 4): `limit` 1..100 (default 20), `offset` or `page`, and an opaque
+ * `cursor` for deep paging. The envelope is `{data, total, page, limit, offset, has_more,
+ * next_cursor}`. A cursor carries the sort it was made for, the last row's sort key and id, and
+ * the offset it stands for, so the next page is a keyset seek, never an OFFSET scan.
+ */
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100.' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip.' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page; an alternative to `offset`.' })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: 'Opaque; `next_cursor` of the previous page.' }),
+  ),
+};
+
+const _pageQuerySchema = Type.Object(PageQuery);
+export type PageQuery = Static<typeof _pageQuerySchema>;
+
+export type CursorValue = string | number;
+
+export interface Cursor {
+  /** The sort the cursor belongs to. */
+  sort: string;
+  /** The last row's sort value and id. */
+  after: [CursorValue, string];
+  /** How many rows come before the next page. */
+  offset: number;
+}
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+  cursor: Cursor | undefined;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.sort, cursor.after[0], cursor.after[1], cursor.offset])).toString(
+    'base64url',
+  );
+}
+
+function decodeCursor(raw: string, sort: string): Cursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw validationError('cursor', 'is not a cursor this API issued');
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 4 ||
+    typeof parsed[0] !== 'string' ||
+    !['string', 'number'].includes(typeof parsed[1]) ||
+    typeof parsed[2] !== 'string' ||
+    !Number.isSafeInteger(parsed[3]) ||
+    (parsed[3] as number) < 0
+  ) {
+    throw validationError('cursor', 'is not a cursor this API issued');
+  }
+  if (parsed[0] !== sort)
+    throw validationError('cursor', `was issued for sort "${parsed[0]}", not "${sort}"`);
+  return { sort, after: [parsed[1] as CursorValue, parsed[2] as string], offset: parsed[3] as number };
+}
+
+/** Resolves `limit`, `offset`/`page` and `cursor` into one window; 400 names a bad field. */
+export function pageWindow(query: PageQuery, sort: string): PageWindow {
+  const limit = query.limit ?? 20;
+  if (query.cursor !== undefined) {
+    if (query.offset !== undefined || query.page !== undefined) {
+      throw validationError('cursor', 'cannot be combined with offset or page');
+    }
+    const cursor = decodeCursor(query.cursor, sort);
+    return { limit, offset: cursor.offset, cursor };
+  }
+  if (query.offset !== undefined && query.page !== undefined && query.offset !== (query.page - 1) * limit) {
+    throw validationError('page', 'disagrees with offset; send one of them');
+  }
+  const offset = query.offset ?? ((query.page ?? 1) - 1) * limit;
+  return { limit, offset, cursor: undefined };
+}
+
+export interface Envelope<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * Builds the envelope from `limit + 1` fetched rows. `keyOf` gives a row's sort value and id for
+ * the next cursor.
+ */
+export function envelope<Row, T>(
+  rows: Row[],
+  total: number,
+  window: PageWindow,
+  sort: string,
+  keyOf: (row: Row) => [CursorValue, string],
+  present: (row: Row) => T,
+): Envelope<T> {
+  const hasMore = rows.length > window.limit;
+  const pageRows = hasMore ? rows.slice(0, window.limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(present),
+    total,
+    page: Math.floor(window.offset / window.limit) + 1,
+    limit: window.limit,
+    offset: window.offset,
+    has_more: hasMore,
+    next_cursor:
+      hasMore && last !== undefined
+        ? encodeCursor({ sort, after: keyOf(last), offset: window.offset + pageRows.length })
+        : null,
+  };
+}
+
+/** The envelope's schema around an item schema. */
+export function EnvelopeSchema<T extends Parameters<typeof Type.Array>[0]>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    total: Type.Integer({ description: 'Exact number of matching items.' }),
+    page: Type.Integer({ description: 'floor(offset / limit) + 1' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    has_more: Type.Boolean(),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page.',
+    }),
+  });
+}

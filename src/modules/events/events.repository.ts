@@ -1,0 +1,50 @@
+import type { EventsTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import type { PageWindow } from '../../http/pagination.js';
+
+export async function insertEvent(db: Db, row: EventsTable): Promise<void> {
+  await db.insertInto('events').values(row).execute();
+}
+
+export async function findEvent(db: Db, tenantId: string, id: string): Promise<EventsTable | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface EventFilter {
+  type?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+function filtered(db: Db, tenantId: string, filter: EventFilter) {
+  let query = db.selectFrom('events').where('tenant_id', '=', tenantId);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
+  return query;
+}
+
+/** Newest first, ties broken by id; a cursor seeks past (created, id). */
+export async function listEvents(db: Db, tenantId: string, filter: EventFilter, window: PageWindow) {
+  let query = filtered(db, tenantId, filter).selectAll();
+  if (window.cursor) {
+    const [created, id] = window.cursor.after;
+    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  const rows = await query
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(window.limit + 1)
+    .execute();
+  const { n } = await filtered(db, tenantId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}

@@ -1,0 +1,115 @@
+import type { EventsTable } from '../../db/schema.js';
+import type { Db, Store } from '../../db/store.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { VersionRegistry } from '../versions/versions.registry.js';
+import * as repo from './events.repository.js';
+import type { EventType } from './events.types.js';
+
+/**
+ * The transactional outbox. Every change that causes an event calls `emit` with the transaction
+ * that makes the change, so the event commits if and only if the change does.
+ */
+
+export interface EmitInput {
+  tenantId: string;
+  type: EventType;
+  /** The resource name of `object` (`order`, `product`, `transfer`, ...). */
+  objectType: string;
+  object: { id: string } & Record<string, unknown>;
+}
+
+export interface EventObject {
+  id: string;
+  type: string;
+  created: string;
+  api_version: string;
+  data: { object: Record<string, unknown> };
+}
+
+/** Listeners run inside the emitting transaction (the webhook fan-out registers one). */
+export type EmitListener = (trx: Db, event: EventsTable) => Promise<void>;
+
+export type EventService = ReturnType<typeof createEventService>;
+
+export function createEventService(deps: { store: Store; clock: Clock; versions: VersionRegistry }) {
+  const { store, clock, versions } = deps;
+  const listeners: EmitListener[] = [];
+
+  /** The event as delivered and listed, its object rendered in `apiVersion`. */
+  function present(row: EventsTable, apiVersion: string): EventObject {
+    return {
+      id: row.id,
+      type: row.type,
+      created: iso(row.created),
+      api_version: apiVersion,
+      data: {
+        object: versions.render(row.object_type, JSON.parse(row.data), apiVersion) as Record<string, unknown>,
+      },
+    };
+  }
+
+  return {
+    present,
+
+    onEmit(listener: EmitListener): void {
+      listeners.push(listener);
+    },
+
+    /** Writes the event in `trx`, the transaction of the change that causes it. */
+    async emit(trx: Db, input: EmitInput): Promise<EventsTable> {
+      const row: EventsTable = {
+        id: newId('evt'),
+        tenant_id: input.tenantId,
+        type: input.type,
+        object_type: input.objectType,
+        object_id: input.object.id,
+        data: JSON.stringify(input.object),
+        created: clock.now(),
+      };
+      await repo.insertEvent(trx, row);
+      for (const listener of listeners) await listener(trx, row);
+      return row;
+    },
+
+    async get(tenantId: string, id: string, apiVersion: string): Promise<EventObject> {
+      const row = await repo.findEvent(store.db, tenantId, id);
+      if (!row) throw notFound('event');
+      return present(row, apiVersion);
+    },
+
+    async list(
+      tenantId: string,
+      query: PageQuery & {
+        type?: string | undefined;
+        created_from?: string | undefined;
+        created_to?: string | undefined;
+      },
+      apiVersion: string,
+    ) {
+      const from = query.created_from === undefined ? undefined : Date.parse(query.created_from);
+      const to = query.created_to === undefined ? undefined : Date.parse(query.created_to);
+      if (from !== undefined && to !== undefined && from > to) {
+        throw validationError('created_from', 'must not be after created_to');
+      }
+      const window = pageWindow(query, 'created');
+      const { rows, total } = await repo.listEvents(
+        store.db,
+        tenantId,
+        { type: query.type, from, to },
+        window,
+      );
+      return envelope(
+        rows,
+        total,
+        window,
+        'created',
+        (row) => [row.created, row.id],
+        (row) => present(row, apiVersion),
+      );
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { type AppOptions, buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
+import type { DialectName } from '../../src/db/store.js';
+import { randomBase62 } from '../../src/lib/ids.js';
+import type { CreateTenantInput, CreatedTenant } from '../../src/modules/tenants/tenants.service.js';
+
+/**
+ * Every suite runs on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set; each test
+ * context gets a fresh SQLite file or a fresh PostgreSQL schema.
+ */
+export const DIALECTS: DialectName[] = [
+  'sqlite',
+  ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : []),
+];
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
+
+export interface TestStore {
+  env: Record<string, string>;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty store: a temp dir (SQLite) or a new schema (PostgreSQL). */
+export async function freshStore(dialect: DialectName): Promise<TestStore> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-test-'));
+  const base = {
+    DATA_DIR: dataDir,
+    TLS: 'off',
+    DEMO_DATA: 'off',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+  };
+  if (dialect === 'sqlite') {
+    return { env: base, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.end();
+  return {
+    env: { ...base, DATABASE_URL: url, DATABASE_SCHEMA: schema },
+    dataDir,
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: url });
+      await dropper.connect();
+      await dropper.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await dropper.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestContext {
+  dialect: DialectName;
+  config: Config;
+  deps: Deps;
+  app: FastifyInstance;
+  store: TestStore;
+  close(): Promise<void>;
+}
+
+export interface TestContextOptions extends DepsOverrides {
+  env?: Record<string, string>;
+  extraRoutes?: AppOptions['extraRoutes'];
+}
+
+/** An in-process app on a fresh store; drive it with `app.inject` (see `client`). */
+export async function createTestContext(
+  dialect: DialectName,
+  options: TestContextOptions = {},
+): Promise<TestContext> {
+  const store = await freshStore(dialect);
+  const config = loadConfig({ ...store.env, ...options.env });
+  const { env: _env, extraRoutes, ...overrides } = options;
+  const deps = await createDeps(config, { poolSize: 4, ...overrides });
+  const app = await buildApp(deps, { extraRoutes });
+  return {
+    dialect,
+    config,
+    deps,
+    app,
+    store,
+    async close() {
+      await app.close();
+      await deps.close();
+      await store.drop();
+    },
+  };
+}
+
+let tenantCounter = 0;
+
+/** A tenant with its owner and a full-permission key, made through the real service. */
+export async function createTenant(
+  ctx: TestContext,
+  input: Partial<CreateTenantInput> = {},
+): Promise<CreatedTenant> {
+  tenantCounter += 1;
+  return ctx.deps.tenants.create({
+    name: `Tenant ${tenantCounter}`,
+    email: `owner${tenantCounter}-${randomBase62(6).toLowerCase()}@example.com`,
+    ...input,
+  });
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: LightMyRequestResponse['headers'];
+  body: T;
+  raw: LightMyRequestResponse;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Raw payload instead of JSON (sent as given). */
+  payload?: string | Buffer;
+}
+
+/** A small client over `app.inject` that authenticates with `key` and parses JSON bodies. */
+export function client(app: FastifyInstance, key?: string) {
+  return async function request<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
+    url: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    let payload: string | Buffer | undefined = options.payload;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(options.body);
+    }
+    const raw = await app.inject({ method, url, headers: { ...headers, ...options.headers }, payload });
+    const text = raw.body;
+    let body: unknown = text;
+    if (text !== '' && /json/.test(String(raw.headers['content-type'] ?? ''))) body = JSON.parse(text);
+    return { status: raw.statusCode, headers: raw.headers, body: body as T, raw };
+  };
+}
+
+export type Client = ReturnType<typeof client>;

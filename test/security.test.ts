@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../src/app.js';
+import { ManualClock } from '../src/lib/clock.js';
+import { randomBase62 } from '../src/lib/ids.js';
+import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
+
+/** The public routes under /v1; every other /v1 route must demand a key. */
+const PUBLIC_V1 = ['/v1/openapi.json'];
+
+for (const dialect of DIALECTS) {
+  describe(`authentication and permissions on every route (${dialect})`, () => {
+    let ctx: TestContext;
+    const clock = new ManualClock();
+    let fullKey: string;
+    let revokedKey: string;
+    let expiredKey: string;
+    let onlyUsersKey: string;
+    let onlyUsageKey: string;
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { clock });
+      fullKey = (await createTenant(ctx)).apiKey.key;
+      const api = client(ctx.app, fullKey);
+      const make = async (permissions: string[], extra: Record<string, unknown> = {}) => {
+        const res = await api<{ id: string; key: string }>('POST', '/v1/api-keys', {
+          body: { name: 'probe', permissions, ...extra },
+        });
+        assert.equal(res.status, 201);
+        return res.body;
+      };
+      onlyUsersKey = (await make(['read:users'])).key;
+      onlyUsageKey = (await make(['read:usage'])).key;
+      const revoked = await make(['read:users']);
+      assert.equal((await api('DELETE', `/v1/api-keys/${revoked.id}`)).status, 204);
+      revokedKey = revoked.key;
+      expiredKey = (
+        await make(['read:users'], { expires_at: new Date(clock.now() + 3_600_000).toISOString() })
+      ).key;
+      // The expiring key works until its time comes.
+      assert.equal((await client(ctx.app, expiredKey)('GET', '/v1/users/me')).status, 200);
+      clock.advance(2 * 3_600_000);
+    });
+    after(() => ctx.close());
+
+    function protectedRoutes() {
+      return ctx.app.routeTable.entries.filter(
+        (r) => r.url.startsWith('/v1') && r.method !== 'HEAD' && !PUBLIC_V1.includes(r.url),
+      );
+    }
+
+    it('every /v1 route declares what it requires, and only the documented ones are public', () => {
+      const routes = ctx.app.routeTable.entries.filter((r) => r.url.startsWith('/v1'));
+      assert.ok(routes.length >= 8);
+      for (const route of routes) assert.ok(route.auth, `${route.method} ${route.url} declares no auth`);
+      const publicOnes = routes.filter((r) => r.auth === 'public').map((r) => r.url);
+      assert.deepEqual([...new Set(publicOnes)].sort(), PUBLIC_V1);
+    });
+
+    it('refuses to build an app with an unguarded /v1 route', async () => {
+      await assert.rejects(
+        buildApp(ctx.deps, {
+          extraRoutes: (app) => {
+            app.get('/v1/unguarded', async () => ({ ok: true }));
+          },
+        }),
+        /declares no config.auth/,
+      );
+    });
+
+    it('answers every protected route with the right 401 or 403', async () => {
+      const routes = protectedRoutes();
+      const cases: [string, Record<string, string>, number, string][] = [
+        ['no header', {}, 401, 'authentication_required'],
+        ['basic scheme', { authorization: 'Basic dXNlcjpwYXNz' }, 401, 'authentication_required'],
+        ['empty bearer', { authorization: 'Bearer' }, 401, 'authentication_required'],
+        ['unknown key', { authorization: `Bearer sk_live_${randomBase62(40)}` }, 401, 'invalid_api_key'],
+        ['not a key', { authorization: 'Bearer hello' }, 401, 'invalid_api_key'],
+        ['revoked key', { authorization: `Bearer ${revokedKey}` }, 401, 'invalid_api_key'],
+        ['expired key', { authorization: `Bearer ${expiredKey}` }, 401, 'api_key_expired'],
+      ];
+      for (const route of routes) {
+        const url = route.url.replace(/:(\w+)/g, 'xyz');
+        for (const [label, headers, status, code] of cases) {
+          const res = await ctx.app.inject({ method: route.method as 'GET', url, headers });
+          assert.equal(res.statusCode, status, `${label}: ${route.method} ${url} -> ${res.body}`);
+          assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+          const body = res.json<{ code: string; request_id: string }>();
+          assert.equal(body.code, code, `${label}: ${route.method} ${url}`);
+          assert.equal(body.request_id, res.headers['x-request-id']);
+          assert.match(String(res.headers['www-authenticate']), /^Bearer/);
+        }
+        if (route.auth !== 'any_key') {
+          const lacking = route.auth === 'read:users' ? onlyUsageKey : onlyUsersKey;
+          const res = await ctx.app.inject({
+            method: route.method as 'GET',
+            url,
+            headers: { authorization: `Bearer ${lacking}` },
+          });
+          assert.equal(res.statusCode, 403, `${route.method} ${url} without ${route.auth}`);
+          const body = res.json<{ code: string; required_permission: string }>();
+          assert.equal(body.code, 'insufficient_permissions');
+          assert.equal(body.required_permission, route.auth);
+        }
+      }
+    });
+  });
+}
