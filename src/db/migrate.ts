@@ -11,7 +11,13 @@ const provider = { getMigrations: async () => migrations };
  */
 export async function migrateToLatest(store: Store): Promise<void> {
   const run = async () => {
-    const { error, results } = await new Migrator({ db: store.db, provider }).migrateToLatest();
+    // Kysely looks for its bookkeeping tables by name across schemas: name ours explicitly.
+    const migrator = new Migrator({
+      db: store.db,
+      provider,
+      ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
       throw new Error(

@@ -16,6 +16,8 @@ export type Db = Kysely<Database>;
 export interface Store {
   readonly dialect: DialectName;
   readonly db: Db;
+  /** The PostgreSQL schema tables live in (`public` unless DATABASE_SCHEMA says otherwise). */
+  readonly schema: string | undefined;
   /**
    * Runs `fn` in one write transaction. SQLite takes the write lock up front (BEGIN IMMEDIATE) so
    * two writers never deadlock on a lock upgrade; PostgreSQL retries serialization failures and
@@ -67,6 +69,7 @@ function openSqlite(dataDir: string): Store {
   return {
     dialect: 'sqlite',
     db,
+    schema: undefined,
     supportsRowLocks: false,
     async transaction(fn) {
       // Kysely's SQLite driver has one connection guarded by a mutex: holding it for the whole
@@ -105,6 +108,7 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
   return {
     dialect: 'postgres',
     db,
+    schema: schema ?? 'public',
     supportsRowLocks: true,
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {

@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ManualClock } from '../../lib/clock.js';
+import {
+  client,
+  createTenant,
+  createTestContext,
+  DIALECTS,
+  type TestContext,
+} from '../../../test/helpers/context.js';
+
+interface KeyBody {
+  id: string;
+  name: string;
+  key: string;
+  permissions: string[];
+  status: string;
+  created: string;
+  last_used: string | null;
+  expires_at: string | null;
+}
+
+const HOUR = 3_600_000;
+
+for (const dialect of DIALECTS) {
+  describe(`API keys (${dialect})`, () => {
+    let ctx: TestContext;
+    const clock = new ManualClock();
+    let fullKey: string;
+    let otherTenantKey: string;
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { clock });
+      fullKey = (await createTenant(ctx)).apiKey.key;
+      otherTenantKey = (await createTenant(ctx)).apiKey.key;
+    });
+    after(() => ctx.close());
+
+    it('creates a key shown in full once, then only masked', async () => {
+      const api = client(ctx.app, fullKey);
+      const created = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Reporting', permissions: ['read:orders', 'read:analytics'] },
+      });
+      assert.equal(created.status, 201);
+      assert.match(created.body.key, /^sk_live_[0-9A-Za-z]{40}$/);
+      assert.match(created.body.id, /^key_/);
+      assert.deepEqual(created.body.permissions, ['read:orders', 'read:analytics']);
+      assert.equal(created.body.status, 'Active');
+      assert.equal(created.body.expires_at, null);
+
+      const masked = `sk_live_****_****_****_${created.body.key.slice(-4)}`;
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const entry = listed.body.data.find((k) => k.id === created.body.id);
+      assert.equal(entry?.key, masked);
+      assert.ok(!listed.raw.body.includes(created.body.key), 'the full key never appears in a listing');
+      const one = await api<KeyBody>('GET', `/v1/api-keys/${created.body.id}`);
+      assert.equal(one.body.key, masked);
+
+      // The new key authenticates (403 for a permission it lacks, not 401).
+      const works = await client(ctx.app, created.body.key)('GET', '/v1/api-keys');
+      assert.equal(works.status, 403);
+      assert.equal(works.body.required_permission, 'read:keys');
+    });
+
+    it('stores only a SHA-256 hash of the key', async () => {
+      const created = await client(ctx.app, fullKey)<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Hash check', permissions: ['read:users'] },
+      });
+      const row = await ctx.deps.store.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('id', '=', created.body.id)
+        .executeTakeFirstOrThrow();
+      assert.match(row.key_hash, /^[0-9a-f]{64}$/);
+      assert.ok(!JSON.stringify(row).includes(created.body.key.slice(8)));
+    });
+
+    it('marks a key expiring within 7 days as Expiring, and stops it when it expires', async () => {
+      const api = client(ctx.app, fullKey);
+      const soon = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: {
+          name: 'Soon',
+          permissions: ['read:users'],
+          expires_at: new Date(clock.now() + 6 * 24 * HOUR).toISOString(),
+        },
+      });
+      const later = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: {
+          name: 'Later',
+          permissions: ['read:users'],
+          expires_at: new Date(clock.now() + 30 * 24 * HOUR).toISOString(),
+        },
+      });
+      assert.equal(soon.body.status, 'Expiring');
+      assert.equal(later.body.status, 'Active');
+      const past = await api('POST', '/v1/api-keys', {
+        body: {
+          name: 'Past',
+          permissions: ['read:users'],
+          expires_at: new Date(clock.now() - 1000).toISOString(),
+        },
+      });
+      assert.equal(past.status, 400);
+      clock.advance(7 * 24 * HOUR);
+      const expired = await client(ctx.app, soon.body.key)('GET', '/v1/users/me');
+      assert.equal(expired.status, 401);
+      assert.equal(expired.body.code, 'api_key_expired');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      assert.ok(!listed.body.data.some((k) => k.id === soon.body.id), 'expired keys are not listed');
+      assert.equal(listed.body.data.find((k) => k.id === later.body.id)?.status, 'Active');
+    });
+
+    it('keeps last_used current without a write per request', async () => {
+      const api = client(ctx.app, fullKey);
+      const created = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Used', permissions: ['read:users'] },
+      });
+      assert.equal(created.body.last_used, null);
+      clock.advance(1000);
+      const usedAt = clock.now();
+      for (let i = 0; i < 5; i++)
+        assert.equal((await client(ctx.app, created.body.key)('GET', '/v1/users/me')).status, 200);
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      assert.equal(
+        listed.body.data.find((k) => k.id === created.body.id)?.last_used,
+        new Date(usedAt).toISOString(),
+      );
+      const stored = async () =>
+        (
+          await ctx.deps.store.db
+            .selectFrom('api_keys')
+            .select('last_used')
+            .where('id', '=', created.body.id)
+            .executeTakeFirstOrThrow()
+        ).last_used;
+      assert.equal(await stored(), null, 'not written per request');
+      await ctx.deps.apiKeys.flushLastUsed();
+      assert.equal(await stored(), usedAt);
+    });
+
+    it('never mints or rolls a key more powerful than the caller', async () => {
+      const api = client(ctx.app, fullKey);
+      const limited = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Key manager', permissions: ['read:keys', 'write:keys', 'read:orders'] },
+      });
+      const limitedApi = client(ctx.app, limited.body.key);
+      const escalate = await limitedApi('POST', '/v1/api-keys', {
+        body: { name: 'Escalated', permissions: ['read:orders', 'write:wallet'] },
+      });
+      assert.equal(escalate.status, 403);
+      assert.equal(escalate.body.code, 'insufficient_permissions');
+      assert.equal(escalate.body.required_permission, 'write:wallet');
+      const allowed = await limitedApi<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Narrower', permissions: ['read:orders'] },
+      });
+      assert.equal(allowed.status, 201);
+
+      const powerful = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Powerful', permissions: ['write:wallet'] },
+      });
+      const roll = await limitedApi('POST', `/v1/api-keys/${powerful.body.id}/roll`, { body: {} });
+      assert.equal(roll.status, 403);
+      assert.equal(roll.body.required_permission, 'write:wallet');
+      // The refused roll left the powerful key working.
+      assert.equal(
+        (await client(ctx.app, powerful.body.key)('GET', '/v1/users/me')).body.code,
+        'insufficient_permissions',
+      );
+    });
+
+    it('rolls a key: the new one works at once, the old one until the grace period ends', async () => {
+      const api = client(ctx.app, fullKey);
+      const old = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Rolling', permissions: ['read:users'] },
+      });
+      const rolled = await api<KeyBody>('POST', `/v1/api-keys/${old.body.id}/roll`, {
+        body: { expires_in_seconds: 3600 },
+      });
+      assert.equal(rolled.status, 201);
+      assert.notEqual(rolled.body.id, old.body.id);
+      assert.match(rolled.body.key, /^sk_live_[0-9A-Za-z]{40}$/);
+      assert.equal(rolled.body.name, 'Rolling');
+      assert.deepEqual(rolled.body.permissions, ['read:users']);
+      assert.equal((await client(ctx.app, rolled.body.key)('GET', '/v1/users/me')).status, 200);
+      assert.equal((await client(ctx.app, old.body.key)('GET', '/v1/users/me')).status, 200);
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      assert.equal(listed.body.data.find((k) => k.id === old.body.id)?.status, 'Expiring');
+      clock.advance(3600 * 1000 + 1);
+      const after = await client(ctx.app, old.body.key)('GET', '/v1/users/me');
+      assert.equal(after.status, 401);
+      assert.equal(after.body.code, 'api_key_expired');
+
+      const immediate = await api<KeyBody>('POST', `/v1/api-keys/${rolled.body.id}/roll`);
+      assert.equal(immediate.status, 201);
+      assert.equal(
+        (await client(ctx.app, rolled.body.key)('GET', '/v1/users/me')).body.code,
+        'invalid_api_key',
+      );
+
+      const tooLong = await api('POST', `/v1/api-keys/${immediate.body.id}/roll`, {
+        body: { expires_in_seconds: 7 * 24 * 3600 + 1 },
+      });
+      assert.equal(tooLong.status, 400);
+      assert.equal((tooLong.body as { errors: { field: string }[] }).errors[0]?.field, 'expires_in_seconds');
+    });
+
+    it('revokes a key at once and no longer lists it', async () => {
+      const api = client(ctx.app, fullKey);
+      const created = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Temp', permissions: ['read:users'] },
+      });
+      assert.equal((await client(ctx.app, created.body.key)('GET', '/v1/users/me')).status, 200);
+      assert.equal((await api('DELETE', `/v1/api-keys/${created.body.id}`)).status, 204);
+      const after = await client(ctx.app, created.body.key)('GET', '/v1/users/me');
+      assert.equal(after.status, 401);
+      assert.equal(after.body.code, 'invalid_api_key');
+      assert.equal((await api('DELETE', `/v1/api-keys/${created.body.id}`)).status, 404);
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      assert.ok(!listed.body.data.some((k) => k.id === created.body.id));
+    });
+
+    it("answers another tenant's key with 404 and leaves it working", async () => {
+      const theirs = await client(ctx.app, otherTenantKey)<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Theirs', permissions: ['read:users'] },
+      });
+      const api = client(ctx.app, fullKey);
+      for (const [method, url] of [
+        ['GET', `/v1/api-keys/${theirs.body.id}`],
+        ['DELETE', `/v1/api-keys/${theirs.body.id}`],
+        ['POST', `/v1/api-keys/${theirs.body.id}/roll`],
+      ] as const) {
+        const res = await api(method, url);
+        assert.equal(res.status, 404, `${method} ${url}`);
+        assert.equal(res.body.code, 'not_found');
+      }
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      assert.ok(!listed.body.data.some((k) => k.id === theirs.body.id));
+      assert.equal((await client(ctx.app, theirs.body.key)('GET', '/v1/users/me')).status, 200);
+    });
+
+    it('returns the current user with tenant and key', async () => {
+      const created = await createTenant(ctx, {
+        name: 'Me Co',
+        ownerName: 'Ada',
+        currency: 'EUR',
+        plan: 'free',
+      });
+      const res = await client(ctx.app, created.apiKey.key)<Record<string, unknown>>('GET', '/v1/users/me');
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, {
+        id: created.user.id,
+        email: created.user.email,
+        name: 'Ada',
+        role: 'owner',
+        created: new Date(created.tenant.created).toISOString(),
+        tenant: {
+          id: created.tenant.id,
+          name: 'Me Co',
+          plan: 'free',
+          api_version: '2026-11-21',
+          currency: 'EUR',
+        },
+        api_key: { id: created.apiKey.id, name: 'Default key', permissions: created.apiKey.permissions },
+      });
+    });
+  });
+}

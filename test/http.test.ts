@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
+
+for (const dialect of DIALECTS) {
+  describe(`HTTP transport rules (${dialect})`, () => {
+    let ctx: TestContext;
+    let key: string;
+
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      key = (await createTenant(ctx)).apiKey.key;
+    });
+    after(() => ctx.close());
+
+    const countKeys = async () =>
+      (await client(ctx.app, key)<{ data: unknown[] }>('GET', '/v1/api-keys')).body.data.length;
+
+    it('answers an unknown path with a JSON 404 and an unknown method with 405 and Allow', async () => {
+      const api = client(ctx.app, key);
+      const missing = await api('GET', '/v1/nothing-here');
+      assert.equal(missing.status, 404);
+      assert.match(String(missing.headers['content-type']), /application\/problem\+json/);
+      assert.equal(missing.body.code, 'not_found');
+      const wrong = await api('PUT', '/v1/users/me');
+      assert.equal(wrong.status, 405);
+      assert.equal(wrong.body.code, 'method_not_allowed');
+      assert.equal(wrong.headers.allow, 'GET, HEAD');
+    });
+
+    it('rejects malformed JSON with 400 invalid_json and changes nothing', async () => {
+      const before = await countKeys();
+      const res = await client(ctx.app, key)('POST', '/v1/api-keys', {
+        payload: '{"name": "x", "permissions": [',
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.code, 'invalid_json');
+      assert.equal(await countKeys(), before);
+    });
+
+    it('rejects a body that is not JSON with 415', async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+        const res = await client(ctx.app, key)('POST', '/v1/api-keys', {
+          payload: 'name=x',
+          headers: { 'content-type': type },
+        });
+        assert.equal(res.status, 415, type);
+        assert.equal(res.body.code, 'unsupported_media_type');
+      }
+    });
+
+    it('rejects a body over 1 MiB with 413', async () => {
+      const res = await client(ctx.app, key)('POST', '/v1/api-keys', {
+        body: { name: 'x', permissions: ['read:users'], padding: 'a'.repeat(1024 * 1024) },
+      });
+      assert.equal(res.status, 413);
+      assert.equal(res.body.code, 'payload_too_large');
+    });
+
+    it('lists every failing field, rejects unknown fields and does not coerce types', async () => {
+      const before = await countKeys();
+      const res = await client(ctx.app, key)<{ code: string; errors: { field: string; message: string }[] }>(
+        'POST',
+        '/v1/api-keys',
+        {
+          body: { name: 123, permissions: ['read:users', 'fly:planes'], id: 'key_mine', tenant_id: 'ten_x' },
+        },
+      );
+      assert.equal(res.status, 400);
+      assert.equal(res.body.code, 'validation_failed');
+      const fields = res.body.errors.map((e) => e.field).sort();
+      assert.deepEqual(fields, ['id', 'name', 'permissions[1]', 'tenant_id']);
+      assert.equal(await countKeys(), before);
+      const missing = await client(ctx.app, key)<{ errors: { field: string; message: string }[] }>(
+        'POST',
+        '/v1/api-keys',
+        {},
+      );
+      assert.equal(missing.status, 400);
+      assert.deepEqual(missing.body.errors.map((e) => e.field).sort(), ['name', 'permissions']);
+    });
+
+    it('echoes a valid X-Request-Id and generates one otherwise', async () => {
+      const api = client(ctx.app, key);
+      const echoed = await api('GET', '/v1/users/me', { headers: { 'x-request-id': 'abc-123.trace' } });
+      assert.equal(echoed.headers['x-request-id'], 'abc-123.trace');
+      const generated = await api('GET', '/v1/users/me', {
+        headers: { 'x-request-id': 'bad id with spaces' },
+      });
+      assert.match(String(generated.headers['x-request-id']), /^req_[0-9A-Za-z]{20}$/);
+      const error = await client(ctx.app)('GET', '/v1/users/me', {
+        headers: { 'x-request-id': 'trace-401' },
+      });
+      assert.equal(error.body.request_id, 'trace-401');
+    });
+
+    it('serves health, readiness, the OpenAPI document and the docs page without a key', async () => {
+      const anon = client(ctx.app);
+      assert.deepEqual((await anon('GET', '/healthz')).body, { status: 'ok' });
+      assert.deepEqual((await anon('GET', '/readyz')).body, { status: 'ready' });
+      const doc = await anon<{
+        openapi: string;
+        components: { securitySchemes: Record<string, unknown> };
+        paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+      }>('GET', '/v1/openapi.json');
+      assert.equal(doc.status, 200);
+      assert.equal(doc.body.openapi, '3.1.0');
+      assert.ok(doc.body.components.securitySchemes.bearerAuth);
+      const me = doc.body.paths['/v1/users/me']?.get;
+      assert.ok(me?.security, 'GET /v1/users/me declares its security');
+      for (const status of ['200', '401', '403', '429', '500'])
+        assert.ok(me.responses[status], `documents ${status}`);
+      const docs = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+      assert.equal(docs.statusCode, 200);
+      assert.match(docs.body, /swagger-ui/i);
+      assert.doesNotMatch(docs.body, /https?:\/\/(cdn|unpkg|cdnjs)/);
+    });
+
+    it('never leaks internals in a 500', async () => {
+      const broken = await createTestContext(dialect, {
+        extraRoutes: (app) => {
+          app.get('/v1/boom', { config: { auth: 'any_key' } }, async () => {
+            throw new Error('SELECT secret FROM vault -- internal detail');
+          });
+        },
+      });
+      try {
+        const probeKey = (await createTenant(broken)).apiKey.key;
+        const res = await client(broken.app, probeKey)('GET', '/v1/boom');
+        assert.equal(res.status, 500);
+        assert.equal(res.body.code, 'internal_error');
+        assert.doesNotMatch(res.raw.body, /SELECT|vault|internal detail|at .*\.ts/);
+      } finally {
+        await broken.close();
+      }
+    });
+  });
+}
