@@ -1,0 +1,270 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { runAdmin } from '../src/cli/admin.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { openStore } from '../src/db/store.js';
+import { startServer } from '../src/server.js';
+import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
+import { spawnServer } from './helpers/process.js';
+
+function httpsGet(url: string, ca: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+    (resolve, reject) => {
+      const req = https.get(url, { ca, headers, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+    },
+  );
+}
+
+describe('configuration', () => {
+  it('names the variable of every bad value', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ PORT: 'eighty' }, 'PORT'],
+      [{ PORT: '70000' }, 'PORT'],
+      [{ TLS: 'maybe' }, 'TLS'],
+      [{ TLS_CERT: '/tmp/cert.pem' }, 'TLS_KEY'],
+      [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
+      [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+      [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+      [{ DEMO_DATA: 'sometimes' }, 'DEMO_DATA'],
+      [{ AI_PROVIDER: 'magic' }, 'AI_PROVIDER'],
+      [{ WEBHOOK_TIMEOUT_MS: '-1' }, 'WEBHOOK_TIMEOUT_MS'],
+      [{ WEBHOOK_RETRY_SCHEDULE: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
+      [{ DATABASE_SCHEMA: 'Robert"); DROP' }, 'DATABASE_SCHEMA'],
+    ];
+    for (const [env, variable] of cases) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === variable && error.message.includes(variable),
+        JSON.stringify(env),
+      );
+    }
+    const config = loadConfig({});
+    assert.equal(config.port, 8443);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.tls.enabled, true);
+    assert.deepEqual(config.webhooks.retryScheduleSeconds, [5, 300, 1800, 7200, 18000, 36000, 36000]);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('stops the server process with a message naming the variable', async () => {
+    await assert.rejects(spawnServer({ PORT: 'abc' }), (error: Error) => {
+      assert.match(error.message, /exited with 1/);
+      assert.match(error.message, /PORT must be a whole number/);
+      return true;
+    });
+  });
+});
+
+describe('migrations', () => {
+  for (const dialect of DIALECTS) {
+    it(`are idempotent (${dialect})`, async () => {
+      const fresh = await freshStore(dialect);
+      const config = loadConfig(fresh.env);
+      const store = openStore({ ...config, dataDir: config.dataDir });
+      try {
+        await migrateToLatest(store);
+        await migrateToLatest(store);
+        const tables = await store.db.introspection.getTables();
+        assert.ok(tables.some((t) => t.name === 'api_keys'));
+      } finally {
+        await store.close();
+        await fresh.drop();
+      }
+    });
+  }
+
+  it(
+    'are safe when several processes start at once on PostgreSQL',
+    { skip: !process.env.TEST_DATABASE_URL },
+    async () => {
+      const fresh = await freshStore('postgres');
+      const config = loadConfig(fresh.env);
+      const stores = Array.from({ length: 4 }, () => openStore({ ...config, dataDir: config.dataDir }));
+      try {
+        await Promise.all(stores.map((store) => migrateToLatest(store)));
+        const rows = await stores[0]?.db.selectFrom('tenants').selectAll().execute();
+        assert.deepEqual(rows, []);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await fresh.drop();
+      }
+    },
+  );
+});
+
+describe('operator CLI', () => {
+  for (const dialect of DIALECTS) {
+    it(`creates tenants and keys and sets limits with JSON on stdout (${dialect})`, async () => {
+      const fresh = await freshStore(dialect);
+      const config = loadConfig(fresh.env);
+      const ctx = await createTestContext(dialect, { env: fresh.env });
+      try {
+        const created = await runAdmin(
+          ['tenant:create', '--name', 'Acme', '--email', 'ops@acme.test', '--plan', 'free', '--json'],
+          config,
+        );
+        assert.equal(created.code, 0, created.stderr);
+        const out = JSON.parse(created.stdout) as {
+          tenant: { id: string; name: string; plan: string; api_version: string };
+          user: { id: string; email: string };
+          api_key: { id: string; key: string; permissions: string[] };
+        };
+        assert.deepEqual(Object.keys(out), ['tenant', 'user', 'api_key']);
+        assert.deepEqual(Object.keys(out.tenant), ['id', 'name', 'plan', 'api_version']);
+        assert.equal(out.tenant.plan, 'free');
+        assert.equal(out.user.email, 'ops@acme.test');
+        assert.equal(out.api_key.permissions.length, 17);
+
+        const key = await runAdmin(
+          [
+            'key:create',
+            '--tenant',
+            out.tenant.id,
+            '--name',
+            'CI',
+            '--permissions',
+            'read:users,read:orders',
+            '--json',
+          ],
+          config,
+        );
+        assert.equal(key.code, 0, key.stderr);
+        const keyOut = JSON.parse(key.stdout) as { key: string; permissions: string[]; name: string };
+        assert.deepEqual(keyOut.permissions, ['read:users', 'read:orders']);
+        const me = await client(ctx.app, keyOut.key)<{ tenant: { id: string } }>('GET', '/v1/users/me');
+        assert.equal(me.status, 200);
+        assert.equal(me.body.tenant.id, out.tenant.id);
+
+        const limits = await runAdmin(
+          [
+            'tenant:set-limits',
+            '--tenant',
+            out.tenant.id,
+            '--hourly',
+            '50',
+            '--monthly',
+            '500',
+            '--plan',
+            'pro',
+            '--json',
+          ],
+          config,
+        );
+        assert.equal(limits.code, 0, limits.stderr);
+        assert.deepEqual(JSON.parse(limits.stdout), {
+          tenant: { id: out.tenant.id, plan: 'pro', hourly_limit: 50, monthly_limit: 500 },
+        });
+
+        const bad = await runAdmin(
+          ['key:create', '--tenant', out.tenant.id, '--name', 'x', '--permissions', 'fly'],
+          config,
+        );
+        assert.equal(bad.code, 2);
+        assert.equal(bad.stdout, '');
+        assert.match(bad.stderr, /unknown values: fly/);
+        const unknownTenant = await runAdmin(
+          ['tenant:set-limits', '--tenant', 'ten_nope', '--hourly', '5'],
+          config,
+        );
+        assert.equal(unknownTenant.code, 1);
+        assert.match(unknownTenant.stderr, /not_found/);
+        const duplicate = await runAdmin(
+          ['tenant:create', '--name', 'Again', '--email', 'ops@acme.test', '--json'],
+          config,
+        );
+        assert.equal(duplicate.code, 1);
+        assert.match(duplicate.stderr, /email is already registered/);
+      } finally {
+        await ctx.close();
+        await fresh.drop();
+      }
+    });
+  }
+});
+
+describe('server process', () => {
+  it('serves HTTPS with a self-signed certificate, HSTS and demo data, and exits 0 on SIGTERM', async () => {
+    const fresh = await freshStore('sqlite');
+    const env = { ...fresh.env, TLS: 'on', DEMO_DATA: 'on' };
+    const server = await spawnServer(env);
+    try {
+      assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const certPath = path.join(fresh.dataDir, 'tls', 'cert.pem');
+      const ca = fs.readFileSync(certPath, 'utf8');
+      assert.match(server.output(), /SHA-256:\s+([0-9A-F]{2}:){31}[0-9A-F]{2}/);
+      const credentialsFile = path.join(fresh.dataDir, 'demo-credentials.json');
+      assert.equal(fs.statSync(credentialsFile).mode & 0o777, 0o600);
+      const credentials = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as { api_key: string };
+      assert.ok(server.output().includes(`Authorization: Bearer ${credentials.api_key}`));
+      const me = await httpsGet(`${server.url}/v1/users/me`, ca, {
+        authorization: `Bearer ${credentials.api_key}`,
+      });
+      assert.equal(me.status, 200);
+      assert.match(String(me.headers['strict-transport-security']), /max-age=\d+/);
+      assert.equal((JSON.parse(me.body) as { email: string }).email, 'demo@example.com');
+      assert.equal(await server.stop(), 0);
+
+      // A second start reuses the certificate and does not print or replace the credentials.
+      const again = await spawnServer(env);
+      assert.equal(fs.readFileSync(certPath, 'utf8'), ca);
+      assert.ok(!again.output().includes(credentials.api_key));
+      assert.equal(await again.stop(), 0);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('drains on shutdown: in-flight requests finish, new ones get 503, the store closes', async () => {
+    const fresh = await freshStore('sqlite');
+    let release: () => void = () => undefined;
+    let enteredResolve: () => void = () => undefined;
+    const entered = new Promise<void>((resolve) => (enteredResolve = resolve));
+    const server = await startServer(
+      loadConfig({ ...fresh.env, PORT: '0' }),
+      {},
+      {
+        extraRoutes: (app) => {
+          app.get('/slow', { config: { auth: 'public' } }, async () => {
+            enteredResolve();
+            await new Promise<void>((resolve) => (release = resolve));
+            return { finished: true };
+          });
+        },
+      },
+    );
+    try {
+      const inFlight = fetch(`${server.url}/slow`).then(async (res) => ({
+        status: res.status,
+        body: await res.json(),
+      }));
+      await entered;
+      const closing = server.shutdown();
+      const during = await server.app.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(during.statusCode, 503);
+      assert.equal(during.json<{ code: string }>().code, 'service_unavailable');
+      assert.equal(during.headers['retry-after'], '1');
+      const fresh503 = await fetch(`${server.url}/healthz`).then(
+        (res) => res.status,
+        () => 'refused',
+      );
+      assert.ok(fresh503 === 503 || fresh503 === 'refused', String(fresh503));
+      release();
+      assert.deepEqual(await inFlight, { status: 200, body: { finished: true } });
+      await closing;
+      await assert.rejects(server.deps.store.ping());
+    } finally {
+      release();
+      await fresh.drop();
+    }
+  });
+});
