@@ -13,12 +13,16 @@ import { installErrorHandler, installNotFoundHandler, RouteTable } from './http/
 import { AppError, ERROR_STATUS } from './http/errors.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
-import { randomBase62 } from './lib/ids.js';
+import { newRequestId } from './lib/ids.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { orderRoutes } from './modules/orders/orders.routes.js';
+import { pluginRoutes } from './modules/plugins/plugins.routes.js';
+import { productRoutes } from './modules/products/products.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { versionRoutes } from './modules/versions/versions.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 /**
  * Builds the HTTP application (never listens). Request flow:
@@ -67,6 +71,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     loggerInstance: deps.logger,
     // Per-request access lines are off: errors are logged by the error handler, usage is metered.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request (measurable on hot routes): error logs carry the request id.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -75,7 +81,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       const inbound = req.headers['x-request-id'];
       return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound)
         ? inbound
-        : `req_${randomBase62(20)}`;
+        : newRequestId();
     },
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
@@ -103,9 +109,43 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     });
   });
 
+  // Per-route hooks, attached only where they do something, keep GET routes off the hot path.
+  const defaultBody = async (request: FastifyRequest) => {
+    if (request.body === undefined) request.body = {};
+  };
+  const renderVersion = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const resource = request.routeOptions.config.resource;
+    if (
+      resource === undefined ||
+      typeof payload !== 'string' ||
+      reply.statusCode >= 300 ||
+      !versions.differs(resource, request.apiVersion)
+    ) {
+      return payload;
+    }
+    return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
+  };
+  const recordIdempotent = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    await idempotency.finish(request, reply, payload);
+    return payload;
+  };
+
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
     app.routeTable.add(route.method, route.url, auth);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const hooks = (existing: unknown): unknown[] => (existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]);
+    if (methods.includes('POST') || methods.includes('PATCH')) {
+      route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
+    }
+    // onSend hooks run in order: render the version first, then record what is sent.
+    const onSend: unknown[] = [];
+    if (route.config?.resource !== undefined) onSend.push(renderVersion);
+    if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
+      route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
+      onSend.push(recordIdempotent);
+    }
+    if (onSend.length > 0) route.onSend = [...hooks(route.onSend), ...onSend] as typeof route.onSend;
     if (route.url.startsWith('/v1') && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
     }
@@ -146,27 +186,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('x-service-version', version);
   });
 
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH'))
-      request.body = {};
-  });
-  app.addHook('preHandler', idempotency.begin);
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    let out = payload;
-    const resource = request.routeOptions.config.resource;
-    if (
-      resource !== undefined &&
-      typeof payload === 'string' &&
-      reply.statusCode < 300 &&
-      versions.differs(resource, request.apiVersion)
-    ) {
-      out = JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
-    }
-    await idempotency.finish(request, reply, out);
-    return out;
-  });
-
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -185,7 +204,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           },
         },
       },
-      tags: [{ name: 'Health' }, { name: 'Users' }, { name: 'API keys' }, { name: 'Versions' }],
+      tags: [
+        { name: 'Health' },
+        { name: 'Users' },
+        { name: 'API keys' },
+        { name: 'Versions' },
+        { name: 'Products', description: 'The catalog' },
+        { name: 'Orders', description: 'Orders, their lifecycle and payments' },
+        { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
+        { name: 'Plugins' },
+      ],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
@@ -201,6 +229,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await v1.register(apiKeyRoutes(deps));
       await v1.register(versionRoutes(deps));
       await v1.register(eventRoutes(deps));
+      await v1.register(productRoutes(deps));
+      await v1.register(orderRoutes(deps));
+      await v1.register(webhookRoutes(deps));
+      await v1.register(pluginRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -14,6 +14,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string | undefined;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `cp:`), for deployments sharing one Redis. */
+  readonly redisKeyPrefix: string;
   readonly tls: { readonly enabled: boolean; readonly certFile?: string; readonly keyFile?: string };
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly demoData: boolean;
@@ -109,6 +111,15 @@ function retrySchedule(env: Env): number[] {
   return parts.map(Number);
 }
 
+function redisKeyPrefix(env: Env): string {
+  const raw = env.REDIS_KEY_PREFIX;
+  if (raw === undefined) return 'cp:';
+  if (!/^[\w:.-]{0,64}$/.test(raw)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', 'must be at most 64 letters, digits or _ : . -');
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const tlsEnabled = bool(env, 'TLS', true);
   const certFile = str(env, 'TLS_CERT');
@@ -130,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseSchema: schema,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: redisKeyPrefix(env),
     tls: { enabled: tlsEnabled, certFile, keyFile },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     demoData: bool(env, 'DEMO_DATA', true),

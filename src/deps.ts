@@ -6,8 +6,16 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createApiKeyService } from './modules/api-keys/api-keys.service.js';
 import { createEventService } from './modules/events/events.service.js';
+import { createOrderService } from './modules/orders/orders.service.js';
+import { createSandboxProvider, type PaymentProvider } from './modules/payments/payments.provider.js';
+import { createPluginService } from './modules/plugins/plugins.service.js';
+import { createProductService } from './modules/products/products.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
 import { createUserService } from './modules/users/users.service.js';
+import { createWebhookService } from './modules/webhooks/webhooks.service.js';
+import { createTransport } from './modules/webhooks/webhooks.transport.js';
+import { type Resolver, systemResolver } from './modules/webhooks/webhooks.url.js';
+import { createWebhookWorker, type WorkerOptions } from './modules/webhooks/webhooks.worker.js';
 import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
 
 /**
@@ -20,6 +28,10 @@ export interface DepsOverrides {
   logger?: Logger;
   versions?: VersionRegistry;
   poolSize?: number;
+  /** The payment provider; the built-in `sandbox` by default. */
+  paymentProvider?: PaymentProvider;
+  /** Webhook delivery: the DNS resolver (tests swap it), extra trusted CAs, worker sizing. */
+  webhooks?: { resolve?: Resolver; ca?: string | Buffer; worker?: WorkerOptions };
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}) {
@@ -43,6 +55,24 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const idempotency = createIdempotency({ store, clock });
   const users = createUserService({ store });
   const events = createEventService({ store, clock, versions });
+  const plugins = createPluginService({ store, clock });
+  const paymentProvider = overrides.paymentProvider ?? createSandboxProvider();
+  const products = createProductService({ store, clock, events });
+  const orders = createOrderService({ store, clock, events, provider: paymentProvider, logger });
+  const resolve = overrides.webhooks?.resolve ?? systemResolver;
+  const webhooks = createWebhookService({ store, clock, config, events, resolve });
+  const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };
+  const webhookTransport = createTransport({
+    allowInsecure: config.webhooks.allowInsecure,
+    timeoutMs: config.webhooks.timeoutMs,
+    connectionsPerOrigin: webhookWorkerOptions.perEndpoint,
+    resolve,
+    ca: overrides.webhooks?.ca,
+  });
+  const webhookWorker = createWebhookWorker(
+    { store, clock, logger, config, events, transport: webhookTransport, onDue: webhooks.onDue },
+    webhookWorkerOptions,
+  );
   let maintenance: NodeJS.Timeout | undefined;
 
   return {
@@ -55,7 +85,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     tenants,
     users,
     events,
+    plugins,
+    paymentProvider,
+    products,
+    orders,
     idempotency,
+    webhooks,
+    /** Sends webhook deliveries; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
+    webhookWorker,
     /** Starts background timers (last_used flush, idempotency purge). */
     start(): void {
       apiKeys.start();
@@ -69,6 +106,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     /** Flushes buffered state and closes the store. */
     async close(): Promise<void> {
       if (maintenance) clearInterval(maintenance);
+      await webhookWorker.stop();
+      await webhookTransport.close();
       await apiKeys.stop();
       await store.close();
     },

@@ -31,6 +31,7 @@ export async function startServer(
     https: tls ? { key: tls.key, cert: tls.cert } : undefined,
   });
   deps.start();
+  if (config.webhooks.workerInProcess) deps.webhookWorker.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -49,6 +50,7 @@ export async function startServer(
         await app.close();
       } finally {
         clearTimeout(force);
+        await deps.webhookWorker.stop();
         await deps.close();
       }
     })();

@@ -47,7 +47,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = isAppError(error) ? error : fromFastifyError(error);
     if (known) return sendProblem(request, reply, known);
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unhandled error');
     return sendProblem(
       request,
       reply,

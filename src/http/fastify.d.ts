@@ -1,6 +1,7 @@
 import type { Principal } from '../lib/principal.js';
 import type { RouteAuth } from './permissions.js';
 import type { IdempotencyState } from './idempotency.js';
+import type { LimitDecision, RouteRateLimit } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -8,10 +9,14 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The resource the response body is, for version transforms. */
     resource?: string;
+    /** `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones. */
+    rateLimit?: RouteRateLimit;
   }
   interface FastifyRequest {
     principal: Principal | null;
     apiVersion: string;
     idempotency: IdempotencyState | null;
+    /** The rate-limit and quota decision for this request (set for authenticated requests). */
+    limits: LimitDecision | null;
   }
 }

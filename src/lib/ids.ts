@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -33,4 +33,9 @@ export type IdPrefix =
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;
+}
+
+/** `req_` and 32 hex characters; randomUUID draws from a pooled entropy buffer, cheap per request. */
+export function newRequestId(): string {
+  return `req_${randomUUID().replaceAll('-', '')}`;
 }

@@ -1,9 +1,17 @@
 import type { Migration } from 'kysely';
 import * as foundation from './0001_foundation.js';
 import * as events from './0002_events.js';
+import * as catalogOrders from './0003_catalog_orders.js';
+import * as usage from './0004_usage.js';
+import * as webhooks from './0005_webhooks.js';
+import * as plugins from './0006_plugins.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_events': events,
+  '0003_catalog_orders': catalogOrders,
+  '0004_usage': usage,
+  '0005_webhooks': webhooks,
+  '0006_plugins': plugins,
 };

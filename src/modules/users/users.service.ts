@@ -10,7 +10,10 @@ export type UserService = ReturnType<typeof createUserService>;
 
 export function createUserService(deps: { store: Store }) {
   // Users change rarely; /users/me is hot. A short-lived cache keeps it off the database.
-  const cache = new Map<string, { at: number; user: NonNullable<Awaited<ReturnType<typeof findUser>>> }>();
+  const cache = new Map<
+    string,
+    { at: number; user: NonNullable<Awaited<ReturnType<typeof findUser>>>; created: string }
+  >();
 
   return {
     async me(principal: Principal, now: number) {
@@ -18,18 +21,18 @@ export function createUserService(deps: { store: Store }) {
       if (!entry || now - entry.at > USER_CACHE_TTL_MS) {
         const user = await findUser(deps.store.db, principal.userId);
         if (!user) throw notFound('user');
-        entry = { at: now, user };
+        entry = { at: now, user, created: iso(user.created) };
         if (cache.size > 10_000) cache.clear();
         cache.set(user.id, entry);
       }
-      const { user } = entry;
+      const { user, created } = entry;
       const { tenant, key } = principal;
       return {
         id: user.id,
         email: user.email,
         name: user.name,
         role: user.role,
-        created: iso(user.created),
+        created,
         tenant: {
           id: tenant.id,
           name: tenant.name,

@@ -1,0 +1,126 @@
+import type { OrderItemsTable, OrderStatus, OrdersTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import type { PageWindow } from '../../http/pagination.js';
+
+export type OrderRow = OrdersTable;
+export type OrderItemRow = OrderItemsTable;
+
+export async function insertOrder(db: Db, row: OrderRow, items: OrderItemRow[]): Promise<void> {
+  await db.insertInto('orders').values(row).execute();
+  await db.insertInto('order_items').values(items).execute();
+}
+
+/** `lock` takes a row lock on PostgreSQL (SQLite's write transaction already excludes writers). */
+export async function findOrder(db: Db, tenantId: string, id: string, lock = false): Promise<OrderRow | undefined> {
+  let query = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** Line items of the given orders, in their original order. */
+export async function findItems(db: Db, orderIds: readonly string[]): Promise<OrderItemRow[]> {
+  if (orderIds.length === 0) return [];
+  return db
+    .selectFrom('order_items')
+    .selectAll()
+    .where('order_id', 'in', [...orderIds])
+    .orderBy('order_id')
+    .orderBy('position')
+    .execute();
+}
+
+/**
+ * Moves an order from exactly `from` to a new status with the given changes; false when another
+ * writer changed its status first.
+ */
+export async function transitionOrder(
+  db: Db,
+  tenantId: string,
+  id: string,
+  from: OrderStatus,
+  changes: Partial<Omit<OrderRow, 'id' | 'tenant_id' | 'created'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function updateOrder(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Partial<Pick<OrderRow, 'payment_id' | 'updated'>>,
+): Promise<void> {
+  await db.updateTable('orders').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+/** Keeps `order_counts` in step with a status change (sorted: a fixed lock order). */
+export async function adjustOrderCounts(
+  db: Db,
+  tenantId: string,
+  deltas: readonly { status: OrderStatus; delta: number }[],
+): Promise<void> {
+  for (const { status, delta } of [...deltas].sort((a, b) => a.status.localeCompare(b.status))) {
+    if (delta === 0) continue;
+    await db
+      .insertInto('order_counts')
+      .values({ tenant_id: tenantId, status, n: delta })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'status']).doUpdateSet((eb) => ({ n: eb('order_counts.n', '+', eb.ref('excluded.n')) })),
+      )
+      .execute();
+  }
+}
+
+export interface OrderFilter {
+  status?: OrderStatus | undefined;
+  customerEmail?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+function filtered(db: Db, tenantId: string, filter: OrderFilter) {
+  let query = db.selectFrom('orders').where('tenant_id', '=', tenantId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.customerEmail !== undefined) query = query.where('customer_email', '=', filter.customerEmail);
+  if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
+  return query;
+}
+
+/** Newest first, ties broken by id; a cursor seeks past (created, id). */
+export async function listOrders(db: Db, tenantId: string, filter: OrderFilter, window: PageWindow) {
+  let query = filtered(db, tenantId, filter).selectAll();
+  if (window.cursor) {
+    const [created, id] = window.cursor.after;
+    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  return query
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(window.limit + 1)
+    .execute();
+}
+
+/** Exact total: from `order_counts` for no filter or a status, a COUNT for the other filters. */
+export async function countOrders(db: Db, tenantId: string, filter: OrderFilter): Promise<number> {
+  if (filter.customerEmail === undefined && filter.from === undefined && filter.to === undefined) {
+    let query = db.selectFrom('order_counts').where('tenant_id', '=', tenantId);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    const { n } = await query
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(n);
+  }
+  const { n } = await filtered(db, tenantId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

@@ -1,0 +1,147 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import {
+  CreateOrderBody,
+  EmptyBody,
+  OrderIdParams,
+  OrderListQuery,
+  OrderListSchema,
+  OrderSchema,
+  PayBody,
+  RefundBody,
+  ShipBody,
+} from './orders.schemas.js';
+
+const ACTION_ERRORS = errorResponses(...BODY_ERRORS, 404, 409);
+
+export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { orders } = deps;
+  return async (app) => {
+    app.post(
+      '/orders',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Create an order; reserves its stock',
+          description:
+            'Stock is reserved atomically (422 `insufficient_stock` names the product); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`).',
+          body: CreateOrderBody,
+          response: { 201: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return orders.create(principalOf(request).tenant.id, request.body);
+      },
+    );
+
+    app.get(
+      '/orders',
+      {
+        config: { auth: 'read:orders' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'List orders, newest first',
+          querystring: OrderListQuery,
+          response: { 200: OrderListSchema },
+        },
+      },
+      async (request) => orders.list(principalOf(request).tenant.id, request.query),
+    );
+
+    app.get(
+      '/orders/:id',
+      {
+        config: { auth: 'read:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Get one order',
+          params: OrderIdParams,
+          response: { 200: OrderSchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => orders.get(principalOf(request).tenant.id, request.params.id),
+    );
+
+    app.post(
+      '/orders/:id/pay',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Pay a pending order',
+          description: 'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded.',
+          params: OrderIdParams,
+          body: PayBody,
+          response: { 200: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) => orders.pay(principalOf(request).tenant.id, request.params.id, request.body.payment_method),
+    );
+
+    app.post(
+      '/orders/:id/ship',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Ship a paid order',
+          params: OrderIdParams,
+          body: ShipBody,
+          response: { 200: OrderSchema, ...ACTION_ERRORS },
+        },
+      },
+      async (request) => orders.ship(principalOf(request).tenant.id, request.params.id, request.body),
+    );
+
+    app.post(
+      '/orders/:id/deliver',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Mark a shipped order delivered',
+          params: OrderIdParams,
+          body: EmptyBody,
+          response: { 200: OrderSchema, ...ACTION_ERRORS },
+        },
+      },
+      async (request) => orders.deliver(principalOf(request).tenant.id, request.params.id),
+    );
+
+    app.post(
+      '/orders/:id/cancel',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Cancel a pending or paid order',
+          description: 'Puts the stock back (once) and returns a captured payment.',
+          params: OrderIdParams,
+          body: EmptyBody,
+          response: { 200: OrderSchema, ...ACTION_ERRORS },
+        },
+      },
+      async (request) => orders.cancel(principalOf(request).tenant.id, request.params.id),
+    );
+
+    app.post(
+      '/orders/:id/refund',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Refund a paid, shipped or delivered order',
+          params: OrderIdParams,
+          body: RefundBody,
+          response: { 200: OrderSchema, ...ACTION_ERRORS },
+        },
+      },
+      async (request) =>
+        orders.refund(principalOf(request).tenant.id, request.params.id, request.body.restock ?? false),
+    );
+  };
+}

@@ -1,0 +1,155 @@
+import { type Static, Type } from 'typebox';
+import type { OrderStatus } from '../../db/schema.js';
+import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+
+export const ORDER_STATUSES: readonly OrderStatus[] = [
+  'pending',
+  'paid',
+  'shipped',
+  'delivered',
+  'cancelled',
+  'refunded',
+];
+
+const StatusSchema = Type.Unsafe<OrderStatus>({
+  type: 'string',
+  enum: [...ORDER_STATUSES],
+  description: '`pending`, `paid`, `shipped`, `delivered`, `cancelled` or `refunded`.',
+});
+
+const StringMap = (description: string) =>
+  Type.Unsafe<Record<string, string>>({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 500 },
+    propertyNames: { minLength: 1, maxLength: 40 },
+    maxProperties: 50,
+    description,
+  });
+
+export const AddressSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    line1: Type.String({ minLength: 1, maxLength: 200 }),
+    line2: Type.Optional(Type.String({ maxLength: 200 })),
+    city: Type.String({ minLength: 1, maxLength: 100 }),
+    state: Type.Optional(Type.String({ maxLength: 100 })),
+    postal_code: Type.Optional(Type.String({ maxLength: 20 })),
+    country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.', examples: ['US'] }),
+    phone: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  { additionalProperties: false },
+);
+export type Address = Static<typeof AddressSchema>;
+
+const PaymentMethod = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description:
+    'A payment method of the provider. The `sandbox` provider accepts `pm_card_visa` and `pm_card_mastercard` (succeed), `pm_card_declined` and `pm_card_insufficient_funds` (fail).',
+  examples: ['pm_card_visa'],
+});
+
+export const CreateOrderBody = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          product_id: Type.String({ minLength: 1, maxLength: 64 }),
+          quantity: Type.Integer({ minimum: 1, maximum: 1000 }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 100, description: 'One line per product.' },
+    ),
+    customer: Type.Object(
+      {
+        email: Type.String({ format: 'email', maxLength: 254 }),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      },
+      { additionalProperties: false },
+    ),
+    shipping_address: Type.Optional(AddressSchema),
+    payment_method: Type.Optional(PaymentMethod),
+    metadata: Type.Optional(StringMap('Your own keys and string values (at most 50).')),
+  },
+  { additionalProperties: false },
+);
+export type CreateOrderBody = Static<typeof CreateOrderBody>;
+
+export const PayBody = Type.Object({ payment_method: PaymentMethod }, { additionalProperties: false });
+export const ShipBody = Type.Object(
+  {
+    carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    tracking_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type ShipBody = Static<typeof ShipBody>;
+export const RefundBody = Type.Object(
+  {
+    restock: Type.Optional(
+      Type.Boolean({ description: 'Put the items back in stock (default false: the goods are gone).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+export const PaymentSummarySchema = Type.Object({
+  id: Type.String({ examples: ['pay_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
+  status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'refunded'] }),
+  method: Type.String(),
+  failure_code: Type.Optional(
+    Type.String({ description: 'Only on a failed payment: `card_declined`, `insufficient_funds`, ...' }),
+  ),
+});
+
+export const OrderItemSchema = Type.Object({
+  product_id: Type.String(),
+  name: Type.String({ description: 'At order time.' }),
+  sku: Nullable(Type.String()),
+  quantity: Type.Integer(),
+  unit_price: Type.Integer({ description: 'Minor units, at order time.' }),
+  total: Type.Integer(),
+});
+
+export const OrderSchema = Type.Object({
+  id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
+  status: Type.String({ enum: [...ORDER_STATUSES] }),
+  items: Type.Array(OrderItemSchema),
+  subtotal: Type.Integer(),
+  total: Type.Integer(),
+  currency: Type.String(),
+  customer: Type.Object({ email: Type.String(), name: Nullable(Type.String()) }),
+  shipping_address: Nullable(AddressSchema),
+  payment: Nullable(PaymentSummarySchema),
+  metadata: Type.Record(Type.String(), Type.String()),
+  carrier: Nullable(Type.String()),
+  tracking_number: Nullable(Type.String()),
+  restocked: Type.Boolean({ description: 'Whether the items went back in stock (cancel, or refund with restock).' }),
+  created: Timestamp,
+  updated: Timestamp,
+  paid_at: Nullable(Timestamp),
+  shipped_at: Nullable(Timestamp),
+  delivered_at: Nullable(Timestamp),
+  cancelled_at: Nullable(Timestamp),
+  refunded_at: Nullable(Timestamp),
+});
+export type OrderObject = Static<typeof OrderSchema>;
+
+export const OrderListQuery = Type.Object(
+  {
+    ...PageQuery,
+    status: Type.Optional(StatusSchema),
+    customer_email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+    created_from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
+    created_to: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
+  },
+  { additionalProperties: false },
+);
+export type OrderListQuery = Static<typeof OrderListQuery>;
+
+export const OrderListSchema = EnvelopeSchema(OrderSchema);
+
+export const OrderIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

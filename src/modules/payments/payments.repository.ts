@@ -1,0 +1,79 @@
+import type { PaymentsTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import { iso } from '../../lib/clock.js';
+
+export type PaymentRow = PaymentsTable;
+
+/** A payment as an event's `data.object` (`payment.received`, `payment.failed`). */
+export interface PaymentObject {
+  id: string;
+  order_id: string;
+  amount: number;
+  currency: string;
+  status: PaymentsTable['status'];
+  method: string;
+  provider: string;
+  failure_code: string | null;
+  failure_message: string | null;
+  created: string;
+  updated: string;
+}
+
+export function presentPayment(row: PaymentRow): PaymentObject {
+  return {
+    id: row.id,
+    order_id: row.order_id,
+    amount: row.amount,
+    currency: row.currency,
+    status: row.status,
+    method: row.method,
+    provider: row.provider,
+    failure_code: row.failure_code,
+    failure_message: row.failure_message,
+    created: iso(row.created),
+    updated: iso(row.updated),
+  };
+}
+
+export async function insertPayment(db: Db, row: PaymentRow): Promise<void> {
+  await db.insertInto('payments').values(row).execute();
+}
+
+export async function findPayment(db: Db, id: string): Promise<PaymentRow | undefined> {
+  return db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findPayments(db: Db, ids: readonly string[]): Promise<PaymentRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The attempt still in flight for an order, if any (at most one: a unique partial index). */
+export async function findPendingPayment(db: Db, orderId: string): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+}
+
+/** Moves a payment on from `from`; false when another writer moved it first. */
+export async function updatePayment(
+  db: Db,
+  id: string,
+  from: PaymentsTable['status'],
+  changes: Partial<Pick<PaymentRow, 'status' | 'failure_code' | 'failure_message' | 'provider_reference' | 'updated'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,243 @@
+import { sql } from 'kysely';
+import type { ProductCountsTable, ProductStatus, ProductsTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import type { PageWindow } from '../../http/pagination.js';
+import type { ProductSort } from './products.schemas.js';
+
+export type ProductRow = ProductsTable;
+
+/** A unique index refused a row: SQLite's constraint code or PostgreSQL's 23505. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
+  const code = String((error as { code: unknown }).code);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export async function insertProducts(db: Db, rows: ProductRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('products').values(rows).execute();
+}
+
+/** `lock` takes a row lock on PostgreSQL (SQLite's write transaction already excludes writers). */
+export async function findProduct(
+  db: Db,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<ProductRow | undefined> {
+  let query = db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function findProductsByIds(db: Db, tenantId: string, ids: readonly string[]): Promise<ProductRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('products')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+export async function skuTaken(db: Db, tenantId: string, sku: string, exceptId?: string): Promise<boolean> {
+  let query = db.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('sku', '=', sku);
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+export async function updateProduct(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Partial<Omit<ProductRow, 'id' | 'tenant_id' | 'created'>>,
+): Promise<void> {
+  await db.updateTable('products').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+export async function deleteProduct(db: Db, tenantId: string, id: string): Promise<void> {
+  await db.deleteFrom('products').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+/**
+ * Takes `quantity` units if that many are on hand, in one conditional UPDATE, so concurrent
+ * orders can never oversell. Returns the product after the change, or undefined if there was not
+ * enough stock.
+ */
+export async function reserveStock(
+  db: Db,
+  tenantId: string,
+  id: string,
+  quantity: number,
+  now: number,
+): Promise<ProductRow | undefined> {
+  return db
+    .updateTable('products')
+    .set((eb) => ({ stock: eb('stock', '-', quantity), updated: now }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('stock', '>=', quantity)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Puts `quantity` units back; undefined when the product has been deleted since. */
+export async function releaseStock(
+  db: Db,
+  tenantId: string,
+  id: string,
+  quantity: number,
+  now: number,
+): Promise<ProductRow | undefined> {
+  return db
+    .updateTable('products')
+    .set((eb) => ({ stock: eb('stock', '+', quantity), updated: now }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The `product_counts` row a product is counted in. */
+export interface CountBucket {
+  category: string | null;
+  status: ProductStatus;
+  inStock: boolean;
+}
+
+export function bucketOf(row: Pick<ProductRow, 'category' | 'status' | 'stock'>): CountBucket {
+  return { category: row.category, status: row.status, inStock: row.stock > 0 };
+}
+
+export interface CountDelta extends CountBucket {
+  delta: number;
+}
+
+/**
+ * Applies count changes in one sorted pass (a fixed lock order: no deadlock between two writers).
+ * Runs in the transaction of the product change it accounts for.
+ */
+export async function adjustCounts(db: Db, tenantId: string, deltas: readonly CountDelta[]): Promise<void> {
+  const merged = new Map<string, ProductCountsTable>();
+  for (const d of deltas) {
+    const row: ProductCountsTable = {
+      tenant_id: tenantId,
+      category: d.category ?? '',
+      status: d.status,
+      in_stock: d.inStock ? 1 : 0,
+      n: d.delta,
+    };
+    const key = JSON.stringify([row.category, row.status, row.in_stock]);
+    const existing = merged.get(key);
+    if (existing) existing.n += d.delta;
+    else merged.set(key, row);
+  }
+  const keys = [...merged.keys()].sort();
+  for (const key of keys) {
+    const row = merged.get(key);
+    if (!row || row.n === 0) continue;
+    await db
+      .insertInto('product_counts')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'category', 'status', 'in_stock'])
+          .doUpdateSet((eb) => ({ n: eb('product_counts.n', '+', eb.ref('excluded.n')) })),
+      )
+      .execute();
+  }
+}
+
+export interface ProductFilter {
+  category?: string | undefined;
+  status?: ProductStatus | undefined;
+  inStock?: boolean | undefined;
+  q?: string | undefined;
+  minPrice?: number | undefined;
+  maxPrice?: number | undefined;
+}
+
+/** Whether the kept counts answer `total` for this filter (price and text filters need a COUNT). */
+export function countable(filter: ProductFilter): boolean {
+  return filter.q === undefined && filter.minPrice === undefined && filter.maxPrice === undefined;
+}
+
+function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function filtered(db: Db, tenantId: string, filter: ProductFilter) {
+  let query = db.selectFrom('products').where('tenant_id', '=', tenantId);
+  if (filter.category !== undefined) query = query.where('category', '=', filter.category);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  // Literal comparisons, so the partial index on `stock = 0` matches the query's term.
+  if (filter.inStock === true) query = query.where(sql<boolean>`stock > 0`);
+  if (filter.inStock === false) query = query.where(sql<boolean>`stock = 0`);
+  if (filter.minPrice !== undefined) query = query.where('price', '>=', filter.minPrice);
+  if (filter.maxPrice !== undefined) query = query.where('price', '<=', filter.maxPrice);
+  if (filter.q !== undefined) {
+    const pattern = likePattern(filter.q);
+    query = query.where((eb) =>
+      eb.or(
+        (['name', 'sku', 'description'] as const).map(
+          (column) => sql<boolean>`lower(${eb.ref(column)}) like ${pattern} escape '\\'`,
+        ),
+      ),
+    );
+  }
+  return query;
+}
+
+const SORTS: Record<ProductSort, { column: 'created' | 'price' | 'name'; direction: 'asc' | 'desc' }> = {
+  created: { column: 'created', direction: 'asc' },
+  '-created': { column: 'created', direction: 'desc' },
+  price: { column: 'price', direction: 'asc' },
+  '-price': { column: 'price', direction: 'desc' },
+  name: { column: 'name', direction: 'asc' },
+};
+
+export function sortColumn(sort: ProductSort): 'created' | 'price' | 'name' {
+  return SORTS[sort].column;
+}
+
+/** One page, `limit + 1` rows: a keyset seek past the cursor, or OFFSET without one. */
+export async function listProducts(
+  db: Db,
+  tenantId: string,
+  filter: ProductFilter,
+  sort: ProductSort,
+  window: PageWindow,
+): Promise<ProductRow[]> {
+  const { column, direction } = SORTS[sort];
+  let query = filtered(db, tenantId, filter).selectAll();
+  if (window.cursor) {
+    const [value, id] = window.cursor.after;
+    query = query.where((eb) =>
+      eb(eb.refTuple(column, 'id'), direction === 'desc' ? '<' : '>', eb.tuple(value, id)),
+    );
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  return query
+    .orderBy(column, direction)
+    .orderBy('id', direction)
+    .limit(window.limit + 1)
+    .execute();
+}
+
+/** Exact total: summed from `product_counts` when it can be, a COUNT otherwise. */
+export async function countProducts(db: Db, tenantId: string, filter: ProductFilter): Promise<number> {
+  if (!countable(filter)) {
+    const { n } = await filtered(db, tenantId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(n);
+  }
+  let query = db.selectFrom('product_counts').where('tenant_id', '=', tenantId);
+  if (filter.category !== undefined) query = query.where('category', '=', filter.category);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.inStock !== undefined) query = query.where('in_stock', '=', filter.inStock ? 1 : 0);
+  const { n } = await query
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql<number>`0`).as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { getBodyParameters } from './products.get-body.js';
+import {
+  CreateProductBody,
+  ProductIdParams,
+  ProductListQuery,
+  ProductListSchema,
+  ProductSchema,
+  UpdateProductBody,
+} from './products.schemas.js';
+
+const LIST_DESCRIPTION = `
+Parameters come from the query string or, as in the original specification's example, from a JSON
+body on the GET request (\`{"limit": 10, "offset": 0, "category": "shoes"}\` with
+\`Content-Type: application/json\`); a body is validated like the query string (unknown fields 400)
+and the query string wins for a parameter both give. \`total\` is exact and comes from kept counts
+unless \`q\`, \`min_price\` or \`max_price\` is given. Use \`next_cursor\` for deep pages.
+`.trim();
+
+export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { products } = deps;
+  const mergeGetBody = getBodyParameters(ProductListQuery);
+  return async (app) => {
+    app.get(
+      '/products',
+      {
+        config: { auth: 'read:products' },
+        preValidation: mergeGetBody,
+        schema: {
+          tags: ['Products'],
+          summary: 'List products',
+          description: LIST_DESCRIPTION,
+          querystring: ProductListQuery,
+          response: { 200: ProductListSchema, ...errorResponses(413, 415) },
+        },
+      },
+      async (request) => products.list(principalOf(request).tenant.id, request.query),
+    );
+
+    app.post(
+      '/products',
+      {
+        config: { auth: 'write:products', resource: 'product' },
+        schema: {
+          tags: ['Products'],
+          summary: 'Create a product',
+          body: CreateProductBody,
+          response: { 201: ProductSchema, ...errorResponses(...BODY_ERRORS, 409) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return products.create(principalOf(request).tenant, request.body);
+      },
+    );
+
+    app.get(
+      '/products/:id',
+      {
+        config: { auth: 'read:products', resource: 'product' },
+        schema: {
+          tags: ['Products'],
+          summary: 'Get one product',
+          params: ProductIdParams,
+          response: { 200: ProductSchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => products.get(principalOf(request).tenant.id, request.params.id),
+    );
+
+    app.patch(
+      '/products/:id',
+      {
+        config: { auth: 'write:products', resource: 'product' },
+        schema: {
+          tags: ['Products'],
+          summary: 'Change a product',
+          description:
+            'Only the fields given change; past orders keep their own copy. Setting `stock` to 0 emits `product.outofstock`.',
+          params: ProductIdParams,
+          body: UpdateProductBody,
+          response: { 200: ProductSchema, ...errorResponses(...BODY_ERRORS, 404, 409) },
+        },
+      },
+      async (request) => products.update(principalOf(request).tenant.id, request.params.id, request.body),
+    );
+
+    app.delete(
+      '/products/:id',
+      {
+        config: { auth: 'write:products' },
+        schema: {
+          tags: ['Products'],
+          summary: 'Delete a product; past orders keep their own copy',
+          params: ProductIdParams,
+          response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(404) },
+        },
+      },
+      async (request, reply) => {
+        await products.remove(principalOf(request).tenant.id, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,136 @@
+import { type Static, Type } from 'typebox';
+import type { ProductStatus } from '../../db/schema.js';
+import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+
+export const PRODUCT_STATUSES: readonly ProductStatus[] = ['active', 'draft', 'archived'];
+export const PRODUCT_SORTS = ['created', '-created', 'price', '-price', 'name'] as const;
+export type ProductSort = (typeof PRODUCT_SORTS)[number];
+
+/** Upper bounds that keep every order total (100 lines x 1,000 units) a safe integer. */
+export const MAX_PRICE = 10_000_000_000;
+export const MAX_STOCK = 1_000_000_000;
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1 to 200 characters.' });
+const Description = Type.String({ maxLength: 5000 });
+const Sku = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'Unique per tenant; 1 to 64 printable ASCII characters without spaces.',
+  examples: ['TSHIRT-BLK-M'],
+});
+const Price = Type.Integer({
+  minimum: 0,
+  maximum: MAX_PRICE,
+  description: 'Minor units (cents).',
+  examples: [1999],
+});
+const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'ISO 4217, upper case.',
+  examples: ['USD'],
+});
+const Category = Type.String({ minLength: 1, maxLength: 100, examples: ['shoes'] });
+const Stock = Type.Integer({ minimum: 0, maximum: MAX_STOCK });
+const Status = Type.Unsafe<ProductStatus>({
+  type: 'string',
+  enum: [...PRODUCT_STATUSES],
+  description: '`active` (default), `draft` or `archived`.',
+});
+const Images = Type.Array(
+  Type.String({ format: 'uri', maxLength: 2048, pattern: '^https://', description: 'An https URL.' }),
+  { maxItems: 20 },
+);
+const Attributes = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 500 },
+  propertyNames: { minLength: 1, maxLength: 100 },
+  maxProperties: 50,
+  description: 'A flat map of string values (at most 50), e.g. {"color": "black"}.',
+});
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20, uniqueItems: true });
+
+export const ProductSchema = Type.Object({
+  id: Type.String({ examples: ['prod_3kTq9ZpW2bX9sT2uV7wY3cE5'] }),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  price: Type.Integer(),
+  currency: Type.String(),
+  category: Nullable(Type.String()),
+  stock: Type.Integer(),
+  status: Type.String({ enum: [...PRODUCT_STATUSES] }),
+  images: Type.Array(Type.String()),
+  attributes: Type.Record(Type.String(), Type.String()),
+  tags: Type.Array(Type.String()),
+  created: Timestamp,
+  updated: Timestamp,
+});
+export type ProductObject = Static<typeof ProductSchema>;
+
+export const CreateProductBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Nullable(Description)),
+    sku: Type.Optional(Nullable(Sku)),
+    price: Price,
+    currency: Type.Optional(
+      Type.String({ ...Currency, description: 'ISO 4217; defaults to the tenant’s currency.' }),
+    ),
+    category: Type.Optional(Nullable(Category)),
+    stock: Type.Optional(Type.Integer({ ...Stock, description: 'Units on hand; default 0.' })),
+    status: Type.Optional(Status),
+    images: Type.Optional(Images),
+    attributes: Type.Optional(Attributes),
+    tags: Type.Optional(Tags),
+  },
+  { additionalProperties: false },
+);
+export type CreateProductBody = Static<typeof CreateProductBody>;
+
+export const UpdateProductBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Nullable(Description)),
+    sku: Type.Optional(Nullable(Sku)),
+    price: Type.Optional(Price),
+    currency: Type.Optional(Currency),
+    category: Type.Optional(Nullable(Category)),
+    stock: Type.Optional(Stock),
+    status: Type.Optional(Status),
+    images: Type.Optional(Images),
+    attributes: Type.Optional(Attributes),
+    tags: Type.Optional(Tags),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateProductBody = Static<typeof UpdateProductBody>;
+
+/** `GET /products` parameters; the same schema validates the query string and a JSON body. */
+export const ProductListQuery = Type.Object(
+  {
+    ...PageQuery,
+    category: Type.Optional(Category),
+    status: Type.Optional(Status),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Text in the name, SKU or description.' }),
+    ),
+    min_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),
+    max_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),
+    in_stock: Type.Optional(Type.Boolean({ description: '`true`: stock > 0; `false`: stock = 0.' })),
+    sort: Type.Optional(
+      Type.Unsafe<ProductSort>({
+        type: 'string',
+        enum: [...PRODUCT_SORTS],
+        description: 'Default `-created` (newest first). Ties are broken by id.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ProductListQuery = Static<typeof ProductListQuery>;
+
+export const ProductListSchema = EnvelopeSchema(ProductSchema);
+
+export const ProductIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

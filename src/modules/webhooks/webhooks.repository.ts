@@ -1,0 +1,341 @@
+import type {
+  EventsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+  WebhookStatus,
+} from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import type { PageWindow } from '../../http/pagination.js';
+
+/**
+ * Webhook endpoints and delivery attempts. The only dialect difference is in `claimDue`: on
+ * PostgreSQL candidates are read `FOR UPDATE SKIP LOCKED`, so concurrent workers each take rows
+ * the others have not; SQLite's write transaction (BEGIN IMMEDIATE) already admits one claimer.
+ */
+
+export type EndpointRow = WebhookEndpointsTable;
+export type DeliveryRow = WebhookDeliveriesTable;
+
+// ---- endpoints
+
+export async function insertEndpoint(db: Db, row: EndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function findEndpoint(db: Db, tenantId: string, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Serialises a tenant's endpoint creations on PostgreSQL, so the per-tenant limit holds. */
+export async function lockTenant(db: Db, tenantId: string, rowLocks: boolean): Promise<void> {
+  if (!rowLocks) return;
+  await db.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
+}
+
+export async function countEndpoints(db: Db, tenantId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** Newest first, ties broken by id; a cursor seeks past (created, id). */
+export async function listEndpoints(db: Db, tenantId: string, window: PageWindow) {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', tenantId);
+  if (window.cursor) {
+    const [created, id] = window.cursor.after;
+    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  const rows = await query
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(window.limit + 1)
+    .execute();
+  return { rows, total: await countEndpoints(db, tenantId) };
+}
+
+export type EndpointChanges = Partial<
+  Pick<
+    EndpointRow,
+    | 'url'
+    | 'events'
+    | 'description'
+    | 'status'
+    | 'failing_since'
+    | 'secret'
+    | 'previous_secret'
+    | 'previous_secret_expires_at'
+  >
+>;
+
+export async function updateEndpoint(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: EndpointChanges,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ ...changes, updated: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteEndpoint(db: Db, tenantId: string, id: string): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The tenant's endpoints that take deliveries (not Disabled), for the fan-out. */
+export async function enabledEndpoints(db: Db, tenantId: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('tenant_id', '=', tenantId)
+    .where('status', '<>', 'Disabled')
+    .execute();
+}
+
+/**
+ * After an attempt: `last_triggered`, and the status. A success makes the endpoint Active; a
+ * failure Degraded, or Disabled on a 410 or when it has failed without a success for
+ * `disableAfterMs`. A Disabled endpoint stays Disabled until re-enabled. One statement, so
+ * concurrent outcomes never lose each other's update.
+ */
+export async function recordEndpointOutcome(
+  db: Db,
+  id: string,
+  outcome: { ok: boolean; gone: boolean; at: number; disableAfterMs: number },
+): Promise<void> {
+  const { ok, gone, at, disableAfterMs } = outcome;
+  await db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      last_triggered: at,
+      failing_since: ok ? null : eb.fn.coalesce('failing_since', eb.val(at)),
+      status: eb
+        .case()
+        .when('status', '=', 'Disabled')
+        .then(eb.val<WebhookStatus>('Disabled'))
+        .when(eb.val(ok ? 1 : 0), '=', 1)
+        .then(eb.val<WebhookStatus>('Active'))
+        .when(
+          eb.or([
+            eb(eb.val(gone ? 1 : 0), '=', 1),
+            eb.and([eb('failing_since', 'is not', null), eb('failing_since', '<=', at - disableAfterMs)]),
+          ]),
+        )
+        .then(eb.val<WebhookStatus>('Disabled'))
+        .else(eb.val<WebhookStatus>('Degraded'))
+        .end(),
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---- deliveries
+
+export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+export async function findDelivery(
+  db: Db,
+  tenantId: string,
+  endpointId: string,
+  id: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', endpointId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The attempts of one event to one endpoint, oldest first. */
+export async function attemptsOf(db: Db, endpointId: string, eventId: string): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('event_id', '=', eventId)
+    .orderBy('attempt')
+    .execute();
+}
+
+export async function makeDueNow(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ due_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('due_at', '>', now)
+    .execute();
+}
+
+export async function findEvent(db: Db, tenantId: string, id: string): Promise<EventsTable | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+function deliveriesOf(db: Db, tenantId: string, endpointId: string, status: string | undefined) {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', endpointId);
+  if (status !== undefined) query = query.where('status', '=', status as DeliveryRow['status']);
+  return query;
+}
+
+/** Newest first, ties broken by id. */
+export async function listDeliveries(
+  db: Db,
+  tenantId: string,
+  endpointId: string,
+  status: string | undefined,
+  window: PageWindow,
+) {
+  let query = deliveriesOf(db, tenantId, endpointId, status).selectAll();
+  if (window.cursor) {
+    const [created, id] = window.cursor.after;
+    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  const rows = await query
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(window.limit + 1)
+    .execute();
+  const { n } = await deliveriesOf(db, tenantId, endpointId, status)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}
+
+function dueQuery(db: Db, now: number, skipEndpoints: readonly string[]) {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .where('due_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb.selectFrom('webhook_endpoints').select('id').where('status', '<>', 'Disabled'),
+    );
+  if (skipEndpoints.length > 0) query = query.where('endpoint_id', 'not in', [...skipEndpoints]);
+  return query;
+}
+
+/** A cheap read before taking a write transaction: is anything due at all? */
+export async function anyDue(db: Db, now: number, skipEndpoints: readonly string[]): Promise<boolean> {
+  const row = await dueQuery(db, now, skipEndpoints).select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Reads up to `limit` due, unleased candidates in due order (locking them, skipping rows other
+ * workers hold, on PostgreSQL). Call inside a transaction, lease the chosen ones with
+ * `leaseDeliveries` in the same transaction.
+ */
+export async function dueCandidates(
+  db: Db,
+  input: { now: number; limit: number; skipEndpoints: readonly string[]; rowLocks: boolean },
+) {
+  let query = dueQuery(db, input.now, input.skipEndpoints)
+    .select(['id', 'endpoint_id'])
+    .orderBy('due_at')
+    .orderBy('id')
+    .limit(input.limit);
+  if (input.rowLocks) query = query.forUpdate().skipLocked();
+  return query.execute();
+}
+
+export async function leaseDeliveries(
+  db: Db,
+  ids: readonly string[],
+  owner: string,
+  leaseUntil: number,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: owner, lease_until: leaseUntil })
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** A leased delivery with what sending it needs: its endpoint and its event. */
+export async function loadJobs(db: Db, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .innerJoin('events as ev', 'ev.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.attempt',
+      'd.manual',
+      'd.endpoint_id',
+      'd.lease_owner',
+      'e.url',
+      'e.secret',
+      'e.previous_secret',
+      'e.previous_secret_expires_at',
+      'e.api_version',
+      'ev.id as event_id',
+      'ev.tenant_id as event_tenant_id',
+      'ev.type as event_type',
+      'ev.object_type as event_object_type',
+      'ev.object_id as event_object_id',
+      'ev.data as event_data',
+      'ev.created as event_created',
+    ])
+    .where('d.id', 'in', [...ids])
+    .execute();
+}
+
+export type Job = Awaited<ReturnType<typeof loadJobs>>[number];
+
+/**
+ * Writes an attempt's outcome, only while `owner` still holds the lease on the pending row (a
+ * worker whose lease ran out and was taken over records nothing). Returns whether it did.
+ */
+export async function completeAttempt(
+  db: Db,
+  id: string,
+  owner: string,
+  outcome: Pick<
+    DeliveryRow,
+    'status' | 'time' | 'url' | 'response' | 'response_status' | 'response_body' | 'duration' | 'next_retry_at'
+  >,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...outcome, lease_until: null })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

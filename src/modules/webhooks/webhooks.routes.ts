@@ -1,0 +1,167 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import { EnvelopeSchema } from '../../http/pagination.js';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import {
+  CreateWebhookBody,
+  DeliveryListQuery,
+  DeliveryParams,
+  DeliverySchema,
+  UpdateWebhookBody,
+  WebhookListQuery,
+  WebhookParams,
+  WebhookSchema,
+} from './webhooks.schemas.js';
+
+const TAGS = ['Webhooks'];
+
+export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { webhooks } = deps;
+  return async (app) => {
+    app.post(
+      '/webhooks',
+      {
+        config: { auth: 'write:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'Register an endpoint; its signing secret is in this response only',
+          description:
+            'The URL must be https, without credentials, and resolve to public addresses only (422 `invalid_webhook_url`). At most 20 endpoints per tenant (422 `limit_exceeded`).',
+          body: CreateWebhookBody,
+          response: { 201: WebhookSchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return webhooks.create(principalOf(request), request.body);
+      },
+    );
+
+    app.get(
+      '/webhooks',
+      {
+        config: { auth: 'read:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'List endpoints, newest first',
+          querystring: WebhookListQuery,
+          response: { 200: EnvelopeSchema(WebhookSchema) },
+        },
+      },
+      async (request) => webhooks.list(principalOf(request), request.query),
+    );
+
+    app.get(
+      '/webhooks/:id',
+      {
+        config: { auth: 'read:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'Get one endpoint',
+          params: WebhookParams,
+          response: { 200: WebhookSchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => webhooks.get(principalOf(request), request.params.id),
+    );
+
+    app.patch(
+      '/webhooks/:id',
+      {
+        config: { auth: 'write:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'Change the URL, events or description, or disable / re-enable an endpoint',
+          params: WebhookParams,
+          body: UpdateWebhookBody,
+          response: { 200: WebhookSchema, ...errorResponses(...BODY_ERRORS, 404, 422) },
+        },
+      },
+      async (request) => webhooks.update(principalOf(request), request.params.id, request.body),
+    );
+
+    app.delete(
+      '/webhooks/:id',
+      {
+        config: { auth: 'write:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'Delete an endpoint and its delivery log',
+          params: WebhookParams,
+          response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(404) },
+        },
+      },
+      async (request, reply) => {
+        await webhooks.remove(principalOf(request), request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/rotate-secret',
+      {
+        config: { auth: 'write:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'Replace the signing secret; the old one keeps signing beside it for 24 hours',
+          params: WebhookParams,
+          response: { 200: WebhookSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) => webhooks.rotateSecret(principalOf(request), request.params.id),
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        config: { auth: 'write:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'Send a `webhook.test` event to this endpoint',
+          description: 'Returns the queued delivery. A disabled endpoint is 409 `invalid_state_transition`.',
+          params: WebhookParams,
+          response: { 202: DeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202);
+        return webhooks.test(principalOf(request), request.params.id);
+      },
+    );
+
+    app.get(
+      '/webhooks/:id/deliveries',
+      {
+        config: { auth: 'read:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: 'The delivery log of an endpoint: one entry per attempt, newest first',
+          params: WebhookParams,
+          querystring: DeliveryListQuery,
+          response: { 200: EnvelopeSchema(DeliverySchema), ...errorResponses(404) },
+        },
+      },
+      async (request) => webhooks.deliveries(principalOf(request), request.params.id, request.query),
+    );
+
+    app.post(
+      '/webhooks/:id/deliveries/:delivery_id/retry',
+      {
+        config: { auth: 'write:webhooks' },
+        schema: {
+          tags: TAGS,
+          summary: "Send a delivery's event to this endpoint again, now",
+          description:
+            'Moves a pending attempt of the same event up, or queues one more (manual, not rescheduled) attempt. A disabled endpoint is 409 `invalid_state_transition`.',
+          params: DeliveryParams,
+          response: { 202: DeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202);
+        return webhooks.retry(principalOf(request), request.params.id, request.params.delivery_id);
+      },
+    );
+  };
+}

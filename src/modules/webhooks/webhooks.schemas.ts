@@ -1,0 +1,103 @@
+import { type Static, Type } from 'typebox';
+import { PageQuery } from '../../http/pagination.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+import { EVENT_TYPES } from '../events/events.types.js';
+
+export const MAX_URL_LENGTH = 2048;
+
+const EventName = Type.String({
+  enum: [...EVENT_TYPES, '*'],
+  description: 'An event type, or `*` (alone) for every type.',
+});
+
+const Events = Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true });
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description: 'https, without credentials, resolving to public addresses only.',
+  examples: ['https://example.com/hooks/commerce'],
+});
+
+const Description = Type.String({ maxLength: 500 });
+
+export const WebhookSchema = Type.Object({
+  id: Type.String({ examples: ['wh_4fGz0aQm1bX9sT2uV7wY3cE5'] }),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('Active'), Type.Literal('Degraded'), Type.Literal('Disabled')], {
+    description:
+      '`Degraded` after a failed delivery, `Active` again after a success; `Disabled` after 5 days of failures, a 410 answer or `enabled: false`.',
+  }),
+  secret: Type.Optional(
+    Type.String({
+      description: 'Signing secret (`whsec_` + base64); only in the responses that create or rotate it.',
+      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    }),
+  ),
+  api_version: Type.String({ description: 'Payloads are rendered in this version.', examples: ['2026-11-21'] }),
+  last_triggered: Nullable(Timestamp),
+  created: Timestamp,
+  updated: Timestamp,
+});
+
+export const CreateWebhookBody = Type.Object(
+  { url: Url, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Nullable(Description)),
+    enabled: Type.Optional(
+      Type.Boolean({ description: '`false` disables the endpoint; `true` re-enables it as `Active`.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+
+export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const DeliveryParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  delivery_id: Type.String({ maxLength: 64 }),
+});
+
+export const WebhookListQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+export const DeliveryStatus = Type.Union(
+  [Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('pending')],
+  { description: '`pending` rows are scheduled and not yet attempted.' },
+);
+
+export const DeliveryListQuery = Type.Object(
+  { ...PageQuery, status: Type.Optional(DeliveryStatus) },
+  { additionalProperties: false },
+);
+
+export const DeliverySchema = Type.Object({
+  id: Type.String({ examples: ['del_9hGf2kQm1bX9sT2uV7wY3cE5'] }),
+  time: Type.Union([Timestamp, Type.Null()], { description: 'When the attempt was made; null while pending.' }),
+  event: Type.String({ examples: ['order.created'] }),
+  event_id: Type.String(),
+  endpoint: Type.String({ description: 'The path of the URL.', examples: ['/hooks/commerce'] }),
+  url: Type.String(),
+  response: Nullable(
+    Type.String({
+      description: 'Status and reason text, or the network error.',
+      examples: ['200 OK', '503 Service Unavailable'],
+    }),
+  ),
+  response_status: Nullable(Type.Integer()),
+  response_body: Nullable(Type.String({ description: 'The first 1 KiB of the response body.' })),
+  duration: Nullable(Type.Integer({ description: 'Milliseconds.' })),
+  attempt: Type.Integer({ minimum: 1 }),
+  status: DeliveryStatus,
+  next_retry_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the next attempt is scheduled (for a pending row: this one).',
+  }),
+});

@@ -1,0 +1,365 @@
+import type { Config } from '../../config.js';
+import type { EventsTable } from '../../db/schema.js';
+import type { Db, Store } from '../../db/store.js';
+import { AppError, notFound, validationError } from '../../http/errors.js';
+import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { type Clock, iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { Principal } from '../../lib/principal.js';
+import type { EventService } from '../events/events.service.js';
+import * as repo from './webhooks.repository.js';
+import type { CreateWebhookBody, UpdateWebhookBody } from './webhooks.schemas.js';
+import { newSecret } from './webhooks.transport.js';
+import { assertSafeWebhookUrl, type Resolver } from './webhooks.url.js';
+
+/**
+ * Webhook endpoints (contract section 8) and the fan-out that turns every emitted event into one
+ * pending delivery per subscribed endpoint, inside the emitting transaction. Sending is the
+ * worker's job (webhooks.worker.ts).
+ */
+
+export const MAX_ENDPOINTS_PER_TENANT = 20;
+/** How long the secret replaced by a rotation keeps signing beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export interface WebhookObject {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: repo.EndpointRow['status'];
+  secret?: string;
+  api_version: string;
+  last_triggered: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface DeliveryObject {
+  id: string;
+  time: string | null;
+  event: string;
+  event_id: string;
+  endpoint: string;
+  url: string;
+  response: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  duration: number | null;
+  attempt: number;
+  status: repo.DeliveryRow['status'];
+  next_retry_at: string | null;
+}
+
+function parseEvents(json: string): string[] {
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed) ? parsed.filter((e): e is string => typeof e === 'string') : [];
+}
+
+export function subscribes(eventsJson: string, type: string): boolean {
+  const events = parseEvents(eventsJson);
+  return events.includes('*') || events.includes(type);
+}
+
+function toObject(row: repo.EndpointRow, secret?: string): WebhookObject {
+  return {
+    id: row.id,
+    url: row.url,
+    events: parseEvents(row.events),
+    description: row.description,
+    status: row.status,
+    ...(secret === undefined ? {} : { secret }),
+    api_version: row.api_version,
+    last_triggered: iso(row.last_triggered),
+    created: iso(row.created),
+    updated: iso(row.updated),
+  };
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+export function toDelivery(row: repo.DeliveryRow, endpointUrl: string): DeliveryObject {
+  const url = row.url ?? endpointUrl;
+  return {
+    id: row.id,
+    time: iso(row.time),
+    event: row.event_type,
+    event_id: row.event_id,
+    endpoint: pathOf(url),
+    url,
+    response: row.response,
+    response_status: row.response_status,
+    response_body: row.response_body,
+    duration: row.duration,
+    attempt: row.attempt,
+    status: row.status,
+    next_retry_at: iso(row.status === 'pending' ? row.due_at : row.next_retry_at),
+  };
+}
+
+function checkEvents(events: readonly string[]): string[] {
+  if (events.includes('*') && events.length > 1) {
+    throw validationError('events', 'must be ["*"] alone or a list of event types');
+  }
+  return [...events];
+}
+
+export function pendingDelivery(
+  endpointId: string,
+  event: Pick<EventsTable, 'id' | 'tenant_id' | 'type'>,
+  now: number,
+  attempt = 1,
+  manual = false,
+): repo.DeliveryRow {
+  return {
+    id: newId('del'),
+    tenant_id: event.tenant_id,
+    endpoint_id: endpointId,
+    event_id: event.id,
+    event_type: event.type,
+    attempt,
+    manual: manual ? 1 : 0,
+    status: 'pending',
+    due_at: now,
+    lease_until: null,
+    lease_owner: null,
+    time: null,
+    url: null,
+    response: null,
+    response_status: null,
+    response_body: null,
+    duration: null,
+    next_retry_at: null,
+    created: now,
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
+
+export function createWebhookService(deps: {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  events: EventService;
+  resolve: Resolver;
+}) {
+  const { store, clock, config, events } = deps;
+  const dueListeners: (() => void)[] = [];
+
+  /** Tells in-process workers that deliveries may be due (they also poll). */
+  function signalDue(): void {
+    // After the current transaction's statements: on SQLite the worker's next query queues behind
+    // the emitting transaction on the one connection, so it sees the committed rows.
+    if (dueListeners.length > 0) setImmediate(() => dueListeners.forEach((listener) => listener()));
+  }
+
+  async function safeUrl(raw: string): Promise<string> {
+    return assertSafeWebhookUrl(raw, { allowInsecure: config.webhooks.allowInsecure, resolve: deps.resolve });
+  }
+
+  async function endpointOf(db: Db, principal: Principal, id: string): Promise<repo.EndpointRow> {
+    const row = await repo.findEndpoint(db, principal.tenant.id, id);
+    if (!row) throw notFound('webhook');
+    return row;
+  }
+
+  function refuseWhileDisabled(row: repo.EndpointRow, what: string): void {
+    if (row.status === 'Disabled') {
+      throw new AppError(
+        'invalid_state_transition',
+        `The webhook is disabled; re-enable it with PATCH {"enabled": true} before ${what}.`,
+      );
+    }
+  }
+
+  // The fan-out: one pending delivery per subscribed, enabled endpoint, in the event's transaction.
+  // `webhook.test` goes only to the endpoint being tested (see `test`).
+  events.onEmit(async (trx, event) => {
+    if (event.type === 'webhook.test') return;
+    const targets = (await repo.enabledEndpoints(trx, event.tenant_id)).filter((e) =>
+      subscribes(e.events, event.type),
+    );
+    if (targets.length === 0) return;
+    await repo.insertDeliveries(
+      trx,
+      targets.map((e) => pendingDelivery(e.id, event, event.created)),
+    );
+    signalDue();
+  });
+
+  return {
+    onDue(listener: () => void): void {
+      dueListeners.push(listener);
+    },
+
+    async create(principal: Principal, input: CreateWebhookBody): Promise<WebhookObject> {
+      const events = checkEvents(input.events);
+      const url = await safeUrl(input.url);
+      const now = clock.now();
+      const secret = newSecret();
+      const row: repo.EndpointRow = {
+        id: newId('wh'),
+        tenant_id: principal.tenant.id,
+        url,
+        events: JSON.stringify(events),
+        description: input.description ?? null,
+        status: 'Active',
+        secret,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        api_version: principal.tenant.api_version,
+        last_triggered: null,
+        failing_since: null,
+        created: now,
+        updated: now,
+      };
+      await store.transaction(async (trx) => {
+        await repo.lockTenant(trx, principal.tenant.id, store.supportsRowLocks);
+        if ((await repo.countEndpoints(trx, principal.tenant.id)) >= MAX_ENDPOINTS_PER_TENANT) {
+          throw new AppError(
+            'limit_exceeded',
+            `A tenant can have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.`,
+          );
+        }
+        await repo.insertEndpoint(trx, row);
+      });
+      return toObject(row, secret);
+    },
+
+    async list(principal: Principal, query: PageQuery) {
+      const window = pageWindow(query, 'created');
+      const { rows, total } = await repo.listEndpoints(store.db, principal.tenant.id, window);
+      return envelope(
+        rows,
+        total,
+        window,
+        'created',
+        (row) => [row.created, row.id],
+        (row) => toObject(row),
+      );
+    },
+
+    async get(principal: Principal, id: string): Promise<WebhookObject> {
+      return toObject(await endpointOf(store.db, principal, id));
+    },
+
+    async update(principal: Principal, id: string, input: UpdateWebhookBody): Promise<WebhookObject> {
+      const changes: repo.EndpointChanges = {};
+      if (input.url !== undefined) changes.url = await safeUrl(input.url);
+      if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
+      if (input.description !== undefined) changes.description = input.description;
+      const now = clock.now();
+      return store.transaction(async (trx) => {
+        const row = await endpointOf(trx, principal, id);
+        if (input.enabled === false) changes.status = 'Disabled';
+        if (input.enabled === true && row.status === 'Disabled') {
+          changes.status = 'Active';
+          changes.failing_since = null;
+        }
+        await repo.updateEndpoint(trx, principal.tenant.id, id, changes, now);
+        if (changes.status === 'Active') signalDue();
+        return toObject(await endpointOf(trx, principal, id));
+      });
+    },
+
+    async remove(principal: Principal, id: string): Promise<void> {
+      await store.transaction(async (trx) => {
+        if ((await repo.deleteEndpoint(trx, principal.tenant.id, id)) === 0) throw notFound('webhook');
+      });
+    },
+
+    /** A new secret; the replaced one keeps signing beside it for 24 hours. */
+    async rotateSecret(principal: Principal, id: string): Promise<WebhookObject> {
+      const now = clock.now();
+      const secret = newSecret();
+      return store.transaction(async (trx) => {
+        const row = await endpointOf(trx, principal, id);
+        await repo.updateEndpoint(
+          trx,
+          principal.tenant.id,
+          id,
+          { secret, previous_secret: row.secret, previous_secret_expires_at: now + ROTATION_OVERLAP_MS },
+          now,
+        );
+        return toObject(await endpointOf(trx, principal, id), secret);
+      });
+    },
+
+    /** Emits a `webhook.test` event and queues its delivery to this endpoint only. */
+    async test(principal: Principal, id: string): Promise<DeliveryObject> {
+      const delivery = await store.transaction(async (trx) => {
+        const row = await endpointOf(trx, principal, id);
+        refuseWhileDisabled(row, 'testing it');
+        const { secret: _secret, ...object } = toObject(row);
+        const event = await events.emit(trx, {
+          tenantId: principal.tenant.id,
+          type: 'webhook.test',
+          objectType: 'webhook',
+          object,
+        });
+        const pending = pendingDelivery(row.id, event, event.created);
+        await repo.insertDeliveries(trx, [pending]);
+        return toDelivery(pending, row.url);
+      });
+      signalDue();
+      return delivery;
+    },
+
+    async deliveries(
+      principal: Principal,
+      id: string,
+      query: PageQuery & { status?: repo.DeliveryRow['status'] | undefined },
+    ) {
+      const endpoint = await endpointOf(store.db, principal, id);
+      const window = pageWindow(query, 'created');
+      const { rows, total } = await repo.listDeliveries(
+        store.db,
+        principal.tenant.id,
+        endpoint.id,
+        query.status,
+        window,
+      );
+      return envelope(
+        rows,
+        total,
+        window,
+        'created',
+        (row) => [row.created, row.id],
+        (row) => toDelivery(row, endpoint.url),
+      );
+    },
+
+    /**
+     * Sends a delivery's event again, now: a pending attempt of the same event is moved up, or a new
+     * single (manual) attempt is queued. Returns the pending attempt.
+     */
+    async retry(principal: Principal, id: string, deliveryId: string): Promise<DeliveryObject> {
+      const now = clock.now();
+      const delivery = await store.transaction(async (trx) => {
+        const endpoint = await endpointOf(trx, principal, id);
+        const original = await repo.findDelivery(trx, principal.tenant.id, endpoint.id, deliveryId);
+        if (!original) throw notFound('delivery');
+        refuseWhileDisabled(endpoint, 'retrying a delivery');
+        const attempts = await repo.attemptsOf(trx, endpoint.id, original.event_id);
+        const pending = attempts.find((a) => a.status === 'pending');
+        if (pending) {
+          await repo.makeDueNow(trx, pending.id, now);
+          return toDelivery({ ...pending, due_at: Math.min(pending.due_at, now) }, endpoint.url);
+        }
+        const last = attempts[attempts.length - 1]?.attempt ?? original.attempt;
+        const event = { id: original.event_id, tenant_id: original.tenant_id, type: original.event_type };
+        const row = pendingDelivery(endpoint.id, event, now, last + 1, true);
+        await repo.insertDeliveries(trx, [row]);
+        return toDelivery(row, endpoint.url);
+      });
+      signalDue();
+      return delivery;
+    },
+  };
+}

@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  type ApiResponse,
+  type Client,
+  client,
+  createTenant,
+  createTestContext,
+  DIALECTS,
+  type TestContext,
+} from '../../../test/helpers/context.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+
+/** The endpoints API: shapes, validation, limits, state changes and tenant isolation. */
+
+interface Problem {
+  code: string;
+  errors?: { field: string; message: string }[];
+}
+
+interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`webhook endpoints API (${dialect})`, () => {
+    let ctx: TestContext;
+    let api: Client;
+    let other: Client;
+    let readOnly: Client;
+    let tenantVersion: string;
+
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      const tenant = await createTenant(ctx, { apiVersion: '2026-06-01' });
+      tenantVersion = tenant.tenant.api_version;
+      api = client(ctx.app, tenant.apiKey.key);
+      other = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      const key = await api<{ key: string }>('POST', '/v1/api-keys', {
+        body: { name: 'reader', permissions: ['read:webhooks'] },
+      });
+      readOnly = client(ctx.app, key.body.key);
+    });
+    after(() => ctx.close());
+
+    async function create(
+      as: Client,
+      body: Record<string, unknown> = {},
+    ): Promise<ApiResponse<WebhookObject & Problem>> {
+      return as<WebhookObject & Problem>('POST', '/v1/webhooks', {
+        body: { url: 'https://example.com/hooks/orders', events: ['order.created'], ...body },
+      });
+    }
+
+    it('creates an endpoint and shows its secret once', async () => {
+      const res = await create(api, { description: 'Orders feed', events: ['order.created', 'order.paid'] });
+      assert.equal(res.status, 201);
+      const hook = res.body;
+      assert.match(hook.id, /^wh_[0-9A-Za-z]{24}$/);
+      assert.equal(hook.url, 'https://example.com/hooks/orders');
+      assert.deepEqual(hook.events, ['order.created', 'order.paid']);
+      assert.equal(hook.description, 'Orders feed');
+      assert.equal(hook.status, 'Active');
+      assert.equal(hook.api_version, tenantVersion);
+      assert.equal(hook.last_triggered, null);
+      assert.equal(hook.created, hook.updated);
+      assert.match(hook.secret ?? '', /^whsec_[A-Za-z0-9+/]+=*$/);
+      const raw = Buffer.from((hook.secret ?? '').slice('whsec_'.length), 'base64');
+      assert.ok(raw.length >= 24 && raw.length <= 64, `secret has ${raw.length} bytes`);
+      assert.deepEqual(Object.keys(hook).sort(), [
+        'api_version',
+        'created',
+        'description',
+        'events',
+        'id',
+        'last_triggered',
+        'secret',
+        'status',
+        'updated',
+        'url',
+      ]);
+
+      const got = await api<WebhookObject>('GET', `/v1/webhooks/${hook.id}`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body.secret, undefined);
+      const { secret: _secret, ...shown } = hook;
+      assert.deepEqual(got.body, shown);
+
+      const list = await readOnly<Page<WebhookObject>>('GET', '/v1/webhooks');
+      assert.equal(list.status, 200);
+      const listed = list.body.data.find((w) => w.id === hook.id);
+      assert.ok(listed);
+      assert.equal(listed.secret, undefined);
+      assert.ok(list.body.data.every((w) => !('secret' in w)));
+    });
+
+    it('accepts ["*"] and normalises the URL', async () => {
+      const res = await create(api, { url: 'HTTPS://Example.COM:443/a/../b?x=1', events: ['*'] });
+      assert.equal(res.status, 201);
+      assert.equal(res.body.url, 'https://example.com/b?x=1');
+      assert.deepEqual(res.body.events, ['*']);
+      assert.equal(res.body.description, null);
+    });
+
+    it('validates the body', async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ events: [] }, 'events'],
+        [{ events: ['order.exploded'] }, 'events[0]'],
+        [{ events: ['*', 'order.created'] }, 'events'],
+        [{ events: ['order.created', 'order.created'] }, 'events'],
+        [{ url: 42 }, 'url'],
+        [{ secret: 'whsec_mine' }, 'secret'],
+        [{ status: 'Active' }, 'status'],
+        [{ description: 'x'.repeat(501) }, 'description'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await create(api, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.body.code, 'validation_failed');
+        assert.ok(
+          res.body.errors?.some((e) => e.field === field),
+          `${JSON.stringify(body)} -> ${JSON.stringify(res.body.errors)}`,
+        );
+      }
+      const missing = await api<Problem>('POST', '/v1/webhooks', { body: { events: ['*'] } });
+      assert.equal(missing.status, 400);
+      assert.ok(missing.body.errors?.some((e) => e.field === 'url'));
+      const notUrl = await create(api, { url: 'not a url' });
+      assert.equal(notUrl.status, 422);
+      assert.equal(notUrl.body.code, 'invalid_webhook_url');
+    });
+
+    it('allows at most 20 endpoints per tenant, also under concurrent creation', async () => {
+      const tenant = await createTenant(ctx);
+      const own = client(ctx.app, tenant.apiKey.key);
+      const results = await Promise.all(Array.from({ length: 25 }, () => create(own)));
+      const statuses = results.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 201).length, 20, statuses.join(','));
+      for (const refused of results.filter((r) => r.status !== 201)) {
+        assert.equal(refused.status, 422);
+        assert.equal(refused.body.code, 'limit_exceeded');
+      }
+      const list = await own<Page<WebhookObject>>('GET', '/v1/webhooks?limit=100');
+      assert.equal(list.body.total, 20);
+      // Deleting one makes room for one.
+      const victim = list.body.data[0]?.id;
+      assert.equal((await own('DELETE', `/v1/webhooks/${victim}`)).status, 204);
+      assert.equal((await create(own)).status, 201);
+      assert.equal((await create(own)).status, 422);
+    });
+
+    it('pages the list with offset and cursor, newest first', async () => {
+      const tenant = await createTenant(ctx);
+      const own = client(ctx.app, tenant.apiKey.key);
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await create(own, { description: `n${i}` })).body.id);
+      const first = await own<Page<WebhookObject>>('GET', '/v1/webhooks?limit=2');
+      assert.equal(first.body.total, 5);
+      assert.equal(first.body.has_more, true);
+      assert.equal(first.body.data.length, 2);
+      const cursor = first.body.next_cursor;
+      assert.ok(cursor);
+      const second = await own<Page<WebhookObject>>('GET', `/v1/webhooks?limit=2&cursor=${cursor}`);
+      const third = await own<Page<WebhookObject>>('GET', '/v1/webhooks?limit=2&offset=4');
+      assert.equal(second.body.page, 2);
+      assert.equal(third.body.data.length, 1);
+      assert.equal(third.body.has_more, false);
+      const seen = [...first.body.data, ...second.body.data, ...third.body.data].map((w) => w.id);
+      assert.deepEqual(new Set(seen), new Set(ids));
+      assert.equal((await own('GET', '/v1/webhooks?limit=101')).status, 400);
+    });
+
+    it('updates url, events and description, and disables and re-enables', async () => {
+      const hook = (await create(api)).body;
+      const patched = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, {
+        body: { url: 'https://example.org/new', events: ['*'], description: 'changed' },
+      });
+      assert.equal(patched.status, 200);
+      assert.equal(patched.body.url, 'https://example.org/new');
+      assert.deepEqual(patched.body.events, ['*']);
+      assert.equal(patched.body.description, 'changed');
+      assert.equal(patched.body.secret, undefined);
+
+      const cleared = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { description: null } });
+      assert.equal(cleared.body.description, null);
+
+      const disabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: false } });
+      assert.equal(disabled.body.status, 'Disabled');
+      const test = await api<Problem>('POST', `/v1/webhooks/${hook.id}/test`);
+      assert.equal(test.status, 409);
+      assert.equal(test.body.code, 'invalid_state_transition');
+      const enabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      assert.equal(enabled.body.status, 'Active');
+
+      for (const body of [{}, { status: 'Active' }, { events: [] }, { enabled: 'yes' }]) {
+        const res = await api<Problem>('PATCH', `/v1/webhooks/${hook.id}`, { body });
+        assert.equal(res.status, 400, JSON.stringify(body));
+      }
+      const badUrl = await api<Problem>('PATCH', `/v1/webhooks/${hook.id}`, {
+        body: { url: 'ftp://example.com/x' },
+      });
+      assert.equal(badUrl.status, 422);
+      assert.equal(badUrl.body.code, 'invalid_webhook_url');
+    });
+
+    it('rotates the secret and shows the new one once', async () => {
+      const hook = (await create(api)).body;
+      const rotated = await api<WebhookObject>('POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+      assert.equal(rotated.status, 200);
+      assert.match(rotated.body.secret ?? '', /^whsec_/);
+      assert.notEqual(rotated.body.secret, hook.secret);
+      assert.equal((await api<WebhookObject>('GET', `/v1/webhooks/${hook.id}`)).body.secret, undefined);
+    });
+
+    it('queues a test delivery and lists it in the delivery log', async () => {
+      const hook = (await create(api, { url: 'https://example.com/hooks/test?x=1' })).body;
+      const queued = await api<DeliveryObject>('POST', `/v1/webhooks/${hook.id}/test`);
+      assert.equal(queued.status, 202);
+      assert.match(queued.body.id, /^del_/);
+      assert.equal(queued.body.status, 'pending');
+      assert.equal(queued.body.event, 'webhook.test');
+      assert.equal(queued.body.endpoint, '/hooks/test');
+      assert.equal(queued.body.url, 'https://example.com/hooks/test?x=1');
+      assert.equal(queued.body.attempt, 1);
+      assert.equal(queued.body.time, null);
+      assert.ok(queued.body.next_retry_at);
+      const event = await api<{ id: string; type: string; data: { object: { id: string } } }>(
+        'GET',
+        `/v1/events/${queued.body.event_id}`,
+      );
+      assert.equal(event.status, 200);
+      assert.equal(event.body.type, 'webhook.test');
+      assert.equal(event.body.data.object.id, hook.id);
+
+      const log = await readOnly<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries`);
+      assert.equal(log.status, 200);
+      assert.equal(log.body.total, 1);
+      assert.deepEqual(log.body.data[0], queued.body);
+      const pending = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries?status=pending`);
+      assert.equal(pending.body.total, 1);
+      const failed = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries?status=failed`);
+      assert.equal(failed.body.total, 0);
+      // A retry while the attempt is still pending returns that attempt, not a second one.
+      const retried = await api<DeliveryObject>(
+        'POST',
+        `/v1/webhooks/${hook.id}/deliveries/${queued.body.id}/retry`,
+      );
+      assert.equal(retried.status, 202);
+      assert.equal(retried.body.id, queued.body.id);
+      assert.equal((await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.total, 1);
+    });
+
+    it('deletes an endpoint with its log', async () => {
+      const hook = (await create(api)).body;
+      assert.equal((await api('POST', `/v1/webhooks/${hook.id}/test`)).status, 202);
+      assert.equal((await api('DELETE', `/v1/webhooks/${hook.id}`)).status, 204);
+      assert.equal((await api('GET', `/v1/webhooks/${hook.id}`)).status, 404);
+      assert.equal((await api('GET', `/v1/webhooks/${hook.id}/deliveries`)).status, 404);
+      assert.equal((await api('DELETE', `/v1/webhooks/${hook.id}`)).status, 404);
+      const rows = await ctx.deps.store.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', hook.id)
+        .execute();
+      assert.equal(rows.length, 0);
+    });
+
+    it("answers 404 for another tenant's endpoints and deliveries", async () => {
+      const hook = (await create(api)).body;
+      const delivery = (await api<DeliveryObject>('POST', `/v1/webhooks/${hook.id}/test`)).body;
+      const probes: [Parameters<Client>[0], string, Record<string, unknown>?][] = [
+        ['GET', `/v1/webhooks/${hook.id}`],
+        ['PATCH', `/v1/webhooks/${hook.id}`, { description: 'mine now' }],
+        ['DELETE', `/v1/webhooks/${hook.id}`],
+        ['POST', `/v1/webhooks/${hook.id}/rotate-secret`],
+        ['POST', `/v1/webhooks/${hook.id}/test`],
+        ['GET', `/v1/webhooks/${hook.id}/deliveries`],
+        ['POST', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/retry`],
+      ];
+      for (const [method, url, body] of probes) {
+        const res = await other<Problem>(method, url, body ? { body } : {});
+        assert.equal(res.status, 404, `${method} ${url}`);
+        assert.equal(res.body.code, 'not_found');
+      }
+      assert.ok(!(await other<Page<WebhookObject>>('GET', '/v1/webhooks')).body.data.some((w) => w.id === hook.id));
+      // Untouched.
+      const still = await api<WebhookObject>('GET', `/v1/webhooks/${hook.id}`);
+      assert.equal(still.body.description, null);
+      // A delivery id of another endpoint is not found under this one.
+      const second = (await create(api)).body;
+      const res = await api<Problem>('POST', `/v1/webhooks/${second.id}/deliveries/${delivery.id}/retry`);
+      assert.equal(res.status, 404);
+    });
+
+    it('needs write:webhooks to change anything', async () => {
+      const res = await create(readOnly);
+      assert.equal(res.status, 403);
+      assert.equal(res.body.code, 'insufficient_permissions');
+    });
+  });
+}

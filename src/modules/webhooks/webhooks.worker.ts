@@ -1,0 +1,240 @@
+import type { Config } from '../../config.js';
+import type { Store } from '../../db/store.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomBase62 } from '../../lib/ids.js';
+import type { Logger } from '../../lib/logger.js';
+import type { EventService } from '../events/events.service.js';
+import * as repo from './webhooks.repository.js';
+import { pendingDelivery } from './webhooks.service.js';
+import { type AttemptResult, signature, type Transport } from './webhooks.transport.js';
+
+/**
+ * The delivery worker. It claims due pending attempts under a lease (several workers share the
+ * queue on PostgreSQL through SKIP LOCKED; on SQLite the write lock admits one claimer at a time),
+ * signs and sends each, and records the outcome in the attempt's row together with the next
+ * attempt and the endpoint's status, in one transaction. A worker that dies leaves its leases to
+ * run out; the attempt is then claimed again and sent with the same `webhook-id` (at least once).
+ * At most `perEndpoint` attempts per endpoint are in flight in one worker, so a slow receiver
+ * holds only its own slots.
+ */
+
+export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+/** Random spread of each retry delay: +/- this fraction. */
+const RETRY_JITTER = 0.1;
+
+export interface WorkerOptions {
+  /** Attempts in flight in this worker. */
+  concurrency?: number;
+  /** Attempts in flight per endpoint in this worker. */
+  perEndpoint?: number;
+  /** How often an idle worker looks for due deliveries. */
+  pollMs?: number;
+}
+
+export interface WorkerDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  config: Config;
+  events: Pick<EventService, 'present'>;
+  transport: Transport;
+  /** Registers a callback for "deliveries may be due" signals of this process. */
+  onDue?: (listener: () => void) => void;
+}
+
+/** The delay before attempt `attempt + 1`, or null when `attempt` was the last one. */
+export function retryDelayMs(schedule: readonly number[], attempt: number, random = Math.random): number | null {
+  const seconds = schedule[attempt - 1];
+  if (seconds === undefined) return null;
+  return Math.round(seconds * 1000 * (1 + RETRY_JITTER * (2 * random() - 1)));
+}
+
+export type WebhookWorker = ReturnType<typeof createWebhookWorker>;
+
+export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {}) {
+  const { store, clock, logger, config, events, transport } = deps;
+  const concurrency = options.concurrency ?? 64;
+  const perEndpoint = options.perEndpoint ?? 8;
+  const pollMs = options.pollMs ?? 100;
+  // Long enough for an attempt (connect + timeout) and its bookkeeping; a dead worker's claims
+  // come back after this.
+  const leaseMs = 2 * config.webhooks.timeoutMs + 5_000;
+  const id = `wkr_${randomBase62(12)}`;
+  const inFlight = new Map<string, number>();
+  const active = new Set<Promise<void>>();
+  let total = 0;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let woken = false;
+
+  function wake(): void {
+    woken = true;
+    wakeUp?.();
+  }
+  deps.onDue?.(wake);
+
+  function idle(ms: number): Promise<void> {
+    if (woken) {
+      woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        woken = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  async function record(job: repo.Job, result: AttemptResult, at: number): Promise<void> {
+    const gone = result.status === 410;
+    const delay = result.ok || gone || job.manual === 1 ? null : retryDelayMs(config.webhooks.retryScheduleSeconds, job.attempt);
+    const nextAt = delay === null ? null : at + delay;
+    await store.transaction(async (trx) => {
+      const recorded = await repo.completeAttempt(trx, job.id, id, {
+        status: result.ok ? 'succeeded' : 'failed',
+        time: at,
+        url: job.url,
+        response: result.response,
+        response_status: result.status,
+        response_body: result.body,
+        duration: result.duration,
+        next_retry_at: nextAt,
+      });
+      if (!recorded) {
+        logger.warn({ delivery: job.id }, 'webhook lease lost before the outcome was recorded');
+        return;
+      }
+      if (nextAt !== null) {
+        const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
+        const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
+        await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
+      }
+      await repo.recordEndpointOutcome(trx, job.endpoint_id, {
+        ok: result.ok,
+        gone,
+        at,
+        disableAfterMs: DISABLE_AFTER_MS,
+      });
+    });
+  }
+
+  async function deliver(job: repo.Job): Promise<void> {
+    const event = {
+      id: job.event_id,
+      tenant_id: job.event_tenant_id,
+      type: job.event_type,
+      object_type: job.event_object_type,
+      object_id: job.event_object_id,
+      data: job.event_data,
+      created: job.event_created,
+    };
+    const body = JSON.stringify(events.present(event, job.api_version));
+    const at = clock.now();
+    const timestamp = Math.floor(at / 1000);
+    const signatures = [signature(job.secret, job.event_id, timestamp, body)];
+    if (job.previous_secret && (job.previous_secret_expires_at ?? 0) > at) {
+      signatures.push(signature(job.previous_secret, job.event_id, timestamp, body));
+    }
+    const result = await transport.send(
+      job.url,
+      {
+        'webhook-id': job.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatures.join(' '),
+      },
+      body,
+    );
+    await record(job, result, at);
+  }
+
+  function track(job: repo.Job): void {
+    total += 1;
+    inFlight.set(job.endpoint_id, (inFlight.get(job.endpoint_id) ?? 0) + 1);
+    const running = deliver(job)
+      .catch((error: unknown) => logger.error({ err: error, delivery: job.id }, 'webhook delivery failed'))
+      .finally(() => {
+        total -= 1;
+        const left = (inFlight.get(job.endpoint_id) ?? 1) - 1;
+        if (left > 0) inFlight.set(job.endpoint_id, left);
+        else inFlight.delete(job.endpoint_id);
+        active.delete(running);
+        wake();
+      });
+    active.add(running);
+  }
+
+  /** Claims what this worker has room for and starts sending it. Returns how many it claimed. */
+  async function claim(): Promise<number> {
+    const free = concurrency - total;
+    if (free <= 0) return 0;
+    const now = clock.now();
+    const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
+    if (!(await repo.anyDue(store.db, now, saturated))) return 0;
+    const jobs = await store.transaction(async (trx) => {
+      const candidates = await repo.dueCandidates(trx, {
+        now,
+        limit: free * 2,
+        skipEndpoints: saturated,
+        rowLocks: store.supportsRowLocks,
+      });
+      const taken = new Map<string, number>();
+      const chosen: string[] = [];
+      for (const candidate of candidates) {
+        const used = (inFlight.get(candidate.endpoint_id) ?? 0) + (taken.get(candidate.endpoint_id) ?? 0);
+        if (used >= perEndpoint) continue;
+        taken.set(candidate.endpoint_id, (taken.get(candidate.endpoint_id) ?? 0) + 1);
+        chosen.push(candidate.id);
+        if (chosen.length >= free) break;
+      }
+      await repo.leaseDeliveries(trx, chosen, id, now + leaseMs);
+      return repo.loadJobs(trx, chosen);
+    });
+    for (const job of jobs) track(job);
+    return jobs.length;
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      let claimed = 0;
+      try {
+        claimed = await claim();
+      } catch (error) {
+        logger.error({ err: error }, 'webhook worker could not claim deliveries');
+        await idle(1_000);
+        continue;
+      }
+      if (!running) break;
+      if (claimed === 0 || total >= concurrency) await idle(pollMs);
+    }
+  }
+
+  return {
+    id,
+    wake,
+
+    start(): void {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+
+    /** Stops claiming and lets the attempts in flight finish and record their outcome. */
+    async stop(): Promise<void> {
+      running = false;
+      wake();
+      await loop;
+      loop = undefined;
+      await Promise.allSettled([...active]);
+    },
+
+    get inFlight(): number {
+      return total;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { pathToFileURL } from 'node:url';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createDeps } from './deps.js';
+
+/**
+ * `npm run worker`: webhook delivery as its own process, with the server's configuration and
+ * wiring but no HTTP. Run several against PostgreSQL to share the queue; SIGTERM/SIGINT stop
+ * claiming, let attempts in flight finish, and exit.
+ */
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const deps = await createDeps(config);
+  if (config.webhooks.allowInsecure) {
+    deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
+  }
+  deps.webhookWorker.start();
+  process.stdout.write(
+    `Webhook worker ${deps.webhookWorker.id} running (pid ${process.pid}, ${deps.store.dialect})\n`,
+  );
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      deps.logger.info({ signal }, 'webhook worker stopping');
+      deps.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          deps.logger.error({ err: error }, 'webhook worker stop failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`Worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
