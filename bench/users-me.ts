@@ -9,7 +9,7 @@ import { formatTable, load, machine, type Measurement, serverEntry, startProcess
  */
 export async function run(): Promise<Measurement[]> {
   const dataDir = tempDataDir();
-  const api = await startProcess(serverEntry(), { DATA_DIR: dataDir, TLS: 'off', DEMO_DATA: 'on' });
+  const api = await startProcess(serverEntry(), { DATA_DIR: dataDir, TLS: 'off', DEMO_DATA: 'on', WEBHOOK_WORKER_IN_PROCESS: 'false' });
   const { api_key: key } = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
     api_key: string;
   };

@@ -9,19 +9,25 @@ import Fastify, {
 } from 'fastify';
 import type { Deps } from './deps.js';
 import { createAuthHook } from './http/auth.js';
+import { meteringHook, rateLimitHook } from './http/rate-limit.js';
 import { installErrorHandler, installNotFoundHandler, RouteTable } from './http/error-handler.js';
 import { AppError, ERROR_STATUS } from './http/errors.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { newRequestId } from './lib/ids.js';
+import { aiRoutes } from './modules/ai/ai.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { consolePages } from './modules/console/console.pages.js';
+import { consoleApiRoutes } from './modules/console/console.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { pluginRoutes } from './modules/plugins/plugins.routes.js';
 import { productRoutes } from './modules/products/products.routes.js';
+import { usageRoutes } from './modules/usage/usage.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { versionRoutes } from './modules/versions/versions.routes.js';
+import { walletRoutes } from './modules/wallet/wallet.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 /**
@@ -91,6 +97,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorateRequest('principal', null);
   app.decorateRequest('apiVersion', '');
   app.decorateRequest('idempotency', null);
+  app.decorateRequest('limits', null);
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandler(app);
   installNotFoundHandler(app, app.routeTable);
@@ -149,7 +156,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     if (route.url.startsWith('/v1') && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
     }
-    if (!route.schema || route.schema.hide) return;
+    // HEAD routes share their GET route's schema object: augment it once.
+    if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
     const authenticated = auth !== undefined && auth !== 'public';
     const statuses = authenticated
       ? AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key')
@@ -166,6 +174,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   const authenticate = createAuthHook(apiKeys);
+  const enforceLimits = deps.limitsAndMetering ? rateLimitHook(deps.rateLimiter) : undefined;
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-service-version', versions.latest.version);
@@ -176,7 +185,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         headers: { 'retry-after': '1' },
       });
     }
-    await authenticate(request, reply);
+    try {
+      await authenticate(request, reply);
+    } finally {
+      // Any valid key is limited and counted, also when it lacks the route's permission (403);
+      // a 429 takes precedence over that 403.
+      if (request.principal && enforceLimits) await enforceLimits(request, reply);
+    }
     const requested = request.headers['x-service-version'];
     const version =
       typeof requested === 'string'
@@ -185,6 +200,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     request.apiVersion = version;
     reply.header('x-service-version', version);
   });
+
+  if (deps.limitsAndMetering) app.addHook('onResponse', meteringHook(deps.usageMeter, deps.clock));
 
   await app.register(swagger, {
     openapi: {
@@ -211,8 +228,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         { name: 'Versions' },
         { name: 'Products', description: 'The catalog' },
         { name: 'Orders', description: 'Orders, their lifecycle and payments' },
+        { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
         { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
         { name: 'Plugins' },
+        { name: 'AI', description: 'Product descriptions: the built-in writer or an OpenAI-compatible model' },
+        { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
       ],
     },
   });
@@ -231,11 +251,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await v1.register(eventRoutes(deps));
       await v1.register(productRoutes(deps));
       await v1.register(orderRoutes(deps));
+      await v1.register(walletRoutes(deps));
       await v1.register(webhookRoutes(deps));
       await v1.register(pluginRoutes(deps));
+      await v1.register(aiRoutes(deps));
+      await v1.register(usageRoutes(deps));
     },
     { prefix: '/v1' },
   );
+  // The developer console: its session-authenticated backend and its pages (outside /v1).
+  await typed.register(consoleApiRoutes(deps), { prefix: '/console/api' });
+  await app.register(consolePages());
   if (options.extraRoutes) await options.extraRoutes(app);
   await app.ready();
   return app;

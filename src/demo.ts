@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Deps } from './deps.js';
 import { randomBase62 } from './lib/ids.js';
+import { seedDemoCommerce } from './modules/orders/orders.demo.js';
 
 export interface DemoCredentials {
   tenant_id: string;
@@ -38,6 +39,7 @@ export async function seedDemoData(deps: Deps): Promise<DemoCredentials | undefi
     if ((await deps.tenants.count()) > 0) return undefined;
     throw error;
   }
+  await seedDemoCommerce(deps, created);
   const credentials: DemoCredentials = {
     tenant_id: created.tenant.id,
     email: created.user.email,

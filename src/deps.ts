@@ -2,15 +2,23 @@ import type { Config } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openStore, type Store } from './db/store.js';
 import { createIdempotency } from './http/idempotency.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { createBuiltinProvider } from './modules/ai/ai.builtin.js';
+import { createOpenAiProvider } from './modules/ai/ai.openai.js';
+import { createAiService } from './modules/ai/ai.service.js';
 import { createApiKeyService } from './modules/api-keys/api-keys.service.js';
+import { createConsoleService } from './modules/console/console.service.js';
 import { createEventService } from './modules/events/events.service.js';
 import { createOrderService } from './modules/orders/orders.service.js';
+import { createWalletService } from './modules/wallet/wallet.service.js';
 import { createSandboxProvider, type PaymentProvider } from './modules/payments/payments.provider.js';
 import { createPluginService } from './modules/plugins/plugins.service.js';
 import { createProductService } from './modules/products/products.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
+import { createUsageMeter } from './modules/usage/usage.meter.js';
+import { createUsageService } from './modules/usage/usage.service.js';
 import { createUserService } from './modules/users/users.service.js';
 import { createWebhookService } from './modules/webhooks/webhooks.service.js';
 import { createTransport } from './modules/webhooks/webhooks.transport.js';
@@ -32,6 +40,8 @@ export interface DepsOverrides {
   paymentProvider?: PaymentProvider;
   /** Webhook delivery: the DNS resolver (tests swap it), extra trusted CAs, worker sizing. */
   webhooks?: { resolve?: Resolver; ca?: string | Buffer; worker?: WorkerOptions };
+  /** false: no rate limits, quota or usage metering on requests (benchmarks measure their cost). */
+  limitsAndMetering?: boolean;
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}) {
@@ -58,6 +68,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const plugins = createPluginService({ store, clock });
   const paymentProvider = overrides.paymentProvider ?? createSandboxProvider();
   const products = createProductService({ store, clock, events });
+  const aiProvider =
+    config.ai.provider === 'openai' ? createOpenAiProvider(config.ai, logger) : createBuiltinProvider();
+  const ai = createAiService({ store, clock, products, provider: aiProvider });
+  const wallet = createWalletService({ store, clock, events });
   const orders = createOrderService({ store, clock, events, provider: paymentProvider, logger });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
   const webhooks = createWebhookService({ store, clock, config, events, resolve });
@@ -73,6 +87,16 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     { store, clock, logger, config, events, transport: webhookTransport, onDue: webhooks.onDue },
     webhookWorkerOptions,
   );
+  const usageMeter = createUsageMeter({ store, logger });
+  const rateLimiter = createRateLimiter({
+    clock,
+    logger,
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    seedMonth: usageMeter.countedCalls,
+  });
+  const usage = createUsageService({ store, clock, logger, meter: usageMeter, limiter: rateLimiter });
+  const consoleAccounts = createConsoleService({ store, clock, tenants, versions });
   let maintenance: NodeJS.Timeout | undefined;
 
   return {
@@ -88,14 +112,24 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     plugins,
     paymentProvider,
     products,
+    ai,
     orders,
+    wallet,
     idempotency,
     webhooks,
     /** Sends webhook deliveries; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
     webhookWorker,
+    usage,
+    /** Developer console accounts, sessions and throttling. */
+    consoleAccounts,
+    usageMeter,
+    rateLimiter,
+    /** Whether requests are rate limited, counted against the quota and metered (on unless overridden). */
+    limitsAndMetering: overrides.limitsAndMetering ?? true,
     /** Starts background timers (last_used flush, idempotency purge). */
     start(): void {
       apiKeys.start();
+      usageMeter.start();
       maintenance ??= setInterval(() => {
         idempotency
           .purgeExpired()
@@ -109,6 +143,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
       await webhookWorker.stop();
       await webhookTransport.close();
       await apiKeys.stop();
+      await usageMeter.stop();
+      await rateLimiter.close();
       await store.close();
     },
   };

@@ -16,7 +16,8 @@ import { PLANS } from '../modules/tenants/tenants.service.js';
 
 export class UsageError extends Error {}
 
-type Output = { json: unknown; text: string };
+/** `code`: the exit code when the command ran but found a problem (e.g. ledger:verify); default 0. */
+type Output = { json: unknown; text: string; code?: number };
 type Command = (deps: Deps, args: string[]) => Promise<Output>;
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options] [--json]
@@ -26,6 +27,9 @@ Commands:
                 [--api-version YYYY-MM-DD]
   key:create --tenant ID --name N --permissions p1,p2 [--expires-at ISO]
   tenant:set-limits --tenant ID [--plan P] [--hourly N|default] [--monthly N|default]
+                [--daily-transfer N|default]
+  wallet:credit --tenant ID --amount N --currency C [--description D]
+  ledger:verify
 `;
 
 function parse<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
@@ -134,24 +138,68 @@ const commands: Record<string, Command> = {
       plan: { type: 'string' },
       hourly: { type: 'string' },
       monthly: { type: 'string' },
+      'daily-transfer': { type: 'string' },
     });
+    const dailyTransfer = limit(v['daily-transfer'], 'daily-transfer');
     const tenant = await deps.tenants.setLimits(required(v.tenant, 'tenant'), {
       plan: plan(v.plan),
       hourly: limit(v.hourly, 'hourly'),
       monthly: limit(v.monthly, 'monthly'),
     });
+    const daily =
+      dailyTransfer === undefined
+        ? undefined
+        : await deps.wallet.setDailyTransferLimit(tenant.id, dailyTransfer);
     const json = {
       tenant: {
         id: tenant.id,
         plan: tenant.plan,
         hourly_limit: tenant.hourly_limit,
         monthly_limit: tenant.monthly_limit,
+        ...(daily ? { daily_transfer_limit: daily.daily_transfer_limit } : {}),
       },
     };
+    const dailyText =
+      dailyTransfer === undefined ? '' : `, daily transfer ${dailyTransfer ?? 'no limit'} per wallet`;
     return {
       json,
-      text: `Tenant ${tenant.id}: plan ${tenant.plan}, hourly ${tenant.hourly_limit ?? 'plan default'}, monthly ${tenant.monthly_limit ?? 'plan default'}.`,
+      text: `Tenant ${tenant.id}: plan ${tenant.plan}, hourly ${tenant.hourly_limit ?? 'plan default'}, monthly ${tenant.monthly_limit ?? 'plan default'}${dailyText}.`,
     };
+  },
+
+  async 'wallet:credit'(deps, args) {
+    const v = parse(args, {
+      tenant: { type: 'string' },
+      amount: { type: 'string' },
+      currency: { type: 'string' },
+      description: { type: 'string' },
+    });
+    const amount = required(v.amount, 'amount');
+    if (!/^\d+$/.test(amount) || Number(amount) < 1) {
+      throw new UsageError('--amount must be a positive whole number of minor units');
+    }
+    const transaction = await deps.wallet.credit(required(v.tenant, 'tenant'), {
+      amount: Number(amount),
+      currency: required(v.currency, 'currency'),
+      description: typeof v.description === 'string' ? v.description : undefined,
+    });
+    return {
+      json: transaction,
+      text: `Credited ${transaction.amount} ${transaction.currency} (${transaction.id}); balance ${transaction.balance_after}.`,
+    };
+  },
+
+  async 'ledger:verify'(deps, args) {
+    parse(args, {});
+    const report = await deps.wallet.verify();
+    const size = `${report.checked.accounts} accounts (${report.checked.wallets} wallets), ${report.checked.entries} entries, ${report.checked.postings} postings, ${report.checked.transfers} transfers`;
+    const text = report.ok
+      ? `Ledger OK: ${size}; every currency sums to zero.`
+      : [
+          `Ledger INVALID: ${report.violations.length} check(s) failed over ${size}.`,
+          ...report.violations.map((v) => `  ${v.check}: ${v.detail}, e.g. ${JSON.stringify(v.rows.slice(0, 3))}`),
+        ].join('\n');
+    return { json: report, text, code: report.ok ? 0 : 1 };
   },
 };
 
@@ -170,7 +218,11 @@ export async function runAdmin(
   try {
     const output = await command(deps, args);
     const json = args.includes('--json');
-    return { code: 0, stdout: json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`, stderr: '' };
+    return {
+      code: output.code ?? 0,
+      stdout: json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`,
+      stderr: '',
+    };
   } catch (error) {
     if (error instanceof UsageError) return { code: 2, stdout: '', stderr: `${error.message}\n\n${USAGE}` };
     if (error instanceof AppError) {

@@ -15,6 +15,8 @@ export async function migrateToLatest(store: Store): Promise<void> {
     const migrator = new Migrator({
       db: store.db,
       provider,
+      // Modules add migrations independently; one that sorts before an applied one still runs.
+      allowUnorderedMigrations: true,
       ...(store.schema ? { migrationTableSchema: store.schema } : {}),
     });
     const { error, results } = await migrator.migrateToLatest();

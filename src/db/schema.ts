@@ -264,6 +264,121 @@ export interface UsageDailyTable {
   duration_us: number;
 }
 
+/** A console login: only the SHA-256 of the session id is stored; the id lives in the cookie. */
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  tenant_id: string;
+  user_id: string;
+  created: number;
+  last_seen: number;
+  /** Absolute end of the session, whatever its activity. */
+  expires_at: number;
+}
+
+/** Failed logins / signups per hashed email or client address, in a fixed window. */
+export interface ConsoleThrottleTable {
+  key: string;
+  attempts: number;
+  window_start: number;
+  blocked_until: number | null;
+}
+
+/** One AI description generation (`gen_`): who asked, which provider and model wrote it, its cost. */
+export interface AiGenerationsTable {
+  id: string;
+  tenant_id: string;
+  /** The stored product it was written for; null for an inline product. */
+  product_id: string | null;
+  provider: string;
+  model: string;
+  tone: string;
+  length: string;
+  /** The language the text is written in. */
+  language: string;
+  variant: number;
+  description: string;
+  word_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** 1 when the provider stopped at its token limit and the text was cut at a sentence end. */
+  truncated: number;
+  /** 1 when the text was written to the product's description. */
+  saved: number;
+  created: number;
+}
+
+export type LedgerAccountType = 'wallet' | 'funding' | 'clearing';
+
+/** A wallet (`wal_`, one per tenant and currency) or a platform account (funding, clearing). */
+export interface LedgerAccountsTable {
+  id: string;
+  type: LedgerAccountType;
+  /** The wallet's tenant; null for platform accounts. */
+  tenant_id: string | null;
+  currency: string;
+  /** Wallets: the cached sum of their postings (never below 0). Platform accounts: null. */
+  balance: number | null;
+  /** Wallets: how many postings they have (the `seq` of the latest). Platform accounts: null. */
+  postings: number | null;
+  created: number;
+  updated: number;
+}
+
+export type LedgerEntryType = 'payment' | 'refund' | 'transfer' | 'adjustment';
+
+/** An immutable journal entry; its postings sum to zero. */
+export interface LedgerEntriesTable {
+  id: string;
+  type: LedgerEntryType;
+  currency: string;
+  created: number;
+}
+
+export type WalletTransactionType = 'payment' | 'refund' | 'transfer_out' | 'transfer_in' | 'adjustment';
+
+/** One line of an entry (`txn_`): a signed amount on one account; a wallet transaction in the API. */
+export interface LedgerPostingsTable {
+  id: string;
+  entry_id: string;
+  account_id: string;
+  /** The account's tenant (null on platform accounts), for listing. */
+  tenant_id: string | null;
+  type: WalletTransactionType;
+  currency: string;
+  amount: number;
+  /** Wallets: 1, 2, ... in the wallet's order, and the balance after this posting. Platform: null. */
+  seq: number | null;
+  balance_after: number | null;
+  description: string;
+  /** The order (payment, refund) or transfer that caused it; null for adjustments. */
+  source_id: string | null;
+  created: number;
+}
+
+export interface WalletTransfersTable {
+  id: string;
+  /** The sender. */
+  tenant_id: string;
+  source_wallet_id: string;
+  destination_wallet_id: string;
+  amount: number;
+  currency: string;
+  description: string | null;
+  /** JSON object of string values. */
+  metadata: string;
+  entry_id: string;
+  /** The Idempotency-Key the transfer was made with, so a retry after a crash finds it. */
+  idempotency_key: string | null;
+  created: number;
+}
+
+export interface WalletSettingsTable {
+  tenant_id: string;
+  /** Most a wallet of the tenant may send per UTC day, in its currency's minor units; null: no limit. */
+  daily_transfer_limit: number | null;
+  updated: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -282,4 +397,12 @@ export interface Database {
   plugin_installations: PluginInstallationsTable;
   plugin_ratings: PluginRatingsTable;
   usage_daily: UsageDailyTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  ledger_postings: LedgerPostingsTable;
+  wallet_transfers: WalletTransfersTable;
+  wallet_settings: WalletSettingsTable;
+  ai_generations: AiGenerationsTable;
+  console_sessions: ConsoleSessionsTable;
+  console_throttle: ConsoleThrottleTable;
 }

@@ -157,11 +157,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created', 'bigint', (c) => c.notNull())
     .addColumn('updated', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('payments_order_idx')
-    .on('payments')
-    .columns(['order_id', 'created'])
-    .execute();
+  await db.schema.createIndex('payments_order_idx').on('payments').columns(['order_id', 'created']).execute();
   await db.schema
     .createIndex('payments_tenant_created_idx')
     .on('payments')

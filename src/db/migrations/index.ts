@@ -5,6 +5,9 @@ import * as catalogOrders from './0003_catalog_orders.js';
 import * as usage from './0004_usage.js';
 import * as webhooks from './0005_webhooks.js';
 import * as plugins from './0006_plugins.js';
+import * as wallet from './0007_wallet.js';
+import * as ai from './0008_ai.js';
+import * as consoleAccounts from './0009_console.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0004_usage': usage,
   '0005_webhooks': webhooks,
   '0006_plugins': plugins,
+  '0007_wallet': wallet,
+  '0008_ai': ai,
+  '0009_console': consoleAccounts,
 };

@@ -11,7 +11,12 @@ export async function insertOrder(db: Db, row: OrderRow, items: OrderItemRow[]):
 }
 
 /** `lock` takes a row lock on PostgreSQL (SQLite's write transaction already excludes writers). */
-export async function findOrder(db: Db, tenantId: string, id: string, lock = false): Promise<OrderRow | undefined> {
+export async function findOrder(
+  db: Db,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<OrderRow | undefined> {
   let query = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
@@ -56,7 +61,12 @@ export async function updateOrder(
   id: string,
   changes: Partial<Pick<OrderRow, 'payment_id' | 'updated'>>,
 ): Promise<void> {
-  await db.updateTable('orders').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await db
+    .updateTable('orders')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Keeps `order_counts` in step with a status change (sorted: a fixed lock order). */
@@ -71,7 +81,9 @@ export async function adjustOrderCounts(
       .insertInto('order_counts')
       .values({ tenant_id: tenantId, status, n: delta })
       .onConflict((oc) =>
-        oc.columns(['tenant_id', 'status']).doUpdateSet((eb) => ({ n: eb('order_counts.n', '+', eb.ref('excluded.n')) })),
+        oc
+          .columns(['tenant_id', 'status'])
+          .doUpdateSet((eb) => ({ n: eb('order_counts.n', '+', eb.ref('excluded.n')) })),
       )
       .execute();
   }

@@ -73,13 +73,15 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Orders'],
           summary: 'Pay a pending order',
-          description: 'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded.',
+          description:
+            'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded.',
           params: OrderIdParams,
           body: PayBody,
           response: { 200: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
-      async (request) => orders.pay(principalOf(request).tenant.id, request.params.id, request.body.payment_method),
+      async (request) =>
+        orders.pay(principalOf(request).tenant.id, request.params.id, request.body.payment_method),
     );
 
     app.post(

@@ -127,7 +127,9 @@ export const OrderSchema = Type.Object({
   metadata: Type.Record(Type.String(), Type.String()),
   carrier: Nullable(Type.String()),
   tracking_number: Nullable(Type.String()),
-  restocked: Type.Boolean({ description: 'Whether the items went back in stock (cancel, or refund with restock).' }),
+  restocked: Type.Boolean({
+    description: 'Whether the items went back in stock (cancel, or refund with restock).',
+  }),
   created: Timestamp,
   updated: Timestamp,
   paid_at: Nullable(Timestamp),

@@ -61,7 +61,8 @@ export function presentOrder(
     total: order.total,
     currency: order.currency,
     customer: { email: order.customer_email, name: order.customer_name },
-    shipping_address: order.shipping_address === null ? null : (JSON.parse(order.shipping_address) as Address),
+    shipping_address:
+      order.shipping_address === null ? null : (JSON.parse(order.shipping_address) as Address),
     payment: payment
       ? {
           id: payment.id,
@@ -107,7 +108,13 @@ export function createOrderService(deps: OrderServiceDeps) {
 
   async function emitOrder(
     trx: Db,
-    type: 'order.created' | 'order.paid' | 'order.shipped' | 'order.delivered' | 'order.cancelled' | 'order.refunded',
+    type:
+      | 'order.created'
+      | 'order.paid'
+      | 'order.shipped'
+      | 'order.delivered'
+      | 'order.cancelled'
+      | 'order.refunded',
     order: repo.OrderRow,
   ): Promise<OrderObject> {
     const object = await load(trx, order);
@@ -147,10 +154,11 @@ export function createOrderService(deps: OrderServiceDeps) {
     trx: Db,
     before: repo.OrderRow,
     action: OrderAction,
+    now: number,
     changes: Partial<repo.OrderRow>,
   ): Promise<repo.OrderRow> {
     const to = TRANSITIONS[action].to;
-    const set = { ...changes, status: to, updated: clock.now() };
+    const set = { ...changes, status: to, updated: now };
     if (!(await repo.transitionOrder(trx, before.tenant_id, before.id, before.status, set))) {
       throw invalidTransition(action, before.status);
     }
@@ -179,7 +187,10 @@ export function createOrderService(deps: OrderServiceDeps) {
   /** Marks the order's captured payment refunded; the provider is told after the commit. */
   async function refundPayment(trx: Db, order: repo.OrderRow, now: number): Promise<payments.PaymentRow> {
     const payment = order.payment_id === null ? undefined : await payments.findPayment(trx, order.payment_id);
-    if (!payment || !(await payments.updatePayment(trx, payment.id, 'succeeded', { status: 'refunded', updated: now }))) {
+    if (
+      !payment ||
+      !(await payments.updatePayment(trx, payment.id, 'succeeded', { status: 'refunded', updated: now }))
+    ) {
       throw new Error(`order ${order.id} is ${order.status} without a succeeded payment`);
     }
     return { ...payment, status: 'refunded', updated: now };
@@ -240,21 +251,30 @@ export function createOrderService(deps: OrderServiceDeps) {
       if (current.status === 'failed') {
         await repo.updateOrder(trx, order.tenant_id, order.id, { updated: now });
         await emitPayment(trx, 'payment.failed', current);
-        return { settled: { order: await load(trx, { ...order, updated: now }), payment: current }, giveBack: false };
+        return {
+          settled: { order: await load(trx, { ...order, updated: now }), payment: current },
+          giveBack: false,
+        };
       }
       await emitPayment(trx, 'payment.received', current);
       if (order.status !== 'pending') {
         // Cancelled while the charge ran: the money goes straight back.
         return { settled: { order: await load(trx, order), payment: current }, giveBack: true };
       }
-      const paid = await commitTransition(trx, order, 'pay', { paid_at: now, payment_id: payment.id });
-      return { settled: { order: await emitOrder(trx, 'order.paid', paid), payment: current }, giveBack: false };
+      const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
+      return {
+        settled: { order: await emitOrder(trx, 'order.paid', paid), payment: current },
+        giveBack: false,
+      };
     });
     if (!giveBack) return settled;
     await returnMoney(settled.payment);
     const refunded = { ...settled.payment, status: 'refunded' as const, updated: clock.now() };
     await store.transaction((trx) =>
-      payments.updatePayment(trx, refunded.id, 'succeeded', { status: 'refunded', updated: refunded.updated }),
+      payments.updatePayment(trx, refunded.id, 'succeeded', {
+        status: 'refunded',
+        updated: refunded.updated,
+      }),
     );
     return { order: settled.order, payment: refunded };
   }
@@ -276,7 +296,11 @@ export function createOrderService(deps: OrderServiceDeps) {
     if (pending && pending.created <= clock.now() - PAYMENT_LEASE_MS) await chargeAndSettle(pending);
   }
 
-  function newPayment(order: Pick<repo.OrderRow, 'id' | 'tenant_id' | 'total' | 'currency'>, method: string, now: number) {
+  function newPayment(
+    order: Pick<repo.OrderRow, 'id' | 'tenant_id' | 'total' | 'currency'>,
+    method: string,
+    now: number,
+  ) {
     const row: payments.PaymentRow = {
       id: newId('pay'),
       tenant_id: order.tenant_id,
@@ -306,7 +330,10 @@ export function createOrderService(deps: OrderServiceDeps) {
       const seen = new Set<string>();
       input.items.forEach((item, index) => {
         if (seen.has(item.product_id)) {
-          throw validationError(`items[${index}].product_id`, 'appears more than once; send one line per product');
+          throw validationError(
+            `items[${index}].product_id`,
+            'appears more than once; send one line per product',
+          );
         }
         seen.add(item.product_id);
       });
@@ -323,7 +350,10 @@ export function createOrderService(deps: OrderServiceDeps) {
             const product = rows.get(item.product_id);
             if (!product) throw new AppError('not_found', `No such product: ${item.product_id}.`);
             if (product.status !== 'active') {
-              throw validationError(`items[${index}].product_id`, `is ${product.status}, not an active product`);
+              throw validationError(
+                `items[${index}].product_id`,
+                `is ${product.status}, not an active product`,
+              );
             }
             if (currency !== undefined && product.currency !== currency) {
               throw new AppError(
@@ -398,7 +428,8 @@ export function createOrderService(deps: OrderServiceDeps) {
           cancelled_at: null,
           refunded_at: null,
         };
-        const attempt = input.payment_method === undefined ? undefined : newPayment(order, input.payment_method, now);
+        const attempt =
+          input.payment_method === undefined ? undefined : newPayment(order, input.payment_method, now);
         order.payment_id = attempt?.id ?? null;
         await repo.insertOrder(trx, order, items);
         if (attempt) await payments.insertPayment(trx, attempt);
@@ -518,8 +549,9 @@ export function createOrderService(deps: OrderServiceDeps) {
     async ship(tenantId: string, id: string, input: ShipBody): Promise<OrderObject> {
       return store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'ship');
-        const after = await commitTransition(trx, before, 'ship', {
-          shipped_at: clock.now(),
+        const now = clock.now();
+        const after = await commitTransition(trx, before, 'ship', now, {
+          shipped_at: now,
           carrier: input.carrier ?? null,
           tracking_number: input.tracking_number ?? null,
         });
@@ -530,7 +562,8 @@ export function createOrderService(deps: OrderServiceDeps) {
     async deliver(tenantId: string, id: string): Promise<OrderObject> {
       return store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'deliver');
-        const after = await commitTransition(trx, before, 'deliver', { delivered_at: clock.now() });
+        const now = clock.now();
+        const after = await commitTransition(trx, before, 'deliver', now, { delivered_at: now });
         return emitOrder(trx, 'order.delivered', after);
       });
     },
@@ -540,7 +573,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       const { object, refunded } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'cancel');
         const now = clock.now();
-        const after = await commitTransition(trx, before, 'cancel', { cancelled_at: now, restocked: 1 });
+        const after = await commitTransition(trx, before, 'cancel', now, { cancelled_at: now, restocked: 1 });
         await releaseStock(trx, after, now);
         const payment = before.status === 'paid' ? await refundPayment(trx, before, now) : undefined;
         return { object: await emitOrder(trx, 'order.cancelled', after), refunded: payment };
@@ -554,7 +587,10 @@ export function createOrderService(deps: OrderServiceDeps) {
       const { object, refunded } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'refund');
         const now = clock.now();
-        const after = await commitTransition(trx, before, 'refund', { refunded_at: now, restocked: restock ? 1 : 0 });
+        const after = await commitTransition(trx, before, 'refund', now, {
+          refunded_at: now,
+          restocked: restock ? 1 : 0,
+        });
         if (restock) await releaseStock(trx, after, now);
         const payment = await refundPayment(trx, before, now);
         return { object: await emitOrder(trx, 'order.refunded', after), refunded: payment };

@@ -14,8 +14,7 @@ export interface ChargeInput {
 }
 
 export type ChargeResult =
-  | { status: 'succeeded'; reference: string }
-  | { status: 'failed'; failureCode: string; message: string };
+  { status: 'succeeded'; reference: string } | { status: 'failed'; failureCode: string; message: string };
 
 export interface RefundInput {
   paymentId: string;

@@ -67,7 +67,9 @@ export async function updatePayment(
   db: Db,
   id: string,
   from: PaymentsTable['status'],
-  changes: Partial<Pick<PaymentRow, 'status' | 'failure_code' | 'failure_message' | 'provider_reference' | 'updated'>>,
+  changes: Partial<
+    Pick<PaymentRow, 'status' | 'failure_code' | 'failure_message' | 'provider_reference' | 'updated'>
+  >,
 ): Promise<boolean> {
   const result = await db
     .updateTable('payments')

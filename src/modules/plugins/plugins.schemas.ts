@@ -95,7 +95,10 @@ export const PluginParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The plugin id (`plg_...`) or its slug.' }),
 });
 
-export const InstallBody = Type.Object({}, { additionalProperties: false, description: 'No fields.' });
+export const InstallBody = Type.Object(
+  {},
+  { additionalProperties: false, description: 'Optional: send no body or `{}`; no fields are accepted.' },
+);
 
 export const RatingBody = Type.Object(
   {

@@ -29,7 +29,11 @@ export async function findProduct(
   return query.executeTakeFirst();
 }
 
-export async function findProductsByIds(db: Db, tenantId: string, ids: readonly string[]): Promise<ProductRow[]> {
+export async function findProductsByIds(
+  db: Db,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<ProductRow[]> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('products')
@@ -51,7 +55,12 @@ export async function updateProduct(
   id: string,
   changes: Partial<Omit<ProductRow, 'id' | 'tenant_id' | 'created'>>,
 ): Promise<void> {
-  await db.updateTable('products').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await db
+    .updateTable('products')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteProduct(db: Db, tenantId: string, id: string): Promise<void> {

@@ -11,7 +11,12 @@ export type ProductSort = (typeof PRODUCT_SORTS)[number];
 export const MAX_PRICE = 10_000_000_000;
 export const MAX_STOCK = 1_000_000_000;
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1 to 200 characters.' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: '1 to 200 characters.',
+});
 const Description = Type.String({ maxLength: 5000 });
 const Sku = Type.String({
   minLength: 1,

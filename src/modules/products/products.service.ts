@@ -162,7 +162,8 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
             Object.entries(changes).filter(([key, value]) => before[key as keyof repo.ProductRow] !== value),
           ) as Partial<repo.ProductRow>;
           if (Object.keys(changed).length === 0) return before;
-          if (changed.sku && (await repo.skuTaken(trx, tenantId, changed.sku, id))) throw duplicateSku(changed.sku);
+          if (changed.sku && (await repo.skuTaken(trx, tenantId, changed.sku, id)))
+            throw duplicateSku(changed.sku);
           const after: repo.ProductRow = { ...before, ...changed, updated: clock.now() };
           await repo.updateProduct(trx, tenantId, id, { ...changed, updated: after.updated });
           await repo.adjustCounts(trx, tenantId, [
@@ -190,7 +191,11 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
 
     async list(tenantId: string, query: ProductListQuery) {
       const sort: ProductSort = query.sort ?? '-created';
-      if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
+      if (
+        query.min_price !== undefined &&
+        query.max_price !== undefined &&
+        query.min_price > query.max_price
+      ) {
         throw validationError('min_price', 'must not be greater than max_price');
       }
       const window = pageWindow(query, sort);

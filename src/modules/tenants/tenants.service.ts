@@ -9,6 +9,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import type { Plan } from '../../lib/principal.js';
 import type { ApiKeyObject, ApiKeyService } from '../api-keys/api-keys.service.js';
 import type { VersionRegistry } from '../versions/versions.registry.js';
+import { openTenantWallet } from '../wallet/wallet.service.js';
 import * as repo from './tenants.repository.js';
 
 export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
@@ -83,6 +84,7 @@ export function createTenantService(deps: {
           updated: now,
         };
         await repo.insertTenant(trx, tenant);
+        await openTenantWallet(trx, tenant.id, currency, now);
         const user = {
           id: newId('usr'),
           tenant_id: tenant.id,

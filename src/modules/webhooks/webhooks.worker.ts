@@ -91,36 +91,84 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     });
   }
 
-  async function record(job: repo.Job, result: AttemptResult, at: number): Promise<void> {
-    const gone = result.status === 410;
-    const delay = result.ok || gone || job.manual === 1 ? null : retryDelayMs(config.webhooks.retryScheduleSeconds, job.attempt);
-    const nextAt = delay === null ? null : at + delay;
+  interface Outcome {
+    job: repo.Job;
+    result: AttemptResult;
+    at: number;
+    done: (error?: unknown) => void;
+  }
+  const outcomes: Outcome[] = [];
+  let flushing: Promise<void> | undefined;
+
+  /** Writes a batch of outcomes; endpoints are updated in id order so concurrent batches never deadlock. */
+  async function writeOutcomes(batch: readonly Outcome[]): Promise<void> {
     await store.transaction(async (trx) => {
-      const recorded = await repo.completeAttempt(trx, job.id, id, {
-        status: result.ok ? 'succeeded' : 'failed',
-        time: at,
-        url: job.url,
-        response: result.response,
-        response_status: result.status,
-        response_body: result.body,
-        duration: result.duration,
-        next_retry_at: nextAt,
-      });
-      if (!recorded) {
-        logger.warn({ delivery: job.id }, 'webhook lease lost before the outcome was recorded');
-        return;
+      const recorded: Omit<Outcome, 'done'>[] = [];
+      for (const { job, result, at } of batch) {
+        const gone = result.status === 410;
+        const delay =
+          result.ok || gone || job.manual === 1
+            ? null
+            : retryDelayMs(config.webhooks.retryScheduleSeconds, job.attempt);
+        // The retry delay counts from when the attempt ended, not when it started.
+        const nextAt = delay === null ? null : Math.max(clock.now(), at) + delay;
+        const mine = await repo.completeAttempt(trx, job.id, id, {
+          status: result.ok ? 'succeeded' : 'failed',
+          time: at,
+          url: job.url,
+          response: result.response,
+          response_status: result.status,
+          response_body: result.body,
+          duration: result.duration,
+          next_retry_at: nextAt,
+        });
+        if (!mine) {
+          logger.warn({ delivery: job.id }, 'webhook lease lost before the outcome was recorded');
+          continue;
+        }
+        recorded.push({ job, result, at });
+        if (nextAt !== null) {
+          const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
+          const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
+          await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
+        }
       }
-      if (nextAt !== null) {
-        const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
-        const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
-        await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
+      recorded.sort((a, b) =>
+        a.job.endpoint_id === b.job.endpoint_id ? a.at - b.at : a.job.endpoint_id < b.job.endpoint_id ? -1 : 1,
+      );
+      for (const { job, result, at } of recorded) {
+        await repo.recordEndpointOutcome(trx, job.endpoint_id, {
+          ok: result.ok,
+          gone: result.status === 410,
+          at,
+          disableAfterMs: DISABLE_AFTER_MS,
+        });
       }
-      await repo.recordEndpointOutcome(trx, job.endpoint_id, {
-        ok: result.ok,
-        gone,
-        at,
-        disableAfterMs: DISABLE_AFTER_MS,
-      });
+    });
+  }
+
+  /**
+   * Records an attempt's outcome. Outcomes that come in within a few milliseconds of each other,
+   * or while a write is running, are written together in one transaction (a group commit: one
+   * fsync for many deliveries). The attempt keeps its slot until its outcome is stored.
+   */
+  function record(job: repo.Job, result: AttemptResult, at: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      outcomes.push({ job, result, at, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      flushing ??= (async () => {
+        while (outcomes.length > 0) {
+          // Gather the outcomes of responses arriving about now into this batch.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          const batch = outcomes.splice(0, 256);
+          try {
+            await writeOutcomes(batch);
+            for (const outcome of batch) outcome.done();
+          } catch (error) {
+            for (const outcome of batch) outcome.done(error);
+          }
+        }
+        flushing = undefined;
+      })();
     });
   }
 

@@ -1,0 +1,553 @@
+/**
+ * Small English grammar for the built-in writer: articles, lists, case, plurals, and the
+ * phrasing of product attributes and features. Heuristics, kept conservative: when a phrase
+ * cannot be placed in a sentence naturally, it is stated plainly (`Label: value.`) rather than
+ * dressed up with words that might add a claim.
+ */
+
+/** Words kept capitalized mid-sentence (brands, standards, nationalities). */
+const KEEP_CASE = new Set(
+  [
+    'bluetooth',
+    'wi-fi',
+    'wifi',
+    'android',
+    'apple',
+    'google',
+    'samsung',
+    'alexa',
+    'siri',
+    'windows',
+    'mac',
+    'velcro',
+    'lycra',
+    'teflon',
+    'kevlar',
+    'christmas',
+    'easter',
+    'american',
+    'australian',
+    'belgian',
+    'brazilian',
+    'british',
+    'canadian',
+    'chinese',
+    'danish',
+    'dutch',
+    'egyptian',
+    'english',
+    'european',
+    'finnish',
+    'french',
+    'german',
+    'greek',
+    'indian',
+    'irish',
+    'italian',
+    'japanese',
+    'korean',
+    'mexican',
+    'moroccan',
+    'nordic',
+    'norwegian',
+    'peruvian',
+    'portuguese',
+    'scandinavian',
+    'scottish',
+    'spanish',
+    'swedish',
+    'swiss',
+    'turkish',
+    'welsh',
+    'gore-tex',
+    'pima',
+    'supima',
+  ].map((w) => w.toLowerCase()),
+);
+
+/** A word capitalized only because it starts a title or a list item: `Water-resistant`, `Black`. */
+function isSentenceCased(word: string): boolean {
+  return /^[A-Z][a-z'’]+(?:-[A-Za-z][a-z'’]*)*$/.test(word) && !KEEP_CASE.has(word.toLowerCase());
+}
+
+/** Lower-cases every title-cased common word: `Brushed Brass` -> `brushed brass`; `USB-C`, `iPhone` stay. */
+export function lowerWords(phrase: string): string {
+  return phrase
+    .split(' ')
+    .map((word) => (isSentenceCased(word) ? word.toLowerCase() : word))
+    .join(' ');
+}
+
+/**
+ * Lower-cases the first word of a sentence-cased phrase (`Two zip pockets` -> `two zip pockets`)
+ * but leaves names alone (`Apple Watch band`, `Bluetooth 5.3`).
+ */
+export function lowerFirst(phrase: string): string {
+  const [first = '', second] = phrase.split(' ');
+  if (/^(A|An|The)$/.test(first)) return first.toLowerCase() + phrase.slice(first.length);
+  if (!isSentenceCased(first)) return phrase;
+  if (second !== undefined && !/^[a-z0-9]/.test(second)) return phrase;
+  return first.toLowerCase() + phrase.slice(first.length);
+}
+
+/** Upper-cases a sentence's first letter, unless the word is cased on purpose (`iPhone`, `eBook`). */
+export function capitalize(text: string): string {
+  if (/^[a-z][A-Z]/.test(text)) return text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Collapses whitespace and drops trailing punctuation, so a phrase can sit inside a sentence. */
+export function tidy(phrase: string): string {
+  return phrase
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\s.,;:!]+$/u, '');
+}
+
+/** `a` or `an` by the sound of the phrase's first word. */
+export function article(phrase: string): 'a' | 'an' {
+  const word = phrase.trim().split(/[\s-]/)[0] ?? '';
+  const lower = word.toLowerCase();
+  if (/^\d/.test(word)) return /^(8|11|18)(\D|$)|^8\d/.test(word) ? 'an' : 'a';
+  // Acronyms are read letter by letter: an LED, a USB port, an HDMI cable.
+  if (/^[A-Z]{2,5}$/.test(word.replace(/[^A-Za-z]/g, ''))) return /^[AEFHILMNORSX]/.test(word) ? 'an' : 'a';
+  if (/^(hour|honest|honou?r|heir)/.test(lower)) return 'an';
+  if (/^(one|once|uni[^nmd]|unan|use|usu|uten|ur[aeiou]|eu|ewe|ubiq|ukul|u$)/.test(lower)) return 'a';
+  return /^[aeiou]/.test(lower) ? 'an' : 'a';
+}
+
+export function withArticle(phrase: string): string {
+  return `${article(phrase)} ${phrase}`;
+}
+
+/** `a`, `a and b`, `a, b, and c` (with the serial comma; `or` for alternatives). */
+export function joinList(items: readonly string[], conjunction: 'and' | 'or' = 'and'): string {
+  if (items.length <= 1) return items[0] ?? '';
+  if (items.length === 2) return `${items[0]} ${conjunction} ${items[1]}`;
+  return `${items.slice(0, -1).join(', ')}, ${conjunction} ${items[items.length - 1]}`;
+}
+
+/** Whether a phrase reads as plural from its last word (`straps`, not `glass`, `status`, `basis`). */
+export function isPlural(phrase: string): boolean {
+  const last = (phrase.trim().split(/\s+/).pop() ?? '').toLowerCase();
+  if (/^(people|children|men|women|feet|teeth|mice|glasses|jeans|trousers|scissors)$/.test(last)) return true;
+  return /s$/.test(last) && !/(ss|us|is|'s|’s)$/.test(last);
+}
+
+/** Nouns read as uncountable: no `a` before them, and no plural `s` after them. */
+const MASS_NOUNS = new Set([
+  'apparel',
+  'art',
+  'audio',
+  'bamboo',
+  'bedding',
+  'beauty',
+  'brass',
+  'canvas',
+  'cashmere',
+  'ceramic',
+  'clothing',
+  'comfort',
+  'construction',
+  'control',
+  'copper',
+  'cotton',
+  'coverage',
+  'cushioning',
+  'decor',
+  'décor',
+  'denim',
+  'design',
+  'down',
+  'equipment',
+  'fabric',
+  'fleece',
+  'food',
+  'footwear',
+  'furniture',
+  'gear',
+  'glass',
+  'gold',
+  'grip',
+  'hardware',
+  'insulation',
+  'jewellery',
+  'jewelry',
+  'knitwear',
+  'lace',
+  'leather',
+  'lighting',
+  'linen',
+  'luggage',
+  'makeup',
+  'marble',
+  'merino',
+  'mesh',
+  'nylon',
+  'packaging',
+  'padding',
+  'paper',
+  'performance',
+  'plastic',
+  'polyester',
+  'porcelain',
+  'power',
+  'protection',
+  'rubber',
+  'satin',
+  'silk',
+  'silver',
+  'skincare',
+  'software',
+  'sound',
+  'stability',
+  'steel',
+  'stitching',
+  'stone',
+  'storage',
+  'suede',
+  'support',
+  'technology',
+  'titanium',
+  'traction',
+  'velvet',
+  'ventilation',
+  'visibility',
+  'water',
+  'wood',
+  'wool',
+]);
+
+function isMassNoun(word: string): boolean {
+  const lower = word.toLowerCase();
+  return MASS_NOUNS.has(lower) || /(ware|wear|ing|ness)$/.test(lower);
+}
+
+function pluralize(word: string): string {
+  if (/[^aeiou]y$/i.test(word)) return `${word.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/i.test(word)) return `${word}es`;
+  return `${word}s`;
+}
+
+/**
+ * A category as it reads after `of`, `for` or `in`: humanized, title case dropped, a countable
+ * singular made plural (`Shoes` -> `shoes`, `t-shirt` -> `t-shirts`, `home-and-garden` -> `home and
+ * garden`, `Lighting` -> `lighting`).
+ */
+export function categoryPhrase(category: string): string {
+  let text = tidy(category).replace(/_+/g, ' ');
+  if (/^[a-z0-9]+(?:-[a-z0-9]+){2,}$/i.test(text)) text = text.replace(/-/g, ' ');
+  text = lowerWords(text);
+  if (/[&/,]|\band\b/.test(text)) return text;
+  const words = text.split(' ');
+  const last = words[words.length - 1] ?? '';
+  const head = last.split('-').pop() ?? last;
+  if (!/^[a-z][a-z-]*[a-z]$/.test(last) || /s$/.test(last) || isMassNoun(head) || isPlural(text)) return text;
+  words[words.length - 1] = pluralize(last);
+  return words.join(' ');
+}
+
+/** A category as a label (`Category: home decor`). */
+export function categoryLabel(category: string): string {
+  return lowerWords(tidy(category).replace(/_+/g, ' '));
+}
+
+/** How the text names the product: `the Aurora Desk Lamp`; a name with its own article stays as is. */
+export function productRef(name: string): string {
+  const clean = tidy(name);
+  return /^(the|a|an|our|my|your)\s/i.test(clean) ? clean : `the ${clean}`;
+}
+
+/** `battery_life`, `batteryLife`, `Battery-Life` -> `battery life`. */
+export function humanizeKey(key: string): string {
+  return lowerWords(
+    key
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/[_\s]+/g, ' ')
+      .trim(),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attributes
+
+export interface AttributeFact {
+  /** `battery life` */
+  label: string;
+  value: string;
+  /** Verb phrases completing `It ...` (`weighs 1.2 kg`); empty when the fact only reads as a statement. */
+  verbPhrases: string[];
+  /** Complete sentences stating the fact, used when there is no verb phrase. */
+  statements: string[];
+  /** `battery life: 12 hours` */
+  spec: string;
+}
+
+const ADJECTIVE_SUFFIX = /..(able|ible|proof|free|resistant|repellent|friendly|safe|less|tight|wicking)$/;
+/** Nouns that look like adjectives by their ending. */
+const NOT_ADJECTIVES = /^(cable|table|turntable|timetable|vegetable|syllable|constable|bible|crucible|handful)$/;
+const ADJECTIVES = new Set([
+  'compact',
+  'cordless',
+  'handmade',
+  'hypoallergenic',
+  'insulated',
+  'lightweight',
+  'non-slip',
+  'non-stick',
+  'organic',
+  'padded',
+  'portable',
+  'recycled',
+  'unscented',
+  'vegan',
+  'vegetarian',
+  'wireless',
+]);
+
+function isAdjective(word: string): boolean {
+  const lower = word.toLowerCase();
+  return ADJECTIVES.has(lower) || (ADJECTIVE_SUFFIX.test(lower) && !NOT_ADJECTIVES.test(lower));
+}
+
+/** Attributes whose values are common words (`Black` reads `black`). */
+const COMMON_VALUE_KEYS =
+  /^(colou?rs?|materials?|fabric|finish|fit|pattern|style|scent|fragrance|flavou?r|taste|texture|shape)$/;
+
+const NUMBER = /^\d+(?:[.,]\d+)?$/;
+
+function be(label: string): 'is' | 'are' {
+  return isPlural(label) ? 'are' : 'is';
+}
+
+/** `matte` -> `a matte finish`; `relaxed fit` stays `a relaxed fit`. */
+function quality(value: string, noun: string): string {
+  const phrase = new RegExp(`\\b${noun}$`, 'i').test(value) ? value : `${value} ${noun}`;
+  return withArticle(phrase);
+}
+
+function verbPhrasesFor(label: string, value: string): string[] {
+  switch (label) {
+    case 'color':
+    case 'colour':
+    case 'colors':
+    case 'colours':
+      return [`comes in ${value}`];
+    case 'material':
+    case 'materials':
+    case 'fabric':
+      return [`is made of ${value}`, `is made from ${value}`];
+    case 'weight':
+      return [`weighs ${value}`, `has a weight of ${value}`];
+    case 'dimensions':
+    case 'measurements':
+      return [`measures ${value}`];
+    case 'height':
+    case 'width':
+    case 'depth':
+    case 'length':
+      return [`measures ${value} in ${label}`];
+    case 'capacity':
+      return [`holds ${value}`, `has a capacity of ${value}`];
+    case 'volume':
+      return [`holds ${value}`, `has a volume of ${value}`];
+    case 'gender':
+    case 'for':
+    case 'suitable for':
+    case 'age':
+    case 'age group':
+    case 'audience':
+      return [`is intended for ${value}`];
+    case 'made in':
+    case 'origin':
+    case 'country of origin':
+      return [`is made in ${value}`];
+    case 'brand':
+    case 'manufacturer':
+    case 'maker':
+      return [`is made by ${value}`, `comes from ${value}`];
+    case 'warranty':
+      return [`comes with a warranty of ${value}`, `is covered by a warranty of ${value}`];
+    case 'battery life':
+      return [`offers a battery life of ${value}`, `runs for ${value} on a full charge`];
+    case 'power':
+    case 'wattage':
+      return [`is rated at ${value}`, `has a power rating of ${value}`];
+    case 'connectivity':
+      return /connectivity$/i.test(value)
+        ? [`offers ${value}`]
+        : [`connects via ${value}`, `offers ${value} connectivity`];
+    case 'compatibility':
+    case 'compatible with':
+    case 'works with':
+      return [`works with ${value}`, `is compatible with ${value}`];
+    case 'finish':
+    case 'fit':
+    case 'pattern':
+    case 'style':
+    case 'scent':
+    case 'texture':
+    case 'shape':
+      return [`has ${quality(value, label)}`];
+    case 'fragrance':
+      return [`has ${quality(value, 'scent')}`];
+    case 'flavor':
+    case 'flavour':
+    case 'taste':
+      return [`has ${quality(value, label === 'taste' ? 'taste' : label)}`];
+    case 'size':
+      if (/^(one size|os|onesize)$/i.test(value)) return ['comes in one size'];
+      if (/[,/]/.test(value)) return [`comes in sizes ${value}`];
+      if (/^[\w.]{1,4}$/.test(value)) return [`comes in size ${value}`];
+      return [];
+    case 'sizes':
+      return [`comes in sizes ${value}`];
+    default:
+      return [];
+  }
+}
+
+export function attributeFact(key: string, rawValue: string): AttributeFact {
+  const label = humanizeKey(key) || tidy(key);
+  let value = tidy(rawValue);
+  if (COMMON_VALUE_KEYS.test(label)) value = lowerWords(value);
+  const spec = `${label}: ${value}`;
+  if (/^(yes|true|y)$/i.test(value)) {
+    const adjective = label.split(' ').every((word, i, words) => i < words.length - 1 || isAdjective(word));
+    return adjective
+      ? { label, value, verbPhrases: [`is ${label}`], statements: [`It is ${label}.`], spec }
+      : { label, value, verbPhrases: [], statements: [`${capitalize(label)}: yes.`], spec };
+  }
+  if (/^(no|false|n)$/i.test(value)) {
+    return { label, value, verbPhrases: [], statements: [`${capitalize(label)}: no.`], spec };
+  }
+  if (label === 'care' || label === 'care instructions') {
+    return {
+      label,
+      value,
+      verbPhrases: [],
+      statements: [`Care instructions: ${lowerFirst(value)}.`, `For care: ${lowerFirst(value)}.`],
+      spec,
+    };
+  }
+  const verbPhrases = verbPhrasesFor(label, value);
+  if (verbPhrases.length === 0 && NUMBER.test(value) && isPlural(label)) {
+    verbPhrases.push(`has ${value} ${label}`);
+  }
+  const statements =
+    verbPhrases.length > 0
+      ? verbPhrases.map((phrase) => `It ${phrase}.`)
+      : [`Its ${label} ${be(label)} ${value}.`, `The ${label} ${be(label)} ${value}.`];
+  return { label, value, verbPhrases, statements, spec };
+}
+
+/** `is made of wool` -> `is also made of wool`; `weighs 2 kg` -> `also weighs 2 kg`. */
+export function withAlso(verbPhrase: string): string {
+  return /^(is|are|can|will)\s/.test(verbPhrase)
+    ? verbPhrase.replace(/^(\w+)\s/, '$1 also ')
+    : `also ${verbPhrase}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Features
+
+export type FeatureKind = 'verb' | 'adjective' | 'noun';
+
+export interface Feature {
+  /** As written by the caller, without a leading capital: for lists (`Features: a; b`). */
+  bare: string;
+  kind: FeatureKind;
+  /** How it reads in a sentence: `keeps drinks cold` (verb), `water-resistant` (adjective),
+   * `an adjustable arm` (noun, with an article where English wants one). */
+  phrase: string;
+}
+
+const VERBS = new Set([
+  'absorbs',
+  'adapts',
+  'adjusts',
+  'allows',
+  'attaches',
+  'blends',
+  'blocks',
+  'boosts',
+  'brews',
+  'can',
+  'charges',
+  'cleans',
+  'clips',
+  'comes',
+  'connects',
+  'converts',
+  'cools',
+  'delivers',
+  'detects',
+  'displays',
+  'doubles',
+  'dries',
+  'filters',
+  'fits',
+  'folds',
+  'gives',
+  'grinds',
+  'has',
+  'heats',
+  'helps',
+  'holds',
+  'includes',
+  'is',
+  'keeps',
+  'lasts',
+  'lets',
+  'lights',
+  'locks',
+  'makes',
+  'measures',
+  'mounts',
+  'offers',
+  'opens',
+  'packs',
+  'pairs',
+  'plays',
+  'protects',
+  'provides',
+  'reduces',
+  'repels',
+  'resists',
+  'rolls',
+  'runs',
+  'seals',
+  'slides',
+  'snaps',
+  'stacks',
+  'stays',
+  'stores',
+  'streams',
+  'supports',
+  'switches',
+  'syncs',
+  'tracks',
+  'turns',
+  'washes',
+  'wicks',
+  'will',
+  'works',
+  'zips',
+]);
+
+const DETERMINER =
+  /^(?:(?:a|an|the|one|two|three|four|five|six|seven|eight|nine|ten|twelve|dual|double|triple|multiple|several|many)\s|\d+(?:[.,]\d+)?\s)/i;
+
+export function feature(raw: string): Feature {
+  const phrase = lowerFirst(tidy(raw));
+  const words = phrase.split(' ');
+  const first = words[0] ?? '';
+  const last = words[words.length - 1] ?? '';
+  if (VERBS.has(first)) return { bare: phrase, kind: 'verb', phrase };
+  if (words.length <= 4 && isAdjective(last.split('-').pop() ?? last)) {
+    return { bare: phrase, kind: 'adjective', phrase };
+  }
+  const needsArticle =
+    !DETERMINER.test(phrase) && !isPlural(phrase) && !isMassNoun(last) && /^[a-z]/i.test(phrase);
+  return { bare: phrase, kind: 'noun', phrase: needsArticle ? withArticle(phrase) : phrase };
+}

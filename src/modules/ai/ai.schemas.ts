@@ -1,0 +1,105 @@
+import { type Static, Type } from 'typebox';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+import { type Length, LENGTHS, type Tone, TONES } from './ai.provider.js';
+
+const ToneSchema = Type.Unsafe<Tone>({
+  type: 'string',
+  enum: [...TONES],
+  description: '`professional` (default), `friendly`, `luxury`, `playful` or `technical`.',
+});
+
+const LengthSchema = Type.Unsafe<Length>({
+  type: 'string',
+  enum: [...LENGTHS],
+  description: '`short` (about 30-60 words), `medium` (default, 80-130) or `long` (180-260, in paragraphs).',
+});
+
+const ProductFactsBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
+    attributes: Type.Optional(
+      Type.Unsafe<Record<string, string>>({
+        type: 'object',
+        additionalProperties: { type: 'string', maxLength: 500 },
+        propertyNames: { minLength: 1, maxLength: 100 },
+        maxProperties: 50,
+        description: 'A flat map of string values, e.g. {"color": "black", "weight": "1.2 kg"}.',
+      }),
+    ),
+    features: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), {
+        maxItems: 20,
+        description: 'Short phrases, e.g. "adjustable arm", "keeps drinks cold for 24 hours".',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'A product that is not stored (yet).' },
+);
+
+export const GenerateDescriptionBody = Type.Object(
+  {
+    product_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "A stored product of the caller's tenant." }),
+    ),
+    product: Type.Optional(ProductFactsBody),
+    tone: Type.Optional(ToneSchema),
+    length: Type.Optional(LengthSchema),
+    language: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 35,
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+        description:
+          'A BCP 47 language tag, default `en`. The `builtin` provider writes English whatever is asked ' +
+          '(the response says `en`); the `openai` provider writes the language asked for.',
+        examples: ['en', 'de-CH'],
+      }),
+    ),
+    keywords: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 60, pattern: '\\S' }), {
+        maxItems: 10,
+        uniqueItems: true,
+        description: 'Words or phrases the text must contain, word for word.',
+      }),
+    ),
+    save: Type.Optional(
+      Type.Boolean({
+        description:
+          "Write the text to the product's `description` (emits `product.updated`). Only with " +
+          '`product_id`; needs the `write:products` permission too.',
+      }),
+    ),
+    variant: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        description: '0 (default) for the usual wording; another number asks for another wording of the same input.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Give exactly one of `product_id` and `product`.' },
+);
+export type GenerateDescriptionBody = Static<typeof GenerateDescriptionBody>;
+
+export const GenerationSchema = Type.Object({
+  id: Type.String({ examples: ['gen_7hTq2ZpW2bX9sT2uV7wY3cE5'] }),
+  description: Type.String({ description: 'Plain text; paragraphs are separated by a blank line.' }),
+  product_id: Nullable(Type.String()),
+  tone: Type.String({ enum: [...TONES] }),
+  length: Type.String({ enum: [...LENGTHS] }),
+  language: Type.String({ description: 'The language the text is written in.' }),
+  word_count: Type.Integer(),
+  provider: Type.String({ enum: ['builtin', 'openai'] }),
+  model: Type.String({ examples: ['builtin-copy-1', 'gpt-4o-mini'] }),
+  usage: Type.Object(
+    { input_tokens: Type.Integer(), output_tokens: Type.Integer() },
+    { description: 'Tokens the model used, as the provider reports them; 0 for `builtin`.' },
+  ),
+  saved: Type.Boolean({ description: "Whether the text was written to the product's description." }),
+  truncated: Type.Boolean({
+    description: 'The provider stopped at its token limit; the text was cut back to its last full sentence.',
+  }),
+  created: Timestamp,
+});
+export type GenerationObject = Static<typeof GenerationSchema>;

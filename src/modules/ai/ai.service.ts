@@ -1,0 +1,141 @@
+import type { Store } from '../../db/store.js';
+import { AppError, validationError } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { Principal } from '../../lib/principal.js';
+import type { ProductService } from '../products/products.service.js';
+import type { DescriptionProvider, ProductFacts } from './ai.provider.js';
+import * as repo from './ai.repository.js';
+import type { GenerateDescriptionBody, GenerationObject } from './ai.schemas.js';
+import { canonicalLanguage, countWords, trimToLastSentence } from './ai.text.js';
+
+/** The longest description a product holds (`description` in products.schemas.ts). */
+const MAX_DESCRIPTION_CHARS = 5000;
+
+function present(row: repo.GenerationRow): GenerationObject {
+  return {
+    id: row.id,
+    description: row.description,
+    product_id: row.product_id,
+    tone: row.tone,
+    length: row.length,
+    language: row.language,
+    word_count: row.word_count,
+    provider: row.provider,
+    model: row.model,
+    usage: { input_tokens: row.input_tokens, output_tokens: row.output_tokens },
+    saved: row.saved === 1,
+    truncated: row.truncated === 1,
+    created: iso(row.created),
+  };
+}
+
+export type AiService = ReturnType<typeof createAiService>;
+
+export function createAiService(deps: {
+  store: Store;
+  clock: Clock;
+  products: ProductService;
+  provider: DescriptionProvider;
+}) {
+  const { store, clock, products, provider } = deps;
+
+  return {
+    /**
+     * Writes a description of a stored product (`product_id`) or an inline one (`product`), records
+     * the generation and, with `save`, writes the text to the product through the products service
+     * (so `updated` moves and `product.updated` is emitted with the change). Everything that can be
+     * refused is checked before the provider is paid for.
+     */
+    async generate(principal: Principal, input: GenerateDescriptionBody): Promise<GenerationObject> {
+      const { product_id: productId, product: inline } = input;
+      if (productId === undefined && inline === undefined) {
+        throw validationError('product_id', 'or product is required');
+      }
+      if (productId !== undefined && inline !== undefined) {
+        throw validationError('product', 'must not be given together with product_id');
+      }
+      const save = input.save === true;
+      if (save && productId === undefined) {
+        throw validationError('save', 'needs product_id: only a stored product can be saved to');
+      }
+      if (save && !principal.key.permissions.has('write:products')) {
+        throw new AppError('insufficient_permissions', 'Saving the description needs the write:products permission.', {
+          extra: { required_permission: 'write:products' },
+        });
+      }
+      const language = canonicalLanguage(input.language ?? 'en');
+      if (language === undefined) {
+        throw validationError('language', 'must be a BCP 47 language tag such as "en" or "de-CH"');
+      }
+
+      const tenantId = principal.tenant.id;
+      let facts: ProductFacts;
+      if (productId !== undefined) {
+        const product = await products.get(tenantId, productId);
+        facts = { name: product.name, category: product.category, attributes: product.attributes, features: [] };
+      } else if (inline !== undefined) {
+        facts = {
+          name: inline.name,
+          category: inline.category ?? null,
+          attributes: inline.attributes ?? {},
+          features: inline.features ?? [],
+        };
+      } else {
+        throw validationError('product_id', 'or product is required');
+      }
+
+      const tone = input.tone ?? 'professional';
+      const length = input.length ?? 'medium';
+      const variant = input.variant ?? 0;
+      const result = await provider.generate({
+        product: facts,
+        tone,
+        length,
+        language,
+        keywords: input.keywords ?? [],
+        variant,
+      });
+      let text = result.text;
+      let truncated = result.truncated;
+      if (text.length > MAX_DESCRIPTION_CHARS) {
+        text = trimToLastSentence(text.slice(0, MAX_DESCRIPTION_CHARS));
+        truncated = true;
+      }
+
+      // The provider has been paid for: the generation is recorded even if saving it fails.
+      let saved = false;
+      let saveError: unknown;
+      if (save && productId !== undefined) {
+        try {
+          await products.update(tenantId, productId, { description: text });
+          saved = true;
+        } catch (error) {
+          saveError = error;
+        }
+      }
+      const row: repo.GenerationRow = {
+        id: newId('gen'),
+        tenant_id: tenantId,
+        product_id: productId ?? null,
+        provider: provider.name,
+        model: result.model,
+        tone,
+        length,
+        language: result.language,
+        variant,
+        description: text,
+        word_count: countWords(text),
+        input_tokens: result.inputTokens,
+        output_tokens: result.outputTokens,
+        truncated: truncated ? 1 : 0,
+        saved: saved ? 1 : 0,
+        created: clock.now(),
+      };
+      await store.transaction((trx) => repo.insertGeneration(trx, row));
+      if (saveError !== undefined) throw saveError;
+      return present(row);
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../http/errors.js';
+
+/**
+ * Serves the console's single-page app (built by `npm run build` into dist/console) under
+ * `/console`: hashed assets with a one-year immutable cache, and index.html (never cached) for
+ * each of the app's page routes, so a reload of /console/webhooks/wh_... works. Other paths stay
+ * JSON 404s, as everywhere else. Without a build, the pages answer a problem+json 503 that says
+ * how to make one.
+ */
+
+export const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/console');
+
+/** The app's page routes (console/src/routes.ts has the same list). */
+export const CONSOLE_PAGES = [
+  '/console',
+  '/console/',
+  '/console/login',
+  '/console/signup',
+  '/console/keys',
+  '/console/webhooks',
+  '/console/webhooks/:id',
+  '/console/plugins',
+  '/console/usage',
+] as const;
+
+/** Files at the top of the build (public/), next to index.html. */
+const TOP_LEVEL_FILES = ['favicon.svg'] as const;
+
+/** Scripts, styles, images and fetches from this origin only; no framing. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const ASSET_NAME = /^[\w.-]+$/;
+
+export function consolePages(options: { root?: string } = {}): FastifyPluginAsync {
+  const root = options.root ?? CONSOLE_DIST;
+
+  function requireBuild(): void {
+    if (!fs.existsSync(path.join(root, 'index.html'))) {
+      throw new AppError(
+        'service_unavailable',
+        'The developer console has not been built; run `npm run build` and reload.',
+      );
+    }
+  }
+
+  /** A file of the build, or a JSON 404 (never @fastify/static's callNotFound, which reads as 405). */
+  function file(reply: FastifyReply, relative: string, cache: 'immutable' | 'revalidate') {
+    requireBuild();
+    if (!fs.existsSync(path.join(root, relative))) {
+      throw new AppError('not_found', `No such console file: ${relative}.`);
+    }
+    return cache === 'immutable'
+      ? reply.sendFile(relative, root, { maxAge: '365d', immutable: true })
+      : reply.sendFile(relative, root, { maxAge: 0 });
+  }
+
+  return async (app) => {
+    await app.register(fastifyStatic, { root, serve: false, suppressWarning: true });
+
+    app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('x-frame-options', 'DENY');
+      reply.header('referrer-policy', 'same-origin');
+    });
+
+    const options = { config: { auth: 'public' as const }, schema: { hide: true } };
+
+    for (const url of CONSOLE_PAGES) {
+      app.get(url, options, async (_request, reply) => {
+        requireBuild();
+        reply.header('cache-control', 'no-cache');
+        return reply.sendFile('index.html', root, { cacheControl: false });
+      });
+    }
+
+    // Vite names every asset after its content hash: cache it for good.
+    app.get<{ Params: { '*': string } }>('/console/assets/*', options, async (request, reply) => {
+      const name = request.params['*'];
+      if (!ASSET_NAME.test(name) || name.startsWith('.')) throw new AppError('not_found', 'No such console file.');
+      return file(reply, `assets/${name}`, 'immutable');
+    });
+
+    for (const name of TOP_LEVEL_FILES) {
+      app.get(`/console/${name}`, options, async (_request, reply) => file(reply, name, 'revalidate'));
+    }
+  };
+}

@@ -1,0 +1,153 @@
+import type { ConsoleSessionsTable, ConsoleThrottleTable, TenantsTable, UsersTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+
+export type SessionRow = ConsoleSessionsTable;
+export type ThrottleRow = ConsoleThrottleTable;
+
+/** A live session with the user and tenant it acts for, read in one query. */
+export interface SessionWithOwner {
+  id_hash: string;
+  created: number;
+  last_seen: number;
+  expires_at: number;
+  user: Pick<UsersTable, 'id' | 'email' | 'name' | 'role'>;
+  tenant: Pick<
+    TenantsTable,
+    'id' | 'name' | 'plan' | 'currency' | 'api_version' | 'hourly_limit' | 'monthly_limit'
+  >;
+}
+
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  await db.insertInto('console_sessions').values(row).execute();
+}
+
+export async function findSession(db: Db, idHash: string): Promise<SessionWithOwner | undefined> {
+  const row = await db
+    .selectFrom('console_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .innerJoin('tenants as t', 't.id', 's.tenant_id')
+    .select([
+      's.id_hash',
+      's.created',
+      's.last_seen',
+      's.expires_at',
+      'u.id as user_id',
+      'u.email',
+      'u.name as user_name',
+      'u.role',
+      't.id as tenant_id',
+      't.name as tenant_name',
+      't.plan',
+      't.currency',
+      't.api_version',
+      't.hourly_limit',
+      't.monthly_limit',
+    ])
+    .where('s.id_hash', '=', idHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id_hash: row.id_hash,
+    created: Number(row.created),
+    last_seen: Number(row.last_seen),
+    expires_at: Number(row.expires_at),
+    user: { id: row.user_id, email: row.email, name: row.user_name, role: row.role },
+    tenant: {
+      id: row.tenant_id,
+      name: row.tenant_name,
+      plan: row.plan,
+      currency: row.currency,
+      api_version: row.api_version,
+      hourly_limit: row.hourly_limit === null ? null : Number(row.hourly_limit),
+      monthly_limit: row.monthly_limit === null ? null : Number(row.monthly_limit),
+    },
+  };
+}
+
+export async function touchSession(db: Db, idHash: string, now: number): Promise<void> {
+  await db.updateTable('console_sessions').set({ last_seen: now }).where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteSession(db: Db, idHash: string): Promise<number> {
+  const result = await db.deleteFrom('console_sessions').where('id_hash', '=', idHash).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Sessions past their absolute end, or idle since before `idleBefore`. */
+export async function deleteExpiredSessions(db: Db, now: number, idleBefore: number): Promise<void> {
+  await db
+    .deleteFrom('console_sessions')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen', '<', idleBefore)]))
+    .execute();
+}
+
+export async function findThrottles(db: Db, keys: readonly string[]): Promise<ThrottleRow[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.selectFrom('console_throttle').selectAll().where('key', 'in', [...keys]).execute();
+  return rows.map((row) => ({
+    key: row.key,
+    attempts: Number(row.attempts),
+    window_start: Number(row.window_start),
+    blocked_until: row.blocked_until === null ? null : Number(row.blocked_until),
+  }));
+}
+
+/**
+ * Counts one attempt against `key`: a window that started before `windowStartedBefore` starts
+ * over at this attempt. One atomic upsert, so concurrent attempts all count.
+ */
+export async function countAttempt(
+  db: Db,
+  key: string,
+  now: number,
+  windowStartedBefore: number,
+): Promise<void> {
+  await db
+    .insertInto('console_throttle')
+    .values({ key, attempts: 1, window_start: now, blocked_until: null })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet((eb) => {
+        const stale = eb('console_throttle.window_start', '<=', windowStartedBefore);
+        return {
+          attempts: eb
+            .case()
+            .when(stale)
+            .then(1)
+            .else(eb('console_throttle.attempts', '+', 1))
+            .end(),
+          window_start: eb.case().when(stale).then(now).else(eb.ref('console_throttle.window_start')).end(),
+          blocked_until: eb
+            .case()
+            .when(stale)
+            .then(null)
+            .else(eb.ref('console_throttle.blocked_until'))
+            .end(),
+        };
+      }),
+    )
+    .execute();
+}
+
+/** Blocks `key` until `until` once its attempts in the current window reach `limit`. */
+export async function blockWhenReached(db: Db, key: string, limit: number, until: number): Promise<void> {
+  await db
+    .updateTable('console_throttle')
+    .set({ blocked_until: until })
+    .where('key', '=', key)
+    .where('attempts', '>=', limit)
+    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', until)]))
+    .execute();
+}
+
+export async function clearThrottle(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('console_throttle').where('key', '=', key).execute();
+}
+
+/** Counters whose window and block are both over: they no longer hold anything back. */
+export async function deleteStaleThrottles(db: Db, now: number, windowStartedBefore: number): Promise<void> {
+  await db
+    .deleteFrom('console_throttle')
+    .where('window_start', '<=', windowStartedBefore)
+    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<=', now)]))
+    .execute();
+}

@@ -1,0 +1,328 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../../db/store.js';
+import { AppError, validationError } from '../../http/errors.js';
+import { PERMISSIONS } from '../../http/permissions.js';
+import { PLAN_LIMITS } from '../../http/rate-limit.js';
+import { type Clock, iso } from '../../lib/clock.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
+import type { Plan, Principal } from '../../lib/principal.js';
+import type { ApiKeyObject } from '../api-keys/api-keys.service.js';
+import { findUserByEmail } from '../tenants/tenants.repository.js';
+import type { TenantService } from '../tenants/tenants.service.js';
+import type { VersionRegistry } from '../versions/versions.registry.js';
+import * as repo from './console.repository.js';
+
+/**
+ * Developer console accounts: sign-up (a tenant and its owner), password login, server-side
+ * sessions and their CSRF tokens, and login/sign-up throttling. A session acts for its user's
+ * tenant with every permission, through the same services as the API (see `principal`).
+ *
+ * - The session id is 32 random bytes (base64url) that only the browser's cookie holds; the store
+ *   keeps its SHA-256, so a read of the table cannot be replayed as a login.
+ * - The CSRF token is an HMAC of the session id: nothing to store, and it changes with the session.
+ * - Throttling counts failures per email and per client address in fixed windows, in the store,
+ *   so it holds across processes and restarts.
+ */
+
+export const SESSION_MAX_AGE_MS = 7 * 24 * 3_600_000;
+export const SESSION_IDLE_MS = 24 * 3_600_000;
+/** `last_seen` is written at most this often per session. */
+const TOUCH_EVERY_MS = 60_000;
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface ThrottleRule {
+  limit: number;
+  windowMs: number;
+  blockMs: number;
+}
+
+export const THROTTLE = {
+  /** Failed logins for one email. */
+  loginPerEmail: { limit: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
+  /** Failed logins from one client address, whatever the email. */
+  loginPerAddress: { limit: 20, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
+  /** Sign-ups (each creates a tenant and runs scrypt) from one client address. */
+  signupPerAddress: { limit: 10, windowMs: 3_600_000, blockMs: 3_600_000 },
+} as const satisfies Record<string, ThrottleRule>;
+const LONGEST_WINDOW_MS = Math.max(...Object.values(THROTTLE).map((rule) => rule.windowMs));
+
+/** Self-service sign-ups start on this plan; the operator changes plans (`tenant:set-limits`). */
+export const SIGNUP_PLAN: Plan = 'free';
+
+export interface AccountView {
+  user: { id: string; email: string; name: string; role: string };
+  tenant: { id: string; name: string; plan: Plan; currency: string; api_version: string };
+  plans: { name: Plan; hourly: number; monthly: number; current: boolean }[];
+  csrf_token: string;
+  expires_at: string;
+}
+
+/** A session resolved from its cookie, for one request. */
+export interface ConsoleSession {
+  id: string;
+  expiresAt: number;
+  account: repo.SessionWithOwner;
+  /** The tenant with every permission: what the console's calls into the services act as. */
+  principal: Principal;
+}
+
+export interface StartedSession {
+  id: string;
+  expiresAt: number;
+  view: AccountView;
+}
+
+export interface SignupInput {
+  store_name: string;
+  email: string;
+  password: string;
+  owner_name?: string | undefined;
+}
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function csrfTokenFor(sessionId: string): string {
+  return createHmac('sha256', sessionId).update('console-csrf').digest('base64url');
+}
+
+function equalSecrets(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function loggedOut(detail = 'Log in to the developer console.'): AppError {
+  return new AppError('authentication_required', detail);
+}
+
+function consolePrincipal(account: repo.SessionWithOwner): Principal {
+  return {
+    tenant: account.tenant,
+    userId: account.user.id,
+    key: {
+      id: 'console',
+      name: 'Developer console',
+      permissions: new Set(PERMISSIONS),
+      expiresAt: null,
+    },
+  };
+}
+
+export type ConsoleService = ReturnType<typeof createConsoleService>;
+
+export function createConsoleService(deps: {
+  store: Store;
+  clock: Clock;
+  tenants: TenantService;
+  versions: VersionRegistry;
+}) {
+  const { store, clock, tenants, versions } = deps;
+  /** Verified against for unknown emails, so a login takes as long whether or not the email exists. */
+  let decoyHash: Promise<string> | undefined;
+
+  function view(account: repo.SessionWithOwner, sessionId: string, expiresAt: number): AccountView {
+    return {
+      user: account.user,
+      tenant: {
+        id: account.tenant.id,
+        name: account.tenant.name,
+        plan: account.tenant.plan,
+        currency: account.tenant.currency,
+        api_version: account.tenant.api_version,
+      },
+      plans: (Object.keys(PLAN_LIMITS) as Plan[]).map((name) => ({
+        name,
+        ...PLAN_LIMITS[name],
+        current: name === account.tenant.plan,
+      })),
+      csrf_token: csrfTokenFor(sessionId),
+      expires_at: iso(expiresAt),
+    };
+  }
+
+  /** 429 while any of the counters is blocked; `Retry-After` says until when. */
+  async function refuseWhileBlocked(keys: readonly string[], now: number, what: string): Promise<void> {
+    const rows = await repo.findThrottles(store.db, keys);
+    const until = Math.max(0, ...rows.map((row) => row.blocked_until ?? 0));
+    if (until > now) {
+      const seconds = Math.ceil((until - now) / 1000);
+      throw new AppError(
+        'rate_limited',
+        `Too many ${what}; try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}.`,
+        { headers: { 'retry-after': String(seconds) } },
+      );
+    }
+  }
+
+  async function countAttempts(counters: [string, ThrottleRule][], now: number): Promise<void> {
+    await store.transaction(async (trx) => {
+      for (const [key, rule] of counters) {
+        await repo.countAttempt(trx, key, now, now - rule.windowMs);
+        await repo.blockWhenReached(trx, key, rule.limit, now + rule.blockMs);
+      }
+    });
+  }
+
+  /** A new session for the user; `replacing` (the caller's current session, if any) ends. */
+  async function startSession(
+    user: { id: string; tenant_id: string },
+    replacing: string | undefined,
+    extra?: (trx: Store['db']) => Promise<void>,
+  ): Promise<StartedSession> {
+    const id = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    const expiresAt = now + SESSION_MAX_AGE_MS;
+    await store.transaction(async (trx) => {
+      await repo.deleteExpiredSessions(trx, now, now - SESSION_IDLE_MS);
+      await repo.deleteStaleThrottles(trx, now, now - LONGEST_WINDOW_MS);
+      if (replacing !== undefined && SESSION_ID_PATTERN.test(replacing)) {
+        await repo.deleteSession(trx, sha256(replacing));
+      }
+      await repo.insertSession(trx, {
+        id_hash: sha256(id),
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        created: now,
+        last_seen: now,
+        expires_at: expiresAt,
+      });
+      if (extra) await extra(trx);
+    });
+    const account = await repo.findSession(store.db, sha256(id));
+    if (!account) throw new Error('a session just created could not be read back');
+    return { id, expiresAt, view: view(account, id, expiresAt) };
+  }
+
+  return {
+    /** A new tenant with its owner (and a first full-permission key), logged in. */
+    async signup(
+      input: SignupInput,
+      address: string,
+      replacing: string | undefined,
+    ): Promise<StartedSession & { apiKey: ApiKeyObject }> {
+      const addressKey = `signup-address:${sha256(address)}`;
+      const now = clock.now();
+      await refuseWhileBlocked([addressKey], now, 'sign-ups from this address');
+      await countAttempts([[addressKey, THROTTLE.signupPerAddress]], now);
+      const created = await tenants.create({
+        name: input.store_name,
+        email: input.email,
+        ownerName: input.owner_name,
+        password: input.password,
+        plan: SIGNUP_PLAN,
+        keyName: 'Default key',
+      });
+      const started = await startSession(
+        { id: created.user.id, tenant_id: created.tenant.id },
+        replacing,
+      );
+      return { ...started, apiKey: created.apiKey };
+    },
+
+    /** Checks the password and starts a new session (the caller's previous one ends: rotation). */
+    async login(
+      input: { email: string; password: string },
+      address: string,
+      replacing: string | undefined,
+    ): Promise<StartedSession> {
+      const email = input.email.trim().toLowerCase();
+      const emailKey = `login-email:${sha256(email)}`;
+      const addressKey = `login-address:${sha256(address)}`;
+      const now = clock.now();
+      await refuseWhileBlocked([emailKey, addressKey], now, 'failed logins');
+      const user = await findUserByEmail(store.db, email);
+      let valid = false;
+      if (user?.password_hash) {
+        valid = await verifyPassword(input.password, user.password_hash);
+      } else {
+        decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
+        await verifyPassword(input.password, await decoyHash);
+      }
+      if (!user || !valid) {
+        await countAttempts(
+          [
+            [emailKey, THROTTLE.loginPerEmail],
+            [addressKey, THROTTLE.loginPerAddress],
+          ],
+          now,
+        );
+        throw loggedOut('The email or password is incorrect.');
+      }
+      return startSession(user, replacing, (trx) => repo.clearThrottle(trx, emailKey));
+    },
+
+    async logout(session: ConsoleSession): Promise<void> {
+      await store.transaction((trx) => repo.deleteSession(trx, sha256(session.id)));
+    },
+
+    /** The session behind a cookie value, or 401. */
+    async authenticate(sessionId: string | undefined): Promise<ConsoleSession> {
+      if (sessionId === undefined || !SESSION_ID_PATTERN.test(sessionId)) throw loggedOut();
+      const idHash = sha256(sessionId);
+      const account = await repo.findSession(store.db, idHash);
+      const now = clock.now();
+      if (!account) throw loggedOut();
+      if (account.expires_at <= now || account.last_seen <= now - SESSION_IDLE_MS) {
+        await store.transaction((trx) => repo.deleteSession(trx, idHash));
+        throw loggedOut('Your console session has expired; log in again.');
+      }
+      if (now - account.last_seen >= TOUCH_EVERY_MS) {
+        await store.transaction((trx) => repo.touchSession(trx, idHash, now));
+      }
+      return { id: sessionId, expiresAt: account.expires_at, account, principal: consolePrincipal(account) };
+    },
+
+    view(session: ConsoleSession): AccountView {
+      return view(session.account, session.id, session.expiresAt);
+    },
+
+    /** 403 unless `header` is the session's CSRF token (compared in constant time). */
+    checkCsrf(session: ConsoleSession, header: string | undefined): void {
+      if (header === undefined || !equalSecrets(header, csrfTokenFor(session.id))) {
+        throw new AppError(
+          'insufficient_permissions',
+          'Missing or invalid X-CSRF-Token header; reload the console and try again.',
+        );
+      }
+    },
+
+    /** The versions and whether a newer one than the tenant's pinned version exists. */
+    versions(session: ConsoleSession) {
+      const pinned = session.account.tenant.api_version;
+      const latest = versions.latest;
+      return {
+        data: versions.list().map((v) => ({
+          version: v.version,
+          release: v.release,
+          latest: v.version === latest.version,
+          changelog: v.changelog,
+        })),
+        latest: latest.version,
+        latest_release: latest.release,
+        pinned,
+        pinned_release: versions.list().find((v) => v.version === pinned)?.release ?? pinned,
+        upgrade_available: pinned < latest.version,
+      };
+    },
+
+    /** The rules of `POST /v1/versions/upgrade`: a known version, never older than the pinned one. */
+    async upgradeVersion(session: ConsoleSession, target: string | undefined) {
+      const version = target ?? versions.latest.version;
+      const previous = session.account.tenant.api_version;
+      if (!versions.has(version)) {
+        throw validationError(
+          'version',
+          `must be one of ${versions
+            .list()
+            .map((v) => v.version)
+            .join(', ')}`,
+        );
+      }
+      if (version < previous) throw validationError('version', `must not be older than the pinned ${previous}`);
+      await tenants.setApiVersion(session.account.tenant.id, version);
+      return { previous_version: previous, api_version: version };
+    },
+  };
+}

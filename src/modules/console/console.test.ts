@@ -1,0 +1,822 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseSetCookie } from 'cookie';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
+import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
+import { installErrorHandler, installNotFoundHandler, RouteTable } from '../../http/error-handler.js';
+import { ManualClock } from '../../lib/clock.js';
+import { randomBase62 } from '../../lib/ids.js';
+import { consolePages } from './console.pages.js';
+import { SESSION_COOKIE } from './console.routes.js';
+import { THROTTLE } from './console.service.js';
+
+/**
+ * The console backend over app.inject, as a browser would use it: a cookie jar, the CSRF token
+ * from GET /console/api/session, and the Origin header a browser sends on state-changing calls.
+ */
+
+const ORIGIN = 'http://localhost:80';
+const HOST = 'localhost:80';
+
+interface Reply<T = Record<string, unknown>> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  setCookie: ReturnType<typeof parseSetCookie> | undefined;
+}
+
+interface Account {
+  user: { id: string; email: string };
+  tenant: { id: string; plan: string; api_version: string };
+  csrf_token: string;
+  api_key?: { id: string; key: string; permissions: string[] };
+}
+
+interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Leave the CSRF header out. */
+  noCsrf?: boolean;
+  address?: string;
+}
+
+/** One browser: it keeps the session cookie it is given and sends the CSRF token it learnt. */
+function browser(app: FastifyInstance) {
+  let cookie: string | undefined;
+  let csrf: string | undefined;
+  async function request<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
+    url: string,
+    options: RequestOptions = {},
+  ): Promise<Reply<T>> {
+    const headers: Record<string, string> = { host: HOST };
+    if (method !== 'GET') headers.origin = ORIGIN;
+    if (cookie !== undefined) headers.cookie = `${SESSION_COOKIE}=${cookie}`;
+    if (method !== 'GET' && csrf !== undefined && !options.noCsrf) headers['x-csrf-token'] = csrf;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(options.body);
+    }
+    const res = await app.inject({
+      method,
+      url,
+      headers: { ...headers, ...options.headers },
+      payload,
+      ...(options.address ? { remoteAddress: options.address } : {}),
+    });
+    const raw = res.headers['set-cookie'];
+    const setCookie = typeof raw === 'string' ? parseSetCookie(raw) : undefined;
+    if (setCookie?.name === SESSION_COOKIE) cookie = setCookie.maxAge === 0 ? undefined : setCookie.value;
+    const body = (res.body === '' ? undefined : JSON.parse(res.body)) as T;
+    const token = (body as { csrf_token?: unknown } | undefined)?.csrf_token;
+    if (typeof token === 'string') csrf = token;
+    return { status: res.statusCode, headers: res.headers, body, setCookie };
+  }
+  return {
+    request,
+    get cookie() {
+      return cookie;
+    },
+    set cookie(value: string | undefined) {
+      cookie = value;
+    },
+    get csrf() {
+      return csrf;
+    },
+    set csrf(value: string | undefined) {
+      csrf = value;
+    },
+  };
+}
+
+type Browser = ReturnType<typeof browser>;
+
+let counter = 0;
+function newEmail(): string {
+  counter += 1;
+  return `dev${counter}-${randomBase62(6).toLowerCase()}@example.com`;
+}
+
+const PASSWORD = 'correct horse battery';
+
+/** Each sign-up from its own address unless told, so the per-address sign-up limit stays out of the way. */
+async function signup(b: Browser, email = newEmail(), address?: string): Promise<Reply<Account>> {
+  counter += 1;
+  return b.request<Account>('POST', '/console/api/signup', {
+    body: { store_name: 'Acme Outfitters', owner_name: 'Ada', email, password: PASSWORD },
+    address: address ?? `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`,
+  });
+}
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+for (const dialect of DIALECTS) {
+  describe(`console accounts and sessions (${dialect})`, () => {
+    let ctx: TestContext;
+    const clock = new ManualClock();
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { clock });
+    });
+    after(() => ctx.close());
+
+    it('signs up a tenant and its owner, logged in with a __Host- session cookie', async () => {
+      const b = browser(ctx.app);
+      const email = newEmail();
+      const res = await signup(b, email);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.user.email, email);
+      assert.equal(res.body.tenant.plan, 'free');
+      assert.equal(res.body.tenant.api_version, ctx.deps.versions.latest.version);
+      assert.match(res.body.csrf_token, /^[\w-]{43}$/);
+      const cookie = res.setCookie;
+      assert.ok(cookie);
+      assert.equal(cookie.name, '__Host-cp_session');
+      assert.match(cookie.value ?? '', /^[\w-]{43}$/);
+      assert.equal(cookie.secure, true);
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'lax');
+      assert.equal(cookie.path, '/');
+      assert.equal(cookie.domain, undefined);
+      assert.equal(cookie.maxAge, 7 * 24 * 3600);
+      assert.equal(res.headers['cache-control'], 'no-store');
+
+      // The first key is shown once, holds every permission and works on the API.
+      assert.match(res.body.api_key?.key ?? '', /^sk_live_\w{40}$/);
+      const me = await client(ctx.app, res.body.api_key?.key)('GET', '/v1/users/me');
+      assert.equal(me.status, 200);
+      assert.equal((me.body as { email: string }).email, email);
+
+      const session = await b.request<Account>('GET', '/console/api/session');
+      assert.equal(session.status, 200);
+      assert.equal(session.body.user.id, res.body.user.id);
+      assert.equal(session.body.csrf_token, res.body.csrf_token);
+
+      // Only the SHA-256 of the session id is stored.
+      const rows = await ctx.deps.store.db
+        .selectFrom('console_sessions')
+        .selectAll()
+        .where('user_id', '=', res.body.user.id)
+        .execute();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]?.id_hash, sha256(cookie.value ?? ''));
+      assert.ok(!JSON.stringify(rows).includes(cookie.value ?? '-'));
+    });
+
+    it('refuses a taken email, unknown fields, short passwords and non-JSON bodies', async () => {
+      const email = newEmail();
+      assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      const again = await signup(browser(ctx.app), email.toUpperCase());
+      assert.equal(again.status, 400);
+      assert.equal((again.body as unknown as { code: string }).code, 'validation_failed');
+      const b = browser(ctx.app);
+      const extra = await b.request<{ code: string; errors: { field: string }[] }>('POST', '/console/api/signup', {
+        body: { store_name: 'X', email: newEmail(), password: PASSWORD, plan: 'enterprise' },
+      });
+      assert.equal(extra.status, 400);
+      assert.deepEqual(
+        extra.body.errors.map((e) => e.field),
+        ['plan'],
+      );
+      const short = await b.request<{ code: string }>('POST', '/console/api/signup', {
+        body: { store_name: 'X', email: newEmail(), password: 'short' },
+      });
+      assert.equal(short.status, 400);
+      const form = await ctx.app.inject({
+        method: 'POST',
+        url: '/console/api/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', host: HOST },
+        payload: `email=${encodeURIComponent(email)}&password=x`,
+      });
+      assert.equal(form.statusCode, 415);
+      assert.equal(b.cookie, undefined);
+    });
+
+    it('answers without a session with a JSON 401, and unknown console API paths with JSON 404/405', async () => {
+      const b = browser(ctx.app);
+      const res = await b.request<{ code: string }>('GET', '/console/api/session');
+      assert.equal(res.status, 401);
+      assert.equal(res.body.code, 'authentication_required');
+      assert.equal((await b.request('GET', '/console/api/api-keys')).status, 401);
+      b.cookie = randomBase62(43);
+      assert.equal((await b.request('GET', '/console/api/session')).status, 401);
+      const missing = await ctx.app.inject({ method: 'GET', url: '/console/api/nothing-here' });
+      assert.equal(missing.statusCode, 404);
+      assert.match(String(missing.headers['content-type']), /application\/problem\+json/);
+      const post = await ctx.app.inject({ method: 'POST', url: '/console/api/nothing-here' });
+      assert.equal(post.statusCode, 404);
+      const wrong = await ctx.app.inject({ method: 'PUT', url: '/console/api/session' });
+      assert.equal(wrong.statusCode, 405);
+      assert.equal(wrong.headers.allow, 'GET, HEAD');
+    });
+
+    it('never accepts the session cookie on the API', async () => {
+      const b = browser(ctx.app);
+      assert.equal((await signup(b)).status, 201);
+      for (const url of ['/v1/users/me', '/v1/api-keys', '/v1/usage']) {
+        const res = await ctx.app.inject({
+          method: 'GET',
+          url,
+          headers: { cookie: `${SESSION_COOKIE}=${b.cookie ?? ''}`, 'x-csrf-token': b.csrf ?? '' },
+        });
+        assert.equal(res.statusCode, 401, url);
+        assert.equal(res.json<{ code: string }>().code, 'authentication_required');
+      }
+      const create = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: {
+          cookie: `${SESSION_COOKIE}=${b.cookie ?? ''}`,
+          'x-csrf-token': b.csrf ?? '',
+          'content-type': 'application/json',
+        },
+        payload: JSON.stringify({ name: 'x', permissions: ['read:users'] }),
+      });
+      assert.equal(create.statusCode, 401);
+    });
+
+    it('logs in with a new session id every time and ends the session it replaces', async () => {
+      const email = newEmail();
+      const first = browser(ctx.app);
+      assert.equal((await signup(first, email)).status, 201);
+      const signupCookie = first.cookie;
+
+      const wrong = await first.request<{ code: string }>('POST', '/console/api/login', {
+        body: { email, password: 'not the password' },
+      });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.code, 'authentication_required');
+      assert.equal(wrong.setCookie, undefined);
+      assert.equal(first.cookie, signupCookie, 'a failed login changes nothing');
+
+      const login = await first.request<Account>('POST', '/console/api/login', {
+        body: { email: email.toUpperCase(), password: PASSWORD },
+      });
+      assert.equal(login.status, 200);
+      assert.equal(login.body.user.email, email);
+      assert.ok(first.cookie);
+      assert.notEqual(first.cookie, signupCookie, 'login rotates the session id');
+      assert.equal(login.setCookie?.httpOnly, true);
+
+      const stale = browser(ctx.app);
+      stale.cookie = signupCookie;
+      assert.equal((await stale.request('GET', '/console/api/session')).status, 401, 'the old id is dead');
+      assert.equal((await first.request('GET', '/console/api/session')).status, 200);
+
+      // A second device logs in too: both sessions live, with different ids and CSRF tokens.
+      const second = browser(ctx.app);
+      assert.equal(
+        (await second.request('POST', '/console/api/login', { body: { email, password: PASSWORD } })).status,
+        200,
+      );
+      assert.notEqual(second.cookie, first.cookie);
+      assert.notEqual(second.csrf, first.csrf);
+      assert.equal((await first.request('GET', '/console/api/session')).status, 200);
+    });
+
+    it('logs out only with the CSRF token, and the id stops working', async () => {
+      const b = browser(ctx.app);
+      assert.equal((await signup(b)).status, 201);
+      const id = b.cookie;
+      const noToken = await b.request<{ code: string }>('POST', '/console/api/logout', { noCsrf: true });
+      assert.equal(noToken.status, 403);
+      assert.equal((await b.request('GET', '/console/api/session')).status, 200);
+      const out = await b.request('POST', '/console/api/logout');
+      assert.equal(out.status, 204);
+      assert.equal(out.setCookie?.name, SESSION_COOKIE);
+      assert.equal(out.setCookie?.maxAge, 0);
+      const replay = browser(ctx.app);
+      replay.cookie = id;
+      assert.equal((await replay.request('GET', '/console/api/session')).status, 401);
+    });
+
+    it('refuses state-changing calls without the CSRF token or from another origin', async () => {
+      const b = browser(ctx.app);
+      const account = await signup(b);
+      assert.equal(account.status, 201);
+      const keysBefore = (await b.request<{ data: unknown[] }>('GET', '/console/api/api-keys')).body.data.length;
+      const body = { name: 'ci', permissions: ['read:orders'] };
+      const other = browser(ctx.app);
+      assert.equal((await signup(other)).status, 201);
+
+      const attempts: [string, RequestOptions][] = [
+        ['no token', { body, noCsrf: true }],
+        ['wrong token', { body, headers: { 'x-csrf-token': randomBase62(43) } }],
+        ['a shorter token', { body, headers: { 'x-csrf-token': (b.csrf ?? '').slice(0, 20) } }],
+        ["another session's token", { body, headers: { 'x-csrf-token': other.csrf ?? '' } }],
+        ['foreign origin', { body, headers: { origin: 'https://evil.example' } }],
+        ['null origin', { body, headers: { origin: 'null' } }],
+        ['cross-site fetch', { body, headers: { 'sec-fetch-site': 'cross-site' } }],
+        ['same-site fetch', { body, headers: { 'sec-fetch-site': 'same-site' } }],
+      ];
+      for (const [label, options] of attempts) {
+        const res = await b.request<{ code: string }>('POST', '/console/api/api-keys', options);
+        assert.equal(res.status, 403, label);
+        assert.equal(res.body.code, 'insufficient_permissions', label);
+      }
+      for (const method of ['PATCH', 'DELETE'] as const) {
+        const res = await b.request(method, '/console/api/webhooks/wh_x', {
+          body: method === 'PATCH' ? { enabled: false } : undefined,
+          noCsrf: true,
+        });
+        assert.equal(res.status, 403, method);
+      }
+      assert.equal(
+        (await b.request<{ data: unknown[] }>('GET', '/console/api/api-keys')).body.data.length,
+        keysBefore,
+        'nothing was created',
+      );
+      const ok = await b.request('POST', '/console/api/api-keys', {
+        body,
+        headers: { 'sec-fetch-site': 'same-origin' },
+      });
+      assert.equal(ok.status, 201);
+
+      // Login and sign-up have no session yet: they still refuse another origin.
+      const cross = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email: account.body.user.email, password: PASSWORD },
+        headers: { origin: 'https://evil.example' },
+      });
+      assert.equal(cross.status, 403);
+      assert.equal(cross.setCookie, undefined);
+    });
+
+    it('throttles failed logins per email, then lets the owner in once the block is over', async () => {
+      const email = newEmail();
+      assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      const b = browser(ctx.app);
+      const address = '198.51.100.10';
+      const { limit, blockMs } = THROTTLE.loginPerEmail;
+      for (let i = 0; i < limit; i++) {
+        const res = await b.request('POST', '/console/api/login', {
+          body: { email, password: `wrong-${i}` },
+          address,
+        });
+        assert.equal(res.status, 401, `attempt ${i + 1}`);
+      }
+      const blocked = await b.request<{ code: string }>('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address,
+      });
+      assert.equal(blocked.status, 429, 'even the right password waits');
+      assert.equal(blocked.body.code, 'rate_limited');
+      assert.equal(blocked.headers['retry-after'], String(blockMs / 1000));
+      assert.equal(blocked.setCookie, undefined);
+      // From another address the email is blocked just the same.
+      const elsewhere = await b.request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '203.0.113.99',
+      });
+      assert.equal(elsewhere.status, 429);
+      // Another account from the first address is not affected (fewer than the address limit).
+      const neighbour = newEmail();
+      assert.equal((await signup(browser(ctx.app), neighbour)).status, 201);
+      const fine = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email: neighbour, password: PASSWORD },
+        address,
+      });
+      assert.equal(fine.status, 200);
+
+      clock.advance(blockMs - 1000);
+      const still = await b.request('POST', '/console/api/login', { body: { email, password: PASSWORD }, address });
+      assert.equal(still.status, 429);
+      assert.equal(still.headers['retry-after'], '1');
+      clock.advance(1000);
+      const open = await b.request('POST', '/console/api/login', { body: { email, password: PASSWORD }, address });
+      assert.equal(open.status, 200);
+      // A success clears the email's count: one more mistake is not a block.
+      const slip = await b.request('POST', '/console/api/login', { body: { email, password: 'oops' }, address });
+      assert.equal(slip.status, 401);
+      const again = await b.request('POST', '/console/api/login', { body: { email, password: PASSWORD }, address });
+      assert.equal(again.status, 200);
+    });
+
+    it('counts concurrent failures exactly', async () => {
+      const email = newEmail();
+      assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      const attempts = 8;
+      const results = await Promise.all(
+        Array.from({ length: attempts }, (_, i) =>
+          browser(ctx.app).request('POST', '/console/api/login', {
+            body: { email, password: `wrong-${i}` },
+            address: `192.0.2.${i + 1}`,
+          }),
+        ),
+      );
+      const failures = results.filter((r) => r.status === 401).length;
+      assert.equal(failures + results.filter((r) => r.status === 429).length, attempts);
+      assert.ok(failures >= THROTTLE.loginPerEmail.limit);
+      const row = await ctx.deps.store.db
+        .selectFrom('console_throttle')
+        .selectAll()
+        .where('key', '=', `login-email:${sha256(email)}`)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(row.attempts), failures, 'every failed attempt was counted');
+      assert.ok(Number(row.blocked_until) > clock.now());
+      const blocked = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '192.0.2.200',
+      });
+      assert.equal(blocked.status, 429);
+      clock.advance(THROTTLE.loginPerEmail.blockMs);
+    });
+
+    it('throttles failed logins per client address, whatever the email', async () => {
+      const victim = newEmail();
+      assert.equal((await signup(browser(ctx.app), victim)).status, 201);
+      const address = '198.51.100.77';
+      const { limit } = THROTTLE.loginPerAddress;
+      // Spraying guesses over many emails, none more than once.
+      for (let i = 0; i < limit; i++) {
+        const res = await browser(ctx.app).request('POST', '/console/api/login', {
+          body: { email: `nobody${i}@example.com`, password: 'guess' },
+          address,
+        });
+        assert.equal(res.status, 401, `attempt ${i + 1}`);
+      }
+      const blocked = await browser(ctx.app).request<{ code: string }>('POST', '/console/api/login', {
+        body: { email: victim, password: PASSWORD },
+        address,
+      });
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.body.code, 'rate_limited');
+      const otherAddress = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email: victim, password: PASSWORD },
+        address: '198.51.100.78',
+      });
+      assert.equal(otherAddress.status, 200);
+      clock.advance(THROTTLE.loginPerAddress.blockMs);
+    });
+
+    it('throttles sign-ups per client address', async () => {
+      const address = '198.51.100.200';
+      const { limit, blockMs } = THROTTLE.signupPerAddress;
+      for (let i = 0; i < limit; i++) {
+        assert.equal((await signup(browser(ctx.app), newEmail(), address)).status, 201, `sign-up ${i + 1}`);
+      }
+      const blocked = await signup(browser(ctx.app), newEmail(), address);
+      assert.equal(blocked.status, 429);
+      assert.ok(Number(blocked.headers['retry-after']) > 0);
+      assert.equal((await signup(browser(ctx.app), newEmail(), '198.51.100.201')).status, 201);
+      clock.advance(blockMs);
+      assert.equal((await signup(browser(ctx.app), newEmail(), address)).status, 201);
+    });
+
+    it('ends a session after a day idle or a week in all, whatever its activity', async () => {
+      const b = browser(ctx.app);
+      assert.equal((await signup(b)).status, 201);
+      const id = b.cookie;
+      for (let day = 0; day < 6; day++) {
+        clock.advance(23 * 3_600_000);
+        assert.equal((await b.request('GET', '/console/api/session')).status, 200, `after ${day + 1} x 23 h`);
+      }
+      clock.advance(24 * 3_600_000 + 1000);
+      const idle = await b.request<{ code: string; detail: string }>('GET', '/console/api/session');
+      assert.equal(idle.status, 401);
+      assert.match(idle.body.detail, /expired/);
+
+      const c = browser(ctx.app);
+      assert.equal((await signup(c)).status, 201);
+      for (let day = 0; day < 7; day++) {
+        clock.advance(23 * 3_600_000);
+        await c.request('GET', '/console/api/session');
+      }
+      clock.advance(7 * 3_600_000);
+      assert.equal((await c.request('GET', '/console/api/session')).status, 401, 'a week is the most');
+      const rows = await ctx.deps.store.db
+        .selectFrom('console_sessions')
+        .select('id_hash')
+        .where('id_hash', '=', sha256(id ?? ''))
+        .execute();
+      assert.equal(rows.length, 0, 'the expired session row is gone');
+    });
+  });
+
+  describe(`console acting for its tenant (${dialect})`, () => {
+    let ctx: TestContext;
+    let owner: Browser;
+    let stranger: Browser;
+    let receiver: Receiver;
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { env: { WEBHOOK_RETRY_SCHEDULE: '3600' } });
+      ctx.deps.webhookWorker.start();
+      receiver = await startReceiver();
+      owner = browser(ctx.app);
+      assert.equal((await signup(owner)).status, 201);
+      stranger = browser(ctx.app);
+      assert.equal((await signup(stranger)).status, 201);
+    });
+    after(async () => {
+      await receiver.close();
+      await ctx.close();
+    });
+
+    it('manages API keys that work on the API, and never another tenant’s', async () => {
+      const created = await owner.request<{ id: string; key: string; permissions: string[]; status: string }>(
+        'POST',
+        '/console/api/api-keys',
+        { body: { name: 'Reporting', permissions: ['read:orders', 'read:users'] } },
+      );
+      assert.equal(created.status, 201);
+      assert.match(created.body.key, /^sk_live_\w{40}$/);
+      const api = client(ctx.app, created.body.key);
+      assert.equal((await api('GET', '/v1/users/me')).status, 200);
+      assert.equal((await api('GET', '/v1/products')).status, 403);
+
+      const list = await owner.request<{ data: { id: string; key: string; status: string }[] }>(
+        'GET',
+        '/console/api/api-keys',
+      );
+      const listed = list.body.data.find((k) => k.id === created.body.id);
+      assert.equal(listed?.key, `sk_live_****_****_****_${created.body.key.slice(-4)}`);
+      assert.equal(listed?.status, 'Active');
+
+      const expiring = await owner.request<{ status: string }>('POST', '/console/api/api-keys', {
+        body: {
+          name: 'Short-lived',
+          permissions: ['read:products'],
+          expires_at: new Date(Date.now() + 2 * 24 * 3_600_000).toISOString(),
+        },
+      });
+      assert.equal(expiring.body.status, 'Expiring');
+
+      // Another tenant's session sees none of it and can change none of it.
+      const theirs = await stranger.request<{ data: { id: string }[] }>('GET', '/console/api/api-keys');
+      assert.ok(!theirs.body.data.some((k) => k.id === created.body.id));
+      assert.equal((await stranger.request('DELETE', `/console/api/api-keys/${created.body.id}`)).status, 404);
+      assert.equal(
+        (await stranger.request('POST', `/console/api/api-keys/${created.body.id}/roll`, { body: {} })).status,
+        404,
+      );
+      assert.equal((await api('GET', '/v1/users/me')).status, 200);
+
+      const rolled = await owner.request<{ id: string; key: string }>(
+        'POST',
+        `/console/api/api-keys/${created.body.id}/roll`,
+        { body: {} },
+      );
+      assert.equal(rolled.status, 201);
+      assert.equal((await api('GET', '/v1/users/me')).status, 401, 'rolled without grace: the old key stops');
+      const next = client(ctx.app, rolled.body.key);
+      assert.equal((await next('GET', '/v1/users/me')).status, 200);
+      assert.equal((await owner.request('DELETE', `/console/api/api-keys/${rolled.body.id}`)).status, 204);
+      assert.equal((await next('GET', '/v1/users/me')).status, 401);
+    });
+
+    it('registers a webhook, sends a test event and shows the delivery log', async () => {
+      const created = await owner.request<{ id: string; secret: string; status: string }>(
+        'POST',
+        '/console/api/webhooks',
+        { body: { url: `${receiver.url}/hooks/orders`, events: ['order.created', 'order.shipped'] } },
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.match(created.body.secret, /^whsec_/);
+      const id = created.body.id;
+      const list = await owner.request<{ data: { id: string; secret?: string }[]; total: number }>(
+        'GET',
+        '/console/api/webhooks',
+      );
+      assert.equal(list.body.total, 1);
+      assert.equal(list.body.data[0]?.secret, undefined, 'the secret is shown once');
+
+      const test = await owner.request<{ id: string; status: string; event: string }>(
+        'POST',
+        `/console/api/webhooks/${id}/test`,
+        { body: {} },
+      );
+      assert.equal(test.status, 202);
+      assert.equal(test.body.event, 'webhook.test');
+      await receiver.waitFor(1);
+      const log = await eventually(async () => {
+        const res = await owner.request<{
+          data: { status: string; response: string; endpoint: string; duration: number; event: string }[];
+        }>('GET', `/console/api/webhooks/${id}/deliveries`);
+        return res.body.data[0]?.status === 'succeeded' ? res.body.data : undefined;
+      });
+      assert.equal(log[0]?.response, '200 OK');
+      assert.equal(log[0]?.endpoint, '/hooks/orders');
+      assert.equal(log[0]?.event, 'webhook.test');
+      assert.ok(Number.isInteger(log[0]?.duration));
+
+      const rotated = await owner.request<{ secret: string }>('POST', `/console/api/webhooks/${id}/rotate-secret`, {
+        body: {},
+      });
+      assert.equal(rotated.status, 200);
+      assert.notEqual(rotated.body.secret, created.body.secret);
+      const disabled = await owner.request<{ status: string }>('PATCH', `/console/api/webhooks/${id}`, {
+        body: { enabled: false },
+      });
+      assert.equal(disabled.body.status, 'Disabled');
+
+      // Tenant isolation: the stranger gets 404 for every webhook route.
+      for (const [method, url] of [
+        ['GET', `/console/api/webhooks/${id}`],
+        ['GET', `/console/api/webhooks/${id}/deliveries`],
+        ['POST', `/console/api/webhooks/${id}/test`],
+        ['POST', `/console/api/webhooks/${id}/rotate-secret`],
+        ['DELETE', `/console/api/webhooks/${id}`],
+      ] as const) {
+        const res = await stranger.request(method, url, method === 'POST' ? { body: {} } : {});
+        assert.equal(res.status, 404, `${method} ${url}`);
+      }
+      assert.equal((await owner.request('DELETE', `/console/api/webhooks/${id}`)).status, 204);
+      assert.equal((await owner.request('GET', `/console/api/webhooks/${id}`)).status, 404);
+    });
+
+    it('installs, rates and uninstalls plugins for the tenant', async () => {
+      const search = await owner.request<{ data: { id: string; name: string; installs: number }[] }>(
+        'GET',
+        '/console/api/plugins?q=slack&category=notifications',
+      );
+      assert.equal(search.status, 200);
+      const plugin = search.body.data[0];
+      assert.ok(plugin);
+      assert.match(plugin.name, /Slack/);
+      const install = await owner.request<{ installed: boolean; installs: number }>(
+        'POST',
+        `/console/api/plugins/${plugin.id}/install`,
+        { body: {} },
+      );
+      assert.equal(install.status, 201);
+      assert.equal(install.body.installed, true);
+      assert.equal(install.body.installs, plugin.installs + 1);
+      const twice = await owner.request<{ installs: number }>('POST', `/console/api/plugins/${plugin.id}/install`, {
+        body: {},
+      });
+      assert.equal(twice.status, 200);
+      assert.equal(twice.body.installs, plugin.installs + 1);
+      const theirs = await stranger.request<{ data: { installed: boolean }[] }>(
+        'GET',
+        '/console/api/plugins?q=slack&category=notifications',
+      );
+      assert.equal(theirs.body.data[0]?.installed, false);
+
+      const rate = await owner.request<{ stars: number }>('POST', `/console/api/plugins/${plugin.id}/ratings`, {
+        body: { stars: 4 },
+      });
+      assert.equal(rate.status, 201);
+      const rerate = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, { body: { stars: 5 } });
+      assert.equal(rerate.status, 200);
+      const bad = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, { body: { stars: 6 } });
+      assert.equal(bad.status, 400);
+      const removed = await owner.request<{ installed: boolean; installs: number }>(
+        'DELETE',
+        `/console/api/plugins/${plugin.id}/install`,
+      );
+      assert.equal(removed.body.installed, false);
+      assert.equal(removed.body.installs, plugin.installs);
+    });
+
+    it("reports the tenant's API usage, and console calls are not API usage", async () => {
+      const fresh = browser(ctx.app);
+      const account = await signup(fresh);
+      const api = client(ctx.app, account.body.api_key?.key);
+      for (let i = 0; i < 3; i++) assert.equal((await api('GET', '/v1/users/me')).status, 200);
+      assert.equal((await api('GET', '/v1/orders/ord_missing')).status, 404);
+      for (let i = 0; i < 3; i++) await fresh.request('GET', '/console/api/api-keys');
+      const usage = await fresh.request<{
+        total_calls: number;
+        total_errors: number;
+        quota: { used: number; limit: number; warning: boolean };
+        top_endpoints: { endpoint: string; calls: number }[];
+        daily_calls: { calls: number }[];
+      }>('GET', '/console/api/usage');
+      assert.equal(usage.status, 200);
+      assert.equal(usage.body.total_calls, 4);
+      assert.equal(usage.body.total_errors, 1);
+      assert.equal(usage.body.quota.used, 4);
+      assert.equal(usage.body.quota.limit, 10_000, 'sign-ups start on the free plan');
+      assert.equal(usage.body.quota.warning, false);
+      assert.equal(usage.body.top_endpoints[0]?.endpoint, 'GET /users/me');
+      assert.equal(usage.body.top_endpoints[0]?.calls, 3);
+      assert.equal(usage.body.daily_calls.length, 7);
+      assert.equal(usage.body.daily_calls[6]?.calls, 4);
+      const week = await fresh.request<{ total_calls: number }>('GET', '/console/api/usage?period=7d');
+      assert.equal(week.body.total_calls, 4);
+      assert.equal((await fresh.request('GET', '/console/api/usage?period=year')).status, 400);
+    });
+
+    it('announces a newer API version and upgrades the tenant to it', async () => {
+      const b = browser(ctx.app);
+      const account = await signup(b);
+      const oldest = ctx.deps.versions.list()[0]?.version ?? '';
+      await ctx.deps.tenants.setApiVersion(account.body.tenant.id, oldest);
+      const info = await b.request<{
+        pinned: string;
+        latest: string;
+        latest_release: string;
+        upgrade_available: boolean;
+      }>('GET', '/console/api/versions');
+      assert.equal(info.body.pinned, oldest);
+      assert.equal(info.body.upgrade_available, true);
+      assert.equal(info.body.latest_release, ctx.deps.versions.latest.release);
+
+      assert.equal(
+        (await b.request('POST', '/console/api/versions/upgrade', { body: {}, noCsrf: true })).status,
+        403,
+      );
+      const bogus = await b.request('POST', '/console/api/versions/upgrade', { body: { version: '1999-01-01' } });
+      assert.equal(bogus.status, 400);
+      const upgraded = await b.request<{ previous_version: string; api_version: string }>(
+        'POST',
+        '/console/api/versions/upgrade',
+        { body: {} },
+      );
+      assert.equal(upgraded.status, 200);
+      assert.deepEqual(upgraded.body, { previous_version: oldest, api_version: info.body.latest });
+      const pinned = await client(ctx.app, account.body.api_key?.key)<{ pinned: string }>('GET', '/v1/versions');
+      assert.equal(pinned.body.pinned, info.body.latest);
+      const after = await b.request<{ upgrade_available: boolean }>('GET', '/console/api/versions');
+      assert.equal(after.body.upgrade_available, false);
+      const down = await b.request('POST', '/console/api/versions/upgrade', { body: { version: oldest } });
+      assert.equal(down.status, 400);
+    });
+  });
+}
+
+describe('console pages', () => {
+  let root: string;
+  let app: FastifyInstance;
+  let missing: FastifyInstance;
+
+  async function serve(dir: string): Promise<FastifyInstance> {
+    const instance = Fastify();
+    const routes = new RouteTable();
+    instance.addHook('onRoute', (route) => routes.add(route.method, route.url));
+    installErrorHandler(instance);
+    installNotFoundHandler(instance, routes);
+    await instance.register(consolePages({ root: dir }));
+    await instance.ready();
+    return instance;
+  }
+
+  before(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-console-'));
+    fs.mkdirSync(path.join(root, 'assets'));
+    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>Console</title><div id="root"></div>');
+    fs.writeFileSync(path.join(root, 'assets', 'index-AbC123.js'), 'console.log("app")');
+    fs.writeFileSync(path.join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    app = await serve(root);
+    missing = await serve(path.join(root, 'not-built'));
+  });
+  after(async () => {
+    await app.close();
+    await missing.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('serves index.html for every page route, uncached, with a strict CSP', async () => {
+    for (const url of ['/console', '/console/', '/console/keys', '/console/webhooks/wh_123']) {
+      const res = await app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, url);
+      assert.match(String(res.headers['content-type']), /text\/html/, url);
+      assert.match(res.body, /<div id="root">/);
+      assert.equal(res.headers['cache-control'], 'no-cache');
+      assert.match(String(res.headers['content-security-policy']), /script-src 'self'/);
+      assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    }
+  });
+
+  it('serves hashed assets with a long immutable cache, and a missing asset is a JSON 404', async () => {
+    const asset = await app.inject({ method: 'GET', url: '/console/assets/index-AbC123.js' });
+    assert.equal(asset.statusCode, 200);
+    assert.match(String(asset.headers['content-type']), /javascript/);
+    assert.match(String(asset.headers['cache-control']), /max-age=31536000/);
+    assert.match(String(asset.headers['cache-control']), /immutable/);
+    const icon = await app.inject({ method: 'GET', url: '/console/favicon.svg' });
+    assert.equal(icon.statusCode, 200);
+    assert.doesNotMatch(String(icon.headers['cache-control']), /immutable/);
+    for (const url of [
+      '/console/assets/nope.js',
+      '/console/assets/..%2Findex.html',
+      '/console/api/unknown',
+      '/console/no-such-page',
+      '/console/../package.json',
+    ]) {
+      const res = await app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 404, url);
+      assert.match(String(res.headers['content-type']), /application\/problem\+json/, url);
+    }
+  });
+
+  it('answers a problem+json 503 that says to build when the console is not built', async () => {
+    for (const url of ['/console', '/console/usage', '/console/assets/index-AbC123.js']) {
+      const res = await missing.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 503, url);
+      assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+      const body = res.json<{ code: string; detail: string }>();
+      assert.equal(body.code, 'service_unavailable');
+      assert.match(body.detail, /npm run build/);
+    }
+  });
+});

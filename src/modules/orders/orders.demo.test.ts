@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { seedDemoData } from '../../demo.js';
+import { ManualClock } from '../../lib/clock.js';
+import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
+import type { ProductObject } from '../products/products.schemas.js';
+
+const DAY = 24 * 3600 * 1000;
+
+for (const dialect of DIALECTS) {
+  describe(`demo catalog and orders (${dialect})`, () => {
+    let ctx: TestContext;
+    const clock = new ManualClock(Date.parse('2026-11-21T12:00:00.000Z'));
+    let tenantId: string;
+    let key: string;
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { clock });
+      const credentials = await seedDemoData(ctx.deps);
+      assert.ok(credentials);
+      tenantId = credentials.tenant_id;
+      key = credentials.api_key;
+    });
+    after(() => ctx.close());
+
+    it('has a realistic catalog: 40+ products in several categories, a few low or out of stock', async () => {
+      const api = client(ctx.app, key);
+      const page = await api<{ total: number; data: ProductObject[] }>('GET', '/v1/products?limit=100');
+      assert.ok(page.body.total >= 40, `${page.body.total} products`);
+      const products = page.body.data;
+      assert.ok(new Set(products.map((p) => p.category)).size >= 5);
+      assert.ok(products.filter((p) => p.stock === 0).length >= 2, 'out of stock');
+      assert.ok(products.filter((p) => p.stock > 0 && p.stock <= 5).length >= 2, 'low stock');
+      const outOfStock = await api<{ total: number }>('GET', '/v1/products?in_stock=false');
+      assert.equal(outOfStock.body.total, products.filter((p) => p.stock === 0).length);
+    });
+
+    it('has orders over the last 30 days in every state, with consistent stock, payments and events', async () => {
+      const db = ctx.deps.store.db;
+      const now = clock.now();
+      const orders = await db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).execute();
+      assert.ok(orders.length >= 50, `${orders.length} orders`);
+      const statuses = new Set(orders.map((o) => o.status));
+      for (const status of ['pending', 'paid', 'shipped', 'delivered', 'cancelled', 'refunded']) {
+        assert.ok(statuses.has(status as never), `an order that is ${status}`);
+      }
+      for (const o of orders) {
+        assert.ok(
+          o.created >= now - 30 * DAY - 3600_000 && o.created < now,
+          new Date(o.created).toISOString(),
+        );
+        assert.ok(o.updated >= o.created && o.updated < now);
+      }
+      assert.ok(new Set(orders.map((o) => Math.floor(o.created / DAY))).size >= 15, 'spread over the month');
+
+      const payments = await db
+        .selectFrom('payments')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      const paymentOf = new Map(payments.map((p) => [p.id, p]));
+      for (const o of orders) {
+        const payment = o.payment_id === null ? undefined : paymentOf.get(o.payment_id);
+        if (['paid', 'shipped', 'delivered'].includes(o.status)) assert.equal(payment?.status, 'succeeded');
+        if (o.status === 'refunded') assert.equal(payment?.status, 'refunded');
+        if (o.status === 'pending') assert.ok(payment === undefined || payment.status === 'failed');
+      }
+      assert.ok(payments.some((p) => p.failure_code === 'card_declined'));
+
+      // Stock now = stock at creation (from product.created) minus units of orders that kept them.
+      const created = await db
+        .selectFrom('events')
+        .select(['object_id', 'data', 'created'])
+        .where('tenant_id', '=', tenantId)
+        .where('type', '=', 'product.created')
+        .execute();
+      const items = await db
+        .selectFrom('order_items')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      const kept = new Set(orders.filter((o) => o.restocked === 0).map((o) => o.id));
+      const products = await db
+        .selectFrom('products')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      for (const product of products) {
+        const initial = (
+          JSON.parse(created.find((e) => e.object_id === product.id)?.data ?? '{}') as { stock: number }
+        ).stock;
+        const sold = items
+          .filter((i) => i.product_id === product.id && kept.has(i.order_id))
+          .reduce((sum, i) => sum + i.quantity, 0);
+        assert.equal(product.stock, initial - sold, product.name);
+      }
+
+      const count = async (type: string) =>
+        Number(
+          (
+            await db
+              .selectFrom('events')
+              .where('tenant_id', '=', tenantId)
+              .where('type', '=', type)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      assert.equal(await count('order.created'), orders.length);
+      assert.equal(
+        await count('payment.received'),
+        payments.filter((p) => p.status === 'succeeded' || p.status === 'refunded').length,
+      );
+      assert.equal(await count('order.refunded'), orders.filter((o) => o.status === 'refunded').length);
+      const latest = await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('created').as('at'))
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+      assert.ok(Number(latest.at) < now, 'every event happened in the past');
+    });
+  });
+}

@@ -1,0 +1,223 @@
+import type { Deps } from '../../deps.js';
+import { isAppError } from '../../http/errors.js';
+import { ManualClock } from '../../lib/clock.js';
+import { createEventService } from '../events/events.service.js';
+import { createProductService } from '../products/products.service.js';
+import type { CreatedTenant } from '../tenants/tenants.service.js';
+import type { CreateOrderBody } from './orders.schemas.js';
+import { createOrderService } from './orders.service.js';
+
+/**
+ * The demo tenant's catalog and a month of orders in every state, for analytics and the console.
+ * Everything goes through the real product and order services, so stock, payments, counts and
+ * events hold exactly as in live use; only their clock is a seeding clock that walks through the
+ * last 30 days in order, which is how the rows get `created` timestamps in the past.
+ */
+
+const DAY = 24 * 3600 * 1000;
+const MINUTE = 60 * 1000;
+
+type Spec = [name: string, sku: string, price: number, stock: number, description: string];
+
+const CATALOG: Record<string, Spec[]> = {
+  apparel: [
+    ['Organic Cotton Tee', 'APP-TEE-01', 2400, 140, 'Soft, breathable everyday tee in organic cotton.'],
+    ['Merino Crew Sweater', 'APP-SWT-02', 8900, 35, 'Fine-gauge merino wool that regulates temperature.'],
+    ['Selvedge Denim Jeans', 'APP-JNS-03', 11900, 48, 'Raw selvedge denim, straight fit.'],
+    ['Packable Rain Jacket', 'APP-JKT-04', 12900, 22, 'Waterproof shell that folds into its own pocket.'],
+    ['Linen Button Shirt', 'APP-SHT-05', 6900, 3, 'Lightweight linen for warm days.'],
+    ['Fleece Half-Zip', 'APP-FLC-06', 5900, 60, 'Recycled polyester fleece with a half zip.'],
+    ['Wool Beanie', 'APP-BNE-07', 2900, 0, 'Rib-knit beanie in lambswool.'],
+    ['Chino Shorts', 'APP-SHO-08', 4900, 75, 'Stretch cotton chinos cut above the knee.'],
+  ],
+  shoes: [
+    ['Trail Runner 2', 'SHO-TRL-01', 12999, 30, 'Grippy lugs and a rock plate for technical trails.'],
+    ['Court Classic Sneaker', 'SHO-CRT-02', 7999, 90, 'Leather low-top with a cupsole.'],
+    ['Chelsea Boot', 'SHO-CHB-03', 17900, 14, 'Suede Chelsea boot with elastic gussets.'],
+    ['Canvas Slip-On', 'SHO-SLP-04', 4500, 7, 'Vulcanised canvas slip-on.'],
+    ['Road Racer Flat', 'SHO-RRF-05', 14900, 25, 'Featherweight racer with a carbon plate.'],
+    ['Wool Slippers', 'SHO-WSL-06', 5500, 40, 'Boiled wool house slippers.'],
+    ['Hiking Boot Mid', 'SHO-HKB-07', 16900, 9, 'Waterproof mid-cut boot for long days out.'],
+  ],
+  electronics: [
+    ['Wireless Earbuds', 'ELE-EAR-01', 9900, 120, 'Noise-cancelling earbuds with 24h case battery.'],
+    ['Mechanical Keyboard', 'ELE-KBD-02', 13900, 45, 'Hot-swappable switches, aluminium case.'],
+    ['USB-C Charger 65W', 'ELE-CHG-03', 4900, 200, 'GaN charger with two USB-C ports.'],
+    ['Smart Desk Lamp', 'ELE-LMP-04', 7900, 33, 'Adjustable colour temperature and app control.'],
+    ['Portable SSD 1TB', 'ELE-SSD-05', 11900, 8, 'Pocket-sized NVMe drive, 1,050 MB/s.'],
+    ['4K Webcam', 'ELE-CAM-06', 15900, 18, 'Autofocus webcam with dual microphones.'],
+    ['Bluetooth Speaker', 'ELE-SPK-07', 6900, 0, 'Rugged speaker, IP67, 12h playback.'],
+    ['E-Reader', 'ELE-ERD-08', 12900, 27, 'Glare-free 7" display with warm light.'],
+  ],
+  home: [
+    ['Pour-Over Coffee Set', 'HOM-COF-01', 5900, 55, 'Glass dripper, carafe and reusable filter.'],
+    ['Cast Iron Skillet', 'HOM-SKL-02', 4500, 38, 'Pre-seasoned 10" skillet.'],
+    ['Linen Duvet Cover', 'HOM-DUV-03', 18900, 12, 'Stonewashed French linen, queen size.'],
+    ['Ceramic Mug Set', 'HOM-MUG-04', 3600, 80, 'Four hand-glazed stoneware mugs.'],
+    ['Chef Knife 8"', 'HOM-KNF-05', 8900, 6, 'High-carbon steel chef knife.'],
+    ['Scented Candle', 'HOM-CDL-06', 2800, 150, 'Soy wax candle, cedar and fig.'],
+    ['Bamboo Cutting Board', 'HOM-BRD-07', 3200, 64, 'Reversible board with juice groove.'],
+  ],
+  beauty: [
+    ['Daily Moisturiser', 'BEA-MST-01', 3200, 95, 'Lightweight moisturiser with hyaluronic acid.'],
+    ['Vitamin C Serum', 'BEA-SRM-02', 4200, 60, 'Brightening serum, 15% vitamin C.'],
+    ['Mineral Sunscreen SPF 50', 'BEA-SPF-03', 2600, 110, 'Reef-safe zinc sunscreen.'],
+    ['Clay Face Mask', 'BEA-MSK-04', 2200, 1, 'Kaolin clay mask for oily skin.'],
+    ['Shea Body Butter', 'BEA-BDY-05', 2400, 70, 'Rich body butter with shea and cocoa.'],
+    ['Bamboo Toothbrush Pack', 'BEA-TBR-06', 1200, 300, 'Four compostable toothbrushes.'],
+  ],
+  sports: [
+    ['Yoga Mat 5mm', 'SPO-YGA-01', 6800, 44, 'Natural rubber mat with alignment lines.'],
+    ['Adjustable Dumbbells', 'SPO-DMB-02', 29900, 8, 'Pair of dumbbells from 2 to 24 kg.'],
+    ['Insulated Bottle 750ml', 'SPO-BTL-03', 3400, 160, 'Keeps drinks cold for 24 hours.'],
+    ['Resistance Bands Set', 'SPO-BND-04', 2900, 85, 'Five bands from light to extra heavy.'],
+    ['Cycling Gloves', 'SPO-GLV-05', 3900, 8, 'Padded half-finger gloves.'],
+    ['Trail Running Vest', 'SPO-VST-06', 11900, 16, '12 l vest with two soft flasks.'],
+  ],
+};
+
+const CUSTOMERS: [string, string, string, string][] = [
+  ['Ava Thompson', 'ava.thompson@example.com', 'Portland', 'US'],
+  ['Liam Carter', 'liam.carter@example.com', 'Austin', 'US'],
+  ['Sofia Rossi', 'sofia.rossi@example.com', 'Milano', 'IT'],
+  ['Noah Fischer', 'noah.fischer@example.com', 'Berlin', 'DE'],
+  ['Mia Dubois', 'mia.dubois@example.com', 'Lyon', 'FR'],
+  ['Ethan Nguyen', 'ethan.nguyen@example.com', 'Seattle', 'US'],
+  ['Olivia Smith', 'olivia.smith@example.com', 'London', 'GB'],
+  ['Lucas Silva', 'lucas.silva@example.com', 'Lisboa', 'PT'],
+  ['Emma Johansson', 'emma.johansson@example.com', 'Stockholm', 'SE'],
+  ['James Wilson', 'james.wilson@example.com', 'Toronto', 'CA'],
+  ['Chloe Martin', 'chloe.martin@example.com', 'Chicago', 'US'],
+  ['Mateo Garcia', 'mateo.garcia@example.com', 'Madrid', 'ES'],
+  ['Hannah Becker', 'hannah.becker@example.com', 'Hamburg', 'DE'],
+  ['Daniel Kim', 'daniel.kim@example.com', 'New York', 'US'],
+];
+
+/** Where an order's story ends; the steps before it happen at realistic delays. */
+type Fate =
+  'pending' | 'declined' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'cancelled_paid' | 'refunded';
+const FATES: Fate[] = [
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'shipped',
+  'shipped',
+  'paid',
+  'paid',
+  'pending',
+  'declined',
+  'cancelled',
+  'cancelled_paid',
+  'refunded',
+  'refunded',
+];
+
+/** A small deterministic generator, so every demo store looks the same. */
+function random(seed: number) {
+  let state = seed;
+  return (n: number): number => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return Math.floor((state / 2147483648) * n);
+  };
+}
+
+interface Step {
+  at: number;
+  run: () => Promise<void>;
+}
+
+export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, orderCount = 80): Promise<void> {
+  const now = deps.clock.now();
+  const clock = new ManualClock(now - 35 * DAY);
+  const events = createEventService({ store: deps.store, clock, versions: deps.versions });
+  const products = createProductService({ store: deps.store, clock, events });
+  const orders = createOrderService({
+    store: deps.store,
+    clock,
+    events,
+    provider: deps.paymentProvider,
+    logger: deps.logger,
+  });
+  const tenant = { id: created.tenant.id, currency: created.tenant.currency };
+  const rand = random(20261121);
+
+  const catalog: { id: string; price: number }[] = [];
+  for (const [category, specs] of Object.entries(CATALOG)) {
+    for (const [name, sku, price, stock, description] of specs) {
+      clock.advance(37 * MINUTE);
+      const product = await products.create(tenant, {
+        name,
+        sku,
+        price,
+        stock,
+        description,
+        category,
+        images: [`https://picsum.photos/seed/${sku.toLowerCase()}/640/640`],
+        attributes: { brand: 'Northwind', origin: ['PT', 'IT', 'DE', 'US', 'VN'][rand(5)] ?? 'PT' },
+        tags: [category],
+      });
+      catalog.push({ id: product.id, price });
+    }
+  }
+
+  const steps: Step[] = [];
+  const start = now - 30 * DAY;
+  for (let i = 0; i < orderCount; i++) {
+    // One order of every fate early enough to have got there; after that later days get more
+    // orders (a growing store), and recent ones are naturally still at an earlier stage.
+    const forced = i < FATES.length;
+    const at = forced
+      ? start + rand(22 * DAY)
+      : start + Math.floor(Math.sqrt(rand(1_000_000) / 1_000_000) * 30 * DAY) - rand(60) * MINUTE;
+    const fate = FATES[forced ? i : rand(FATES.length)] ?? 'delivered';
+    const [name, email, city, country] = CUSTOMERS[rand(CUSTOMERS.length)] ??
+      CUSTOMERS[0] ?? ['', '', '', ''];
+    const lines = new Map<string, number>();
+    for (let n = 1 + rand(3); n > 0; n--) {
+      const product = catalog[rand(catalog.length)];
+      if (product) lines.set(product.id, 1 + rand(2));
+    }
+    const body: CreateOrderBody = {
+      items: [...lines].map(([product_id, quantity]) => ({ product_id, quantity })),
+      customer: { email, name },
+      shipping_address: { name, line1: `${10 + rand(990)} Market Street`, city, country },
+      metadata: { channel: ['web', 'mobile', 'pos'][rand(3)] ?? 'web' },
+      ...(fate === 'pending' || fate === 'cancelled'
+        ? {}
+        : { payment_method: fate === 'declined' ? 'pm_card_declined' : 'pm_card_visa' }),
+    };
+    const holder = { id: '' };
+    steps.push({
+      at,
+      run: async () => {
+        try {
+          holder.id = (await orders.create(tenant.id, body)).id;
+        } catch (error) {
+          // A demo order for an item that sold out is simply not placed.
+          if (!isAppError(error) || error.code !== 'insufficient_stock') throw error;
+        }
+      },
+    });
+    const later = (delay: number, run: (id: string) => Promise<unknown>) => {
+      if (at + delay > now - MINUTE) return;
+      steps.push({
+        at: at + delay,
+        run: async () => {
+          if (holder.id !== '') await run(holder.id);
+        },
+      });
+    };
+    if (fate === 'cancelled' || fate === 'cancelled_paid')
+      later(2 * 3600 * 1000, (id) => orders.cancel(tenant.id, id));
+    if (fate === 'shipped' || fate === 'delivered' || fate === 'refunded') {
+      later(DAY, (id) => orders.ship(tenant.id, id, { carrier: 'UPS', tracking_number: `1Z${rand(1e9)}` }));
+    }
+    if (fate === 'delivered' || fate === 'refunded') later(3 * DAY, (id) => orders.deliver(tenant.id, id));
+    if (fate === 'refunded') later(5 * DAY, (id) => orders.refund(tenant.id, id, rand(2) === 0));
+  }
+  for (const step of steps.sort((a, b) => a.at - b.at)) {
+    clock.set(Math.max(step.at, clock.now() + 1));
+    await step.run();
+  }
+}

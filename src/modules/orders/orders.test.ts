@@ -1,0 +1,675 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../config.js';
+import { createDeps } from '../../deps.js';
+import type { OrderStatus } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import { ManualClock } from '../../lib/clock.js';
+import {
+  type Client,
+  client,
+  createTenant,
+  createTestContext,
+  DIALECTS,
+  freshStore,
+  type TestContext,
+} from '../../../test/helpers/context.js';
+import { spawnServer } from '../../../test/helpers/process.js';
+import type { ProductObject } from '../products/products.schemas.js';
+import type { OrderObject } from './orders.schemas.js';
+import { type OrderAction, TRANSITIONS } from './orders.service.js';
+
+interface Problem {
+  code: string;
+  detail: string;
+  product_id?: string;
+  failure_code?: string;
+  payment_id?: string;
+  errors?: { field: string; message: string }[];
+}
+
+interface Envelope<T> {
+  data: T[];
+  total: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+async function countEvents(db: Db, type: string, objectId?: string): Promise<number> {
+  let query = db.selectFrom('events').where('type', '=', type);
+  if (objectId !== undefined) query = query.where('object_id', '=', objectId);
+  const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+const ACTIONS: OrderAction[] = ['pay', 'ship', 'deliver', 'cancel', 'refund'];
+const ACTION_BODY: Record<OrderAction, Record<string, unknown>> = {
+  pay: { payment_method: 'pm_card_visa' },
+  ship: { carrier: 'UPS', tracking_number: '1Z999' },
+  deliver: {},
+  cancel: {},
+  refund: {},
+};
+
+for (const dialect of DIALECTS) {
+  describe(`orders (${dialect})`, () => {
+    let ctx: TestContext;
+    const clock = new ManualClock();
+    let api: Client;
+    let other: Client;
+    let failOn: string | undefined;
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { clock });
+      api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      other = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      // A failure after the change and before the commit: the emit of `failOn` throws, once.
+      ctx.deps.events.onEmit(async (_trx, event) => {
+        if (event.type === failOn) {
+          failOn = undefined;
+          throw new Error(`injected failure on ${event.type}`);
+        }
+      });
+    });
+    after(() => ctx.close());
+
+    const product = async (body: Record<string, unknown> = {}, as: Client = api) => {
+      const res = await as<ProductObject>('POST', '/v1/products', {
+        body: { name: 'Widget', price: 1500, stock: 10, ...body },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body;
+    };
+    const stockOf = async (id: string, as: Client = api) =>
+      (await as<ProductObject>('GET', `/v1/products/${id}`)).body.stock;
+    const order = async (
+      items: { product_id: string; quantity: number }[],
+      extra: Record<string, unknown> = {},
+    ) =>
+      api<OrderObject & Problem>('POST', '/v1/orders', {
+        body: { items, customer: { email: 'buyer@example.com' }, ...extra },
+      });
+    const act = (id: string, action: OrderAction, body: Record<string, unknown> = ACTION_BODY[action]) =>
+      api<OrderObject & Problem>('POST', `/v1/orders/${id}/${action}`, { body });
+
+    it('creates an order with a line-item snapshot, totals, customer, address and metadata', async () => {
+      const a = await product({ name: 'Mug', sku: 'MUG-1', price: 1250, stock: 5, category: 'kitchen' });
+      const b = await product({ name: 'Tea', price: 899, stock: 9 });
+      const address = {
+        name: 'Ada L',
+        line1: '1 Main St',
+        city: 'Springfield',
+        postal_code: '12345',
+        country: 'US',
+      };
+      const res = await order(
+        [
+          { product_id: a.id, quantity: 2 },
+          { product_id: b.id, quantity: 3 },
+        ],
+        {
+          customer: { email: 'Ada@Example.com', name: 'Ada' },
+          shipping_address: address,
+          metadata: { ref: 'A-1' },
+        },
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const o = res.body;
+      assert.match(o.id, /^ord_[0-9A-Za-z]{24}$/);
+      assert.equal(o.status, 'pending');
+      assert.deepEqual(o.items, [
+        { product_id: a.id, name: 'Mug', sku: 'MUG-1', quantity: 2, unit_price: 1250, total: 2500 },
+        { product_id: b.id, name: 'Tea', sku: null, quantity: 3, unit_price: 899, total: 2697 },
+      ]);
+      assert.equal(o.subtotal, 5197);
+      assert.equal(o.total, 5197);
+      assert.equal(o.currency, 'USD');
+      assert.deepEqual(o.customer, { email: 'ada@example.com', name: 'Ada' });
+      assert.deepEqual(o.shipping_address, address);
+      assert.deepEqual(o.metadata, { ref: 'A-1' });
+      assert.equal(o.payment, null);
+      assert.equal(await stockOf(a.id), 3);
+      assert.equal(await stockOf(b.id), 6);
+      assert.deepEqual((await api('GET', `/v1/orders/${o.id}`)).body, o);
+      assert.equal(await countEvents(ctx.deps.store.db, 'order.created', o.id), 1);
+
+      // Editing and deleting the products never changes the order.
+      await api('PATCH', `/v1/products/${a.id}`, { body: { name: 'Renamed', price: 1, sku: 'X' } });
+      await api('DELETE', `/v1/products/${b.id}`);
+      assert.deepEqual((await api('GET', `/v1/orders/${o.id}`)).body.items, o.items);
+    });
+
+    it('validates the order body and names the field', async () => {
+      const p = await product();
+      const cases: [Record<string, unknown>, string][] = [
+        [{ items: [], customer: { email: 'a@b.co' } }, 'items'],
+        [{ items: [{ product_id: p.id, quantity: 0 }], customer: { email: 'a@b.co' } }, 'items[0].quantity'],
+        [
+          { items: [{ product_id: p.id, quantity: '1' }], customer: { email: 'a@b.co' } },
+          'items[0].quantity',
+        ],
+        [{ items: [{ product_id: p.id, quantity: 1 }], customer: { email: 'nope' } }, 'customer.email'],
+        [{ items: [{ product_id: p.id, quantity: 1 }] }, 'customer'],
+        [
+          { items: [{ product_id: p.id, quantity: 1 }], customer: { email: 'a@b.co' }, status: 'paid' },
+          'status',
+        ],
+        [
+          {
+            items: [{ product_id: p.id, quantity: 1 }],
+            customer: { email: 'a@b.co' },
+            shipping_address: { city: 'X' },
+          },
+          'shipping_address.line1',
+        ],
+        [
+          { items: [{ product_id: p.id, quantity: 1 }], customer: { email: 'a@b.co' }, metadata: { n: 1 } },
+          'metadata.n',
+        ],
+        [
+          {
+            items: [{ product_id: p.id, quantity: 1 }],
+            customer: { email: 'a@b.co' },
+            payment_method: 'pm_card_amex',
+          },
+          'payment_method',
+        ],
+        [
+          {
+            items: [
+              { product_id: p.id, quantity: 1 },
+              { product_id: p.id, quantity: 2 },
+            ],
+            customer: { email: 'a@b.co' },
+          },
+          'items[1].product_id',
+        ],
+      ];
+      for (const [body, field] of cases) {
+        const res = await api<Problem>('POST', '/v1/orders', { body });
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.ok(
+          res.body.errors?.some((e) => e.field === field),
+          `${field}: ${JSON.stringify(res.body)}`,
+        );
+      }
+      const draft = await product({ status: 'draft' });
+      const res = await order([{ product_id: draft.id, quantity: 1 }]);
+      assert.equal(res.status, 400);
+      assert.equal(res.body.errors?.[0]?.field, 'items[0].product_id');
+      assert.equal(await stockOf(p.id), 10);
+    });
+
+    it('answers 404 for unknown and foreign products, and 422 for short stock and mixed currencies, reserving nothing', async () => {
+      const mine = await product({ stock: 5 });
+      const theirs = await product({ stock: 5 }, other);
+      const unknown = await order([
+        { product_id: mine.id, quantity: 1 },
+        { product_id: 'prod_000000000000000000000000', quantity: 1 },
+      ]);
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.code, 'not_found');
+      const foreign = await order([
+        { product_id: mine.id, quantity: 1 },
+        { product_id: theirs.id, quantity: 1 },
+      ]);
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.code, 'not_found');
+      assert.equal(await stockOf(theirs.id, other), 5);
+
+      const scarce = await product({ name: 'Scarce', stock: 2 });
+      const short = await order([
+        { product_id: mine.id, quantity: 1 },
+        { product_id: scarce.id, quantity: 3 },
+      ]);
+      assert.equal(short.status, 422);
+      assert.equal(short.body.code, 'insufficient_stock');
+      assert.equal(short.body.product_id, scarce.id);
+      assert.match(short.body.detail, /Scarce/);
+
+      const euro = await product({ currency: 'EUR', stock: 5 });
+      const mixed = await order([
+        { product_id: mine.id, quantity: 1 },
+        { product_id: euro.id, quantity: 1 },
+      ]);
+      assert.equal(mixed.status, 422);
+      assert.equal(mixed.body.code, 'currency_mismatch');
+      assert.deepEqual(
+        [await stockOf(mine.id), await stockOf(scarce.id), await stockOf(euro.id)],
+        [5, 2, 5],
+        'a refused order reserves nothing',
+      );
+      const euroOrder = await order([{ product_id: euro.id, quantity: 2 }]);
+      assert.equal(euroOrder.body.currency, 'EUR');
+    });
+
+    it('charges a payment_method on creation; a decline still creates the pending order', async () => {
+      const p = await product({ stock: 10, price: 2000 });
+      const paid = await order([{ product_id: p.id, quantity: 1 }], { payment_method: 'pm_card_visa' });
+      assert.equal(paid.status, 201);
+      assert.equal(paid.body.status, 'paid');
+      assert.match(paid.body.payment?.id ?? '', /^pay_/);
+      assert.deepEqual(
+        { ...paid.body.payment, id: '' },
+        { id: '', status: 'succeeded', method: 'pm_card_visa' },
+      );
+      assert.ok(paid.body.paid_at);
+      const payment = paid.body.payment?.id ?? '';
+      assert.equal(await countEvents(ctx.deps.store.db, 'payment.received', payment), 1);
+      assert.equal(await countEvents(ctx.deps.store.db, 'order.paid', paid.body.id), 1);
+
+      for (const [method, failure] of [
+        ['pm_card_declined', 'card_declined'],
+        ['pm_card_insufficient_funds', 'insufficient_funds'],
+      ]) {
+        const res = await order([{ product_id: p.id, quantity: 1 }], { payment_method: method });
+        assert.equal(res.status, 201);
+        assert.equal(res.body.status, 'pending');
+        assert.equal(res.body.payment?.status, 'failed');
+        assert.equal(res.body.payment?.failure_code, failure);
+        assert.equal(await countEvents(ctx.deps.store.db, 'payment.failed', res.body.payment?.id), 1);
+        assert.equal(await countEvents(ctx.deps.store.db, 'order.paid', res.body.id), 0);
+      }
+      assert.equal(await stockOf(p.id), 7, 'a declined order still holds its stock');
+      const row = await ctx.deps.store.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('id', '=', payment)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [row.amount, row.currency, row.provider, row.status],
+        [2000, 'USD', 'sandbox', 'succeeded'],
+      );
+    });
+
+    it('pays a pending order; a declined method is 422 payment_failed and is still recorded', async () => {
+      const p = await product();
+      const o = (await order([{ product_id: p.id, quantity: 2 }])).body;
+      for (const [method, failure] of [
+        ['pm_card_declined', 'card_declined'],
+        ['pm_card_insufficient_funds', 'insufficient_funds'],
+      ]) {
+        const res = await act(o.id, 'pay', { payment_method: method });
+        assert.equal(res.status, 422);
+        assert.equal(res.body.code, 'payment_failed');
+        assert.equal(res.body.failure_code, failure);
+        assert.match(res.body.payment_id ?? '', /^pay_/);
+        assert.equal(await countEvents(ctx.deps.store.db, 'payment.failed', res.body.payment_id), 1);
+        const now = (await api<OrderObject>('GET', `/v1/orders/${o.id}`)).body;
+        assert.equal(now.status, 'pending');
+        assert.deepEqual(now.payment, {
+          id: res.body.payment_id,
+          status: 'failed',
+          method,
+          failure_code: failure,
+        });
+      }
+      const bad = await act(o.id, 'pay', { payment_method: 'pm_unknown' });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.errors?.[0]?.field, 'payment_method');
+      const ok = await act(o.id, 'pay', { payment_method: 'pm_card_mastercard' });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body.status, 'paid');
+      assert.equal(ok.body.payment?.method, 'pm_card_mastercard');
+      const attempts = await ctx.deps.store.db
+        .selectFrom('payments')
+        .select('status')
+        .where('order_id', '=', o.id)
+        .orderBy('created')
+        .execute();
+      assert.deepEqual(attempts.map((a) => a.status).sort(), ['failed', 'failed', 'succeeded']);
+    });
+
+    it('runs the lifecycle with an event for every step', async () => {
+      const p = await product({ stock: 3 });
+      const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
+      clock.advance(1000);
+      const paid = await act(o.id, 'pay');
+      assert.equal(paid.body.status, 'paid');
+      clock.advance(1000);
+      const shipped = await act(o.id, 'ship', { carrier: 'DHL', tracking_number: 'JD0001' });
+      assert.equal(shipped.status, 200);
+      assert.equal(shipped.body.status, 'shipped');
+      assert.equal(shipped.body.carrier, 'DHL');
+      assert.equal(shipped.body.tracking_number, 'JD0001');
+      assert.equal(shipped.body.shipped_at, new Date(clock.now()).toISOString());
+      clock.advance(1000);
+      const delivered = await act(o.id, 'deliver');
+      assert.equal(delivered.body.status, 'delivered');
+      clock.advance(1000);
+      const refunded = await act(o.id, 'refund', { restock: true });
+      assert.equal(refunded.status, 200);
+      assert.equal(refunded.body.status, 'refunded');
+      assert.equal(refunded.body.payment?.status, 'refunded');
+      assert.equal(refunded.body.restocked, true);
+      assert.equal(await stockOf(p.id), 3);
+      for (const type of [
+        'order.created',
+        'order.paid',
+        'order.shipped',
+        'order.delivered',
+        'order.refunded',
+      ]) {
+        assert.equal(await countEvents(ctx.deps.store.db, type, o.id), 1, type);
+      }
+      const listed = await api<Envelope<{ type: string; data: { object: OrderObject } }>>(
+        'GET',
+        '/v1/events?type=order.shipped',
+      );
+      assert.equal(listed.body.data.find((e) => e.data.object.id === o.id)?.data.object.carrier, 'DHL');
+    });
+
+    it('refuses every illegal transition with 409 invalid_state_transition', async () => {
+      const p = await product({ stock: 100 });
+      const reach: Record<OrderStatus, OrderAction[]> = {
+        pending: [],
+        paid: ['pay'],
+        shipped: ['pay', 'ship'],
+        delivered: ['pay', 'ship', 'deliver'],
+        cancelled: ['cancel'],
+        refunded: ['pay', 'refund'],
+      };
+      let checked = 0;
+      for (const [status, path] of Object.entries(reach) as [OrderStatus, OrderAction[]][]) {
+        for (const action of ACTIONS) {
+          if (TRANSITIONS[action].from.includes(status)) continue;
+          const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
+          for (const step of path)
+            assert.equal((await act(o.id, step)).status, 200, `${step} to reach ${status}`);
+          const res = await act(o.id, action);
+          assert.equal(res.status, 409, `${action} from ${status}`);
+          assert.equal(res.body.code, 'invalid_state_transition');
+          assert.equal((await api<OrderObject>('GET', `/v1/orders/${o.id}`)).body.status, status);
+          checked += 1;
+        }
+      }
+      // 6 statuses x 5 actions minus the 8 legal moves.
+      assert.equal(checked, 22);
+    });
+
+    it('releases stock exactly once, even for concurrent cancels, and returns a captured payment', async () => {
+      const p = await product({ stock: 10 });
+      const o = (await order([{ product_id: p.id, quantity: 4 }])).body;
+      assert.equal(await stockOf(p.id), 6);
+      assert.equal((await act(o.id, 'cancel')).status, 200);
+      assert.equal(await stockOf(p.id), 10);
+      const again = await act(o.id, 'cancel');
+      assert.equal(again.status, 409);
+      assert.equal(again.body.code, 'invalid_state_transition');
+      assert.equal(await stockOf(p.id), 10);
+
+      const racing = (await order([{ product_id: p.id, quantity: 3 }], { payment_method: 'pm_card_visa' }))
+        .body;
+      const results = await Promise.all(Array.from({ length: 5 }, () => act(racing.id, 'cancel')));
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 409, 409, 409, 409]);
+      assert.equal(await stockOf(p.id), 10);
+      const cancelled = results.find((r) => r.status === 200)?.body;
+      assert.equal(cancelled?.payment?.status, 'refunded');
+      assert.equal(await countEvents(ctx.deps.store.db, 'order.cancelled', racing.id), 1);
+    });
+
+    it('refunds without restock by default', async () => {
+      const p = await product({ stock: 5 });
+      const o = (await order([{ product_id: p.id, quantity: 2 }], { payment_method: 'pm_card_visa' })).body;
+      const res = await act(o.id, 'refund');
+      assert.equal(res.body.status, 'refunded');
+      assert.equal(res.body.restocked, false);
+      assert.equal(await stockOf(p.id), 3);
+      const bad = await act(o.id, 'refund', { restock: 'yes' });
+      assert.equal(bad.status, 400);
+    });
+
+    it('emits product.outofstock when an order takes the last unit, and counts it', async () => {
+      const p = await product({ stock: 2, category: 'last-units' });
+      await order([{ product_id: p.id, quantity: 1 }]);
+      assert.equal(await countEvents(ctx.deps.store.db, 'product.outofstock', p.id), 0);
+      const last = (await order([{ product_id: p.id, quantity: 1 }])).body;
+      assert.equal(await countEvents(ctx.deps.store.db, 'product.outofstock', p.id), 1);
+      const out = await api<Envelope<ProductObject>>(
+        'GET',
+        '/v1/products?category=last-units&in_stock=false',
+      );
+      assert.deepEqual([out.body.total, out.body.data[0]?.id], [1, p.id]);
+      await act(last.id, 'cancel');
+      const back = await api<Envelope<ProductObject>>(
+        'GET',
+        '/v1/products?category=last-units&in_stock=true',
+      );
+      assert.deepEqual([back.body.total, back.body.data[0]?.stock], [1, 1]);
+    });
+
+    it('answers 404 for another tenant’s order on every route', async () => {
+      const p = await product();
+      const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
+      assert.equal((await other('GET', `/v1/orders/${o.id}`)).status, 404);
+      for (const action of ACTIONS) {
+        const res = await other<Problem>('POST', `/v1/orders/${o.id}/${action}`, {
+          body: ACTION_BODY[action],
+        });
+        assert.equal(res.status, 404, action);
+        assert.equal(res.body.code, 'not_found');
+      }
+      const theirs = await other<Envelope<OrderObject>>('GET', '/v1/orders');
+      assert.ok(!theirs.body.data.some((x) => x.id === o.id));
+      assert.equal((await api<OrderObject>('GET', `/v1/orders/${o.id}`)).body.status, 'pending');
+    });
+
+    it('replays an order with the same Idempotency-Key without a second order or reservation', async () => {
+      const p = await product({ stock: 5 });
+      const body = { items: [{ product_id: p.id, quantity: 2 }], customer: { email: 'i@example.com' } };
+      const headers = { 'idempotency-key': `order-${p.id}` };
+      const first = await api<OrderObject>('POST', '/v1/orders', { body, headers });
+      const second = await api<OrderObject>('POST', '/v1/orders', { body, headers });
+      assert.equal(first.status, 201);
+      assert.equal(second.status, 201);
+      assert.equal(second.headers['idempotent-replayed'], 'true');
+      assert.equal(second.body.id, first.body.id);
+      assert.equal(await stockOf(p.id), 3);
+    });
+
+    it('writes an event if and only if its change commits', async () => {
+      const db = ctx.deps.store.db;
+      const before = await api<Envelope<ProductObject>>('GET', '/v1/products?limit=1');
+
+      failOn = 'product.created';
+      const created = await api<Problem>('POST', '/v1/products', {
+        body: { name: 'Ghost', price: 1, sku: 'GHOST' },
+      });
+      assert.equal(created.status, 500);
+      assert.equal(created.body.code, 'internal_error');
+      const found = await db.selectFrom('products').select('id').where('sku', '=', 'GHOST').execute();
+      assert.deepEqual(found, []);
+      assert.equal(
+        (await api<Envelope<ProductObject>>('GET', '/v1/products?limit=1')).body.total,
+        before.body.total,
+      );
+
+      const p = await product({ stock: 1 });
+      const eventsBefore = await countEvents(db, 'order.created');
+      failOn = 'product.outofstock';
+      const failed = await order([{ product_id: p.id, quantity: 1 }]);
+      assert.equal(failed.status, 500);
+      assert.equal(await stockOf(p.id), 1, 'the reservation rolled back');
+      assert.equal(
+        await countEvents(db, 'order.created'),
+        eventsBefore,
+        'no event for the order that never was',
+      );
+      assert.equal(await countEvents(db, 'product.outofstock', p.id), 0);
+
+      const o = (await order([{ product_id: p.id, quantity: 1 }], { payment_method: 'pm_card_visa' })).body;
+      assert.equal(o.status, 'paid');
+      failOn = 'order.cancelled';
+      assert.equal((await act(o.id, 'cancel')).status, 500);
+      const still = (await api<OrderObject>('GET', `/v1/orders/${o.id}`)).body;
+      assert.equal(still.status, 'paid');
+      assert.equal(still.payment?.status, 'succeeded');
+      assert.equal(await stockOf(p.id), 0);
+      assert.equal(await countEvents(db, 'order.cancelled', o.id), 0);
+
+      failOn = 'product.updated';
+      assert.equal((await api('PATCH', `/v1/products/${p.id}`, { body: { name: 'Changed' } })).status, 500);
+      assert.equal((await api<ProductObject>('GET', `/v1/products/${p.id}`)).body.name, 'Widget');
+
+      // Without the injected failure each change commits with exactly its event.
+      assert.equal((await act(o.id, 'cancel')).status, 200);
+      assert.equal(await countEvents(db, 'order.cancelled', o.id), 1);
+      assert.equal(await stockOf(p.id), 1);
+    });
+
+    it('lists orders with filters, exact totals and cursors', async () => {
+      const lister = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      const p = await product({ stock: 100 }, lister);
+      clock.set('2026-03-01T00:00:00.000Z');
+      const made: OrderObject[] = [];
+      for (let i = 0; i < 7; i++) {
+        clock.advance(3_600_000);
+        const res = await lister<OrderObject>('POST', '/v1/orders', {
+          body: {
+            items: [{ product_id: p.id, quantity: 1 }],
+            customer: { email: i % 2 === 0 ? 'even@example.com' : 'Odd@example.com' },
+            ...(i < 3 ? { payment_method: 'pm_card_visa' } : {}),
+          },
+        });
+        made.push(res.body);
+      }
+      const newest = [...made].reverse();
+      const all = await lister<Envelope<OrderObject>>('GET', '/v1/orders');
+      assert.deepEqual(
+        all.body.data.map((o) => o.id),
+        newest.map((o) => o.id),
+      );
+      assert.equal(all.body.total, 7);
+      assert.equal(all.body.data[6]?.items[0]?.product_id, p.id);
+
+      const check = async (query: string, want: OrderObject[]) => {
+        const res = await lister<Envelope<OrderObject>>('GET', `/v1/orders?${query}`);
+        assert.equal(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);
+        assert.deepEqual(
+          res.body.data.map((o) => o.id),
+          want.map((o) => o.id),
+          query,
+        );
+        assert.equal(res.body.total, want.length, query);
+      };
+      await check(
+        'status=paid',
+        newest.filter((o) => o.status === 'paid'),
+      );
+      await check(
+        'status=pending',
+        newest.filter((o) => o.status === 'pending'),
+      );
+      await check(
+        'customer_email=ODD@example.com',
+        newest.filter((o) => o.customer.email === 'odd@example.com'),
+      );
+      await check(
+        `created_from=${made[2]?.created}&created_to=${made[4]?.created}`,
+        newest.filter((o) => o.created >= (made[2]?.created ?? '') && o.created <= (made[4]?.created ?? '')),
+      );
+
+      const ids: string[] = [];
+      let url = '/v1/orders?limit=3';
+      for (;;) {
+        const page = await lister<Envelope<OrderObject>>('GET', url);
+        ids.push(...page.body.data.map((o) => o.id));
+        if (page.body.next_cursor === null) break;
+        url = `/v1/orders?limit=3&cursor=${page.body.next_cursor}`;
+      }
+      assert.deepEqual(
+        ids,
+        newest.map((o) => o.id),
+      );
+
+      for (const [query, field] of [
+        ['limit=0', 'limit'],
+        ['limit=101', 'limit'],
+        ['offset=-1', 'offset'],
+        ['cursor=bad', 'cursor'],
+        ['status=lost', 'status'],
+        ['created_from=yesterday', 'created_from'],
+        [`created_from=${made[4]?.created}&created_to=${made[2]?.created}`, 'created_from'],
+        ['sort=price', 'sort'],
+      ]) {
+        const res = await lister<Problem>('GET', `/v1/orders?${query}`);
+        assert.equal(res.status, 400, query);
+        assert.ok(
+          res.body.errors?.some((e) => e.field === field),
+          `${query}: ${JSON.stringify(res.body)}`,
+        );
+      }
+    });
+
+    it('never oversells: with stock N, N+20 concurrent orders give exactly N successes', async () => {
+      const n = 15;
+      const p = await product({ stock: n, name: 'Hot item' });
+      const results = await Promise.all(
+        Array.from({ length: n + 20 }, (_, i) =>
+          order([{ product_id: p.id, quantity: 1 }], { customer: { email: `rush${i}@example.com` } }),
+        ),
+      );
+      const statuses = results.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 201).length, n);
+      assert.equal(statuses.filter((s) => s === 422).length, 20);
+      for (const r of results.filter((r) => r.status === 422))
+        assert.equal(r.body.code, 'insufficient_stock');
+      assert.equal(await stockOf(p.id), 0);
+      assert.equal(await countEvents(ctx.deps.store.db, 'product.outofstock', p.id), 1);
+    });
+  });
+}
+
+describe(
+  'no oversell across two server processes on PostgreSQL',
+  { skip: !process.env.TEST_DATABASE_URL },
+  () => {
+    it('with stock N, N+20 concurrent orders over two processes give exactly N successes', async () => {
+      const store = await freshStore('postgres');
+      const deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
+      const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
+      try {
+        const tenant = await deps.tenants.create({ name: 'Two processes', email: 'two@example.com' });
+        const n = 20;
+        const p = await deps.products.create(
+          { id: tenant.tenant.id, currency: 'USD' },
+          {
+            name: 'Contended',
+            price: 500,
+            stock: n,
+          },
+        );
+        servers.push(await spawnServer(store.env), await spawnServer(store.env));
+        const results = await Promise.all(
+          Array.from({ length: n + 20 }, async (_, i) => {
+            const server = servers[i % 2];
+            const res = await fetch(`${server?.url}/v1/orders`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${tenant.apiKey.key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                items: [{ product_id: p.id, quantity: 1 }],
+                customer: { email: `p${i}@example.com` },
+              }),
+            });
+            const body = (await res.json()) as { code?: string };
+            return { status: res.status, code: body.code };
+          }),
+        );
+        assert.equal(results.filter((r) => r.status === 201).length, n, JSON.stringify(results));
+        assert.equal(results.filter((r) => r.status === 422 && r.code === 'insufficient_stock').length, 20);
+        const row = await deps.store.db
+          .selectFrom('products')
+          .select('stock')
+          .where('id', '=', p.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(row.stock, 0);
+        assert.equal(await countEvents(deps.store.db, 'product.outofstock', p.id), 1);
+        assert.equal(await countEvents(deps.store.db, 'order.created'), n);
+      } finally {
+        for (const server of servers) await server.stop();
+        await deps.close();
+        await store.drop();
+      }
+    });
+  },
+);

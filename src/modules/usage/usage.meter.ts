@@ -1,0 +1,113 @@
+import type { Store } from '../../db/store.js';
+import type { UsageRecorder } from '../../http/rate-limit.js';
+import type { Logger } from '../../lib/logger.js';
+import * as repo from './usage.repository.js';
+
+/**
+ * Usage metering without a database write per request: every authenticated response adds to an
+ * in-memory row per (tenant, UTC day, endpoint); `flush` upserts the rows in one transaction
+ * (`calls = calls + excluded.calls`), every second while the server runs and once more on close.
+ * A failed flush keeps the counts for the next one.
+ */
+
+export const DAY_MS = 86_400_000;
+const FLUSH_EVERY_MS = 1_000;
+/** Rows per INSERT: 7 parameters each stays far below SQLite's and PostgreSQL's limits. */
+const ROWS_PER_STATEMENT = 500;
+
+function compareRows(a: repo.UsageRow, b: repo.UsageRow): number {
+  if (a.tenant_id !== b.tenant_id) return a.tenant_id < b.tenant_id ? -1 : 1;
+  if (a.day !== b.day) return a.day - b.day;
+  return a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0;
+}
+
+export type UsageMeter = ReturnType<typeof createUsageMeter>;
+
+export function createUsageMeter(deps: { store: Store; logger: Logger }) {
+  const { store, logger } = deps;
+  let pending = new Map<string, repo.UsageRow>();
+  /** Flushes run one after another, so "flush, then read" sees everything recorded before. */
+  let chain: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+
+  async function write(): Promise<void> {
+    if (pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    // One order for every process: concurrent upserts of the same rows cannot deadlock.
+    const rows = [...batch.values()].sort(compareRows);
+    try {
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+          await repo.addUsage(trx, rows.slice(i, i + ROWS_PER_STATEMENT));
+        }
+      });
+    } catch (error) {
+      for (const [key, row] of batch) {
+        const later = pending.get(key);
+        if (later) {
+          later.calls += row.calls;
+          later.errors += row.errors;
+          later.rejected += row.rejected;
+          later.duration_us += row.duration_us;
+        } else {
+          pending.set(key, row);
+        }
+      }
+      throw error;
+    }
+  }
+
+  /** Writes everything recorded before the call. */
+  function flush(): Promise<void> {
+    const run = chain.then(write);
+    chain = run.catch(() => undefined);
+    return run;
+  }
+
+  const recorder: UsageRecorder = {
+    record(tenantId, endpoint, status, durationMs, at, rejected) {
+      const day = at - (at % DAY_MS);
+      const key = `${tenantId} ${day} ${endpoint}`;
+      let row = pending.get(key);
+      if (row === undefined) {
+        row = { tenant_id: tenantId, day, endpoint, calls: 0, errors: 0, rejected: 0, duration_us: 0 };
+        pending.set(key, row);
+      }
+      row.calls += 1;
+      if (status >= 400) row.errors += 1;
+      if (rejected) row.rejected += 1;
+      row.duration_us += Math.round(durationMs * 1000);
+    },
+  };
+
+  return {
+    record: recorder.record,
+    flush,
+
+    /** Calls that counted against the quota on days in [from, to), unflushed ones included. */
+    async countedCalls(tenantId: string, from: number, to: number): Promise<number> {
+      await flush();
+      return repo.countedCalls(store.db, tenantId, from, to);
+    },
+
+    start(): void {
+      timer ??= setInterval(() => {
+        flush().catch((error: unknown) => logger.warn({ err: error }, 'usage flush failed; will retry'));
+      }, FLUSH_EVERY_MS);
+      timer.unref();
+    },
+
+    /** Stops the timer and writes what is left (before the store closes). */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      try {
+        await flush();
+      } catch (error) {
+        const calls = [...pending.values()].reduce((sum, row) => sum + row.calls, 0);
+        logger.error({ err: error, calls }, 'could not write the last metered usage; these calls are lost');
+      }
+    },
+  };
+}

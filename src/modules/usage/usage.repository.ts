@@ -1,0 +1,83 @@
+import type { UsageDailyTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+
+export type UsageRow = UsageDailyTable;
+
+/** Adds the rows' counts to the stored ones: one upsert, the same SQL on SQLite and PostgreSQL. */
+export async function addUsage(db: Db, rows: readonly UsageRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('usage_daily')
+    .values([...rows])
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'day', 'endpoint']).doUpdateSet((eb) => ({
+        calls: eb('usage_daily.calls', '+', eb.ref('excluded.calls')),
+        errors: eb('usage_daily.errors', '+', eb.ref('excluded.errors')),
+        rejected: eb('usage_daily.rejected', '+', eb.ref('excluded.rejected')),
+        duration_us: eb('usage_daily.duration_us', '+', eb.ref('excluded.duration_us')),
+      })),
+    )
+    .execute();
+}
+
+/** Calls that counted against the quota (all but the refused ones) on days in [from, to). */
+export async function countedCalls(db: Db, tenantId: string, from: number, to: number): Promise<number> {
+  const row = await db
+    .selectFrom('usage_daily')
+    .select((eb) => [
+      eb.fn.sum<number | null>('calls').as('calls'),
+      eb.fn.sum<number | null>('rejected').as('rejected'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('day', '>=', from)
+    .where('day', '<', to)
+    .executeTakeFirstOrThrow();
+  return Number(row.calls ?? 0) - Number(row.rejected ?? 0);
+}
+
+export interface EndpointUsage {
+  endpoint: string;
+  calls: number;
+  errors: number;
+  duration_us: number;
+}
+
+/** Totals per endpoint over the days from `from` on. */
+export async function usageByEndpoint(db: Db, tenantId: string, from: number): Promise<EndpointUsage[]> {
+  const rows = await db
+    .selectFrom('usage_daily')
+    .select((eb) => [
+      'endpoint',
+      eb.fn.sum<number>('calls').as('calls'),
+      eb.fn.sum<number>('errors').as('errors'),
+      eb.fn.sum<number>('duration_us').as('duration_us'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('day', '>=', from)
+    .groupBy('endpoint')
+    .execute();
+  return rows.map((row) => ({
+    endpoint: row.endpoint,
+    calls: Number(row.calls),
+    errors: Number(row.errors),
+    duration_us: Number(row.duration_us),
+  }));
+}
+
+export interface DayUsage {
+  day: number;
+  calls: number;
+  errors: number;
+}
+
+/** Totals per UTC day from `from` on. */
+export async function usageByDay(db: Db, tenantId: string, from: number): Promise<DayUsage[]> {
+  const rows = await db
+    .selectFrom('usage_daily')
+    .select((eb) => ['day', eb.fn.sum<number>('calls').as('calls'), eb.fn.sum<number>('errors').as('errors')])
+    .where('tenant_id', '=', tenantId)
+    .where('day', '>=', from)
+    .groupBy('day')
+    .execute();
+  return rows.map((row) => ({ day: Number(row.day), calls: Number(row.calls), errors: Number(row.errors) }));
+}

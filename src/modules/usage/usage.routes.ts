@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import { UsageQuery, UsageSchema } from './usage.schemas.js';
+
+export function usageRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { usage } = deps;
+  return async (app) => {
+    app.get(
+      '/usage',
+      {
+        config: { auth: 'read:usage' },
+        schema: {
+          tags: ['Usage'],
+          summary: 'Calls, errors, response times, monthly quota and hourly limit of the calling tenant',
+          description:
+            'Counts every authenticated request of the tenant (all keys), by endpoint and UTC day. Calls show up within 2 seconds.',
+          querystring: UsageQuery,
+          response: { 200: UsageSchema },
+        },
+      },
+      async (request) =>
+        usage.summary(principalOf(request).tenant, request.query.period ?? 'month', request.limits),
+    );
+  };
+}

@@ -1,0 +1,70 @@
+import { type Static, Type } from 'typebox';
+import { Timestamp } from '../../http/schemas.js';
+
+export const USAGE_PERIODS = ['7d', '30d', 'month'] as const;
+export type UsagePeriod = (typeof USAGE_PERIODS)[number];
+
+export const UsageQuery = Type.Object(
+  {
+    period: Type.Optional(
+      Type.Unsafe<UsagePeriod>({
+        type: 'string',
+        enum: [...USAGE_PERIODS],
+        default: 'month',
+        description:
+          '`7d` and `30d`: the last 7 or 30 UTC days, today included; `month` (default): since 00:00 UTC on the 1st.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Count = Type.Integer({ minimum: 0 });
+const Milliseconds = Type.Number({ minimum: 0, description: 'Milliseconds, one decimal.' });
+
+export const UsageSchema = Type.Object({
+  period: Type.Object({ from: Timestamp, to: Timestamp }),
+  total_calls: Type.Integer({
+    minimum: 0,
+    description: 'Authenticated requests in the period, those refused with 429 included.',
+  }),
+  average_response_time_ms: Milliseconds,
+  total_errors: Type.Integer({ minimum: 0, description: 'Responses with status 4xx or 5xx.' }),
+  quota: Type.Object({
+    used: Type.Integer({
+      minimum: 0,
+      description: 'Calls counted this calendar month (UTC), this one included; refused ones never count.',
+    }),
+    limit: Count,
+    remaining: Count,
+    percent_used: Type.Number({ minimum: 0, description: 'Rounded down to one decimal.' }),
+    resets_at: Timestamp,
+    warning: Type.Boolean({ description: 'true from 80% used.' }),
+  }),
+  rate_limit: Type.Object({
+    limit: Type.Integer({ minimum: 1, description: 'Requests per hour.' }),
+    remaining: Count,
+    resets_at: Type.String({
+      format: 'date-time',
+      description: 'When the whole hourly allowance is available again.',
+    }),
+  }),
+  top_endpoints: Type.Array(
+    Type.Object({
+      endpoint: Type.String({ examples: ['GET /products'] }),
+      calls: Count,
+      errors: Count,
+      average_response_time_ms: Milliseconds,
+    }),
+    { description: 'The 10 most called endpoints of the period, most calls first.' },
+  ),
+  daily_calls: Type.Array(
+    Type.Object({
+      date: Type.String({ format: 'date', examples: ['2026-11-21'] }),
+      calls: Count,
+      errors: Count,
+    }),
+    { description: 'The last 7 UTC days, today included, oldest first; days without calls are 0.' },
+  ),
+});
+export type Usage = Static<typeof UsageSchema>;

@@ -1,0 +1,100 @@
+import type { Store } from '../../db/store.js';
+import { type LimitDecision, monthWindow, type RateLimiter } from '../../http/rate-limit.js';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import type { TenantSummary } from '../../lib/principal.js';
+import { DAY_MS, type UsageMeter } from './usage.meter.js';
+import * as repo from './usage.repository.js';
+import type { Usage, UsagePeriod } from './usage.schemas.js';
+
+const TOP_ENDPOINTS = 10;
+const WARNING_PERCENT = 80;
+
+/** Sum of microseconds over calls, as milliseconds with one decimal (0 without calls). */
+function averageMs(durationUs: number, calls: number): number {
+  return calls === 0 ? 0 : Math.round(durationUs / calls / 100) / 10;
+}
+
+function startOfDay(instant: number): number {
+  return instant - (instant % DAY_MS);
+}
+
+export type UsageService = ReturnType<typeof createUsageService>;
+
+export function createUsageService(deps: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  meter: UsageMeter;
+  limiter: RateLimiter;
+}) {
+  const { store, clock, logger, meter, limiter } = deps;
+
+  return {
+    /**
+     * The usage page: metered calls of the period, the quota and the hourly limit. `limits` is the
+     * decision made for the calling request (so the body agrees with its headers); without one the
+     * limiter is asked, counting nothing.
+     */
+    async summary(tenant: TenantSummary, period: UsagePeriod, limits: LimitDecision | null): Promise<Usage> {
+      const state = limits ?? (await limiter.peek(tenant));
+      try {
+        // This process's unflushed calls; other processes flush theirs every second.
+        await meter.flush();
+      } catch (error) {
+        logger.warn({ err: error }, 'usage flush before reading failed; answering from stored usage');
+      }
+      const now = clock.now();
+      const today = startOfDay(now);
+      const from = period === 'month' ? monthWindow(now).start : today - (period === '7d' ? 6 : 29) * DAY_MS;
+      const week = today - 6 * DAY_MS;
+      const [endpoints, days] = await Promise.all([
+        repo.usageByEndpoint(store.db, tenant.id, from),
+        repo.usageByDay(store.db, tenant.id, week),
+      ]);
+
+      let calls = 0;
+      let errors = 0;
+      let durationUs = 0;
+      for (const row of endpoints) {
+        calls += row.calls;
+        errors += row.errors;
+        durationUs += row.duration_us;
+      }
+      const byDay = new Map(days.map((row) => [row.day, row]));
+      const { monthly, hourly } = state;
+      return {
+        period: { from: iso(from), to: iso(now) },
+        total_calls: calls,
+        average_response_time_ms: averageMs(durationUs, calls),
+        total_errors: errors,
+        quota: {
+          used: monthly.used,
+          limit: monthly.limit,
+          remaining: monthly.remaining,
+          percent_used: Math.floor((monthly.used * 1000) / monthly.limit) / 10,
+          resets_at: iso(monthly.resetAt),
+          warning: monthly.used * 100 >= monthly.limit * WARNING_PERCENT,
+        },
+        rate_limit: { limit: hourly.limit, remaining: hourly.remaining, resets_at: iso(hourly.resetAt) },
+        top_endpoints: endpoints
+          .sort(
+            (a, b) => b.calls - a.calls || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0),
+          )
+          .slice(0, TOP_ENDPOINTS)
+          .map((row) => ({
+            endpoint: row.endpoint,
+            calls: row.calls,
+            errors: row.errors,
+            average_response_time_ms: averageMs(row.duration_us, row.calls),
+          })),
+        daily_calls: Array.from({ length: 7 }, (_, index) => {
+          const day = week + index * DAY_MS;
+          const row = byDay.get(day);
+          return { date: iso(day).slice(0, 10), calls: row?.calls ?? 0, errors: row?.errors ?? 0 };
+        }),
+      };
+    },
+  };
+}

@@ -1,0 +1,215 @@
+import type { LedgerEntryType, WalletTransactionType } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import { AppError } from '../../http/errors.js';
+import { newId, randomBase62 } from '../../lib/ids.js';
+import * as repo from './wallet.repository.js';
+
+/**
+ * The double-entry core. Money only moves through `postEntry`: an immutable journal entry whose
+ * postings sum to zero, each wallet posting applied to the wallet's cached balance by a conditional
+ * update (never below zero) in the caller's transaction. Corrections are new entries; nothing here
+ * updates or deletes a posting.
+ */
+
+export type PlatformAccountType = 'funding' | 'clearing';
+
+/** Platform accounts have one fixed id per type and currency; they appear with their first posting. */
+export function platformAccountId(type: PlatformAccountType, currency: string): string {
+  return `platform_${type}_${currency}`;
+}
+
+export async function ensurePlatformAccount(
+  trx: Db,
+  type: PlatformAccountType,
+  currency: string,
+  now: number,
+): Promise<string> {
+  const id = platformAccountId(type, currency);
+  await repo.insertAccountIfMissing(trx, {
+    id,
+    type,
+    tenant_id: null,
+    currency,
+    balance: null,
+    postings: null,
+    created: now,
+    updated: now,
+  });
+  return id;
+}
+
+/** The tenant's wallet in `currency`, created (balance 0) if it has none yet. */
+export async function openWallet(
+  trx: Db,
+  tenantId: string,
+  currency: string,
+  now: number,
+): Promise<repo.WalletRow> {
+  await repo.insertWalletIfMissing(trx, {
+    id: newId('wal'),
+    type: 'wallet',
+    tenant_id: tenantId,
+    currency,
+    balance: 0,
+    postings: 0,
+    created: now,
+    updated: now,
+  });
+  const wallet = await repo.findWallet(trx, tenantId, currency);
+  if (!wallet) throw new Error(`wallet of ${tenantId} in ${currency} vanished inside its transaction`);
+  return wallet;
+}
+
+export interface PostingLine {
+  /** A wallet (its balance is kept and may not go below zero) or a platform account. */
+  account: { id: string; wallet: boolean; tenantId: string | null };
+  type: WalletTransactionType;
+  /** Signed minor units, never zero. */
+  amount: number;
+  description: string;
+  sourceId: string | null;
+}
+
+export interface EntryInput {
+  type: LedgerEntryType;
+  currency: string;
+  created: number;
+  lines: PostingLine[];
+}
+
+/**
+ * Writes one balanced entry. Wallets are updated in account-id order, so two entries touching the
+ * same wallets lock them in the same order on PostgreSQL. A wallet that would go below zero is
+ * 422 `insufficient_funds` (the caller's transaction then rolls back as a whole). Returns the
+ * postings in the order of `lines`.
+ */
+export async function postEntry(trx: Db, input: EntryInput): Promise<repo.PostingRow[]> {
+  if (input.lines.length < 2) throw new Error('a journal entry needs at least two postings');
+  let total = 0;
+  for (const line of input.lines) {
+    if (!Number.isSafeInteger(line.amount) || line.amount === 0) {
+      throw new Error(`posting amount must be a non-zero integer, got ${line.amount}`);
+    }
+    total += line.amount;
+  }
+  if (total !== 0) throw new Error(`journal entry does not balance: postings sum to ${total}`);
+
+  // Journal entries are internal (never in the API), hence an id outside the public prefixes.
+  const entryId = `je_${randomBase62(24)}`;
+  await repo.insertEntry(trx, {
+    id: entryId,
+    type: input.type,
+    currency: input.currency,
+    created: input.created,
+  });
+  const postings = new Map<PostingLine, repo.PostingRow>();
+  const byAccount = [...input.lines].sort((a, b) =>
+    a.account.id < b.account.id ? -1 : a.account.id > b.account.id ? 1 : 0,
+  );
+  for (const line of byAccount) {
+    let seq: number | null = null;
+    let balanceAfter: number | null = null;
+    if (line.account.wallet) {
+      const applied = await repo.applyToWallet(trx, line.account.id, line.amount, input.created);
+      if (!applied) {
+        throw new AppError(
+          'insufficient_funds',
+          `The wallet ${line.account.id} does not have ${-line.amount} ${input.currency} available.`,
+          { extra: { wallet_id: line.account.id } },
+        );
+      }
+      seq = applied.postings;
+      balanceAfter = applied.balance;
+    }
+    postings.set(line, {
+      id: newId('txn'),
+      entry_id: entryId,
+      account_id: line.account.id,
+      tenant_id: line.account.tenantId,
+      type: line.type,
+      currency: input.currency,
+      amount: line.amount,
+      seq,
+      balance_after: balanceAfter,
+      description: line.description,
+      source_id: line.sourceId,
+      created: input.created,
+    });
+  }
+  const rows = input.lines.map((line) => postings.get(line) as repo.PostingRow); // every line was posted above
+  await repo.insertPostings(trx, rows);
+  return rows;
+}
+
+export interface Violation {
+  check: string;
+  detail: string;
+  rows: repo.Offender[];
+}
+
+export interface LedgerReport {
+  ok: boolean;
+  checked: Awaited<ReturnType<typeof repo.ledgerSize>>;
+  currencies: { currency: string; total: number; postings: number }[];
+  violations: Violation[];
+}
+
+const SAMPLE = 20;
+
+/**
+ * Every invariant of the ledger, each checked by one statement over the whole store: entries
+ * balance, postings agree with their entry and account, each currency sums to zero, every wallet's
+ * cached balance and count equal its postings, its history runs 1, 2, ... with `balance_after`
+ * the running sum and never negative, platform accounts cache nothing, every tenant has its wallet,
+ * every transfer is exactly its two postings.
+ */
+export async function verifyLedger(db: Db): Promise<LedgerReport> {
+  const violations: Violation[] = [];
+  const add = (check: string, detail: string, rows: repo.Offender[]) => {
+    if (rows.length > 0) violations.push({ check, detail, rows });
+  };
+  add(
+    'unbalanced_entries',
+    'journal entries with fewer than two postings or postings not summing to zero',
+    await repo.unbalancedEntries(db, SAMPLE),
+  );
+  add(
+    'inconsistent_postings',
+    'postings whose currency, tenant or balance fields disagree with their entry or account',
+    await repo.inconsistentPostings(db, SAMPLE),
+  );
+  const currencies = await repo.currencyTotals(db);
+  add(
+    'currency_totals',
+    'currencies whose postings (platform accounts included) do not sum to zero',
+    currencies
+      .filter((c) => c.total !== 0)
+      .map((c) => ({ id: c.currency, total: c.total, postings: c.postings })),
+  );
+  add(
+    'wallet_balances',
+    'wallets whose cached balance or posting count differs from their postings, or is negative',
+    await repo.walletMismatches(db, SAMPLE),
+  );
+  add(
+    'running_balances',
+    'wallet postings out of sequence, or whose balance_after is not the running sum or is negative',
+    await repo.runningBalanceBreaks(db, SAMPLE),
+  );
+  add(
+    'platform_accounts',
+    'platform accounts with a tenant or a cached balance',
+    await repo.malformedPlatformAccounts(db, SAMPLE),
+  );
+  add(
+    'tenant_wallets',
+    'tenants without a wallet in their own currency',
+    await repo.tenantsWithoutWallet(db, SAMPLE),
+  );
+  add(
+    'transfers',
+    'transfers whose entry is not exactly their two postings',
+    await repo.unmatchedTransfers(db, SAMPLE),
+  );
+  return { ok: violations.length === 0, checked: await repo.ledgerSize(db), currencies, violations };
+}

@@ -1,0 +1,135 @@
+import { type Static, Type } from 'typebox';
+import type { WalletTransactionType } from '../../db/schema.js';
+import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+
+/** Largest amount one transfer or adjustment may move (minor units): balances stay far below 2^53. */
+export const MAX_AMOUNT = 1_000_000_000_000;
+
+export const TRANSACTION_TYPES: readonly WalletTransactionType[] = [
+  'payment',
+  'refund',
+  'transfer_out',
+  'transfer_in',
+  'adjustment',
+];
+
+const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'ISO 4217, upper case.',
+  examples: ['USD'],
+});
+
+const TransactionType = Type.Unsafe<WalletTransactionType>({
+  type: 'string',
+  enum: [...TRANSACTION_TYPES],
+  description: '`payment`, `refund`, `transfer_out`, `transfer_in` or `adjustment`.',
+});
+
+export const TransactionSchema = Type.Object({
+  id: Type.String({ examples: ['txn_3kQm1bX9sT2uV7wY3cE5hGf2'] }),
+  type: TransactionType,
+  amount: Type.Integer({ description: 'Signed minor units: positive in, negative out.', examples: [-2500] }),
+  currency: Type.String({ examples: ['USD'] }),
+  balance_after: Type.Integer({ description: 'The wallet’s balance right after this transaction.' }),
+  description: Nullable(Type.String()),
+  source_id: Nullable(
+    Type.String({
+      description:
+        'What caused it: the order (`payment`, `refund`) or transfer (`transfer_*`); null for `adjustment`.',
+    }),
+  ),
+  created: Timestamp,
+});
+export type TransactionObject = Static<typeof TransactionSchema>;
+
+export const BalanceSchema = Type.Object(
+  {
+    wallet_id: Type.String({ examples: ['wal_8Hk2QmZ1bX9sT2uV7wY3cE5p'] }),
+    currency: Type.String({ examples: ['USD'] }),
+    available: Type.Integer({ description: 'What can be transferred or refunded now (minor units).' }),
+    pending: Type.Integer({
+      description:
+        'Funds not yet available. Always 0 in this design: payments are credited when captured and transfers settle at once.',
+    }),
+    transactions: Type.Array(TransactionSchema, { description: 'The latest 10, newest first.' }),
+    updated: Timestamp,
+  },
+  {
+    description:
+      'Version 2026-06-01 returns the available amount as `balance` and has no `available` or `pending`.',
+  },
+);
+export type BalanceObject = Static<typeof BalanceSchema>;
+
+export const BalanceQuery = Type.Object(
+  {
+    currency: Type.Optional(
+      Type.String({ ...Currency, description: 'The wallet’s currency; default the tenant’s currency.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const DateOrInstant = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], { description });
+
+export const TransactionListQuery = Type.Object(
+  {
+    ...PageQuery,
+    type: Type.Optional(TransactionType),
+    currency: Type.Optional(Currency),
+    from: Type.Optional(
+      DateOrInstant('Created at or after: an RFC 3339 instant, or a UTC date (from 00:00).'),
+    ),
+    to: Type.Optional(DateOrInstant('Created at or before: an RFC 3339 instant, or a UTC date (whole day).')),
+  },
+  { additionalProperties: false },
+);
+export type TransactionListQuery = Static<typeof TransactionListQuery>;
+
+export const TransactionListSchema = EnvelopeSchema(TransactionSchema);
+
+const Metadata = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 500 },
+  propertyNames: { minLength: 1, maxLength: 40 },
+  maxProperties: 50,
+  description: 'Your own keys and string values (at most 50); shown to you only.',
+});
+
+export const TransferBody = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units, positive.' }),
+    currency: Currency,
+    destination_wallet_id: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Any wallet on the platform (`wal_...`), in the same currency, other than the source.',
+    }),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type TransferBody = Static<typeof TransferBody>;
+
+export const TransferSchema = Type.Object({
+  id: Type.String({ examples: ['tr_5bX9sT2uV7wY3cE5hGf2kQm1'] }),
+  amount: Type.Integer(),
+  currency: Type.String({ examples: ['USD'] }),
+  source_wallet_id: Type.String(),
+  destination_wallet_id: Type.String(),
+  status: Type.Literal('succeeded', { description: 'Transfers settle at once.' }),
+  description: Nullable(Type.String()),
+  metadata: Metadata,
+  created: Timestamp,
+});
+export type TransferObject = Static<typeof TransferSchema>;
+
+export const TransferListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export type TransferListQuery = Static<typeof TransferListQuery>;
+
+export const TransferListSchema = EnvelopeSchema(TransferSchema);
+
+export const TransferIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

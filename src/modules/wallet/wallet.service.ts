@@ -1,0 +1,453 @@
+import type { Db, Store } from '../../db/store.js';
+import { AppError, notFound, validationError } from '../../http/errors.js';
+import { envelope, pageWindow } from '../../http/pagination.js';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { isCurrency } from '../../lib/money.js';
+import type { EventService } from '../events/events.service.js';
+import {
+  ensurePlatformAccount,
+  type LedgerReport,
+  openWallet,
+  postEntry,
+  verifyLedger,
+} from './wallet.ledger.js';
+import * as repo from './wallet.repository.js';
+import {
+  type BalanceObject,
+  MAX_AMOUNT,
+  type TransactionListQuery,
+  type TransactionObject,
+  type TransferBody,
+  type TransferListQuery,
+  type TransferObject,
+} from './wallet.schemas.js';
+
+/**
+ * The wallet: one per tenant and currency, on the double-entry ledger of `wallet.ledger.ts`.
+ * Payments come in from the platform's clearing account, refunds go back to it, adjustments come
+ * from its funding account, transfers move money between wallets. Use cases open one transaction;
+ * the order hooks (`creditOrderPayment`, `debitOrderRefund`) run in the orders' transaction.
+ */
+
+const LATEST_TRANSACTIONS = 10;
+const DAY_MS = 86_400_000;
+
+export function presentTransaction(row: repo.PostingRow): TransactionObject {
+  return {
+    id: row.id,
+    type: row.type,
+    amount: row.amount,
+    currency: row.currency,
+    balance_after: row.balance_after ?? 0, // wallet postings always carry it (ledger:verify checks)
+    description: row.description,
+    source_id: row.source_id,
+    created: iso(row.created),
+  };
+}
+
+export function presentTransfer(row: repo.TransferRow): TransferObject {
+  return {
+    id: row.id,
+    amount: row.amount,
+    currency: row.currency,
+    source_wallet_id: row.source_wallet_id,
+    destination_wallet_id: row.destination_wallet_id,
+    status: 'succeeded',
+    description: row.description,
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    created: iso(row.created),
+  };
+}
+
+function walletLine(wallet: repo.WalletRow) {
+  return { id: wallet.id, wallet: true, tenantId: wallet.tenant_id };
+}
+
+function platformLine(id: string) {
+  return { id, wallet: false, tenantId: null };
+}
+
+function checkCurrency(currency: string, field = 'currency'): string {
+  if (!isCurrency(currency)) throw validationError(field, 'must be an ISO 4217 currency code');
+  return currency;
+}
+
+function checkAmount(amount: number, field = 'amount'): number {
+  if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_AMOUNT) {
+    throw validationError(field, `must be a whole number of minor units from 1 to ${MAX_AMOUNT}`);
+  }
+  return amount;
+}
+
+/** `from`/`to` of a listing: an instant, or a UTC date (from its start / through its end). */
+function bound(value: string | undefined, edge: 'start' | 'end'): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const start = Date.parse(`${value}T00:00:00.000Z`);
+    return edge === 'start' ? start : start + DAY_MS - 1;
+  }
+  return Date.parse(value);
+}
+
+export interface OrderMoney {
+  tenantId: string;
+  currency: string;
+  /** Minor units, positive. */
+  amount: number;
+  orderId: string;
+  paymentId: string;
+}
+
+export interface WalletServiceDeps {
+  store: Store;
+  clock: Clock;
+  events: EventService;
+}
+
+/**
+ * The tenant's wallet in its own currency, made inside the tenant-creation transaction so a tenant
+ * never exists without one.
+ */
+export async function openTenantWallet(
+  trx: Db,
+  tenantId: string,
+  currency: string,
+  now: number,
+): Promise<void> {
+  await openWallet(trx, tenantId, currency, now);
+}
+
+export type WalletService = ReturnType<typeof createWalletService>;
+
+export function createWalletService(deps: WalletServiceDeps) {
+  const { store, clock, events } = deps;
+
+  /** Refuses a transfer that would take the wallet past the tenant's daily limit (UTC day). */
+  async function checkDailyLimit(
+    trx: Db,
+    tenantId: string,
+    wallet: repo.WalletRow,
+    amount: number,
+    now: number,
+  ) {
+    const settings = await repo.findSettings(trx, tenantId);
+    const limit = settings?.daily_transfer_limit ?? null;
+    if (limit === null) return;
+    const dayStart = now - (now % DAY_MS);
+    const sent = await repo.sentSince(trx, wallet.id, dayStart);
+    if (sent + amount > limit) {
+      throw new AppError(
+        'limit_exceeded',
+        `This transfer would exceed the daily transfer limit of ${limit} ${wallet.currency}: ${sent} sent today (UTC).`,
+        { extra: { daily_transfer_limit: limit, sent_today: sent } },
+      );
+    }
+  }
+
+  async function transferInTransaction(
+    trx: Db,
+    tenantId: string,
+    input: TransferBody,
+    idempotencyKey: string | undefined,
+  ): Promise<repo.TransferRow> {
+    if (idempotencyKey !== undefined) {
+      // The same request after a crash that lost the stored response: the transfer is already done.
+      const done = await repo.findTransferByKey(trx, tenantId, idempotencyKey);
+      if (done) return done;
+    }
+    const now = clock.now();
+    const accounts = await repo.findTransferAccounts(
+      trx,
+      tenantId,
+      input.currency,
+      input.destination_wallet_id,
+      store.supportsRowLocks,
+    );
+    const source = accounts.find(
+      (a): a is repo.WalletRow =>
+        repo.isWallet(a) && a.tenant_id === tenantId && a.currency === input.currency,
+    );
+    const destination = accounts.find((a) => a.id === input.destination_wallet_id);
+    if (!destination || !repo.isWallet(destination)) {
+      throw new AppError('invalid_destination', `No such wallet: ${input.destination_wallet_id}.`);
+    }
+    if (destination.id === source?.id) {
+      throw new AppError('invalid_destination', 'A wallet cannot transfer to itself.');
+    }
+    if (destination.currency !== input.currency) {
+      throw new AppError(
+        'currency_mismatch',
+        `The destination wallet holds ${destination.currency}, not ${input.currency}.`,
+      );
+    }
+    if (!source || source.balance < input.amount) {
+      throw new AppError(
+        'insufficient_funds',
+        `The ${input.currency} wallet has ${source?.balance ?? 0} available; the transfer needs ${input.amount}.`,
+        { extra: { available: source?.balance ?? 0 } },
+      );
+    }
+    await checkDailyLimit(trx, tenantId, source, input.amount, now);
+
+    const id = newId('tr');
+    const entry = await postEntry(trx, {
+      type: 'transfer',
+      currency: input.currency,
+      created: now,
+      lines: [
+        {
+          account: walletLine(source),
+          type: 'transfer_out',
+          amount: -input.amount,
+          description: input.description ?? `Transfer to ${destination.id}`,
+          sourceId: id,
+        },
+        {
+          account: walletLine(destination),
+          type: 'transfer_in',
+          amount: input.amount,
+          description: input.description ?? `Transfer from ${source.id}`,
+          sourceId: id,
+        },
+      ],
+    });
+    const transfer: repo.TransferRow = {
+      id,
+      tenant_id: tenantId,
+      source_wallet_id: source.id,
+      destination_wallet_id: destination.id,
+      amount: input.amount,
+      currency: input.currency,
+      description: input.description ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      entry_id: entry[0]?.entry_id ?? '',
+      idempotency_key: idempotencyKey ?? null,
+      created: now,
+    };
+    await repo.insertTransfer(trx, transfer);
+    await events.emit(trx, {
+      tenantId,
+      type: 'transfer.created',
+      objectType: 'transfer',
+      object: presentTransfer(transfer),
+    });
+    return transfer;
+  }
+
+  return {
+    present: presentTransaction,
+
+    /** The wallet in `currency` (default the tenant's) with its latest transactions. */
+    async balance(tenant: { id: string; currency: string }, currency?: string): Promise<BalanceObject> {
+      const code = currency ?? tenant.currency;
+      const wallet = await repo.findWallet(store.db, tenant.id, code);
+      if (!wallet) throw new AppError('not_found', `This tenant has no ${code} wallet.`);
+      // Postings up to the count read with the balance: the list and the balance agree.
+      const latest = await repo.latestPostings(store.db, wallet.id, wallet.postings, LATEST_TRANSACTIONS);
+      return {
+        wallet_id: wallet.id,
+        currency: wallet.currency,
+        available: wallet.balance,
+        pending: 0,
+        transactions: latest.map(presentTransaction),
+        updated: iso(wallet.updated),
+      };
+    },
+
+    async listTransactions(tenantId: string, query: TransactionListQuery) {
+      const from = bound(query.from, 'start');
+      const to = bound(query.to, 'end');
+      if (from !== undefined && to !== undefined && from > to) {
+        throw validationError('from', 'must not be after to');
+      }
+      const window = pageWindow(query, '-created');
+      if (window.cursor && typeof window.cursor.after[0] !== 'number') {
+        throw validationError('cursor', 'is not a cursor this API issued');
+      }
+      const filter: repo.PostingFilter = { type: query.type, currency: query.currency, from, to };
+      const unfiltered = query.type === undefined && from === undefined && to === undefined;
+      const [rows, total] = await Promise.all([
+        repo.listPostings(store.db, tenantId, filter, window),
+        unfiltered
+          ? repo.countAllPostings(store.db, tenantId, query.currency)
+          : repo.countPostings(store.db, tenantId, filter),
+      ]);
+      return envelope(rows, total, window, '-created', (row) => [row.created, row.id], presentTransaction);
+    },
+
+    /**
+     * Moves `amount` from the tenant's wallet in `currency` to another wallet (any tenant's) in
+     * one transaction: balanced postings, the transfer, and `transfer.created` for the sender.
+     */
+    async transfer(
+      tenantId: string,
+      input: TransferBody,
+      idempotencyKey?: string | undefined,
+    ): Promise<TransferObject> {
+      checkAmount(input.amount);
+      checkCurrency(input.currency);
+      const row = await store.transaction((trx) =>
+        transferInTransaction(trx, tenantId, input, idempotencyKey),
+      );
+      return presentTransfer(row);
+    },
+
+    async getTransfer(tenantId: string, id: string): Promise<TransferObject> {
+      const row = await repo.findTransfer(store.db, tenantId, id);
+      if (!row) throw notFound('transfer');
+      return presentTransfer(row);
+    },
+
+    async listTransfers(tenantId: string, query: TransferListQuery) {
+      const window = pageWindow(query, '-created');
+      if (window.cursor && typeof window.cursor.after[0] !== 'number') {
+        throw validationError('cursor', 'is not a cursor this API issued');
+      }
+      const [rows, total] = await Promise.all([
+        repo.listTransfers(store.db, tenantId, window),
+        repo.countTransfers(store.db, tenantId),
+      ]);
+      return envelope(rows, total, window, '-created', (row) => [row.created, row.id], presentTransfer);
+    },
+
+    /**
+     * An operator's adjustment (`wallet:credit`): from the platform's funding account into the
+     * tenant's wallet in `currency`, which appears with its first credit.
+     */
+    async credit(
+      tenantId: string,
+      input: { amount: number; currency: string; description?: string | undefined },
+    ): Promise<TransactionObject> {
+      checkAmount(input.amount);
+      const currency = checkCurrency(input.currency.toUpperCase());
+      const description = input.description?.trim() || 'Adjustment';
+      if (description.length > 500) throw validationError('description', 'must be at most 500 characters');
+      const now = clock.now();
+      return store.transaction(async (trx) => {
+        if (!(await repo.tenantExists(trx, tenantId))) throw notFound('tenant');
+        const wallet = await openWallet(trx, tenantId, currency, now);
+        const funding = await ensurePlatformAccount(trx, 'funding', currency, now);
+        const [credited] = await postEntry(trx, {
+          type: 'adjustment',
+          currency,
+          created: now,
+          lines: [
+            {
+              account: walletLine(wallet),
+              type: 'adjustment',
+              amount: input.amount,
+              description,
+              sourceId: null,
+            },
+            {
+              account: platformLine(funding),
+              type: 'adjustment',
+              amount: -input.amount,
+              description,
+              sourceId: null,
+            },
+          ],
+        });
+        return presentTransaction(credited as repo.PostingRow); // postEntry returns one row per line
+      });
+    },
+
+    /** Sets (a number) or removes (null) the tenant's daily transfer limit per wallet. */
+    async setDailyTransferLimit(
+      tenantId: string,
+      limit: number | null,
+    ): Promise<{ tenant_id: string; daily_transfer_limit: number | null }> {
+      if (limit !== null && (!Number.isSafeInteger(limit) || limit < 1)) {
+        throw validationError('daily_transfer_limit', 'must be a positive whole number of minor units');
+      }
+      await store.transaction(async (trx) => {
+        if (!(await repo.tenantExists(trx, tenantId))) throw notFound('tenant');
+        await repo.upsertSettings(trx, {
+          tenant_id: tenantId,
+          daily_transfer_limit: limit,
+          updated: clock.now(),
+        });
+      });
+      return { tenant_id: tenantId, daily_transfer_limit: limit };
+    },
+
+    /** A captured order payment, in the orders' transaction: clearing account -> tenant's wallet. */
+    async creditOrderPayment(trx: Db, input: OrderMoney): Promise<TransactionObject> {
+      checkAmount(input.amount);
+      const now = clock.now();
+      const wallet = await openWallet(trx, input.tenantId, input.currency, now);
+      const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
+      const description = `Payment ${input.paymentId} for order ${input.orderId}`;
+      const [credited] = await postEntry(trx, {
+        type: 'payment',
+        currency: input.currency,
+        created: now,
+        lines: [
+          {
+            account: walletLine(wallet),
+            type: 'payment',
+            amount: input.amount,
+            description,
+            sourceId: input.orderId,
+          },
+          {
+            account: platformLine(clearing),
+            type: 'payment',
+            amount: -input.amount,
+            description,
+            sourceId: input.orderId,
+          },
+        ],
+      });
+      return presentTransaction(credited as repo.PostingRow); // postEntry returns one row per line
+    },
+
+    /**
+     * A refunded order payment, in the orders' transaction: tenant's wallet -> clearing account.
+     * Without the funds it is 422 `insufficient_funds` and the caller's transaction rolls back.
+     */
+    async debitOrderRefund(trx: Db, input: OrderMoney): Promise<TransactionObject> {
+      checkAmount(input.amount);
+      const now = clock.now();
+      const wallet = await repo.findWallet(trx, input.tenantId, input.currency);
+      if (!wallet || wallet.balance < input.amount) {
+        throw new AppError(
+          'insufficient_funds',
+          `The ${input.currency} wallet has ${wallet?.balance ?? 0} available; refunding order ${input.orderId} needs ${input.amount}.`,
+          { extra: { available: wallet?.balance ?? 0 } },
+        );
+      }
+      const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
+      const description = `Refund of payment ${input.paymentId} for order ${input.orderId}`;
+      const [debited] = await postEntry(trx, {
+        type: 'refund',
+        currency: input.currency,
+        created: now,
+        lines: [
+          {
+            account: walletLine(wallet),
+            type: 'refund',
+            amount: -input.amount,
+            description,
+            sourceId: input.orderId,
+          },
+          {
+            account: platformLine(clearing),
+            type: 'refund',
+            amount: input.amount,
+            description,
+            sourceId: input.orderId,
+          },
+        ],
+      });
+      return presentTransaction(debited as repo.PostingRow); // postEntry returns one row per line
+    },
+
+    /** Checks every ledger invariant (`ledger:verify`). */
+    async verify(): Promise<LedgerReport> {
+      return verifyLedger(store.db);
+    },
+  };
+}

@@ -1,0 +1,493 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import {
+  type Client,
+  client,
+  createTenant,
+  createTestContext,
+  DIALECTS,
+  type TestContext,
+} from '../../../test/helpers/context.js';
+import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
+import { ManualClock } from '../../lib/clock.js';
+import type { EventType } from '../events/events.types.js';
+import { VersionRegistry } from '../versions/versions.registry.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+
+/**
+ * Delivery against real local receivers: signatures a `standardwebhooks` receiver accepts, the
+ * delivery log, statuses, retries, timeouts, redirects, rotation, fan-out, versions.
+ */
+
+interface Page<T> {
+  data: T[];
+  total: number;
+}
+
+interface Payload {
+  id: string;
+  type: string;
+  created: string;
+  api_version: string;
+  data: { object: Record<string, unknown> };
+}
+
+function helpers(ctx: () => TestContext) {
+  return {
+    async hook(api: Client, url: string, events: string[] = ['*']): Promise<WebhookObject & { secret: string }> {
+      const res = await api<WebhookObject & { secret: string }>('POST', '/v1/webhooks', { body: { url, events } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body;
+    },
+    async log(api: Client, hookId: string): Promise<DeliveryObject[]> {
+      const res = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hookId}/deliveries?limit=100`);
+      assert.equal(res.status, 200);
+      // Oldest attempt first, for readable assertions.
+      return [...res.body.data].sort((a, b) => a.attempt - b.attempt);
+    },
+    async get(api: Client, hookId: string): Promise<WebhookObject> {
+      return (await api<WebhookObject>('GET', `/v1/webhooks/${hookId}`)).body;
+    },
+    async emit(tenantId: string, type: EventType, object: Record<string, unknown> & { id: string }) {
+      const { store, events } = ctx().deps;
+      return store.transaction((trx) => events.emit(trx, { tenantId, type, objectType: 'product', object }));
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for (const dialect of DIALECTS) {
+  describe(`webhook delivery (${dialect})`, () => {
+    let ctx: TestContext;
+    let api: Client;
+    let tenantId: string;
+    const receivers: Receiver[] = [];
+    const h = helpers(() => ctx);
+
+    async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+      const started = await startReceiver(...args);
+      receivers.push(started);
+      return started;
+    }
+
+    before(async () => {
+      ctx = await createTestContext(dialect, {
+        env: { WEBHOOK_RETRY_SCHEDULE: '0.3,0.3', WEBHOOK_TIMEOUT_MS: '700' },
+      });
+      const tenant = await createTenant(ctx);
+      tenantId = tenant.tenant.id;
+      api = client(ctx.app, tenant.apiKey.key);
+      ctx.deps.webhookWorker.start();
+    });
+    after(async () => {
+      await ctx.close();
+      await Promise.all(receivers.map((r) => r.close()));
+    });
+
+    it('signs every delivery so a standardwebhooks receiver verifies it; tampering fails', async () => {
+      const rx = await receiver();
+      const hook = await h.hook(api, `${rx.url}/hooks/test`);
+      const queued = (await api<DeliveryObject>('POST', `/v1/webhooks/${hook.id}/test`)).body;
+      const [got] = await rx.waitFor(1);
+      assert.ok(got);
+      const verifier = new Webhook(hook.secret);
+      const headers = {
+        'webhook-id': String(got.headers['webhook-id']),
+        'webhook-timestamp': String(got.headers['webhook-timestamp']),
+        'webhook-signature': String(got.headers['webhook-signature']),
+      };
+      const payload = verifier.verify(got.body, headers) as Payload;
+      assert.equal(headers['webhook-id'], queued.event_id);
+      assert.equal(got.headers['content-type'], 'application/json');
+      assert.equal(got.path, '/hooks/test');
+      assert.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 30);
+      assert.deepEqual(Object.keys(payload).sort(), ['api_version', 'created', 'data', 'id', 'type']);
+      assert.equal(payload.id, queued.event_id);
+      assert.equal(payload.type, 'webhook.test');
+      assert.equal(payload.api_version, hook.api_version);
+      assert.equal(payload.data.object.id, hook.id);
+      assert.equal(payload.data.object.secret, undefined);
+
+      const tampered = got.body.replace('webhook.test', 'order.created');
+      assert.throws(() => verifier.verify(tampered, headers), /signature/i);
+      assert.throws(
+        () => verifier.verify(got.body, { ...headers, 'webhook-id': 'evt_other' }),
+        /signature/i,
+      );
+      const stranger = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`);
+      assert.throws(() => stranger.verify(got.body, headers), /signature/i);
+    });
+
+    it('logs a 200 as "200 OK", keeps 1 KiB of the body and stays Active', async () => {
+      const rx = await receiver(() => ({ status: 200, body: 'é'.repeat(3000) }));
+      const hook = await h.hook(api, `${rx.url}/in`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const [entry] = await eventually(async () => {
+        const log = await h.log(api, hook.id);
+        return log[0]?.status === 'succeeded' ? log : undefined;
+      });
+      assert.ok(entry);
+      assert.equal(entry.response, '200 OK');
+      assert.equal(entry.response_status, 200);
+      assert.equal(entry.attempt, 1);
+      assert.equal(entry.next_retry_at, null);
+      assert.equal(entry.endpoint, '/in');
+      assert.ok(Number.isInteger(entry.duration) && (entry.duration ?? -1) >= 0);
+      assert.ok(entry.time);
+      assert.ok(Buffer.byteLength(entry.response_body ?? '', 'utf8') <= 1024 + 3);
+      assert.ok((entry.response_body ?? '').startsWith('é'.repeat(500)));
+      const after = await h.get(api, hook.id);
+      assert.equal(after.status, 'Active');
+      assert.equal(after.last_triggered, entry.time);
+      assert.equal(rx.received.length, 1);
+    });
+
+    it('logs a slow 503 as failed with its duration, turns Degraded, retries on the schedule and recovers', async () => {
+      const rx = await receiver((_req, index) =>
+        index === 0 ? { status: 503, delayMs: 300, body: 'busy' } : { status: 204, delayMs: 500 },
+      );
+      const hook = await h.hook(api, `${rx.url}/slow`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const failed = await eventually(async () => {
+        const log = await h.log(api, hook.id);
+        return log[0]?.status === 'failed' ? log[0] : undefined;
+      });
+      assert.equal(failed.response, '503 Service Unavailable');
+      assert.equal(failed.response_status, 503);
+      assert.equal(failed.response_body, 'busy');
+      assert.ok((failed.duration ?? 0) >= 290, `duration ${failed.duration}`);
+      assert.ok(failed.next_retry_at);
+      // Scheduled 0.3 s (+/- 10% jitter) after the attempt ended.
+      const gap = Date.parse(failed.next_retry_at) - Date.parse(failed.time ?? '') - (failed.duration ?? 0);
+      assert.ok(gap >= 265 && gap <= 345, `retry scheduled ${gap} ms after the attempt ended`);
+      assert.equal((await h.get(api, hook.id)).status, 'Degraded');
+
+      const [first, second] = await rx.waitFor(2);
+      assert.ok(first && second);
+      assert.equal(second.id, first.id, 'the same webhook-id on every attempt');
+      assert.equal(second.body, first.body);
+      assert.ok(second.at - first.at >= 300 + 250, `second attempt ${second.at - first.at} ms after the first`);
+      const log = await eventually(async () => {
+        const entries = await h.log(api, hook.id);
+        return entries[1]?.status === 'succeeded' ? entries : undefined;
+      });
+      assert.equal(log.length, 2);
+      assert.equal(log[1]?.attempt, 2);
+      assert.equal(log[1]?.response, '204 No Content');
+      assert.equal((await h.get(api, hook.id)).status, 'Active');
+    });
+
+    it('gives up after the last scheduled retry, and a manual retry sends once more', async () => {
+      let answer = 500;
+      const rx = await receiver(() => ({ status: answer }));
+      const hook = await h.hook(api, `${rx.url}/down`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const log = await eventually(async () => {
+        const entries = await h.log(api, hook.id);
+        return entries.length === 3 && entries.every((e) => e.status === 'failed') ? entries : undefined;
+      });
+      assert.deepEqual(
+        log.map((e) => [e.attempt, e.response, e.next_retry_at === null]),
+        [
+          [1, '500 Internal Server Error', false],
+          [2, '500 Internal Server Error', false],
+          [3, '500 Internal Server Error', true],
+        ],
+      );
+      await sleep(500);
+      assert.equal(rx.received.length, 3, 'no attempt after the schedule ran out');
+
+      answer = 200;
+      const retried = await api<DeliveryObject>('POST', `/v1/webhooks/${hook.id}/deliveries/${log[0]?.id}/retry`);
+      assert.equal(retried.status, 202);
+      assert.equal(retried.body.status, 'pending');
+      assert.equal(retried.body.attempt, 4);
+      assert.equal(retried.body.event_id, log[0]?.event_id);
+      await rx.waitFor(4);
+      assert.equal(rx.received[3]?.id, rx.received[0]?.id);
+      const done = await eventually(async () => {
+        const entries = await h.log(api, hook.id);
+        return entries[3]?.status === 'succeeded' ? entries : undefined;
+      });
+      assert.equal(done.length, 4);
+      assert.equal((await h.get(api, hook.id)).status, 'Active');
+    });
+
+    it('times out a receiver that does not answer in WEBHOOK_TIMEOUT_MS', async () => {
+      const rx = await receiver(() => ({ status: 200, delayMs: 3_000 }));
+      const hook = await h.hook(api, `${rx.url}/never`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const entry = await eventually(async () => {
+        const log = await h.log(api, hook.id);
+        return log[0]?.status === 'failed' ? log[0] : undefined;
+      });
+      assert.equal(entry.response, 'Timeout after 700 ms');
+      assert.equal(entry.response_status, null);
+      assert.ok((entry.duration ?? 0) >= 650 && (entry.duration ?? 0) < 2_000, `duration ${entry.duration}`);
+      assert.equal((await h.get(api, hook.id)).status, 'Degraded');
+    });
+
+    it('never follows a redirect', async () => {
+      const target = await receiver();
+      const rx = await receiver(() => ({ status: 307, headers: { location: `${target.url}/elsewhere` } }));
+      const hook = await h.hook(api, `${rx.url}/moved`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const log = await eventually(async () => {
+        const entries = await h.log(api, hook.id);
+        return entries.length >= 2 && entries[1]?.status === 'failed' ? entries : undefined;
+      });
+      assert.equal(log[0]?.response, '307 Temporary Redirect');
+      assert.equal(log[0]?.status, 'failed');
+      assert.equal(target.received.length, 0);
+    });
+
+    it('disables the endpoint on 410 and delivers nothing until it is re-enabled', async () => {
+      let answer = 410;
+      const rx = await receiver(() => ({ status: answer }));
+      const hook = await h.hook(api, `${rx.url}/gone`, ['product.updated']);
+      await h.emit(tenantId, 'product.updated', { id: 'prod_gone1' });
+      const entry = await eventually(async () => {
+        const log = await h.log(api, hook.id);
+        return log[0]?.status === 'failed' ? log[0] : undefined;
+      });
+      assert.equal(entry.response, '410 Gone');
+      assert.equal(entry.next_retry_at, null);
+      assert.equal((await h.get(api, hook.id)).status, 'Disabled');
+
+      await h.emit(tenantId, 'product.updated', { id: 'prod_gone2' });
+      assert.equal((await h.log(api, hook.id)).length, 1, 'no delivery queued for a disabled endpoint');
+      await sleep(400);
+      assert.equal(rx.received.length, 1);
+
+      answer = 200;
+      const enabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      assert.equal(enabled.body.status, 'Active');
+      await h.emit(tenantId, 'product.updated', { id: 'prod_gone3' });
+      await rx.waitFor(2);
+      const payload = JSON.parse(rx.received[1]?.body ?? '{}') as Payload;
+      assert.equal(payload.data.object.id, 'prod_gone3');
+    });
+
+    it('signs with both secrets for the rotation overlap', async () => {
+      const rx = await receiver();
+      const hook = await h.hook(api, `${rx.url}/rotating`);
+      const rotated = await api<WebhookObject & { secret: string }>('POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const [got] = await rx.waitFor(1);
+      assert.ok(got);
+      const signatures = String(got.headers['webhook-signature']).split(' ');
+      assert.equal(signatures.length, 2);
+      assert.ok(signatures.every((s) => s.startsWith('v1,')));
+      const headers = {
+        'webhook-id': String(got.headers['webhook-id']),
+        'webhook-timestamp': String(got.headers['webhook-timestamp']),
+        'webhook-signature': String(got.headers['webhook-signature']),
+      };
+      assert.ok(new Webhook(rotated.body.secret).verify(got.body, headers));
+      assert.ok(new Webhook(hook.secret).verify(got.body, headers));
+      // Each secret verifies on its own signature alone.
+      for (const [secret, signature] of [
+        [rotated.body.secret, signatures[0]],
+        [hook.secret, signatures[1]],
+      ] as const) {
+        assert.ok(new Webhook(secret).verify(got.body, { ...headers, 'webhook-signature': String(signature) }));
+      }
+    });
+
+    it('fans an event out to every subscribed, enabled endpoint of its tenant only, inside its transaction', async () => {
+      const rx = await receiver();
+      const tenant = await createTenant(ctx);
+      const own = client(ctx.app, tenant.apiKey.key);
+      const product = await h.hook(own, `${rx.url}/product`, ['product.updated', 'product.created']);
+      const all = await h.hook(own, `${rx.url}/all`, ['*']);
+      const orders = await h.hook(own, `${rx.url}/orders`, ['order.created']);
+      const off = await h.hook(own, `${rx.url}/off`, ['*']);
+      await own('PATCH', `/v1/webhooks/${off.id}`, { body: { enabled: false } });
+      const stranger = await h.hook(api, `${rx.url}/stranger`, ['*']);
+
+      // A rolled-back change leaves neither its event nor a delivery behind.
+      await assert.rejects(
+        ctx.deps.store.transaction(async (trx) => {
+          await ctx.deps.events.emit(trx, {
+            tenantId: tenant.tenant.id,
+            type: 'product.updated',
+            objectType: 'product',
+            object: { id: 'prod_rolledback' },
+          });
+          throw new Error('the change failed');
+        }),
+        /the change failed/,
+      );
+      const event = await h.emit(tenant.tenant.id, 'product.updated', { id: 'prod_fan', name: 'Shoe' });
+      await rx.waitFor(2);
+      await sleep(300);
+      assert.deepEqual(rx.received.map((r) => r.path).sort(), ['/all', '/product']);
+      assert.ok(rx.received.every((r) => r.id === event.id));
+      for (const [hook, as, expected] of [
+        [product, own, 1],
+        [all, own, 1],
+        [orders, own, 0],
+        [off, own, 0],
+        [stranger, api, 0],
+      ] as const) {
+        assert.equal((await h.log(as, hook.id)).length, expected, hook.url);
+      }
+    });
+
+    it('caps attempts per endpoint so a slow receiver does not hold up the others', async () => {
+      const slow = await receiver(() => ({ status: 200, delayMs: 1_500 }));
+      const fast = await receiver();
+      const tenant = await createTenant(ctx);
+      const own = client(ctx.app, tenant.apiKey.key);
+      await h.hook(own, `${slow.url}/slow`, ['order.created']);
+      await h.hook(own, `${fast.url}/fast`, ['product.updated']);
+      for (let i = 0; i < 24; i++) await h.emit(tenant.tenant.id, 'order.created', { id: `ord_${i}` });
+      await slow.waitFor(1);
+      const started = Date.now();
+      for (let i = 0; i < 3; i++) await h.emit(tenant.tenant.id, 'product.updated', { id: `prod_${i}` });
+      await fast.waitFor(3, 1_200);
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed < 1_200, `fast receiver served in ${elapsed} ms while the slow one is busy`);
+      await slow.waitFor(9, 5_000);
+      assert.ok(slow.maxConcurrent <= 8, `slow receiver saw ${slow.maxConcurrent} at once`);
+      assert.ok(slow.maxConcurrent >= 4, `slow receiver saw only ${slow.maxConcurrent} at once`);
+    });
+  });
+
+  describe(`webhook delivery with a manual clock (${dialect})`, () => {
+    let ctx: TestContext;
+    let api: Client;
+    const clock = new ManualClock(Date.now() - 10 * 60_000);
+    const receivers: Receiver[] = [];
+    const h = helpers(() => ctx);
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { clock });
+      api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      ctx.deps.webhookWorker.start();
+    });
+    after(async () => {
+      await ctx.close();
+      await Promise.all(receivers.map((r) => r.close()));
+    });
+
+    it('stamps webhook-timestamp from the clock, so a stale delivery fails verification', async () => {
+      const rx = await startReceiver();
+      receivers.push(rx);
+      const hook = await h.hook(api, `${rx.url}/stale`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      const [got] = await rx.waitFor(1);
+      assert.ok(got);
+      assert.equal(Number(got.headers['webhook-timestamp']), Math.floor(clock.now() / 1000));
+      assert.throws(
+        () =>
+          new Webhook(hook.secret).verify(got.body, {
+            'webhook-id': String(got.headers['webhook-id']),
+            'webhook-timestamp': String(got.headers['webhook-timestamp']),
+            'webhook-signature': String(got.headers['webhook-signature']),
+          }),
+        /timestamp/i,
+      );
+    });
+
+    it('stops signing with the old secret 24 hours after a rotation', async () => {
+      const rx = await startReceiver();
+      receivers.push(rx);
+      const hook = await h.hook(api, `${rx.url}/overlap`);
+      await api('POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+      clock.advance(23 * 3600_000);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      await rx.waitFor(1);
+      clock.advance(3600_000 + 1_000);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      await rx.waitFor(2);
+      assert.equal(String(rx.received[0]?.headers['webhook-signature']).split(' ').length, 2);
+      assert.equal(String(rx.received[1]?.headers['webhook-signature']).split(' ').length, 1);
+    });
+
+    it('disables an endpoint after 5 days of nothing but failures, and re-enabling resumes delivery', async () => {
+      let answer = 500;
+      const rx = await startReceiver(() => ({ status: answer }));
+      receivers.push(rx);
+      const hook = await h.hook(api, `${rx.url}/flaky`);
+      await api('POST', `/v1/webhooks/${hook.id}/test`);
+      await rx.waitFor(1);
+      await eventually(async () => (await h.get(api, hook.id)).status === 'Degraded');
+      // The 5 s retry comes due days later (the clock only moves when told).
+      clock.advance(5 * 24 * 3600_000);
+      await rx.waitFor(2);
+      await eventually(async () => (await h.get(api, hook.id)).status === 'Disabled', 5_000, 'Disabled');
+      const log = await h.log(api, hook.id);
+      assert.equal(log.length, 3);
+      assert.equal(log[2]?.status, 'pending', 'the next attempt waits for re-enabling');
+      clock.advance(3600_000);
+      await sleep(400);
+      assert.equal(rx.received.length, 2, 'nothing is sent while disabled');
+
+      answer = 200;
+      await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      await rx.waitFor(3);
+      await eventually(async () => (await h.log(api, hook.id))[2]?.status === 'succeeded');
+      assert.equal((await h.get(api, hook.id)).status, 'Active');
+    });
+  });
+
+  describe(`webhook payload versions (${dialect})`, () => {
+    let ctx: TestContext;
+    const receivers: Receiver[] = [];
+    const h = helpers(() => ctx);
+    // A registry where 2026-11-21 renamed a product's `name` to `title`.
+    const versions = new VersionRegistry([
+      { version: '2026-06-01', release: 'v2.3', changelog: [], changes: [] },
+      {
+        version: '2026-11-21',
+        release: 'v2.4',
+        changelog: ['product.name is now title'],
+        changes: [
+          {
+            description: 'product.name is now title',
+            resource: 'product',
+            toPrevious: (body) => {
+              const { title, ...rest } = body as Record<string, unknown>;
+              return { ...rest, name: title };
+            },
+          },
+        ],
+      },
+    ]);
+
+    before(async () => {
+      ctx = await createTestContext(dialect, { versions });
+      ctx.deps.webhookWorker.start();
+    });
+    after(async () => {
+      await ctx.close();
+      await Promise.all(receivers.map((r) => r.close()));
+    });
+
+    it("renders payloads in the endpoint's api_version, fixed at its creation", async () => {
+      const rx = await startReceiver();
+      receivers.push(rx);
+      const oldTenant = await createTenant(ctx, { apiVersion: '2026-06-01' });
+      const newTenant = await createTenant(ctx);
+      const oldApi = client(ctx.app, oldTenant.apiKey.key);
+      const oldHook = await h.hook(oldApi, `${rx.url}/old`);
+      const newHook = await h.hook(client(ctx.app, newTenant.apiKey.key), `${rx.url}/new`);
+      assert.equal(oldHook.api_version, '2026-06-01');
+      assert.equal(newHook.api_version, '2026-11-21');
+      // Upgrading the tenant later does not change what the existing endpoint receives.
+      await ctx.deps.tenants.setApiVersion(oldTenant.tenant.id, '2026-11-21');
+
+      await h.emit(oldTenant.tenant.id, 'product.updated', { id: 'prod_v1', title: 'Shoe' });
+      await h.emit(newTenant.tenant.id, 'product.updated', { id: 'prod_v2', title: 'Boot' });
+      await rx.waitFor(2);
+      const byPath = Object.fromEntries(rx.received.map((r) => [r.path, JSON.parse(r.body) as Payload]));
+      assert.equal(byPath['/old']?.api_version, '2026-06-01');
+      assert.deepEqual(byPath['/old']?.data.object, { id: 'prod_v1', name: 'Shoe' });
+      assert.equal(byPath['/new']?.api_version, '2026-11-21');
+      assert.deepEqual(byPath['/new']?.data.object, { id: 'prod_v2', title: 'Boot' });
+    });
+  });
+}
