@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -15,6 +16,8 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // The developer console (React): the rules of hooks.
+  { files: ['console/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
   {
     files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

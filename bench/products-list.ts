@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../src/config.js';
-import type { ProductsTable } from '../src/db/schema.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { newId } from '../src/lib/ids.js';
 import * as products from '../src/modules/products/products.repository.js';
@@ -37,7 +36,7 @@ const CATEGORIES = 20;
 const ADJECTIVES = ['Classic', 'Organic', 'Light', 'Rugged', 'Compact', 'Premium', 'Everyday', 'Vintage'];
 const NOUNS = ['Sneaker', 'Jacket', 'Lamp', 'Backpack', 'Mug', 'Headphones', 'Bottle', 'Notebook', 'Blanket'];
 
-function productRow(tenantId: string, i: number, base: number): ProductsTable {
+function productRow(tenantId: string, i: number, base: number): products.ProductRow {
   const status = i % 10 === 0 ? 'draft' : i % 25 === 0 ? 'archived' : 'active';
   return {
     id: newId('prod'),
@@ -65,7 +64,7 @@ async function bulkLoad(deps: Deps, tenantId: string, from: number, to: number, 
     await deps.store.transaction(async (trx) => {
       const deltas: products.CountDelta[] = [];
       for (let chunk = start; chunk < end; chunk += ROWS_PER_INSERT) {
-        const rows: ProductsTable[] = [];
+        const rows: products.ProductRow[] = [];
         for (let i = chunk; i < Math.min(end, chunk + ROWS_PER_INSERT); i++) {
           const row = productRow(tenantId, i, base);
           rows.push(row);
@@ -91,9 +90,14 @@ async function measure(
   const before = await fetch(`${base}&offset=${middle - 20}`, { headers }).catch(() =>
     fetch(`${base}&offset=${middle - 20}`, { headers }),
   );
-  const { next_cursor: cursor, total } = (await before.json()) as { next_cursor: string | null; total: number };
+  const { next_cursor: cursor, total } = (await before.json()) as {
+    next_cursor: string | null;
+    total: number;
+  };
   if (before.status !== 200 || cursor === null || total !== rows) {
-    throw new Error(`unexpected listing (status ${before.status}, total ${total}); is dist/ stale? npm run build`);
+    throw new Error(
+      `unexpected listing (status ${before.status}, total ${total}); is dist/ stale? npm run build`,
+    );
   }
   const label = rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
   const scenarios: [string, string][] = [
@@ -110,7 +114,8 @@ async function measure(
       { url, headers, durationSeconds: options.durationSeconds, connections: options.connections ?? 16 },
       server,
     );
-    if (result.errors > 0) throw new Error(`${result.scenario}: ${result.errors} non-2xx responses or errors`);
+    if (result.errors > 0)
+      throw new Error(`${result.scenario}: ${result.errors} non-2xx responses or errors`);
     out.push(result);
   }
   return out;
@@ -120,11 +125,21 @@ export async function run(options: ProductsListOptions = {}): Promise<Measuremen
   const total = options.total ?? 1_000_000;
   const small = options.small ?? 1_000;
   const dataDir = tempDataDir();
-  const env = { DATA_DIR: dataDir, TLS: 'off', DEMO_DATA: 'off', LOG_LEVEL: 'warn', WEBHOOK_WORKER_IN_PROCESS: 'false' };
+  const env = {
+    DATA_DIR: dataDir,
+    TLS: 'off',
+    DEMO_DATA: 'off',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_WORKER_IN_PROCESS: 'false',
+  };
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   let server: BenchServer | undefined;
   try {
-    const tenant = await deps.tenants.create({ name: 'Bench Store', email: 'bench@example.com', plan: 'enterprise' });
+    const tenant = await deps.tenants.create({
+      name: 'Bench Store',
+      email: 'bench@example.com',
+      plan: 'enterprise',
+    });
     // The measurement is of listing, not of the plan's rate limit.
     await deps.tenants.setLimits(tenant.tenant.id, { hourly: 1_000_000_000, monthly: 1_000_000_000 });
     const key = tenant.apiKey.key;

@@ -54,7 +54,9 @@ function receiverMain(): void {
   });
   server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1', () => {
-    process.stdout.write(`receiver listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+    process.stdout.write(
+      `receiver listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`,
+    );
   });
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
@@ -167,7 +169,12 @@ async function runDialect(
   try {
     const { tenantId } = await tenantWithEndpoint(deps, receiverUrl);
     const emit = (trx: Parameters<Parameters<Deps['store']['transaction']>[0]>[0], i: number) =>
-      deps.events.emit(trx, { tenantId, type: 'product.updated', objectType: 'product', object: productObject(i) });
+      deps.events.emit(trx, {
+        tenantId,
+        type: 'product.updated',
+        objectType: 'product',
+        object: productObject(i),
+      });
 
     // Throughput: the outbox filled first (100 events a transaction), then drained by the worker.
     await reset(receiverUrl);

@@ -67,6 +67,10 @@ ${Object.entries(ERROR_STATUS)
 * **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
   version is used. Every response carries the version used in \`X-Service-Version\`.
 * **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.
+* **Rate limits** are per tenant: an hourly limit and a monthly quota (free 1,000/10,000, pro 10,000/100,000,
+  enterprise 100,000/10,000,000) and 60 AI requests per minute. Every authenticated response carries
+  \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-Limit/Remaining/Reset\` (the hourly window); over a limit
+  the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
 `.trim();
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -137,6 +141,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     return payload;
   };
 
+  // Usage metering, attached to each route that takes a key.
+  const meterRoute = deps.limitsAndMetering ? meteringHook(deps.usageMeter, deps.clock) : undefined;
+
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
     app.routeTable.add(route.method, route.url, auth);
@@ -153,6 +160,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       onSend.push(recordIdempotent);
     }
     if (onSend.length > 0) route.onSend = [...hooks(route.onSend), ...onSend] as typeof route.onSend;
+    if (meterRoute && auth !== undefined && auth !== 'public') {
+      route.onResponse = [...hooks(route.onResponse), meterRoute(route.url)] as typeof route.onResponse;
+    }
     if (route.url.startsWith('/v1') && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
     }
@@ -201,8 +211,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('x-service-version', version);
   });
 
-  if (deps.limitsAndMetering) app.addHook('onResponse', meteringHook(deps.usageMeter, deps.clock));
-
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -231,7 +239,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
         { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
         { name: 'Plugins' },
-        { name: 'AI', description: 'Product descriptions: the built-in writer or an OpenAI-compatible model' },
+        { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
         { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
       ],
     },

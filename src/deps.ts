@@ -38,7 +38,7 @@ export interface DepsOverrides {
   poolSize?: number;
   /** The payment provider; the built-in `sandbox` by default. */
   paymentProvider?: PaymentProvider;
-  /** Webhook delivery: the DNS resolver (tests swap it), extra trusted CAs, worker sizing. */
+  /** Webhook delivery: DNS resolver (tests swap it), CAs trusted instead of the system's, worker sizing. */
   webhooks?: { resolve?: Resolver; ca?: string | Buffer; worker?: WorkerOptions };
   /** false: no rate limits, quota or usage metering on requests (benchmarks measure their cost). */
   limitsAndMetering?: boolean;
@@ -72,7 +72,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     config.ai.provider === 'openai' ? createOpenAiProvider(config.ai, logger) : createBuiltinProvider();
   const ai = createAiService({ store, clock, products, provider: aiProvider });
   const wallet = createWalletService({ store, clock, events });
-  const orders = createOrderService({ store, clock, events, provider: paymentProvider, logger });
+  const orders = createOrderService({ store, clock, events, provider: paymentProvider, logger, wallet });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
   const webhooks = createWebhookService({ store, clock, config, events, resolve });
   const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };

@@ -43,7 +43,9 @@ async function main(): Promise<void> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((error: unknown) => {
-    process.stderr.write(`Worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   });
 }

@@ -197,7 +197,9 @@ const commands: Record<string, Command> = {
       ? `Ledger OK: ${size}; every currency sums to zero.`
       : [
           `Ledger INVALID: ${report.violations.length} check(s) failed over ${size}.`,
-          ...report.violations.map((v) => `  ${v.check}: ${v.detail}, e.g. ${JSON.stringify(v.rows.slice(0, 3))}`),
+          ...report.violations.map(
+            (v) => `  ${v.check}: ${v.detail}, e.g. ${JSON.stringify(v.rows.slice(0, 3))}`,
+          ),
         ].join('\n');
     return { json: report, text, code: report.ok ? 0 : 1 };
   },

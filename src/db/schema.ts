@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table types. Instants are integer milliseconds since the epoch (int8 on PostgreSQL), money is
  * integer minor units, flags are 0/1 integers and structured values are JSON text, so the same
@@ -116,6 +118,8 @@ export interface WebhookDeliveriesTable {
 export type ProductStatus = 'active' | 'draft' | 'archived';
 
 export interface ProductsTable {
+  /** Keys the text-search index (SQLite rowid alias / PostgreSQL identity); never exposed. */
+  seq: Generated<number>;
   id: string;
   tenant_id: string;
   name: string;
@@ -379,6 +383,95 @@ export interface WalletSettingsTable {
   updated: number;
 }
 
+/** Per tenant and currency: the row every analytics rollup write locks first; counts orders rolled up. */
+export interface AnalyticsCurrenciesTable {
+  tenant_id: string;
+  currency: string;
+  orders: number;
+}
+
+/** What the analytics rollups know of an order: its created day (00:00 UTC) and current status. */
+export interface AnalyticsOrdersTable {
+  order_id: string;
+  tenant_id: string;
+  currency: string;
+  day: number;
+  status: OrderStatus;
+  customer_email: string;
+}
+
+/** One UTC day of a tenant's orders in one currency. */
+export interface AnalyticsDailyTable {
+  tenant_id: string;
+  currency: string;
+  day: number;
+  /** Orders created that day, those of them whose payment was captured, and their total value. */
+  orders: number;
+  paid_orders: number;
+  paid_value: number;
+  /** The current status of the orders created that day. */
+  status_pending: number;
+  status_paid: number;
+  status_shipped: number;
+  status_delivered: number;
+  status_cancelled: number;
+  status_refunded: number;
+  /** Money captured and refunded that day, and units captured minus units refunded that day. */
+  captured_amount: number;
+  refunded_amount: number;
+  units_sold: number;
+}
+
+/** Running totals of a product or category through the end of `day`; a row only on days with sales. */
+export interface AnalyticsRunningTable {
+  tenant_id: string;
+  currency: string;
+  dimension: 'product' | 'category';
+  member: string;
+  day: number;
+  units: number;
+  revenue: number;
+  /** Order lines captured or refunded: tells a net zero from no sales at all. */
+  lines: number;
+}
+
+/** A product, category or customer the rollups know, with its display name and active days. */
+export interface AnalyticsMembersTable {
+  tenant_id: string;
+  currency: string;
+  dimension: 'product' | 'category' | 'customer';
+  member: string;
+  name: string | null;
+  /** When `name` was seen (the capture or the order it comes from). */
+  name_at: number | null;
+  first_day: number;
+  last_day: number;
+}
+
+/** One customer's UTC day: orders created and net revenue. */
+export interface AnalyticsCustomerDaysTable {
+  tenant_id: string;
+  currency: string;
+  customer_email: string;
+  day: number;
+  orders: number;
+  revenue: number;
+  first_order_at: number | null;
+  last_order_at: number | null;
+}
+
+/**
+ * Customers' first orders per day by the day of their previous order: `n` counts the customers
+ * with an order on `day` whose previous order day (clamped to 366 days back) is at most `since`.
+ */
+export interface AnalyticsReachTable {
+  tenant_id: string;
+  currency: string;
+  day: number;
+  since: number;
+  n: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -405,4 +498,11 @@ export interface Database {
   ai_generations: AiGenerationsTable;
   console_sessions: ConsoleSessionsTable;
   console_throttle: ConsoleThrottleTable;
+  analytics_currencies: AnalyticsCurrenciesTable;
+  analytics_orders: AnalyticsOrdersTable;
+  analytics_daily: AnalyticsDailyTable;
+  analytics_running: AnalyticsRunningTable;
+  analytics_members: AnalyticsMembersTable;
+  analytics_customer_days: AnalyticsCustomerDaysTable;
+  analytics_reach: AnalyticsReachTable;
 }

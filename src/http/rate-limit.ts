@@ -599,27 +599,32 @@ export function endpointName(method: string, routeUrl: string): string {
   return `${method} ${path.replace(/:(\w+)/g, '{$1}')}`;
 }
 
-/** onResponse: every authenticated request, refused ones included, goes to the meter. */
+/**
+ * onResponse, attached to each route that takes a key (`meterRoute(route.url)` in onRoute, so the
+ * route template is known without reading it per request): every authenticated response, refused
+ * ones included, goes to the meter.
+ */
 export function meteringHook(meter: UsageRecorder, clock: Clock) {
-  const endpoints = new Map<string, string>();
-  return async function meterResponse(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const principal = request.principal;
-    const route = request.routeOptions.url;
-    if (!principal || route === undefined) return;
-    const cacheKey = request.method + route;
-    let endpoint = endpoints.get(cacheKey);
-    if (endpoint === undefined) {
-      endpoint = endpointName(request.method, route);
-      endpoints.set(cacheKey, endpoint);
-    }
-    const limits = request.limits;
-    meter.record(
-      principal.tenant.id,
-      endpoint,
-      reply.statusCode,
-      reply.elapsedTime,
-      limits?.at ?? clock.now(),
-      limits?.refused != null,
-    );
+  return function meterRoute(routeUrl: string) {
+    // By method: a GET route's HEAD twin shares its URL.
+    const names = new Map<string, string>();
+    return async function meterResponse(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const principal = request.principal;
+      if (!principal) return;
+      let endpoint = names.get(request.method);
+      if (endpoint === undefined) {
+        endpoint = endpointName(request.method, routeUrl);
+        names.set(request.method, endpoint);
+      }
+      const limits = request.limits;
+      meter.record(
+        principal.tenant.id,
+        endpoint,
+        reply.statusCode,
+        reply.elapsedTime,
+        limits?.at ?? clock.now(),
+        limits?.refused != null,
+      );
+    };
   };
 }

@@ -1,6 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { generate } from 'selfsigned';
 
 /**
@@ -75,7 +75,7 @@ export async function startReceiver(
 ): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   let inFlight = 0;
   const perId = new Map<string, number>();
 

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, SqliteAdapter, sql } from 'kysely';
 
 /**
  * Catalog, orders and payments. `product_counts` and `order_counts` keep per-tenant totals by the
@@ -6,9 +6,20 @@ import { type Kysely, sql } from 'kysely';
  * `total` is a handful of small rows instead of a scan.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   await db.schema
     .createTable('products')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    // `seq` keys the text-search index: SQLite's rowid alias (stable, unlike a bare rowid, across
+    // VACUUM), an identity column on PostgreSQL.
+    .$call((t) =>
+      sqlite
+        ? t
+            .addColumn('seq', 'integer', (c) => c.primaryKey())
+            .addColumn('id', 'text', (c) => c.notNull().unique())
+        : t
+            .addColumn('id', 'text', (c) => c.primaryKey())
+            .addColumn('seq', 'bigint', (c) => c.generatedByDefaultAsIdentity()),
+    )
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
@@ -62,6 +73,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['tenant_id', 'created', 'id'])
     .where(sql.ref('stock'), '=', 0)
     .execute();
+
+  await (sqlite ? createSqliteSearch(db) : createPostgresSearch(db));
 
   await db.schema
     .createTable('product_counts')
@@ -173,7 +186,72 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * The text `q` searches: name, SKU and description joined by a newline (which `q` cannot
+ * contain, so a match never spans two fields). The products repository queries this same
+ * expression; `newline` is `char(10)` on SQLite and `chr(10)` on PostgreSQL.
+ */
+function searchText(prefix: string, newline: string): string {
+  return `lower(${prefix}name || ${newline} || coalesce(${prefix}sku, '') || ${newline} || coalesce(${prefix}description, ''))`;
+}
+
+/** SQLite: an FTS5 trigram index (substring search), kept current by triggers. */
+async function createSqliteSearch(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE VIRTUAL TABLE products_search USING fts5(text, content='', contentless_delete=1, tokenize='trigram')`.execute(
+    db,
+  );
+  const insert = `INSERT INTO products_search(rowid, text) VALUES (new.seq, ${searchText('new.', 'char(10)')});`;
+  await sql
+    .raw(`CREATE TRIGGER products_search_insert AFTER INSERT ON products BEGIN ${insert} END`)
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER products_search_update AFTER UPDATE OF name, sku, description ON products BEGIN ` +
+        `DELETE FROM products_search WHERE rowid = old.seq; ${insert} END`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER products_search_delete AFTER DELETE ON products BEGIN DELETE FROM products_search WHERE rowid = old.seq; END`,
+    )
+    .execute(db);
+}
+
+/**
+ * PostgreSQL: a trigram GIN index (pg_trgm) on the search text. pg_trgm is a trusted extension
+ * in every supported PostgreSQL; where it is missing or may not be created, search still works
+ * by scanning. The extension goes to `public` when allowed, so dropping one schema never drops it.
+ */
+async function createPostgresSearch(db: Kysely<unknown>): Promise<void> {
+  // Serialises processes migrating different schemas of one database at the same moment.
+  await sql`SELECT pg_advisory_xact_lock(hashtext('pg_trgm extension'))`.execute(db);
+  const installed = await sql<{ schema: string }>`
+    SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+    WHERE e.extname = 'pg_trgm'`.execute(db);
+  let schema = installed.rows[0]?.schema;
+  if (schema === undefined) {
+    const can = await sql<{ available: boolean; in_public: boolean; in_current: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm')
+               AND has_database_privilege(current_database(), 'CREATE') AS available,
+             has_schema_privilege('public', 'CREATE') AS in_public,
+             has_schema_privilege(current_schema(), 'CREATE') AS in_current`.execute(db);
+    const row = can.rows[0];
+    if (!row?.available || !(row.in_public || row.in_current)) return;
+    const target = row.in_public
+      ? 'public'
+      : ((await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s ?? 'public');
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA ${sql.id(target)}`.execute(db);
+    schema = target;
+  }
+  await sql
+    .raw(
+      `CREATE INDEX products_search_idx ON products USING gin ((${searchText('', 'chr(10)')}) "${schema.replaceAll('"', '""')}".gin_trgm_ops)`,
+    )
+    .execute(db);
+}
+
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`DROP TABLE IF EXISTS products_search`.execute(db);
   for (const table of ['payments', 'order_counts', 'order_items', 'orders', 'product_counts', 'products']) {
     await db.schema.dropTable(table).execute();
   }

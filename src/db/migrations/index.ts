@@ -8,6 +8,7 @@ import * as plugins from './0006_plugins.js';
 import * as wallet from './0007_wallet.js';
 import * as ai from './0008_ai.js';
 import * as consoleAccounts from './0009_console.js';
+import * as analytics from './0010_analytics.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_wallet': wallet,
   '0008_ai': ai,
   '0009_console': consoleAccounts,
+  '0010_analytics': analytics,
 };

@@ -201,7 +201,7 @@ function factGroups(
     }
   } else {
     // Consecutive attributes that read as `it <verb> ...` share a sentence: up to 3 in the compact
-    // form, 1 or 2 in the full one; the others stand as statements of their own.
+    // form, 2 or 3 in the full one; the others stand as statements of their own.
     let run: string[] = [];
     const flush = () => {
       if (run.length === 0) return;
@@ -253,7 +253,10 @@ function factGroups(
   for (let i = 0; i < verbs.length; i += verbChunk) {
     const phrases = verbs.slice(i, i + verbChunk).map((f) => f.phrase);
     const lead = options.technical ? '' : nextLead();
-    groups.push({ size: phrases.length, render: (n) => withLeadIn(lead, `${joinList(phrases.slice(0, n))}.`) });
+    groups.push({
+      size: phrases.length,
+      render: (n) => withLeadIn(lead, `${joinList(phrases.slice(0, n))}.`),
+    });
   }
   if (adjectives.length > 0) {
     const phrases = adjectives.map((f) => f.phrase);
@@ -294,13 +297,17 @@ export function writeDescription(request: DescriptionRequest): string {
   draft.add(0, 'intro', intro, unlimited);
 
   // 2. Room is kept for the keywords (they must appear) and, beyond `short`, the closing line.
-  const keywordLine = rng.pick(bank.keywordLines);
+  const closing = rng.pick(bank.closings)(name);
+  // The name is said in the opening and maybe the closing: the keyword line need not say it again.
+  const keywordLines = closing.includes(name)
+    ? bank.keywordLines.filter((line) => !line('', name).includes(name))
+    : bank.keywordLines;
+  const keywordLine = rng.pick(keywordLines.length > 0 ? keywordLines : bank.keywordLines);
   const missingKeywords = () => keywords.filter((k) => !mentions(`${draft.text()} ${name}`, k));
   const keywordWords = () => {
     const missing = missingKeywords();
     return missing.length === 0 ? 0 : countWords(keywordLine(joinList(missing, 'or'), name));
   };
-  const closing = rng.pick(bank.closings)(name);
   const closingWords = request.length === 'short' ? 0 : countWords(closing);
 
   // 3. The facts, in the order given, each group shortened when the budget demands.
@@ -336,16 +343,21 @@ export function writeDescription(request: DescriptionRequest): string {
   ]);
   let namedFillers = paragraphs === 3 ? 2 : 1;
   const caps = paragraphs === 1 ? [Infinity] : paragraphs === 2 ? [1, Infinity] : [3, 4, Infinity];
-  for (const filler of fillers) {
-    if (draft.words >= target) break;
-    if (filler.includes(name) && namedFillers-- <= 0) continue;
+  const addFiller = (filler: string) => {
     const open = caps
       .map((cap, paragraph) => ({ paragraph, cap }))
       .filter(({ paragraph, cap }) => draft.sentencesIn(paragraph, 'filler') < cap)
       .sort((x, y) => draft.wordsIn(x.paragraph) - draft.wordsIn(y.paragraph));
-    const paragraph = open[0]?.paragraph ?? last;
-    draft.add(paragraph, 'filler', filler, max);
+    return draft.add(open[0]?.paragraph ?? last, 'filler', filler, max);
+  };
+  const skipped: string[] = [];
+  for (const filler of fillers) {
+    if (draft.words >= target) break;
+    if (filler.includes(name) && namedFillers-- <= 0) skipped.push(filler);
+    else addFiller(filler);
   }
+  // Short of the minimum, the name may come back more often than is elegant.
+  for (const filler of skipped) if (draft.words < min) addFiller(filler);
   return draft.text();
 }
 

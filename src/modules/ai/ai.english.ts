@@ -162,6 +162,7 @@ const MASS_NOUNS = new Set([
   'equipment',
   'fabric',
   'fleece',
+  'foam',
   'food',
   'footwear',
   'furniture',
@@ -254,11 +255,11 @@ export function categoryLabel(category: string): string {
 
 /** How the text names the product: `the Aurora Desk Lamp`; a name with its own article stays as is. */
 export function productRef(name: string): string {
-  const clean = tidy(name);
+  const clean = name.replace(/\s+/g, ' ').trim();
   return /^(the|a|an|our|my|your)\s/i.test(clean) ? clean : `the ${clean}`;
 }
 
-/** `battery_life`, `batteryLife`, `Battery-Life` -> `battery life`. */
+/** `battery_life`, `batteryLife`, `Battery Life` -> `battery life`. */
 export function humanizeKey(key: string): string {
   return lowerWords(
     key
@@ -285,9 +286,17 @@ export interface AttributeFact {
 
 const ADJECTIVE_SUFFIX = /..(able|ible|proof|free|resistant|repellent|friendly|safe|less|tight|wicking)$/;
 /** Nouns that look like adjectives by their ending. */
-const NOT_ADJECTIVES = /^(cable|table|turntable|timetable|vegetable|syllable|constable|bible|crucible|handful)$/;
+const NOT_ADJECTIVES =
+  /^(cable|table|turntable|timetable|vegetable|syllable|constable|bible|crucible|handful)$/;
 const ADJECTIVES = new Set([
   'compact',
+  'free',
+  'friendly',
+  'proof',
+  'repellent',
+  'resistant',
+  'safe',
+  'tight',
   'cordless',
   'handmade',
   'hypoallergenic',
@@ -544,10 +553,15 @@ export function feature(raw: string): Feature {
   const first = words[0] ?? '';
   const last = words[words.length - 1] ?? '';
   if (VERBS.has(first)) return { bare: phrase, kind: 'verb', phrase };
-  if (words.length <= 4 && isAdjective(last.split('-').pop() ?? last)) {
+  if (words.length <= 4 && isAdjective(last)) {
     return { bare: phrase, kind: 'adjective', phrase };
   }
+  // No article before a determiner, a plural, an uncountable noun or a version (`Bluetooth 5.3`).
   const needsArticle =
-    !DETERMINER.test(phrase) && !isPlural(phrase) && !isMassNoun(last) && /^[a-z]/i.test(phrase);
+    !DETERMINER.test(phrase) &&
+    !isPlural(phrase) &&
+    !isMassNoun(last) &&
+    !/^v?\d[\d.]*$/i.test(last) &&
+    /^[a-z]/i.test(phrase);
   return { bare: phrase, kind: 'noun', phrase: needsArticle ? withArticle(phrase) : phrase };
 }

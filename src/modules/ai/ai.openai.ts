@@ -64,7 +64,9 @@ export function buildMessages(request: DescriptionRequest): ChatMessage[] {
       ? ['Work every keyword listed into the text naturally, word for word.']
       : []),
     ...(request.variant > 0
-      ? [`This is alternative wording number ${request.variant}: phrase it differently from the usual version.`]
+      ? [
+          `This is alternative wording number ${request.variant}: phrase it differently from the usual version.`,
+        ]
       : []),
     'Reply with the description only: plain text, no title, no headings, no lists, no markdown, ' +
       'no quotation marks around it, and no introduction or comment.',
@@ -136,7 +138,10 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
 
   function timeout(): AppError {
     logger.warn({ provider: 'openai', url, timeoutMs: options.timeoutMs }, 'AI provider timed out');
-    return new AppError('ai_provider_timeout', `The AI provider did not answer within ${options.timeoutMs} ms.`);
+    return new AppError(
+      'ai_provider_timeout',
+      `The AI provider did not answer within ${options.timeoutMs} ms.`,
+    );
   }
 
   function parse(status: number, text: string, request: DescriptionRequest): DescriptionResult {
@@ -160,7 +165,8 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
     const truncated = finishReason === 'length';
     const cleaned = cleanCompletion(content);
     const description = truncated ? trimToLastSentence(cleaned) : cleaned;
-    if (description === '') throw failure('The AI provider returned an empty text.', { status, body, finishReason });
+    if (description === '')
+      throw failure('The AI provider returned an empty text.', { status, body, finishReason });
     const usage = isRecord(data.usage) ? data.usage : {};
     return {
       text: description,
@@ -192,7 +198,13 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
         let responseHeaders: Headers;
         let text: string;
         try {
-          const response = await fetch(url, { method: 'POST', headers, body: payload, signal, redirect: 'error' });
+          const response = await fetch(url, {
+            method: 'POST',
+            headers,
+            body: payload,
+            signal,
+            redirect: 'error',
+          });
           status = response.status;
           responseHeaders = response.headers;
           text = await response.text();
@@ -213,7 +225,9 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
             continue;
           }
           throw failure(
-            status === 429 ? 'The AI provider is rate limiting requests (429).' : `The AI provider failed (${status}).`,
+            status === 429
+              ? 'The AI provider is rate limiting requests (429).'
+              : `The AI provider failed (${status}).`,
             { status, attempts: attempt, body: text.slice(0, LOGGED_BODY_CHARS) },
           );
         }

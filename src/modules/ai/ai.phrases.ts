@@ -71,7 +71,8 @@ const professional: ToneBank = {
     () => 'It is a considered choice for customers who value clarity in what they buy.',
     () => 'Everything stated here comes straight from the product information.',
     () => 'It is the kind of product that earns its place through substance rather than noise.',
-    () => 'Choosing well starts with knowing exactly what you are getting, and the essentials are set out plainly here.',
+    () =>
+      'Choosing well starts with knowing exactly what you are getting, and the essentials are set out plainly here.',
     () => 'It is a straightforward pick for anyone who prefers substance over spectacle.',
     () => 'Whether it is for yourself or for someone else, it is worth a closer look.',
     (n) => `If you are comparing options, put ${n} on your shortlist.`,
@@ -88,6 +89,10 @@ const professional: ToneBank = {
     (n) => `${n} is well worth your consideration.`,
     () => 'It makes a thoughtful gift as well as a sound purchase for yourself.',
     () => 'Clear facts, plainly stated: that is the spirit of this description.',
+    () => 'It is worth reviewing alongside any alternatives you are weighing.',
+    () => 'The essentials are here; the decision is yours.',
+    () => "Every buyer's needs differ, so take a moment to match it against yours.",
+    () => 'It holds up well to a careful reading.',
   ],
   categoryFillers: [
     (c) => `For anyone browsing ${c}, it is a natural place to pause.`,
@@ -155,9 +160,13 @@ const friendly: ToneBank = {
     () => 'Your future self will thank you.',
     () => "Have a look and see if it's the one for you.",
     (n) => `We have a good feeling about ${n}, and we hope you will too.`,
-    () => "Little joys add up, and we think this could be one of yours.",
+    () => 'Little joys add up, and we think this could be one of yours.',
     () => "It's always nice when something simply feels right.",
     (n) => `Give ${n} a closer look; we think you'll be glad you did.`,
+    () => "Go on, take a closer look. We'll wait!",
+    () => "It's one of those finds that's hard to stop thinking about.",
+    () => "Here's to treating yourself well.",
+    () => 'A little something for you never hurts.',
   ],
   categoryFillers: [
     (c) => `If you love ${c} as much as we do, you're in for a treat.`,
@@ -224,6 +233,10 @@ const luxury: ToneBank = {
     () => 'The finest choices are rarely the loudest.',
     () => 'It is the kind of acquisition one returns to with quiet satisfaction.',
     () => 'Desire, refined, becomes a decision.',
+    () => 'Grace is found in the details one notices slowly.',
+    () => 'Let the everyday become something more.',
+    () => 'Choose it for yourself, or as a gesture of impeccable taste.',
+    () => 'Refinement is a habit, and this is a fine place to begin.',
   ],
   categoryFillers: [
     (c) => `It brings a quiet distinction to the world of ${c}.`,
@@ -288,6 +301,12 @@ const playful: ToneBank = {
     () => 'Consider this your sign.',
     () => 'Add a little sparkle to your day.',
     () => "We'd wink at you right now if we could.",
+    () => "Your shopping cart called. It's feeling a little empty.",
+    () => 'Happiness, now in product form.',
+    () => "Spoiler alert: you're going to like this one.",
+    () => 'High fives all around!',
+    () => 'Go on, make your day a little brighter.',
+    () => 'This is your friendly reminder that you deserve fun things.',
     () => 'Tell your wish list the good news.',
     (n) => `Fair warning: ${n} is very hard to say no to.`,
     () => 'Yes, we are this excited. No, we will not calm down.',
@@ -335,7 +354,8 @@ const technical: ToneBank = {
     () => 'All values listed here come from the product record.',
     () => 'Check the listed values against your requirements before ordering.',
     () => 'Compare these details with your current setup to confirm the fit.',
-    () => 'For an accurate comparison, weigh each specification against the alternatives you are considering.',
+    () =>
+      'For an accurate comparison, weigh each specification against the alternatives you are considering.',
     () => 'Values are stated as recorded, without rounding or embellishment.',
     () => 'Verify that it meets your requirements before purchase.',
     () => 'This summary is limited to documented facts.',
@@ -351,6 +371,10 @@ const technical: ToneBank = {
     () => 'The overview favors precision over promotion.',
     () => 'Cross-check the stated values with your own measurements or requirements.',
     () => 'The data here is intended to make comparison straightforward.',
+    () => 'Each stated value can be checked against the product record.',
+    () => 'Confirm suitability for your use case before ordering.',
+    () => 'Assess the listed details against your selection criteria.',
+    () => 'This overview is intended for side-by-side comparison.',
     (n) => `Evaluate ${n} against the requirements of your application.`,
   ],
   categoryFillers: [
@@ -364,4 +388,10 @@ const technical: ToneBank = {
   ],
 };
 
-export const PHRASES: Readonly<Record<Tone, ToneBank>> = { professional, friendly, luxury, playful, technical };
+export const PHRASES: Readonly<Record<Tone, ToneBank>> = {
+  professional,
+  friendly,
+  luxury,
+  playful,
+  technical,
+};

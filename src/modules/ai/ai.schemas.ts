@@ -74,7 +74,8 @@ export const GenerateDescriptionBody = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: 1_000_000,
-        description: '0 (default) for the usual wording; another number asks for another wording of the same input.',
+        description:
+          '0 (default) for the usual wording; another number asks for another wording of the same input.',
       }),
     ),
   },

@@ -61,9 +61,13 @@ export function createAiService(deps: {
         throw validationError('save', 'needs product_id: only a stored product can be saved to');
       }
       if (save && !principal.key.permissions.has('write:products')) {
-        throw new AppError('insufficient_permissions', 'Saving the description needs the write:products permission.', {
-          extra: { required_permission: 'write:products' },
-        });
+        throw new AppError(
+          'insufficient_permissions',
+          'Saving the description needs the write:products permission.',
+          {
+            extra: { required_permission: 'write:products' },
+          },
+        );
       }
       const language = canonicalLanguage(input.language ?? 'en');
       if (language === undefined) {
@@ -74,7 +78,12 @@ export function createAiService(deps: {
       let facts: ProductFacts;
       if (productId !== undefined) {
         const product = await products.get(tenantId, productId);
-        facts = { name: product.name, category: product.category, attributes: product.attributes, features: [] };
+        facts = {
+          name: product.name,
+          category: product.category,
+          attributes: product.attributes,
+          features: [],
+        };
       } else if (inline !== undefined) {
         facts = {
           name: inline.name,

@@ -421,6 +421,15 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => plugins.list(sessionOf(request).principal.tenant.id, request.query),
     );
 
+    app.get(
+      '/plugins/:id',
+      {
+        config: { auth: 'public' },
+        schema: { ...HIDDEN, params: PluginParams, response: { 200: PluginSchema, ...errorResponses(401, 404) } },
+      },
+      async (request) => plugins.get(sessionOf(request).principal.tenant.id, request.params.id),
+    );
+
     app.post(
       '/plugins/:id/install',
       {

@@ -4,6 +4,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { createEventService } from '../events/events.service.js';
 import { createProductService } from '../products/products.service.js';
 import type { CreatedTenant } from '../tenants/tenants.service.js';
+import { createWalletService } from '../wallet/wallet.service.js';
 import type { CreateOrderBody } from './orders.schemas.js';
 import { createOrderService } from './orders.service.js';
 
@@ -138,6 +139,7 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
     events,
     provider: deps.paymentProvider,
     logger: deps.logger,
+    wallet: createWalletService({ store: deps.store, clock, events }),
   });
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
   const rand = random(20261121);

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { EventService } from '../events/events.service.js';
 import type { ChargeResult, PaymentProvider } from '../payments/payments.provider.js';
+import { orderMoneyOf, type WalletService } from '../wallet/wallet.service.js';
 import * as payments from '../payments/payments.repository.js';
 import * as products from '../products/products.repository.js';
 import { presentProduct } from '../products/products.service.js';
@@ -91,12 +92,14 @@ export interface OrderServiceDeps {
   events: EventService;
   provider: PaymentProvider;
   logger: Logger;
+  /** Credits captured payments to the tenant's wallet and debits refunds, in the order's transaction. */
+  wallet: WalletService;
 }
 
 export type OrderService = ReturnType<typeof createOrderService>;
 
 export function createOrderService(deps: OrderServiceDeps) {
-  const { store, clock, events, provider, logger } = deps;
+  const { store, clock, events, provider, logger, wallet } = deps;
 
   async function load(db: Db, order: repo.OrderRow): Promise<OrderObject> {
     const [items, payment] = await Promise.all([
@@ -262,6 +265,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         return { settled: { order: await load(trx, order), payment: current }, giveBack: true };
       }
       const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
+      await wallet.creditOrderPayment(trx, orderMoneyOf(current));
       return {
         settled: { order: await emitOrder(trx, 'order.paid', paid), payment: current },
         giveBack: false,
@@ -576,6 +580,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         const after = await commitTransition(trx, before, 'cancel', now, { cancelled_at: now, restocked: 1 });
         await releaseStock(trx, after, now);
         const payment = before.status === 'paid' ? await refundPayment(trx, before, now) : undefined;
+        if (payment) await wallet.debitOrderRefund(trx, orderMoneyOf(payment));
         return { object: await emitOrder(trx, 'order.cancelled', after), refunded: payment };
       });
       if (refunded) await returnMoney(refunded);
@@ -593,6 +598,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         });
         if (restock) await releaseStock(trx, after, now);
         const payment = await refundPayment(trx, before, now);
+        await wallet.debitOrderRefund(trx, orderMoneyOf(payment));
         return { object: await emitOrder(trx, 'order.refunded', after), refunded: payment };
       });
       await returnMoney(refunded);

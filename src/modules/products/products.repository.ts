@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { ProductCountsTable, ProductStatus, ProductsTable } from '../../db/schema.js';
-import type { Db } from '../../db/store.js';
+import type { Db, DialectName } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
 import type { ProductSort } from './products.schemas.js';
 
-export type ProductRow = ProductsTable;
+/** A product as stored; `seq` (the search index key) stays inside the database. */
+export type ProductRow = Omit<Selectable<ProductsTable>, 'seq'>;
 
 /** A unique index refused a row: SQLite's constraint code or PostgreSQL's 23505. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -170,28 +171,67 @@ export function countable(filter: ProductFilter): boolean {
   return filter.q === undefined && filter.minPrice === undefined && filter.maxPrice === undefined;
 }
 
+/** The part of a filter the kept counts answer. */
+export function countablePart(filter: ProductFilter): ProductFilter {
+  return { category: filter.category, status: filter.status, inStock: filter.inStock };
+}
+
+/**
+ * How a page is read when the filter has a price range or text. `filterIndexes`: through the
+ * filter's own index (price index, search index), then sorted; otherwise by walking the sort's
+ * index and testing each row, which wins when most rows match. The service chooses from `total`.
+ */
+export interface ReadPlan {
+  dialect: DialectName;
+  filterIndexes: boolean;
+}
+
+/**
+ * What `q` searches, exactly as the search indexes of migration 0003 are built: name, SKU and
+ * description joined by newlines (`q` cannot contain one, so no match spans two fields).
+ */
+const SEARCH_TEXT: Record<DialectName, string> = {
+  sqlite: "lower(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, ''))",
+  postgres: "lower(name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, ''))",
+};
+
 function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function filtered(db: Db, tenantId: string, filter: ProductFilter) {
-  let query = db.selectFrom('products').where('tenant_id', '=', tenantId);
+/** An FTS5 phrase: the trigram tokenizer turns it into a substring match. */
+function ftsPhrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+function filtered(db: Db, tenantId: string, filter: ProductFilter, plan: ReadPlan, sortedByPrice = false) {
+  const useFts =
+    plan.dialect === 'sqlite' && plan.filterIndexes && filter.q !== undefined && [...filter.q].length >= 3;
+  // With the FTS table narrowing the rows, SQLite must start from it: `+tenant_id` keeps it from
+  // preferring a tenant index and probing every row of the tenant against the FTS result.
+  let query = db
+    .selectFrom('products')
+    .where(useFts ? sql<boolean>`+tenant_id = ${tenantId}` : sql<boolean>`tenant_id = ${tenantId}`);
   if (filter.category !== undefined) query = query.where('category', '=', filter.category);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   // Literal comparisons, so the partial index on `stock = 0` matches the query's term.
   if (filter.inStock === true) query = query.where(sql<boolean>`stock > 0`);
   if (filter.inStock === false) query = query.where(sql<boolean>`stock = 0`);
-  if (filter.minPrice !== undefined) query = query.where('price', '>=', filter.minPrice);
-  if (filter.maxPrice !== undefined) query = query.where('price', '<=', filter.maxPrice);
+  // `+price` is the same value, but no index applies to it: the sort's index is walked instead.
+  const price = plan.filterIndexes || sortedByPrice ? sql`price` : sql`+price`;
+  if (filter.minPrice !== undefined) query = query.where(sql<boolean>`${price} >= ${filter.minPrice}`);
+  if (filter.maxPrice !== undefined) query = query.where(sql<boolean>`${price} <= ${filter.maxPrice}`);
   if (filter.q !== undefined) {
-    const pattern = likePattern(filter.q);
-    query = query.where((eb) =>
-      eb.or(
-        (['name', 'sku', 'description'] as const).map(
-          (column) => sql<boolean>`lower(${eb.ref(column)}) like ${pattern} escape '\\'`,
-        ),
-      ),
+    // The LIKE defines the match; on PostgreSQL the trigram index serves it directly, on SQLite
+    // the FTS5 trigram table narrows the rows first (it needs at least 3 characters).
+    query = query.where(
+      sql<boolean>`${sql.raw(SEARCH_TEXT[plan.dialect])} like ${likePattern(filter.q)} escape '\\'`,
     );
+    if (useFts) {
+      query = query.where(
+        sql<boolean>`seq in (select rowid from products_search where products_search match ${ftsPhrase(filter.q)})`,
+      );
+    }
   }
   return query;
 }
@@ -215,9 +255,10 @@ export async function listProducts(
   filter: ProductFilter,
   sort: ProductSort,
   window: PageWindow,
+  plan: ReadPlan,
 ): Promise<ProductRow[]> {
   const { column, direction } = SORTS[sort];
-  let query = filtered(db, tenantId, filter).selectAll();
+  let query = filtered(db, tenantId, filter, plan, column === 'price').selectAll();
   if (window.cursor) {
     const [value, id] = window.cursor.after;
     query = query.where((eb) =>
@@ -234,9 +275,14 @@ export async function listProducts(
 }
 
 /** Exact total: summed from `product_counts` when it can be, a COUNT otherwise. */
-export async function countProducts(db: Db, tenantId: string, filter: ProductFilter): Promise<number> {
+export async function countProducts(
+  db: Db,
+  dialect: DialectName,
+  tenantId: string,
+  filter: ProductFilter,
+): Promise<number> {
   if (!countable(filter)) {
-    const { n } = await filtered(db, tenantId, filter)
+    const { n } = await filtered(db, tenantId, filter, { dialect, filterIndexes: true })
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(n);

@@ -119,7 +119,12 @@ export const ProductListQuery = Type.Object(
     category: Type.Optional(Category),
     status: Type.Optional(Status),
     q: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'Text in the name, SKU or description.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[^\\u0000-\\u001f]+$',
+        description: 'Text in the name, SKU or description (case-insensitive substring).',
+      }),
     ),
     min_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),
     max_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),

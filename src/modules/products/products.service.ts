@@ -213,10 +213,24 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
         maxPrice: query.max_price,
       };
       const column = repo.sortColumn(sort);
-      const [rows, total] = await Promise.all([
-        repo.listProducts(store.db, tenantId, filter, sort, window),
-        repo.countProducts(store.db, tenantId, filter),
-      ]);
+      const total = await repo.countProducts(store.db, store.dialect, tenantId, filter);
+      // Few matches: read them through the price or search index and sort them. Many: walk the
+      // sort's index, which meets the page's rows after about need * population / total rows.
+      let filterIndexes = true;
+      if (!repo.countable(filter)) {
+        const population = await repo.countProducts(
+          store.db,
+          store.dialect,
+          tenantId,
+          repo.countablePart(filter),
+        );
+        const need = (window.cursor ? 0 : window.offset) + window.limit + 1;
+        filterIndexes = total * total < need * population;
+      }
+      const rows = await repo.listProducts(store.db, tenantId, filter, sort, window, {
+        dialect: store.dialect,
+        filterIndexes,
+      });
       return envelope(rows, total, window, sort, (row) => [row[column], row.id], presentProduct);
     },
   };

@@ -533,6 +533,96 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`search and read plans (${dialect})`, () => {
+    let ctx: TestContext;
+    let api: Client;
+    const made: ProductObject[] = [];
+
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      for (let i = 0; i < 60; i++) {
+        const res = await api<ProductObject>('POST', '/v1/products', {
+          body: {
+            name: i % 6 === 0 ? `Gadget ${i}` : `Widget ${i}`,
+            sku: `W-${i}`,
+            price: 100 * i,
+            description: i === 7 ? 'Ünïcode Straße edition' : null,
+          },
+        });
+        made.push(res.body);
+      }
+    });
+    after(() => ctx.close());
+
+    const names = async (query: string) => {
+      const res = await api<Envelope<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.total, res.body.data.length, query);
+      return res.body.data.map((p) => p.name).sort();
+    };
+    const expect = (pick: (p: ProductObject, i: number) => boolean) =>
+      made
+        .filter(pick)
+        .map((p) => p.name)
+        .sort();
+
+    it('answers the same whether a filter is read through its index or by walking the sort', async () => {
+      // Nearly every row matches: the sort's index is walked. Few match: the filter's index is used.
+      assert.deepEqual(
+        await names('q=widget'),
+        expect((p) => p.name.startsWith('Widget')),
+      );
+      assert.deepEqual(
+        await names('q=gadget 1'),
+        expect((p) => /^Gadget 1/.test(p.name)),
+      );
+      assert.deepEqual(
+        await names('q=w-5'),
+        expect((p) => p.sku?.startsWith('W-5') === true),
+      );
+      assert.deepEqual(
+        await names('min_price=0'),
+        expect(() => true),
+      );
+      assert.deepEqual(
+        await names('min_price=5000&max_price=5200'),
+        expect((p) => p.price >= 5000 && p.price <= 5200),
+      );
+      assert.deepEqual(
+        await names('q=straße'),
+        expect((_, i) => i === 7),
+      );
+      assert.deepEqual(
+        await names('q=widget&max_price=900&sort=-price'),
+        expect((p) => p.name.startsWith('Widget') && p.price <= 900),
+      );
+      const walk = await api<Envelope<ProductObject>>('GET', '/v1/products?q=dget&limit=7&sort=price');
+      assert.equal(walk.body.total, 60);
+      assert.deepEqual(
+        walk.body.data.map((p) => p.price),
+        [0, 100, 200, 300, 400, 500, 600],
+      );
+    });
+
+    it('keeps the search index in step with edits and deletes, and refuses control characters', async () => {
+      const target = made[5] as ProductObject;
+      await api('PATCH', `/v1/products/${target.id}`, { body: { name: 'Sprocket deluxe' } });
+      assert.deepEqual(await names('q=sprocket'), ['Sprocket deluxe']);
+      assert.ok(!(await names('q=widget 5')).includes(target.name));
+      await api('PATCH', `/v1/products/${target.id}`, {
+        body: { sku: 'SPR-XYZ', description: 'now with gears' },
+      });
+      assert.deepEqual(await names('q=spr-xyz'), ['Sprocket deluxe']);
+      assert.deepEqual(await names('q=with gears'), ['Sprocket deluxe']);
+      await api('DELETE', `/v1/products/${target.id}`);
+      assert.deepEqual(await names('q=sprocket'), []);
+      const res = await api<Problem>('GET', `/v1/products?q=${encodeURIComponent('a\nb')}`);
+      assert.equal(res.status, 400);
+      assert.equal(res.body.errors?.[0]?.field, 'q');
+    });
+  });
+
   describe(`product counts (${dialect})`, () => {
     let ctx: TestContext;
     let api: Client;

@@ -191,6 +191,25 @@ for (const dialect of DIALECTS) {
         assert.equal(at.headers['ratelimit'], '"monthly";r=2;t=828000');
       });
 
+      it('meters each call once, HEAD apart from GET, and not unauthenticated ones', async () => {
+        clock.set('2026-11-21T10:00:00.000Z');
+        const tenant = await createTenant(ctx);
+        const headers = { authorization: `Bearer ${tenant.apiKey.key}` };
+        for (let i = 0; i < 2; i++) {
+          const head = await ctx.app.inject({ method: 'HEAD', url: '/v1/users/me', headers });
+          assert.equal(head.statusCode, 200);
+          assert.equal(head.headers['x-ratelimit-remaining'], String(9_999 - i));
+        }
+        assert.equal((await ctx.app.inject({ method: 'GET', url: '/v1/users/me', headers })).statusCode, 200);
+        assert.equal((await ctx.app.inject({ method: 'GET', url: '/v1/users/me' })).statusCode, 401);
+        const usage = await client(ctx.app, tenant.apiKey.key)<Usage>('GET', '/v1/usage');
+        assert.deepEqual(endpoints(usage.body), [
+          ['HEAD /users/me', 2, 0],
+          ['GET /users/me', 1, 0],
+        ]);
+        assert.equal(usage.body.quota.used, 4);
+      });
+
       it('rejects an unknown period or parameter', async () => {
         const tenant = await createTenant(ctx);
         const api = client(ctx.app, tenant.apiKey.key);

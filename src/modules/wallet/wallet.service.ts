@@ -100,6 +100,23 @@ export interface OrderMoney {
   paymentId: string;
 }
 
+/** The money of an order's payment, as the order hooks take it. */
+export function orderMoneyOf(payment: {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  amount: number;
+  currency: string;
+}): OrderMoney {
+  return {
+    tenantId: payment.tenant_id,
+    currency: payment.currency,
+    amount: payment.amount,
+    orderId: payment.order_id,
+    paymentId: payment.id,
+  };
+}
+
 export interface WalletServiceDeps {
   store: Store;
   clock: Clock;
@@ -373,8 +390,12 @@ export function createWalletService(deps: WalletServiceDeps) {
       return { tenant_id: tenantId, daily_transfer_limit: limit };
     },
 
-    /** A captured order payment, in the orders' transaction: clearing account -> tenant's wallet. */
-    async creditOrderPayment(trx: Db, input: OrderMoney): Promise<TransactionObject> {
+    /**
+     * A captured order payment, in the orders' transaction: clearing account -> tenant's wallet.
+     * A free order (total 0) moves nothing and posts nothing.
+     */
+    async creditOrderPayment(trx: Db, input: OrderMoney): Promise<TransactionObject | null> {
+      if (input.amount === 0) return null;
       checkAmount(input.amount);
       const now = clock.now();
       const wallet = await openWallet(trx, input.tenantId, input.currency, now);
@@ -408,7 +429,8 @@ export function createWalletService(deps: WalletServiceDeps) {
      * A refunded order payment, in the orders' transaction: tenant's wallet -> clearing account.
      * Without the funds it is 422 `insufficient_funds` and the caller's transaction rolls back.
      */
-    async debitOrderRefund(trx: Db, input: OrderMoney): Promise<TransactionObject> {
+    async debitOrderRefund(trx: Db, input: OrderMoney): Promise<TransactionObject | null> {
+      if (input.amount === 0) return null;
       checkAmount(input.amount);
       const now = clock.now();
       const wallet = await repo.findWallet(trx, input.tenantId, input.currency);

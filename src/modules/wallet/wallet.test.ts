@@ -511,6 +511,134 @@ for (const dialect of DIALECTS) {
       assert.equal(next.body.page, 2);
     });
 
+    async function product(t: Tenant, price: number, currency?: string): Promise<string> {
+      const res = await t.api<{ id: string }>('POST', '/v1/products', {
+        body: { name: `Thing ${price}`, price, stock: 1000, ...(currency ? { currency } : {}) },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.id;
+    }
+
+    interface Order {
+      id: string;
+      status: string;
+      total: number;
+      payment: { id: string; status: string } | null;
+    }
+
+    async function order(t: Tenant, productId: string, quantity: number, method?: string) {
+      return t.api<Order & Problem>('POST', '/v1/orders', {
+        body: {
+          items: [{ product_id: productId, quantity }],
+          customer: { email: 'buyer@example.com' },
+          ...(method ? { payment_method: method } : {}),
+        },
+      });
+    }
+
+    it('credits a paid order to the wallet and debits its refund, in the order currency', async () => {
+      const t = await tenant();
+      const shirt = await product(t, 2500);
+      const paid = await order(t, shirt, 2, 'pm_card_visa');
+      assert.equal(paid.status, 201, JSON.stringify(paid.body));
+      assert.equal(paid.body.status, 'paid');
+      const afterPay = await t.api<BalanceObject>('GET', '/v1/wallet/balance');
+      assert.equal(afterPay.body.available, 5000);
+      assert.deepEqual(
+        afterPay.body.transactions.map((x) => [x.type, x.amount, x.balance_after, x.source_id]),
+        [['payment', 5000, 5000, paid.body.id]],
+      );
+      assert.match(
+        afterPay.body.transactions[0]?.description ?? '',
+        new RegExp(paid.body.payment?.id ?? 'x'),
+      );
+
+      // Paying a pending order later credits too; a declined attempt credits nothing.
+      const later = await order(t, shirt, 1);
+      assert.equal(later.body.status, 'pending');
+      const declined = await t.api<Problem>('POST', `/v1/orders/${later.body.id}/pay`, {
+        body: { payment_method: 'pm_card_declined' },
+      });
+      assert.equal(declined.status, 422);
+      assert.equal(await balance(t), 5000);
+      const payLater = await t.api<Order>('POST', `/v1/orders/${later.body.id}/pay`, {
+        body: { payment_method: 'pm_card_mastercard' },
+      });
+      assert.equal(payLater.status, 200);
+      assert.equal(await balance(t), 7500);
+
+      const refunded = await t.api<Order>('POST', `/v1/orders/${paid.body.id}/refund`, { body: {} });
+      assert.equal(refunded.status, 200, JSON.stringify(refunded.body));
+      assert.equal(refunded.body.status, 'refunded');
+      const afterRefund = await t.api<BalanceObject>('GET', '/v1/wallet/balance');
+      assert.equal(afterRefund.body.available, 2500);
+      assert.deepEqual(
+        afterRefund.body.transactions
+          .slice(0, 1)
+          .map((x) => [x.type, x.amount, x.balance_after, x.source_id]),
+        [['refund', -5000, 2500, paid.body.id]],
+      );
+      // Cancelling a paid order returns its payment: the wallet gives it back too.
+      const cancelled = await t.api<Order>('POST', `/v1/orders/${later.body.id}/cancel`, { body: {} });
+      assert.equal(cancelled.status, 200);
+      assert.equal(cancelled.body.status, 'cancelled');
+      assert.equal(await balance(t), 0);
+      const refunds = await t.api<Page<TransactionObject>>('GET', '/v1/wallet/transactions?type=refund');
+      assert.equal(refunds.body.total, 2);
+
+      // An order in another currency credits (and creates) the wallet in that currency.
+      const euroThing = await product(t, 990, 'EUR');
+      const euroOrder = await order(t, euroThing, 3, 'pm_card_visa');
+      assert.equal(euroOrder.body.status, 'paid');
+      assert.equal(await balance(t, 'EUR'), 2970);
+      assert.equal(await balance(t), 0);
+      await verifyOk();
+    });
+
+    it('refuses a refund the wallet cannot cover with 422 insufficient_funds and changes nothing', async () => {
+      const t = await tenant();
+      const other = await tenant();
+      const lamp = await product(t, 4000);
+      const paid = await order(t, lamp, 1, 'pm_card_visa');
+      assert.equal(paid.body.status, 'paid');
+      const moved = await transfer(t, {
+        amount: 1000,
+        currency: 'USD',
+        destination_wallet_id: other.walletId,
+      });
+      assert.equal(moved.status, 201);
+      const eventsBefore = await t.api<Page<unknown>>('GET', '/v1/events');
+
+      const refused = await t.api<Problem>('POST', `/v1/orders/${paid.body.id}/refund`, {
+        body: { restock: true },
+      });
+      assert.equal(refused.status, 422, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'insufficient_funds');
+      const cancelRefused = await t.api<Problem>('POST', `/v1/orders/${paid.body.id}/cancel`, { body: {} });
+      assert.equal(cancelRefused.status, 422);
+      assert.equal(cancelRefused.body.code, 'insufficient_funds');
+
+      const still = await t.api<Order>('GET', `/v1/orders/${paid.body.id}`);
+      assert.equal(still.body.status, 'paid');
+      assert.equal(still.body.payment?.status, 'succeeded');
+      const stock = await t.api<{ stock: number }>('GET', `/v1/products/${lamp}`);
+      assert.equal(stock.body.stock, 999);
+      assert.equal(await balance(t), 3000);
+      assert.equal((await t.api<Page<unknown>>('GET', '/v1/events')).body.total, eventsBefore.body.total);
+
+      // With the money back, the same refund goes through.
+      const back = await transfer(other, {
+        amount: 1000,
+        currency: 'USD',
+        destination_wallet_id: t.walletId,
+      });
+      assert.equal(back.status, 201);
+      const refund = await t.api<Order>('POST', `/v1/orders/${paid.body.id}/refund`, { body: {} });
+      assert.equal(refund.status, 200);
+      assert.equal(await balance(t), 0);
+      await verifyOk();
+    });
+
     it('credits through the CLI and verifies the ledger, exiting non-zero on a violation', async () => {
       const t = await tenant();
       const credited = await runAdmin(

@@ -35,8 +35,14 @@ interface Payload {
 
 function helpers(ctx: () => TestContext) {
   return {
-    async hook(api: Client, url: string, events: string[] = ['*']): Promise<WebhookObject & { secret: string }> {
-      const res = await api<WebhookObject & { secret: string }>('POST', '/v1/webhooks', { body: { url, events } });
+    async hook(
+      api: Client,
+      url: string,
+      events: string[] = ['*'],
+    ): Promise<WebhookObject & { secret: string }> {
+      const res = await api<WebhookObject & { secret: string }>('POST', '/v1/webhooks', {
+        body: { url, events },
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       return res.body;
     },
@@ -112,10 +118,7 @@ for (const dialect of DIALECTS) {
 
       const tampered = got.body.replace('webhook.test', 'order.created');
       assert.throws(() => verifier.verify(tampered, headers), /signature/i);
-      assert.throws(
-        () => verifier.verify(got.body, { ...headers, 'webhook-id': 'evt_other' }),
-        /signature/i,
-      );
+      assert.throws(() => verifier.verify(got.body, { ...headers, 'webhook-id': 'evt_other' }), /signature/i);
       const stranger = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`);
       assert.throws(() => stranger.verify(got.body, headers), /signature/i);
     });
@@ -168,7 +171,10 @@ for (const dialect of DIALECTS) {
       assert.ok(first && second);
       assert.equal(second.id, first.id, 'the same webhook-id on every attempt');
       assert.equal(second.body, first.body);
-      assert.ok(second.at - first.at >= 300 + 250, `second attempt ${second.at - first.at} ms after the first`);
+      assert.ok(
+        second.at - first.at >= 300 + 250,
+        `second attempt ${second.at - first.at} ms after the first`,
+      );
       const log = await eventually(async () => {
         const entries = await h.log(api, hook.id);
         return entries[1]?.status === 'succeeded' ? entries : undefined;
@@ -200,7 +206,10 @@ for (const dialect of DIALECTS) {
       assert.equal(rx.received.length, 3, 'no attempt after the schedule ran out');
 
       answer = 200;
-      const retried = await api<DeliveryObject>('POST', `/v1/webhooks/${hook.id}/deliveries/${log[0]?.id}/retry`);
+      const retried = await api<DeliveryObject>(
+        'POST',
+        `/v1/webhooks/${hook.id}/deliveries/${log[0]?.id}/retry`,
+      );
       assert.equal(retried.status, 202);
       assert.equal(retried.body.status, 'pending');
       assert.equal(retried.body.attempt, 4);
@@ -262,7 +271,9 @@ for (const dialect of DIALECTS) {
       assert.equal(rx.received.length, 1);
 
       answer = 200;
-      const enabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      const enabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, {
+        body: { enabled: true },
+      });
       assert.equal(enabled.body.status, 'Active');
       await h.emit(tenantId, 'product.updated', { id: 'prod_gone3' });
       await rx.waitFor(2);
@@ -273,7 +284,10 @@ for (const dialect of DIALECTS) {
     it('signs with both secrets for the rotation overlap', async () => {
       const rx = await receiver();
       const hook = await h.hook(api, `${rx.url}/rotating`);
-      const rotated = await api<WebhookObject & { secret: string }>('POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+      const rotated = await api<WebhookObject & { secret: string }>(
+        'POST',
+        `/v1/webhooks/${hook.id}/rotate-secret`,
+      );
       await api('POST', `/v1/webhooks/${hook.id}/test`);
       const [got] = await rx.waitFor(1);
       assert.ok(got);
@@ -292,7 +306,9 @@ for (const dialect of DIALECTS) {
         [rotated.body.secret, signatures[0]],
         [hook.secret, signatures[1]],
       ] as const) {
-        assert.ok(new Webhook(secret).verify(got.body, { ...headers, 'webhook-signature': String(signature) }));
+        assert.ok(
+          new Webhook(secret).verify(got.body, { ...headers, 'webhook-signature': String(signature) }),
+        );
       }
     });
 

@@ -111,8 +111,21 @@ export async function enabledEndpoints(db: Db, tenantId: string) {
     .execute();
 }
 
+/** What a batch of attempts to one endpoint amounts to. */
+export interface EndpointOutcome {
+  /** The last attempt: when it was made and whether it succeeded. */
+  at: number;
+  ok: boolean;
+  /** Some attempt was answered 410 Gone. */
+  gone: boolean;
+  /** When the run of failures at the end of the batch began; null when the last attempt succeeded. */
+  failingFrom: number | null;
+  /** The batch holds a success, so failures before the batch no longer count. */
+  succeeded: boolean;
+}
+
 /**
- * After an attempt: `last_triggered`, and the status. A success makes the endpoint Active; a
+ * After attempts: `last_triggered`, and the status. A success makes the endpoint Active; a
  * failure Degraded, or Disabled on a 410 or when it has failed without a success for
  * `disableAfterMs`. A Disabled endpoint stays Disabled until re-enabled. One statement, so
  * concurrent outcomes never lose each other's update.
@@ -120,30 +133,41 @@ export async function enabledEndpoints(db: Db, tenantId: string) {
 export async function recordEndpointOutcome(
   db: Db,
   id: string,
-  outcome: { ok: boolean; gone: boolean; at: number; disableAfterMs: number },
+  outcome: EndpointOutcome,
+  disableAfterMs: number,
 ): Promise<void> {
-  const { ok, gone, at, disableAfterMs } = outcome;
+  const { ok, gone, at, failingFrom, succeeded } = outcome;
+  const limit = at - disableAfterMs;
   await db
     .updateTable('webhook_endpoints')
-    .set((eb) => ({
-      last_triggered: at,
-      failing_since: ok ? null : eb.fn.coalesce('failing_since', eb.val(at)),
-      status: eb
-        .case()
-        .when('status', '=', 'Disabled')
-        .then(eb.val<WebhookStatus>('Disabled'))
-        .when(eb.val(ok ? 1 : 0), '=', 1)
-        .then(eb.val<WebhookStatus>('Active'))
-        .when(
-          eb.or([
-            eb(eb.val(gone ? 1 : 0), '=', 1),
-            eb.and([eb('failing_since', 'is not', null), eb('failing_since', '<=', at - disableAfterMs)]),
-          ]),
-        )
-        .then(eb.val<WebhookStatus>('Disabled'))
-        .else(eb.val<WebhookStatus>('Degraded'))
-        .end(),
-    }))
+    .set((eb) => {
+      const since =
+        ok || failingFrom === null
+          ? null
+          : succeeded
+            ? eb.val(failingFrom)
+            : eb.fn.coalesce('failing_since', eb.val(failingFrom));
+      const expired =
+        since === null || succeeded
+          ? eb(eb.val(failingFrom !== null && failingFrom <= limit ? 1 : 0), '=', 1)
+          : eb(since, '<=', limit);
+      return {
+        last_triggered: at,
+        failing_since: since,
+        status: eb
+          .case()
+          .when('status', '=', 'Disabled')
+          .then(eb.val<WebhookStatus>('Disabled'))
+          .when(eb.val(gone ? 1 : 0), '=', 1)
+          .then(eb.val<WebhookStatus>('Disabled'))
+          .when(eb.val(ok ? 1 : 0), '=', 1)
+          .then(eb.val<WebhookStatus>('Active'))
+          .when(expired)
+          .then(eb.val<WebhookStatus>('Disabled'))
+          .else(eb.val<WebhookStatus>('Degraded'))
+          .end(),
+      };
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -327,7 +351,14 @@ export async function completeAttempt(
   owner: string,
   outcome: Pick<
     DeliveryRow,
-    'status' | 'time' | 'url' | 'response' | 'response_status' | 'response_body' | 'duration' | 'next_retry_at'
+    | 'status'
+    | 'time'
+    | 'url'
+    | 'response'
+    | 'response_status'
+    | 'response_body'
+    | 'duration'
+    | 'next_retry_at'
   >,
 ): Promise<boolean> {
   const result = await db

@@ -36,7 +36,10 @@ export const WebhookSchema = Type.Object({
       examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
     }),
   ),
-  api_version: Type.String({ description: 'Payloads are rendered in this version.', examples: ['2026-11-21'] }),
+  api_version: Type.String({
+    description: 'Payloads are rendered in this version.',
+    examples: ['2026-11-21'],
+  }),
   last_triggered: Nullable(Timestamp),
   created: Timestamp,
   updated: Timestamp,
@@ -81,7 +84,9 @@ export const DeliveryListQuery = Type.Object(
 
 export const DeliverySchema = Type.Object({
   id: Type.String({ examples: ['del_9hGf2kQm1bX9sT2uV7wY3cE5'] }),
-  time: Type.Union([Timestamp, Type.Null()], { description: 'When the attempt was made; null while pending.' }),
+  time: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the attempt was made; null while pending.',
+  }),
   event: Type.String({ examples: ['order.created'] }),
   event_id: Type.String(),
   endpoint: Type.String({ description: 'The path of the URL.', examples: ['/hooks/commerce'] }),

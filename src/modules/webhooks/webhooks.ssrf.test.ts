@@ -67,7 +67,8 @@ describe('address classification', () => {
       ['::7f00:1', /reserved/],
       ['not-an-ip', /not an IP/],
     ];
-    for (const [address, reason] of blocked) assert.match(blockedReason(address) ?? 'allowed', reason, address);
+    for (const [address, reason] of blocked)
+      assert.match(blockedReason(address) ?? 'allowed', reason, address);
   });
 });
 
@@ -147,7 +148,10 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 422, `${url} -> ${res.status} ${JSON.stringify(res.body)}`);
         assert.equal(res.body.code, 'invalid_webhook_url', url);
       }
-      assert.match((await register('https://mixed.example.test/x')).body.detail, /10\.1\.2\.3 is a private address/);
+      assert.match(
+        (await register('https://mixed.example.test/x')).body.detail,
+        /10\.1\.2\.3 is a private address/,
+      );
       const list = await api<{ total: number }>('GET', '/v1/webhooks');
       assert.equal(list.body.total, 0);
     });
@@ -164,7 +168,10 @@ for (const dialect of DIALECTS) {
         body: { url: 'https://metadata.example.test/x' },
       });
       assert.equal(metadata.status, 422);
-      assert.equal((await api<WebhookObject>('GET', `/v1/webhooks/${res.body.id}`)).body.url, 'https://hooks.example.test/in');
+      assert.equal(
+        (await api<WebhookObject>('GET', `/v1/webhooks/${res.body.id}`)).body.url,
+        'https://hooks.example.test/in',
+      );
     });
 
     it('blocks a name that resolves to 127.0.0.1 only at send time (DNS rebinding)', async () => {
@@ -180,7 +187,10 @@ for (const dialect of DIALECTS) {
         const log = await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${res.body.id}/deliveries`);
         return log.body.data.find((d) => d.attempt === 1 && d.status === 'failed');
       });
-      assert.match(entry.response ?? '', /^Blocked: rebind\.example\.test resolves to 127\.0\.0\.1 is a loopback address/);
+      assert.match(
+        entry.response ?? '',
+        /^Blocked: rebind\.example\.test resolves to a non-public address \(127\.0\.0\.1 is a loopback address\)$/,
+      );
       assert.equal(entry.response_status, null);
       assert.ok(calls >= 2, 'the connection resolved the name itself');
       assert.equal(rx.received.length, 0, 'nothing reached the local receiver');

@@ -9,7 +9,9 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import * as repo from './webhooks.repository.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+import { DISABLE_AFTER_MS } from './webhooks.worker.js';
 
 /** The endpoints API: shapes, validation, limits, state changes and tenant isolation. */
 
@@ -187,15 +189,21 @@ for (const dialect of DIALECTS) {
       assert.equal(patched.body.description, 'changed');
       assert.equal(patched.body.secret, undefined);
 
-      const cleared = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { description: null } });
+      const cleared = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, {
+        body: { description: null },
+      });
       assert.equal(cleared.body.description, null);
 
-      const disabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: false } });
+      const disabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, {
+        body: { enabled: false },
+      });
       assert.equal(disabled.body.status, 'Disabled');
       const test = await api<Problem>('POST', `/v1/webhooks/${hook.id}/test`);
       assert.equal(test.status, 409);
       assert.equal(test.body.code, 'invalid_state_transition');
-      const enabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      const enabled = await api<WebhookObject>('PATCH', `/v1/webhooks/${hook.id}`, {
+        body: { enabled: true },
+      });
       assert.equal(enabled.body.status, 'Active');
 
       for (const body of [{}, { status: 'Active' }, { events: [] }, { enabled: 'yes' }]) {
@@ -242,9 +250,15 @@ for (const dialect of DIALECTS) {
       assert.equal(log.status, 200);
       assert.equal(log.body.total, 1);
       assert.deepEqual(log.body.data[0], queued.body);
-      const pending = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries?status=pending`);
+      const pending = await api<Page<DeliveryObject>>(
+        'GET',
+        `/v1/webhooks/${hook.id}/deliveries?status=pending`,
+      );
       assert.equal(pending.body.total, 1);
-      const failed = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries?status=failed`);
+      const failed = await api<Page<DeliveryObject>>(
+        'GET',
+        `/v1/webhooks/${hook.id}/deliveries?status=failed`,
+      );
       assert.equal(failed.body.total, 0);
       // A retry while the attempt is still pending returns that attempt, not a second one.
       const retried = await api<DeliveryObject>(
@@ -253,7 +267,10 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(retried.status, 202);
       assert.equal(retried.body.id, queued.body.id);
-      assert.equal((await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.total, 1);
+      assert.equal(
+        (await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.total,
+        1,
+      );
     });
 
     it('deletes an endpoint with its log', async () => {
@@ -288,7 +305,9 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 404, `${method} ${url}`);
         assert.equal(res.body.code, 'not_found');
       }
-      assert.ok(!(await other<Page<WebhookObject>>('GET', '/v1/webhooks')).body.data.some((w) => w.id === hook.id));
+      assert.ok(
+        !(await other<Page<WebhookObject>>('GET', '/v1/webhooks')).body.data.some((w) => w.id === hook.id),
+      );
       // Untouched.
       const still = await api<WebhookObject>('GET', `/v1/webhooks/${hook.id}`);
       assert.equal(still.body.description, null);
@@ -296,6 +315,66 @@ for (const dialect of DIALECTS) {
       const second = (await create(api)).body;
       const res = await api<Problem>('POST', `/v1/webhooks/${second.id}/deliveries/${delivery.id}/retry`);
       assert.equal(res.status, 404);
+    });
+
+    it('derives the status from attempt outcomes (the worker writes them in batches)', async () => {
+      const hook = (await create(api)).body;
+      const day = 24 * 3600_000;
+      const t0 = Date.parse('2026-11-01T00:00:00.000Z');
+      const record = (outcome: repo.EndpointOutcome) =>
+        repo.recordEndpointOutcome(ctx.deps.store.db, hook.id, outcome, DISABLE_AFTER_MS);
+      const state = () =>
+        ctx.deps.store.db
+          .selectFrom('webhook_endpoints')
+          .select(['status', 'failing_since', 'last_triggered'])
+          .where('id', '=', hook.id)
+          .executeTakeFirstOrThrow();
+      const fail = (at: number, from = at, succeeded = false) => ({
+        at,
+        ok: false,
+        gone: false,
+        failingFrom: from,
+        succeeded,
+      });
+
+      await record(fail(t0));
+      assert.deepEqual(await state(), { status: 'Degraded', failing_since: t0, last_triggered: t0 });
+      await record(fail(t0 + 4 * day));
+      assert.deepEqual(await state(), {
+        status: 'Degraded',
+        failing_since: t0,
+        last_triggered: t0 + 4 * day,
+      });
+      // A batch with a success and then a failure: the run of failures starts again.
+      await record(fail(t0 + 5 * day, t0 + 5 * day, true));
+      assert.deepEqual(await state(), {
+        status: 'Degraded',
+        failing_since: t0 + 5 * day,
+        last_triggered: t0 + 5 * day,
+      });
+      await record({ at: t0 + 6 * day, ok: true, gone: false, failingFrom: null, succeeded: true });
+      assert.deepEqual(await state(), {
+        status: 'Active',
+        failing_since: null,
+        last_triggered: t0 + 6 * day,
+      });
+      await record(fail(t0 + 7 * day));
+      await record(fail(t0 + 12 * day - 1, t0 + 12 * day - 1));
+      assert.equal((await state()).status, 'Degraded');
+      await record(fail(t0 + 12 * day));
+      assert.equal((await state()).status, 'Disabled', '5 days of nothing but failures');
+      // Disabled stays Disabled whatever comes in, until re-enabled.
+      await record({ at: t0 + 13 * day, ok: true, gone: false, failingFrom: null, succeeded: true });
+      assert.equal((await state()).status, 'Disabled');
+      await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      assert.deepEqual(await state(), {
+        status: 'Active',
+        failing_since: null,
+        last_triggered: t0 + 13 * day,
+      });
+      // A 410 anywhere in a batch disables, even if a later attempt succeeded.
+      await record({ at: t0 + 14 * day, ok: true, gone: true, failingFrom: null, succeeded: true });
+      assert.equal((await state()).status, 'Disabled');
     });
 
     it('needs write:webhooks to change anything', async () => {

@@ -45,7 +45,7 @@ export interface TransportOptions {
   /** Connections kept per receiver origin. */
   connectionsPerOrigin: number;
   resolve: Resolver;
-  /** Extra trusted CA certificates (tests with a self-signed receiver). */
+  /** CA certificates to trust instead of the system's (tests with a self-signed receiver). */
   ca?: string | Buffer | undefined;
 }
 
@@ -55,7 +55,10 @@ function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error).slice(0, 200);
   const cause = (error as { cause?: unknown }).cause;
   const base = error.message || error.name;
-  const text = cause instanceof Error && cause.message && !base.includes(cause.message) ? `${base}: ${cause.message}` : base;
+  const text =
+    cause instanceof Error && cause.message && !base.includes(cause.message)
+      ? `${base}: ${cause.message}`
+      : base;
   return text.slice(0, 200);
 }
 
@@ -100,7 +103,8 @@ export function createTransport(options: TransportOptions) {
               : net.isIP(host) !== 0
                 ? blockedReason(host)
                 : undefined;
-        if (refused) return { ok: false, status: null, response: `Blocked: ${refused}`, body: null, duration: 0 };
+        if (refused)
+          return { ok: false, status: null, response: `Blocked: ${refused}`, body: null, duration: 0 };
       }
       const signal = AbortSignal.timeout(options.timeoutMs);
       try {

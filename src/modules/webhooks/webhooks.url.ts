@@ -106,7 +106,7 @@ async function resolvePublic(resolve: Resolver, hostname: string): Promise<Resol
   if (addresses.length === 0) throw new BlockedAddressError(`${hostname} has no address`);
   for (const { address } of addresses) {
     const reason = blockedReason(address);
-    if (reason) throw new BlockedAddressError(`${hostname} resolves to ${reason}`);
+    if (reason) throw new BlockedAddressError(`${hostname} resolves to a non-public address (${reason})`);
   }
   return addresses;
 }
@@ -122,7 +122,7 @@ export async function assertSafeWebhookUrl(
     try {
       await resolvePublic(options.resolve, host);
     } catch (error) {
-      if (error instanceof BlockedAddressError) throw refuse(`url must not point at a non-public address: ${error.message}.`);
+      if (error instanceof BlockedAddressError) throw refuse(`url is refused: ${error.message}.`);
       throw refuse(`url host ${host} could not be resolved.`);
     }
   }
@@ -145,7 +145,10 @@ export function guardedLookup(resolve: Resolver, allowInsecure: boolean): Lookup
         if (!first) {
           callback(new BlockedAddressError(`${hostname} has no IPv${family ?? ''} address`), '', 0);
         } else if (options.all) {
-          callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+          callback(
+            null,
+            usable.map((a) => ({ address: a.address, family: a.family })),
+          );
         } else {
           callback(null, first.address, first.family);
         }

@@ -76,10 +76,22 @@ async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> 
 describe('retry schedule', () => {
   it('waits the scheduled seconds with +/- 10% jitter, and stops after the last one', () => {
     const schedule = [5, 300, 1800];
-    assert.equal(retryDelayMs(schedule, 1, () => 0.5), 5_000);
-    assert.equal(retryDelayMs(schedule, 1, () => 0), 4_500);
-    assert.equal(retryDelayMs(schedule, 2, () => 1), 330_000);
-    assert.equal(retryDelayMs(schedule, 3, () => 0.5), 1_800_000);
+    assert.equal(
+      retryDelayMs(schedule, 1, () => 0.5),
+      5_000,
+    );
+    assert.equal(
+      retryDelayMs(schedule, 1, () => 0),
+      4_500,
+    );
+    assert.equal(
+      retryDelayMs(schedule, 2, () => 1),
+      330_000,
+    );
+    assert.equal(
+      retryDelayMs(schedule, 3, () => 0.5),
+      1_800_000,
+    );
     assert.equal(retryDelayMs(schedule, 4), null);
   });
 });
@@ -104,7 +116,9 @@ for (const dialect of DIALECTS) {
 
     it('delivers after kill -9 mid-delivery, once the lease runs out, with the same webhook-id', async () => {
       // First request: hang (the worker dies holding it). Later ones: answer after a moment.
-      rx = await startReceiver((_req, index) => (index === 0 ? { hang: true } : { status: 200, delayMs: 400 }));
+      rx = await startReceiver((_req, index) =>
+        index === 0 ? { hang: true } : { status: 200, delayMs: 400 },
+      );
       const first = await spawnWorker(env());
       workers.push(first);
       const hook = (
@@ -146,7 +160,8 @@ for (const dialect of DIALECTS) {
 
       // SIGTERM while the redelivery is in flight: the worker records it before exiting.
       assert.equal(await second.stop(), 0, second.output());
-      const log = (await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data;
+      const log = (await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${hook.id}/deliveries`)).body
+        .data;
       assert.equal(log.length, 1);
       assert.equal(log[0]?.id, queued.id);
       assert.equal(log[0]?.attempt, 1);

@@ -43,7 +43,11 @@ export interface WorkerDeps {
 }
 
 /** The delay before attempt `attempt + 1`, or null when `attempt` was the last one. */
-export function retryDelayMs(schedule: readonly number[], attempt: number, random = Math.random): number | null {
+export function retryDelayMs(
+  schedule: readonly number[],
+  attempt: number,
+  random = Math.random,
+): number | null {
   const seconds = schedule[attempt - 1];
   if (seconds === undefined) return null;
   return Math.round(seconds * 1000 * (1 + RETRY_JITTER * (2 * random() - 1)));
@@ -95,23 +99,25 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     job: repo.Job;
     result: AttemptResult;
     at: number;
+    /** When the response (or the error) came in. */
+    ended: number;
     done: (error?: unknown) => void;
   }
   const outcomes: Outcome[] = [];
   let flushing: Promise<void> | undefined;
 
-  /** Writes a batch of outcomes; endpoints are updated in id order so concurrent batches never deadlock. */
+  /** Writes a batch of outcomes, with the next attempts they schedule and the endpoints' status. */
   async function writeOutcomes(batch: readonly Outcome[]): Promise<void> {
     await store.transaction(async (trx) => {
-      const recorded: Omit<Outcome, 'done'>[] = [];
-      for (const { job, result, at } of batch) {
+      const recorded: Pick<Outcome, 'job' | 'result' | 'at'>[] = [];
+      for (const { job, result, at, ended } of batch) {
         const gone = result.status === 410;
         const delay =
           result.ok || gone || job.manual === 1
             ? null
             : retryDelayMs(config.webhooks.retryScheduleSeconds, job.attempt);
         // The retry delay counts from when the attempt ended, not when it started.
-        const nextAt = delay === null ? null : Math.max(clock.now(), at) + delay;
+        const nextAt = delay === null ? null : Math.max(ended, at) + delay;
         const mine = await repo.completeAttempt(trx, job.id, id, {
           status: result.ok ? 'succeeded' : 'failed',
           time: at,
@@ -133,16 +139,27 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
           await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
         }
       }
+      // One status update per endpoint, in id order so concurrent batches never deadlock.
       recorded.sort((a, b) =>
-        a.job.endpoint_id === b.job.endpoint_id ? a.at - b.at : a.job.endpoint_id < b.job.endpoint_id ? -1 : 1,
+        a.job.endpoint_id === b.job.endpoint_id
+          ? a.at - b.at
+          : a.job.endpoint_id < b.job.endpoint_id
+            ? -1
+            : 1,
       );
+      const byEndpoint = new Map<string, repo.EndpointOutcome>();
       for (const { job, result, at } of recorded) {
-        await repo.recordEndpointOutcome(trx, job.endpoint_id, {
-          ok: result.ok,
-          gone: result.status === 410,
+        const previous = byEndpoint.get(job.endpoint_id);
+        byEndpoint.set(job.endpoint_id, {
           at,
-          disableAfterMs: DISABLE_AFTER_MS,
+          ok: result.ok,
+          gone: (previous?.gone ?? false) || result.status === 410,
+          failingFrom: result.ok ? null : (previous?.failingFrom ?? at),
+          succeeded: (previous?.succeeded ?? false) || result.ok,
         });
+      }
+      for (const [endpointId, outcome] of byEndpoint) {
+        await repo.recordEndpointOutcome(trx, endpointId, outcome, DISABLE_AFTER_MS);
       }
     });
   }
@@ -152,9 +169,15 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
    * or while a write is running, are written together in one transaction (a group commit: one
    * fsync for many deliveries). The attempt keeps its slot until its outcome is stored.
    */
-  function record(job: repo.Job, result: AttemptResult, at: number): Promise<void> {
+  function record(job: repo.Job, result: AttemptResult, at: number, ended: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      outcomes.push({ job, result, at, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      outcomes.push({
+        job,
+        result,
+        at,
+        ended,
+        done: (error) => (error === undefined ? resolve() : reject(error)),
+      });
       flushing ??= (async () => {
         while (outcomes.length > 0) {
           // Gather the outcomes of responses arriving about now into this batch.
@@ -198,7 +221,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       },
       body,
     );
-    await record(job, result, at);
+    await record(job, result, at, clock.now());
   }
 
   function track(job: repo.Job): void {

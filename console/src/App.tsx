@@ -1,0 +1,116 @@
+import { lazy, type ReactNode, Suspense } from 'react';
+import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useSearchParams } from 'react-router';
+import { Layout, PageHeader } from './components/Layout.js';
+import { ErrorState, Loading } from './components/States.js';
+import { ToastProvider } from './components/Toast.js';
+import { PAGES } from './routes.js';
+import { ApiKeys } from './pages/ApiKeys.js';
+import { Login, Signup } from './pages/Auth.js';
+import { Overview } from './pages/Overview.js';
+import { Plugins } from './pages/Plugins.js';
+import { WebhookDetail } from './pages/WebhookDetail.js';
+import { Webhooks } from './pages/Webhooks.js';
+import { SessionProvider, useSession } from './session.js';
+
+// The usage page carries the chart library: it loads when first visited.
+const Usage = lazy(() => import('./pages/Usage.js').then((module) => ({ default: module.Usage })));
+
+function Starting() {
+  const { error, refresh } = useSession();
+  return (
+    <main className="auth" id="main">
+      {error !== undefined ? (
+        <ErrorState error={error} onRetry={() => void refresh()} title="The console could not reach the server" />
+      ) : (
+        <Loading label="Starting the console" rows={1} />
+      )}
+    </main>
+  );
+}
+
+/** Pages for signed-in users; others go to the login page and come back afterwards. */
+function RequireSession({ children }: { children: ReactNode }) {
+  const { account, loggedOut } = useSession();
+  const location = useLocation();
+  if (account === undefined) return <Starting />;
+  if (account === null) {
+    const next = location.pathname + location.search;
+    const back = !loggedOut && next !== '/';
+    return <Navigate to={back ? `${PAGES.login}?next=${encodeURIComponent(next)}` : PAGES.login} replace />;
+  }
+  return <>{children}</>;
+}
+
+/** The login and sign-up pages; once signed in, on to the page the visitor asked for. */
+function AnonymousOnly({ children }: { children: ReactNode }) {
+  const { account } = useSession();
+  const [params] = useSearchParams();
+  if (account === undefined) return <Starting />;
+  if (account) {
+    const next = params.get('next');
+    return <Navigate to={next?.startsWith('/') && !next.startsWith('//') ? next : PAGES.overview} replace />;
+  }
+  return <>{children}</>;
+}
+
+function NotFound() {
+  return (
+    <>
+      <PageHeader title="Page not found" />
+      <p>
+        There is no such page. <Link to={PAGES.overview}>Go to the overview</Link>.
+      </p>
+    </>
+  );
+}
+
+export function App() {
+  return (
+    <BrowserRouter basename="/console">
+      <SessionProvider>
+        <ToastProvider>
+          <Routes>
+            <Route
+              path={PAGES.login}
+              element={
+                <AnonymousOnly>
+                  <Login />
+                </AnonymousOnly>
+              }
+            />
+            <Route
+              path={PAGES.signup}
+              element={
+                <AnonymousOnly>
+                  <Signup />
+                </AnonymousOnly>
+              }
+            />
+            <Route
+              element={
+                <RequireSession>
+                  <Layout />
+                </RequireSession>
+              }
+            >
+              <Route index element={<Overview />} />
+              <Route path={PAGES.keys} element={<ApiKeys />} />
+              <Route path={PAGES.webhooks} element={<Webhooks />} />
+              <Route path={PAGES.webhook} element={<WebhookDetail />} />
+              <Route path={PAGES.plugins} element={<Plugins />} />
+              <Route
+                path={PAGES.usage}
+                element={
+                  <Suspense fallback={<Loading label="Loading usage" rows={4} />}>
+                    <Usage />
+                  </Suspense>
+                }
+              />
+              <Route path="*" element={<NotFound />} />
+            </Route>
+          </Routes>
+        </ToastProvider>
+      </SessionProvider>
+    </BrowserRouter>
+  );
+}

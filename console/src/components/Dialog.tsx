@@ -1,0 +1,134 @@
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+
+interface DialogProps {
+  title: string;
+  /** Called on Escape, the close button, or a click on the backdrop. */
+  onClose: () => void;
+  children: ReactNode;
+  /** A short line under the title. */
+  description?: ReactNode;
+  size?: 'normal' | 'wide';
+}
+
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** Tab from the last control goes to the first, Shift+Tab from the first to the last. */
+function keepFocusInside(dialog: HTMLDialogElement, event: KeyboardEvent<HTMLDialogElement>): void {
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.getClientRects().length > 0);
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  if (!first || !last) return;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || !dialog.contains(active))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * A modal on the native <dialog>: showModal() makes the rest of the page inert, Tab cycles through
+ * the dialog's controls (never out to the browser), Escape closes it, and focus goes back where it
+ * was when it closes. Rendered only while open.
+ */
+export function Dialog({ title, onClose, children, description, size = 'normal' }: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+  const close = useRef(onClose);
+  useEffect(() => {
+    close.current = onClose;
+  });
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    dialog.showModal();
+    const first = dialog.querySelector<HTMLElement>('[autofocus], input, select, textarea, button:not(.dialog-close)');
+    first?.focus();
+    return () => {
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+
+  return (
+    <dialog
+      ref={ref}
+      className={`dialog dialog-${size}`}
+      aria-labelledby={titleId}
+      aria-describedby={description ? descriptionId : undefined}
+      onCancel={(event) => {
+        event.preventDefault();
+        close.current();
+      }}
+      onMouseDown={(event) => {
+        if (event.target === ref.current) close.current();
+      }}
+      onKeyDown={(event) => {
+        if (event.key === 'Tab' && ref.current) keepFocusInside(ref.current, event);
+      }}
+    >
+      <div className="dialog-body">
+        <header className="dialog-header">
+          <h2 id={titleId}>{title}</h2>
+          <button type="button" className="icon-button dialog-close" aria-label="Close" onClick={() => close.current()}>
+            <span aria-hidden="true">×</span>
+          </button>
+        </header>
+        {description ? (
+          <p id={descriptionId} className="dialog-description">
+            {description}
+          </p>
+        ) : null}
+        {children}
+      </div>
+    </dialog>
+  );
+}
+
+interface ConfirmProps {
+  title: string;
+  message: ReactNode;
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  busy?: boolean;
+  error?: string | undefined;
+  onConfirm: () => void;
+  onClose: () => void;
+  children?: ReactNode;
+}
+
+/** "Are you sure?" with the consequence spelled out; the confirm button names the action. */
+export function ConfirmDialog({ title, message, confirmLabel, tone = 'danger', busy, error, onConfirm, onClose, children }: ConfirmProps) {
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onConfirm();
+        }}
+      >
+        <div className="dialog-message">{message}</div>
+        {children}
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className={`button button-${tone}`} disabled={busy} autoFocus>
+            {busy ? 'Working…' : confirmLabel}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

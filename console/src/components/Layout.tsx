@@ -1,0 +1,82 @@
+import { type ReactNode, useState } from 'react';
+import { NavLink, Outlet } from 'react-router';
+import { useAccount, useSession } from '../session.js';
+import { humanize } from '../format.js';
+
+const NAV = [
+  { to: '/', label: 'Overview', end: true },
+  { to: '/keys', label: 'API keys', end: false },
+  { to: '/webhooks', label: 'Webhooks', end: false },
+  { to: '/plugins', label: 'Plugins', end: false },
+  { to: '/usage', label: 'Usage', end: false },
+];
+
+/** The signed-in shell: a sidebar (a top bar on phones), the page, and the account menu. */
+export function Layout() {
+  const account = useAccount();
+  const { logout } = useSession();
+  const [leaving, setLeaving] = useState(false);
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <div className="brand">
+          <img src="/console/favicon.svg" alt="" width="28" height="28" />
+          <div>
+            <span className="brand-name">Commerce Platform</span>
+            <span className="brand-sub">Developer console</span>
+          </div>
+        </div>
+        <nav aria-label="Console">
+          <ul className="nav">
+            {NAV.map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to} end={item.end} className={({ isActive }) => `nav-link${isActive ? ' active' : ''}`}>
+                  {item.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="account">
+          <div className="account-store" title={account.tenant.id}>
+            {account.tenant.name}
+          </div>
+          <div className="account-user">
+            {account.user.email} · <span className="plan">{humanize(account.tenant.plan)} plan</span>
+          </div>
+          <button
+            type="button"
+            className="button button-ghost button-small"
+            disabled={leaving}
+            onClick={() => {
+              setLeaving(true);
+              // Logged out, the page gate sends the visitor to the login page.
+              void logout();
+            }}
+          >
+            Log out
+          </button>
+        </div>
+      </aside>
+      <main id="main" className="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {description ? <p className="page-description">{description}</p> : null}
+      </div>
+      {actions ? <div className="page-actions">{actions}</div> : null}
+    </header>
+  );
+}

@@ -1,0 +1,78 @@
+/** Formatting for people: relative times, dates, clock times, counts, durations. */
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+/** "2 hours ago", "in 3 days", "just now". */
+export function timeAgo(iso: string | null, now: number = Date.now()): string {
+  if (iso === null) return 'Never';
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  if (Math.abs(seconds) < 45) return 'just now';
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size * 0.9 || unit === 'minute') {
+      return relative.format(Math.round(seconds / size), unit);
+    }
+  }
+  return 'just now';
+}
+
+const dateFormat = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric' });
+const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+const dayFormat = new Intl.DateTimeFormat('en', { weekday: 'short', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const shortDayFormat = new Intl.DateTimeFormat('en', { weekday: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/** "Nov 21, 2026" */
+export function formatDate(iso: string): string {
+  return dateFormat.format(new Date(iso));
+}
+
+export function formatDateTime(iso: string): string {
+  return dateTimeFormat.format(new Date(iso));
+}
+
+/** A UTC calendar day ("2026-11-21") as "Sat, Nov 21", or short as "21 Sat". */
+export function formatDay(date: string, short = false): string {
+  return (short ? shortDayFormat : dayFormat).format(new Date(`${date}T00:00:00Z`));
+}
+
+/** "14:03:27", local time. */
+export function clockTime(iso: string): string {
+  const d = new Date(iso);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+const numberFormat = new Intl.NumberFormat('en');
+export function formatNumber(n: number): string {
+  return numberFormat.format(n);
+}
+
+const compactFormat = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+export function formatCompact(n: number): string {
+  return compactFormat.format(n);
+}
+
+export function formatMs(ms: number): string {
+  return `${ms < 10 ? ms.toFixed(1) : formatNumber(Math.round(ms))} ms`;
+}
+
+export function percent(part: number, whole: number): number {
+  return whole === 0 ? 0 : (part * 100) / whole;
+}
+
+/** `customer-support` -> `Customer support` */
+export function humanize(slug: string): string {
+  const words = slug.replace(/[-_]/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** "1 call", "2 calls", "1,000 calls". */
+export function plural(n: number, word: string): string {
+  return `${formatNumber(n)} ${n === 1 ? word : `${word}s`}`;
+}

@@ -1,0 +1,79 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api } from './api.js';
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  /** Loads again; the current data stays on screen meanwhile. */
+  reload: () => void;
+  /** Replaces the data locally (after a change the server confirmed). */
+  set: (data: T) => void;
+}
+
+/**
+ * GETs `path` from the console backend, again whenever `path` changes or `reload` is called, and
+ * every `refreshMs` while the page is visible. A response to an older path never overwrites a
+ * newer one.
+ */
+export function useResource<T>(path: string | null, options: { refreshMs?: number } = {}): Resource<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [generation, setGeneration] = useState(0);
+  /** Which request the data and error on screen answer. */
+  const [settled, setSettled] = useState<string>();
+  const latest = useRef(0);
+  const { refreshMs } = options;
+  const requestKey = path === null ? undefined : `${generation} ${path}`;
+
+  useEffect(() => {
+    if (path === null) return;
+    const ticket = ++latest.current;
+    const key = `${generation} ${path}`;
+    api.get<T>(path).then(
+      (value) => {
+        if (ticket !== latest.current) return;
+        setData(value);
+        setError(undefined);
+        setSettled(key);
+      },
+      (failure: unknown) => {
+        if (ticket !== latest.current) return;
+        setError(failure);
+        setSettled(key);
+      },
+    );
+  }, [path, generation]);
+  const loading = requestKey !== undefined && settled !== requestKey;
+
+  useEffect(() => {
+    if (!refreshMs || path === null) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') setGeneration((g) => g + 1);
+    }, refreshMs);
+    return () => clearInterval(timer);
+  }, [refreshMs, path]);
+
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { data, error, loading, reload, set: setData };
+}
+
+/** `value`, once it has stopped changing for `ms`. */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+/** Re-renders every `ms`, so relative times ("2 minutes ago") stay true. */
+export function useNow(ms = 30_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}

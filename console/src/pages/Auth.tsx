@@ -1,0 +1,177 @@
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { Link } from 'react-router';
+import { ApiError, describeError } from '../api.js';
+import { humanize } from '../format.js';
+import { useSession } from '../session.js';
+import { usePageTitle } from '../title.js';
+
+function AuthCard({ title, subtitle, children, footer }: { title: string; subtitle: string; children: ReactNode; footer: ReactNode }) {
+  return (
+    <main className="auth" id="main">
+      <div className="auth-card">
+        <div className="brand brand-center">
+          <img src="/console/favicon.svg" alt="" width="36" height="36" />
+          <span className="brand-name">Commerce Platform</span>
+        </div>
+        <h1>{title}</h1>
+        <p className="auth-subtitle">{subtitle}</p>
+        {children}
+        <p className="auth-footer">{footer}</p>
+      </div>
+    </main>
+  );
+}
+
+function Field({
+  label,
+  hint,
+  error,
+  ...input
+}: { label: string; hint?: string; error?: string } & React.InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  const hintId = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-describedby={hint || error ? hintId : undefined} aria-invalid={error ? true : undefined} {...input} />
+      {error ? (
+        <p id={hintId} className="field-error">
+          {error}
+        </p>
+      ) : hint ? (
+        <p id={hintId} className="hint">
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function fieldErrors(error: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (error instanceof ApiError) for (const e of error.errors) out[e.field] = `${humanize(e.field)} ${e.message}.`;
+  return out;
+}
+
+export function Login() {
+  usePageTitle('Log in');
+  const { login } = useSession();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      // Signed in, the login route sends the visitor on (to ?next= when there is one).
+      await login(email, password);
+    } catch (failure) {
+      setError(describeError(failure));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Log in"
+      subtitle="Manage API keys, webhooks, plugins and usage."
+      footer={
+        <>
+          New here? <Link to="/signup">Create an account</Link>
+        </>
+      }
+    >
+      <form onSubmit={(event) => void submit(event)} noValidate={false}>
+        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}
+
+export function Signup() {
+  usePageTitle('Create an account');
+  const { signup } = useSession();
+  const [form, setForm] = useState({ store_name: '', owner_name: '', email: '', password: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const fields = fieldErrors(error);
+  const set = (name: keyof typeof form) => (event: React.ChangeEvent<HTMLInputElement>) =>
+    setForm((current) => ({ ...current, [name]: event.target.value }));
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      // Signed in, the sign-up route sends the visitor on to the overview.
+      await signup({
+        store_name: form.store_name,
+        email: form.email,
+        password: form.password,
+        ...(form.owner_name.trim() ? { owner_name: form.owner_name.trim() } : {}),
+      });
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Create your account"
+      subtitle="A store, your owner login and a first API key, in one step."
+      footer={
+        <>
+          Already have an account? <Link to="/login">Log in</Link>
+        </>
+      }
+    >
+      <form onSubmit={(event) => void submit(event)}>
+        <Field label="Store name" name="store_name" required maxLength={200} value={form.store_name} onChange={set('store_name')} error={fields.store_name} autoFocus />
+        <Field label="Your name" name="owner_name" autoComplete="name" maxLength={200} hint="Optional." value={form.owner_name} onChange={set('owner_name')} error={fields.owner_name} />
+        <Field label="Email" type="email" name="email" autoComplete="email" required value={form.email} onChange={set('email')} error={fields.email} />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          maxLength={200}
+          hint="At least 8 characters."
+          value={form.password}
+          onChange={set('password')}
+          error={fields.password}
+        />
+        {error !== undefined && Object.keys(fields).length === 0 ? (
+          <p className="form-error" role="alert">
+            {describeError(error)}
+          </p>
+        ) : null}
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Creating your account…' : 'Create account'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,201 @@
+import { useId, useMemo, useState } from 'react';
+import { api, describeError } from '../api.js';
+import { Chips, StatusBadge } from '../components/Badge.js';
+import { PageHeader } from '../components/Layout.js';
+import { Empty, ErrorState, Loading } from '../components/States.js';
+import { RateInput, Stars } from '../components/Stars.js';
+import { useToast } from '../components/Toast.js';
+import { formatNumber, humanize } from '../format.js';
+import { useDebounced, useResource } from '../hooks.js';
+import { usePageTitle } from '../title.js';
+import type { Page, Plugin, Rating } from '../types.js';
+
+const SORTS = [
+  { value: 'installs', label: 'Most installed' },
+  { value: 'rating', label: 'Best rated' },
+  { value: 'name', label: 'Name' },
+] as const;
+
+function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: Plugin) => void }) {
+  const toast = useToast();
+  const [busy, setBusy] = useState(false);
+  const [myRating, setMyRating] = useState<number>();
+  const titleId = useId();
+
+  async function toggleInstall() {
+    setBusy(true);
+    try {
+      const next = plugin.installed
+        ? await api.delete<Plugin>(`/plugins/${plugin.id}/install`)
+        : await api.post<Plugin>(`/plugins/${plugin.id}/install`);
+      onChange(next);
+      toast(next.installed ? `${plugin.name} installed.` : `${plugin.name} uninstalled.`);
+    } catch (failure) {
+      toast(describeError(failure), 'error');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function rate(stars: number) {
+    setBusy(true);
+    try {
+      await api.post<Rating>(`/plugins/${plugin.id}/ratings`, { stars });
+      setMyRating(stars);
+      onChange(await api.get<Plugin>(`/plugins/${plugin.id}`));
+      toast(`You rated ${plugin.name} ${stars} star${stars === 1 ? '' : 's'}.`);
+    } catch (failure) {
+      toast(describeError(failure), 'error');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <article className="plugin card" aria-labelledby={titleId} data-plugin={plugin.slug}>
+      <header className="plugin-header">
+        <div className="plugin-icon" aria-hidden="true">
+          {plugin.name.charAt(0)}
+        </div>
+        <div className="plugin-title">
+          <h2 id={titleId} className="plugin-name">
+            {plugin.name}
+          </h2>
+          <p className="plugin-meta">
+            by {plugin.author} · {humanize(plugin.category)}
+          </p>
+        </div>
+        {plugin.installed ? <StatusBadge status="Installed" /> : null}
+      </header>
+      <p className="plugin-description">{plugin.description}</p>
+      <div className="plugin-stats">
+        <span className="plugin-rating" data-testid="rating">
+          <Stars rating={plugin.rating} />
+          <span className="rating-value">{plugin.rating_count === 0 ? 'No ratings' : plugin.rating.toFixed(1)}</span>
+          {plugin.rating_count > 0 ? (
+            <span className="muted">
+              ({formatNumber(plugin.rating_count)}
+              <span className="visually-hidden"> ratings</span>)
+            </span>
+          ) : null}
+        </span>
+        <span className="plugin-installs" data-testid="installs">
+          {formatNumber(plugin.installs)} installs
+        </span>
+      </div>
+      {plugin.permissions.length > 0 ? (
+        <div className="plugin-permissions">
+          <span className="hint">Needs</span> <Chips items={plugin.permissions} max={3} />
+        </div>
+      ) : null}
+      <footer className="plugin-actions">
+        <button
+          type="button"
+          className={`button ${plugin.installed ? '' : 'button-primary'}`}
+          disabled={busy}
+          onClick={() => void toggleInstall()}
+          aria-label={`${plugin.installed ? 'Uninstall' : 'Install'} ${plugin.name}`}
+        >
+          {plugin.installed ? 'Uninstall' : 'Install'}
+        </button>
+        {plugin.installed ? <RateInput name={plugin.name} value={myRating} onRate={(stars) => void rate(stars)} disabled={busy} /> : null}
+      </footer>
+    </article>
+  );
+}
+
+export function Plugins() {
+  usePageTitle('Plugins');
+  const [query, setQuery] = useState('');
+  const [category, setCategory] = useState('');
+  const [sort, setSort] = useState<string>('installs');
+  const q = useDebounced(query.trim(), 250);
+  const searchId = useId();
+  const categoryId = useId();
+  const sortId = useId();
+  // Every category that has plugins, from the unfiltered catalog.
+  const catalog = useResource<Page<Plugin>>('/plugins?limit=100');
+  const params = new URLSearchParams({ limit: '100', sort });
+  if (q) params.set('q', q.slice(0, 100));
+  if (category) params.set('category', category);
+  const results = useResource<Page<Plugin>>(`/plugins?${params.toString()}`);
+  const categories = useMemo(
+    () => [...new Set((catalog.data?.data ?? []).map((p) => p.category))].sort(),
+    [catalog.data],
+  );
+
+  function replace(next: Plugin) {
+    if (!results.data) return;
+    results.set({ ...results.data, data: results.data.data.map((p) => (p.id === next.id ? next : p)) });
+  }
+
+  let body;
+  if (results.data === undefined) {
+    body = results.error !== undefined ? <ErrorState error={results.error} onRetry={results.reload} /> : <Loading label="Loading plugins" rows={4} />;
+  } else if (results.data.data.length === 0) {
+    body = (
+      <Empty
+        title="No plugins match"
+        action={
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setQuery('');
+              setCategory('');
+            }}
+          >
+            Clear filters
+          </button>
+        }
+      >
+        Try other words or another category.
+      </Empty>
+    );
+  } else {
+    body = (
+      <div className="plugin-grid" aria-busy={results.loading}>
+        {results.data.data.map((plugin) => (
+          <PluginCard key={plugin.id} plugin={plugin} onChange={replace} />
+        ))}
+      </div>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader title="Plugins" description="Extend your store with integrations. Installing grants a plugin the permissions and events it lists." />
+      <form className="filters" role="search" onSubmit={(event) => event.preventDefault()}>
+        <div className="field field-grow">
+          <label htmlFor={searchId}>Search</label>
+          <input id={searchId} type="search" placeholder="Slack, shipping, accounting…" value={query} onChange={(e) => setQuery(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={categoryId}>Category</label>
+          <select id={categoryId} value={category} onChange={(e) => setCategory(e.target.value)}>
+            <option value="">All categories</option>
+            {categories.map((c) => (
+              <option key={c} value={c}>
+                {humanize(c)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={sortId}>Sort by</label>
+          <select id={sortId} value={sort} onChange={(e) => setSort(e.target.value)}>
+            {SORTS.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      <p className="result-count" role="status" aria-live="polite">
+        {results.data ? `${results.data.total} plugin${results.data.total === 1 ? '' : 's'}` : ''}
+      </p>
+      {body}
+    </>
+  );
+}

@@ -1,0 +1,201 @@
+import { useEffect, useId, useState } from 'react';
+import { useLocation } from 'react-router';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { PageHeader } from '../components/Layout.js';
+import { Empty, ErrorState, Loading } from '../components/States.js';
+import { formatCompact, formatDate, formatDateTime, formatDay, formatMs, formatNumber, humanize, percent, plural } from '../format.js';
+import { useResource } from '../hooks.js';
+import { useAccount } from '../session.js';
+import { usePageTitle } from '../title.js';
+import type { Usage as UsageData } from '../types.js';
+import { QuotaWarning, UsageCards } from './Overview.js';
+
+const PERIODS = [
+  { value: 'month', label: 'This month' },
+  { value: '7d', label: 'Last 7 days' },
+  { value: '30d', label: 'Last 30 days' },
+] as const;
+
+function TopEndpoints({ usage }: { usage: UsageData }) {
+  const top = usage.top_endpoints;
+  const most = Math.max(1, ...top.map((e) => e.calls));
+  return (
+    <section className="card" aria-labelledby="top-endpoints">
+      <h2 id="top-endpoints">Top endpoints</h2>
+      {top.length === 0 ? (
+        <Empty title="No calls in this period">Calls made with your API keys show up here within seconds.</Empty>
+      ) : (
+        <ol className="bar-list">
+          {top.map((endpoint) => (
+            <li key={endpoint.endpoint} className="bar-item">
+              <div className="bar-label">
+                <span className="mono">{endpoint.endpoint}</span>
+                <span className="bar-figures">
+                  <strong>{plural(endpoint.calls, 'call')}</strong>
+                  {endpoint.errors > 0 ? <span className="bar-errors"> · {plural(endpoint.errors, 'error')}</span> : null}
+                  <span className="muted"> · {formatMs(endpoint.average_response_time_ms)}</span>
+                </span>
+              </div>
+              <div className="bar-track" aria-hidden="true">
+                <div className="bar-fill" style={{ width: `${percent(endpoint.calls, most)}%` }} />
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function DailyChart({ usage }: { usage: UsageData }) {
+  const data = usage.daily_calls.map((day) => ({
+    day: formatDay(day.date, true),
+    date: day.date,
+    Successful: day.calls - day.errors,
+    Errors: day.errors,
+  }));
+  const total = usage.daily_calls.reduce((sum, day) => sum + day.calls, 0);
+  const titleId = useId();
+  return (
+    <section className="card" aria-labelledby={titleId}>
+      <div className="card-header">
+        <h2 id={titleId}>Daily calls, last 7 days</h2>
+        <span className="hint">{plural(total, 'call')} · UTC days</span>
+      </div>
+      <div className="chart" role="img" aria-label={`Daily calls: ${usage.daily_calls.map((d) => `${formatDay(d.date)} ${d.calls}`).join(', ')}`}>
+        <ResponsiveContainer width="100%" height={260}>
+          <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e5e7eb" />
+            <XAxis dataKey="day" interval={0} tickLine={false} axisLine={false} fontSize={12} />
+            <YAxis allowDecimals={false} tickLine={false} axisLine={false} fontSize={12} tickFormatter={(v: number) => formatCompact(v)} />
+            <Tooltip
+              cursor={{ fill: '#eef2ff' }}
+              formatter={(value) => formatNumber(Number(value))}
+              labelFormatter={(_label, payload) => {
+                const date = (payload[0]?.payload as { date?: string } | undefined)?.date;
+                return date ? formatDay(date) : '';
+              }}
+            />
+            <Legend iconType="circle" iconSize={8} wrapperStyle={{ fontSize: 12 }} />
+            <Bar dataKey="Successful" stackId="calls" fill="#4f46e5" radius={[0, 0, 0, 0]} isAnimationActive={false} />
+            <Bar dataKey="Errors" stackId="calls" fill="#f59e0b" radius={[4, 4, 0, 0]} isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+      <table className="visually-hidden">
+        <caption>Daily calls</caption>
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">Calls</th>
+            <th scope="col">Errors</th>
+          </tr>
+        </thead>
+        <tbody>
+          {usage.daily_calls.map((day) => (
+            <tr key={day.date}>
+              <td>{day.date}</td>
+              <td>{day.calls}</td>
+              <td>{day.errors}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Plans() {
+  const account = useAccount();
+  return (
+    <section className="card" id="plans" aria-labelledby="plans-title" tabIndex={-1}>
+      <h2 id="plans-title">Plans</h2>
+      <p className="hint">
+        You are on the {humanize(account.tenant.plan)} plan. Plan changes are made by your platform operator; ask them for the plan you need.
+      </p>
+      <div className="plans">
+        {account.plans.map((plan) => (
+          <div key={plan.name} className={`plan-card${plan.current ? ' plan-current' : ''}`} aria-current={plan.current ? 'true' : undefined}>
+            <h3>{humanize(plan.name)}</h3>
+            <p>
+              <strong>{formatNumber(plan.monthly)}</strong> calls a month
+            </p>
+            <p>
+              <strong>{formatNumber(plan.hourly)}</strong> calls an hour
+            </p>
+            {plan.current ? <span className="badge badge-info">Current plan</span> : null}
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+export function Usage() {
+  usePageTitle('Usage');
+  const [period, setPeriod] = useState<(typeof PERIODS)[number]['value']>('month');
+  const usage = useResource<UsageData>(`/usage?period=${period}`, { refreshMs: 10_000 });
+  const periodId = useId();
+  const location = useLocation();
+
+  useEffect(() => {
+    if (location.hash === '#plans' && usage.data) document.getElementById('plans')?.focus();
+  }, [location.hash, usage.data]);
+
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        description="API calls of every key of your store, as counted against your limits."
+        actions={
+          <div className="field field-inline">
+            <label htmlFor={periodId}>Period</label>
+            <select id={periodId} value={period} onChange={(e) => setPeriod(e.target.value as typeof period)}>
+              {PERIODS.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        }
+      />
+      {usage.data === undefined ? (
+        usage.error !== undefined ? (
+          <ErrorState error={usage.error} onRetry={usage.reload} title="Usage could not be loaded" />
+        ) : (
+          <Loading label="Loading usage" rows={4} />
+        )
+      ) : (
+        <>
+          <QuotaWarning usage={usage.data} />
+          <UsageCards usage={usage.data} />
+          <div className="split">
+            <DailyChart usage={usage.data} />
+            <TopEndpoints usage={usage.data} />
+          </div>
+          <section className="card" aria-labelledby="limits-title">
+            <h2 id="limits-title">Limits</h2>
+            <dl className="details-grid">
+              <div>
+                <dt>Monthly quota</dt>
+                <dd>
+                  {formatNumber(usage.data.quota.used)} of {formatNumber(usage.data.quota.limit)} used ({usage.data.quota.percent_used}%), resets{' '}
+                  {formatDate(usage.data.quota.resets_at)}
+                </dd>
+              </div>
+              <div>
+                <dt>Hourly rate limit</dt>
+                <dd>
+                  {formatNumber(usage.data.rate_limit.remaining)} of {formatNumber(usage.data.rate_limit.limit)} left, full again{' '}
+                  {formatDateTime(usage.data.rate_limit.resets_at)}
+                </dd>
+              </div>
+            </dl>
+          </section>
+          <Plans />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,345 @@
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ApiError, describeError } from '../api.js';
+import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
+import { CopyField } from '../components/CopyField.js';
+import { ConfirmDialog, Dialog } from '../components/Dialog.js';
+import { PageHeader } from '../components/Layout.js';
+import { Empty, ErrorState, Loading } from '../components/States.js';
+import { useToast } from '../components/Toast.js';
+import { clockTime, formatDateTime, formatNumber, timeAgo } from '../format.js';
+import { useNow, useResource } from '../hooks.js';
+import { usePageTitle } from '../title.js';
+import type { Delivery, Page, Webhook } from '../types.js';
+import { eventsLabel } from './Webhooks.js';
+
+const LOG_PAGE = 25;
+
+function DeliveryLog({ webhook }: { webhook: Webhook }) {
+  const [limit, setLimit] = useState(LOG_PAGE);
+  const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${limit}`, { refreshMs: 2000 });
+  const toast = useToast();
+  const [retrying, setRetrying] = useState<string>();
+
+  async function retry(delivery: Delivery) {
+    setRetrying(delivery.id);
+    try {
+      await api.post(`/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`);
+      toast(`Retrying ${delivery.event}.`);
+      log.reload();
+    } catch (failure) {
+      toast(describeError(failure), 'error');
+    } finally {
+      setRetrying(undefined);
+    }
+  }
+
+  let body;
+  if (log.data === undefined) {
+    body = log.error !== undefined ? <ErrorState error={log.error} onRetry={log.reload} /> : <Loading label="Loading deliveries" />;
+  } else if (log.data.data.length === 0) {
+    body = (
+      <Empty title="No deliveries yet">
+        Deliveries appear here as events happen. Send a test event to try the endpoint now.
+      </Empty>
+    );
+  } else {
+    body = (
+      <>
+        <div className="table-wrap">
+          <table className="table table-log">
+            <caption className="visually-hidden">Delivery log, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Event</th>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Response</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {log.data.data.map((delivery) => (
+                <tr key={delivery.id} data-delivery-id={delivery.id} data-status={delivery.status}>
+                  <td data-label="Time" className="mono nowrap">
+                    {delivery.time ? (
+                      <time dateTime={delivery.time} title={formatDateTime(delivery.time)}>
+                        {clockTime(delivery.time)}
+                      </time>
+                    ) : (
+                      <span className="muted" title={delivery.next_retry_at ? `Due ${formatDateTime(delivery.next_retry_at)}` : undefined}>
+                        Queued
+                      </span>
+                    )}
+                  </td>
+                  <td data-label="Event" className="mono">
+                    {delivery.event}
+                  </td>
+                  <td data-label="Endpoint" className="mono">
+                    {delivery.endpoint}
+                  </td>
+                  <td data-label="Response">
+                    <ResponseLabel response={delivery.response} status={delivery.response_status} />
+                    {delivery.status === 'failed' && delivery.next_retry_at ? (
+                      <div className="hint">Next retry {formatDateTime(delivery.next_retry_at)}</div>
+                    ) : null}
+                  </td>
+                  <td data-label="Duration" className="nowrap numeric">
+                    {delivery.duration === null ? '—' : `${formatNumber(delivery.duration)} ms`}
+                  </td>
+                  <td data-label="Attempt" className="numeric">
+                    {delivery.attempt}
+                  </td>
+                  <td className="row-actions">
+                    {delivery.status !== 'pending' ? (
+                      <button
+                        type="button"
+                        className="button button-small"
+                        disabled={retrying === delivery.id || webhook.status === 'Disabled'}
+                        onClick={() => void retry(delivery)}
+                        aria-label={`Retry ${delivery.event} delivered at ${delivery.time ? clockTime(delivery.time) : 'unknown time'}`}
+                      >
+                        Retry
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {log.data.has_more ? (
+          <div className="load-more">
+            <button type="button" className="button" onClick={() => setLimit((l) => Math.min(100, l + LOG_PAGE))} disabled={limit >= 100}>
+              {limit >= 100 ? 'Showing the latest 100 attempts' : 'Show more'}
+            </button>
+          </div>
+        ) : null}
+      </>
+    );
+  }
+
+  return (
+    <section className="card" aria-labelledby="log-title">
+      <div className="card-header">
+        <h2 id="log-title">Delivery log</h2>
+        <span className="hint">{log.data ? `${formatNumber(log.data.total)} attempts · refreshes automatically` : null}</span>
+      </div>
+      {body}
+    </section>
+  );
+}
+
+export function WebhookDetail() {
+  const { id = '' } = useParams();
+  const webhook = useResource<Webhook>(`/webhooks/${encodeURIComponent(id)}`, { refreshMs: 5000 });
+  usePageTitle(webhook.data ? `Webhook ${new URL(webhook.data.url).host}` : 'Webhook');
+  const toast = useToast();
+  const navigate = useNavigate();
+  const now = useNow();
+  const [dialog, setDialog] = useState<'rotate' | 'delete' | 'disable' | null>(null);
+  const [secret, setSecret] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  function open(which: typeof dialog) {
+    setError(undefined);
+    setDialog(which);
+  }
+
+  async function act(action: () => Promise<void>) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (failure) {
+      setError(describeError(failure));
+      toast(describeError(failure), 'error');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (webhook.data === undefined) {
+    if (webhook.error instanceof ApiError && webhook.error.status === 404) {
+      return (
+        <>
+          <PageHeader title="Webhook not found" />
+          <Empty title="There is no such endpoint" action={<Link to="/webhooks">Back to webhooks</Link>}>
+            It may have been deleted.
+          </Empty>
+        </>
+      );
+    }
+    return webhook.error !== undefined ? <ErrorState error={webhook.error} onRetry={webhook.reload} /> : <Loading label="Loading webhook" />;
+  }
+  const data = webhook.data;
+  const disabled = data.status === 'Disabled';
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to="/webhooks">Webhooks</Link> <span aria-hidden="true">/</span> <span>Endpoint</span>
+      </nav>
+      <PageHeader
+        title={data.url}
+        description={data.description ?? undefined}
+        actions={
+          <>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={busy || disabled}
+              onClick={() =>
+                void act(async () => {
+                  await api.post(`/webhooks/${data.id}/test`);
+                  toast('Test event sent.');
+                })
+              }
+            >
+              Send test event
+            </button>
+            <button type="button" className="button" onClick={() => open('rotate')}>
+              Rotate secret
+            </button>
+            {disabled ? (
+              <button
+                type="button"
+                className="button"
+                disabled={busy}
+                onClick={() =>
+                  void act(async () => {
+                    webhook.set(await api.patch<Webhook>(`/webhooks/${data.id}`, { enabled: true }));
+                    toast('Endpoint enabled.');
+                  })
+                }
+              >
+                Enable
+              </button>
+            ) : (
+              <button type="button" className="button" onClick={() => open('disable')}>
+                Disable
+              </button>
+            )}
+            <button type="button" className="button button-danger-ghost" onClick={() => open('delete')}>
+              Delete
+            </button>
+          </>
+        }
+      />
+      <section className="card details" aria-label="Endpoint details">
+        <dl className="details-grid">
+          <div>
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={data.status} />
+            </dd>
+          </div>
+          <div>
+            <dt>Last triggered</dt>
+            <dd>{data.last_triggered ? <time dateTime={data.last_triggered}>{timeAgo(data.last_triggered, now)}</time> : 'Never'}</dd>
+          </div>
+          <div>
+            <dt>Payload version</dt>
+            <dd className="mono">{data.api_version}</dd>
+          </div>
+          <div>
+            <dt>Created</dt>
+            <dd>{formatDateTime(data.created)}</dd>
+          </div>
+          <div className="details-wide">
+            <dt>Events</dt>
+            <dd>
+              <Chips items={eventsLabel(data.events)} />
+            </dd>
+          </div>
+        </dl>
+        {data.status === 'Degraded' ? (
+          <p className="banner banner-warning banner-inline">The last delivery failed; failed deliveries are retried on a schedule. A success makes the endpoint Active again.</p>
+        ) : null}
+        {disabled ? <p className="banner banner-neutral banner-inline">Disabled: no deliveries are sent until you enable it again.</p> : null}
+      </section>
+      <DeliveryLog webhook={data} />
+
+      {dialog === 'rotate' && secret === undefined ? (
+        <ConfirmDialog
+          title="Rotate the signing secret?"
+          tone="primary"
+          confirmLabel="Rotate secret"
+          busy={busy}
+          error={error}
+          onClose={() => setDialog(null)}
+          onConfirm={() =>
+            void act(async () => {
+              const rotated = await api.post<Webhook>(`/webhooks/${data.id}/rotate-secret`);
+              setSecret(rotated.secret);
+            })
+          }
+          message={<p>Deliveries are signed with both the old and the new secret for 24 hours, so you can update your receiver without missing any.</p>}
+        />
+      ) : null}
+      {dialog === 'rotate' && secret !== undefined ? (
+        <Dialog
+          title="New signing secret"
+          onClose={() => {
+            setDialog(null);
+            setSecret(undefined);
+          }}
+          description="Copy it now: it is shown only once. The old secret keeps working for 24 hours."
+        >
+          <CopyField label="Signing secret" value={secret} />
+          <div className="dialog-actions">
+            <button
+              type="button"
+              className="button button-primary"
+              onClick={() => {
+                setDialog(null);
+                setSecret(undefined);
+              }}
+            >
+              Done
+            </button>
+          </div>
+        </Dialog>
+      ) : null}
+      {dialog === 'disable' ? (
+        <ConfirmDialog
+          title="Disable this endpoint?"
+          confirmLabel="Disable endpoint"
+          busy={busy}
+          error={error}
+          onClose={() => setDialog(null)}
+          onConfirm={() =>
+            void act(async () => {
+              webhook.set(await api.patch<Webhook>(`/webhooks/${data.id}`, { enabled: false }));
+              toast('Endpoint disabled.');
+              setDialog(null);
+            })
+          }
+          message={<p>No events are delivered to it while it is disabled. You can enable it again at any time.</p>}
+        />
+      ) : null}
+      {dialog === 'delete' ? (
+        <ConfirmDialog
+          title="Delete this endpoint?"
+          confirmLabel="Delete endpoint"
+          busy={busy}
+          error={error}
+          onClose={() => setDialog(null)}
+          onConfirm={() =>
+            void act(async () => {
+              await api.delete(`/webhooks/${data.id}`);
+              toast('Endpoint deleted.');
+              navigate('/webhooks', { replace: true });
+            })
+          }
+          message={<p>{data.url} stops receiving events and its delivery log is deleted. This cannot be undone.</p>}
+        />
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,92 @@
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { api, ApiError, setCsrfToken, setUnauthorizedHandler } from './api.js';
+import type { Account, SignupResult } from './types.js';
+
+interface SessionState {
+  /** undefined while the first check runs; null when logged out. */
+  account: Account | null | undefined;
+  error: unknown;
+  /** The full first API key from sign-up, until the welcome dialog is dismissed. */
+  firstKey: string | undefined;
+  dismissFirstKey(): void;
+  /** True after the user logged out here (not when the session expired). */
+  loggedOut: boolean;
+  login(email: string, password: string): Promise<void>;
+  signup(input: { store_name: string; owner_name?: string; email: string; password: string }): Promise<SignupResult>;
+  logout(): Promise<void>;
+  refresh(): Promise<void>;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [account, setAccount] = useState<Account | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [firstKey, setFirstKey] = useState<string>();
+  const [loggedOut, setLoggedOut] = useState(false);
+
+  const adopt = useCallback((next: Account | null) => {
+    setCsrfToken(next?.csrf_token ?? '');
+    if (next) setLoggedOut(false);
+    setAccount(next);
+  }, []);
+
+  const refresh = useCallback(async () => {
+    try {
+      adopt(await api.get<Account>('/session'));
+      setError(undefined);
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.status === 401) adopt(null);
+      else setError(failure);
+    }
+  }, [adopt]);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => adopt(null));
+    void refresh();
+  }, [adopt, refresh]);
+
+  const value = useMemo<SessionState>(
+    () => ({
+      account,
+      error,
+      refresh,
+      firstKey,
+      dismissFirstKey: () => setFirstKey(undefined),
+      loggedOut,
+      async login(email, password) {
+        adopt(await api.post<Account>('/login', { email, password }));
+      },
+      async signup(input) {
+        const result = await api.post<SignupResult>('/signup', input);
+        setFirstKey(result.api_key.key);
+        adopt(result);
+        return result;
+      },
+      async logout() {
+        try {
+          await api.post('/logout');
+        } finally {
+          setFirstKey(undefined);
+          setLoggedOut(true);
+          adopt(null);
+        }
+      },
+    }),
+    [account, error, refresh, adopt, firstKey, loggedOut],
+  );
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error('useSession outside SessionProvider');
+  return state;
+}
+
+/** The logged-in account; only for pages behind the login gate. */
+export function useAccount(): Account {
+  const { account } = useSession();
+  if (!account) throw new Error('useAccount without a session');
+  return account;
+}

@@ -1,0 +1,28 @@
+import type { Static } from 'typebox';
+import type { ApiKeySchema } from '../../src/modules/api-keys/api-keys.schemas.js';
+import type { AccountSchema, ConsoleVersionsSchema, SignupResultSchema } from '../../src/modules/console/console.schemas.js';
+import type { PluginSchema, RatingSchema } from '../../src/modules/plugins/plugins.schemas.js';
+import type { UsageSchema } from '../../src/modules/usage/usage.schemas.js';
+import type { DeliverySchema, WebhookSchema } from '../../src/modules/webhooks/webhooks.schemas.js';
+
+/** The console backend's response shapes, from the server's own schemas (types only). */
+
+export type Account = Static<typeof AccountSchema>;
+export type SignupResult = Static<typeof SignupResultSchema>;
+export type ApiKey = Static<typeof ApiKeySchema>;
+export type Webhook = Static<typeof WebhookSchema>;
+export type Delivery = Static<typeof DeliverySchema>;
+export type Plugin = Static<typeof PluginSchema>;
+export type Rating = Static<typeof RatingSchema>;
+export type Usage = Static<typeof UsageSchema>;
+export type Versions = Static<typeof ConsoleVersionsSchema>;
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}

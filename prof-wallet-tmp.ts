@@ -1,0 +1,20 @@
+import { createTestContext, createTenant, client } from './test/helpers/context.js';
+const dialect = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
+const ctx = await createTestContext(dialect);
+const a = await createTenant(ctx); const b = await createTenant(ctx);
+await ctx.deps.wallet.credit(a.tenant.id, { amount: 1e9, currency: 'USD' });
+const api = client(ctx.app, a.apiKey.key);
+const dest = (await client(ctx.app, b.apiKey.key)<{ wallet_id: string }>('GET', '/v1/wallet/balance')).body.wallet_id;
+const time = async (label: string, fn: (i: number) => Promise<unknown>, n = 200) => {
+  const c0 = process.cpuUsage(); const t0 = performance.now();
+  for (let i = 0; i < n; i++) await fn(i);
+  const c = process.cpuUsage(c0);
+  console.log(label, 'wall', ((performance.now() - t0) / n).toFixed(2), 'ms; cpu', ((c.user + c.system) / n / 1000).toFixed(2), 'ms');
+};
+await time('users/me', () => api('GET', '/v1/users/me'));
+await time('balance', () => api('GET', '/v1/wallet/balance'));
+await time('transfer no key', () => api('POST', '/v1/wallet/transfer', { body: { amount: 1, currency: 'USD', destination_wallet_id: dest } }));
+await time('transfer key', (i) => api('POST', '/v1/wallet/transfer', { body: { amount: 1, currency: 'USD', destination_wallet_id: dest }, headers: { 'idempotency-key': `k${i}` } }));
+await time('service transfer', () => ctx.deps.wallet.transfer(a.tenant.id, { amount: 1, currency: 'USD', destination_wallet_id: dest }));
+await time('credit', () => ctx.deps.wallet.credit(a.tenant.id, { amount: 1, currency: 'USD' }));
+await ctx.close();

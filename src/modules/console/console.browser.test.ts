@@ -1,0 +1,391 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
+import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
+import { loadConfig } from '../../config.js';
+import { type RunningServer, startServer } from '../../server.js';
+
+/**
+ * The developer console end to end: the built app served by the real server, driven in Debian's
+ * Chromium through playwright-core. A person's path through it: sign up, make a key and call the
+ * API with it, watch webhook deliveries (and a failing receiver turn its endpoint Degraded),
+ * install and rate a plugin, and see the calls on the usage page. Every page is screenshotted at
+ * 1280 and 390 pixels wide into test-artifacts/console/.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const ARTIFACTS = path.join(root, 'test-artifacts', 'console');
+const skip = fs.existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium) to run the console's browser tests`;
+
+const WIDE = { width: 1280, height: 860 };
+const NARROW = { width: 390, height: 844 };
+const PASSWORD = 'a long enough password';
+
+/** Builds the console into dist/console, as `npm run build` does, so the server serves this code. */
+function buildConsole(): void {
+  const result = spawnSync(
+    path.join(root, 'node_modules', '.bin', 'vite'),
+    ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+for (const dialect of DIALECTS) {
+  describe(`developer console in Chromium (${dialect})`, { skip, timeout: 240_000 }, () => {
+    let store: TestStore;
+    let server: RunningServer;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let healthy: Receiver;
+    let failing: Receiver;
+    let apiKey = '';
+    /** API calls the test made with keys of the new tenant (the usage page must count them). */
+    let apiCalls = 0;
+    const problems: string[] = [];
+    const email = `owner-${Date.now()}-${dialect}@example.com`;
+
+    async function callApi<T = Record<string, unknown>>(
+      method: string,
+      url: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: T }> {
+      apiCalls += 1;
+      const res = await fetch(`${server.url}${url}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as T };
+    }
+
+    async function placeOrder(): Promise<string> {
+      const product = await callApi<{ id: string }>('POST', '/v1/products', {
+        name: 'Trail Runner 2',
+        price: 12900,
+        currency: 'USD',
+        stock: 10,
+        category: 'shoes',
+      });
+      assert.equal(product.status, 201, JSON.stringify(product.body));
+      const order = await callApi<{ id: string }>('POST', '/v1/orders', {
+        items: [{ product_id: product.body.id, quantity: 1 }],
+        customer: { email: 'buyer@example.com', name: 'Bo Buyer' },
+      });
+      assert.equal(order.status, 201, JSON.stringify(order.body));
+      return order.body.id;
+    }
+
+    /** A screenshot of the page at both widths (the wide one last, as the test goes on there). */
+    async function screenshots(name: string): Promise<void> {
+      for (const viewport of [NARROW, WIDE]) {
+        await page.setViewportSize(viewport);
+        await page.waitForTimeout(150);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${viewport.width}px`);
+        await page.screenshot({
+          path: path.join(ARTIFACTS, `${dialect}-${name}-${viewport.width}.png`),
+          fullPage: true,
+        });
+      }
+    }
+
+    async function nav(label: string): Promise<void> {
+      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
+      await page.getByRole('heading', { level: 1, name: label }).waitFor();
+    }
+
+    before(async () => {
+      if (dialect === DIALECTS[0]) buildConsole();
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      store = await freshStore(dialect);
+      healthy = await startReceiver(() => ({ status: 200, body: '{"received":true}' }));
+      failing = await startReceiver(() => ({ status: 503, body: '{"error":"down for maintenance"}' }));
+      server = await startServer(
+        loadConfig({ ...store.env, PORT: '0', WEBHOOK_RETRY_SCHEDULE: '3600', DEMO_DATA: 'off' }),
+      );
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
+      });
+      context = await browser.newContext({ viewport: WIDE, baseURL: server.url, locale: 'en-US' });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        // 4xx answers the app handles (the 401 before login) are logged by Chromium; they are fine.
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+          problems.push(`console error: ${message.text()}`);
+        }
+      });
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.shutdown();
+      await healthy?.close();
+      await failing?.close();
+      await store?.drop();
+    });
+
+    it('signs up, lands on the overview and is shown the first key once', async () => {
+      await page.goto('/console/');
+      await page.waitForURL(/\/console\/login$/);
+      await page.getByRole('heading', { name: 'Log in' }).waitFor();
+      await screenshots('login');
+      await page.getByRole('link', { name: 'Create an account' }).click();
+      await page.getByLabel('Store name').fill('Northwind Outfitters');
+      await page.getByLabel('Your name').fill('Nora North');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await screenshots('signup');
+      await page.getByRole('button', { name: 'Create account' }).click();
+
+      const welcome = page.getByRole('dialog', { name: 'Welcome! Here is your first API key' });
+      await welcome.waitFor();
+      const firstKey = await welcome.getByLabel('API key').inputValue();
+      assert.match(firstKey, /^sk_live_[0-9A-Za-z]{40}$/);
+      await page.keyboard.press('Escape');
+      await welcome.waitFor({ state: 'detached' });
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await page.getByText('Total API calls').waitFor();
+      assert.equal(await page.getByText('Northwind Outfitters').first().isVisible(), true);
+
+      // The session cookie is the __Host- one, HttpOnly and Secure, and scripts cannot read it.
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === '__Host-cp_session');
+      assert.ok(session, 'the browser kept the session cookie over http://127.0.0.1');
+      assert.equal(session.httpOnly, true);
+      assert.equal(session.secure, true);
+      assert.equal(session.sameSite, 'Lax');
+      assert.equal(await page.evaluate(() => document.cookie), '');
+      await screenshots('overview');
+    });
+
+    it('creates an API key in a dialog that keeps focus, and the key works on the API', async () => {
+      await nav('API keys');
+      const create = page.getByRole('button', { name: 'Create key' }).first();
+      await create.click();
+      const dialog = page.getByRole('dialog', { name: 'Create API key' });
+      await dialog.waitFor();
+      // Focus stays in the modal however far one tabs, and Escape gives it back to the opener.
+      for (let i = 0; i < 30; i++) {
+        await page.keyboard.press('Tab');
+        assert.equal(
+          await page.evaluate(() => document.activeElement?.closest('dialog') !== null),
+          true,
+          `focus left the dialog after ${i + 1} tabs`,
+        );
+      }
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal(await create.evaluate((el) => el === document.activeElement), true);
+
+      await create.click();
+      await dialog.getByLabel('Name').fill('Storefront');
+      for (const permission of ['read:products', 'write:products', 'read:orders', 'write:orders', 'read:users']) {
+        await dialog.getByRole('checkbox', { name: permission, exact: true }).check();
+      }
+      await screenshots('api-keys-create');
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const reveal = page.getByRole('dialog', { name: 'Your new API key' });
+      await reveal.waitFor();
+      apiKey = await reveal.getByRole('textbox').inputValue();
+      assert.match(apiKey, /^sk_live_[0-9A-Za-z]{40}$/);
+      await reveal.getByRole('button', { name: 'Copy' }).click();
+      await reveal.getByRole('button', { name: 'Copied' }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
+      await reveal.getByRole('button', { name: 'Done' }).click();
+
+      const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'Storefront' }) });
+      await row.waitFor();
+      assert.match(await row.innerText(), new RegExp(`sk_live_\\*{4}_\\*{4}_\\*{4}_${apiKey.slice(-4)}`));
+      assert.match(await row.innerText(), /Active/);
+      assert.match(await row.innerText(), /Never/);
+      assert.match(await row.innerText(), /read:products/);
+
+      const me = await callApi<{ email: string }>('GET', '/v1/users/me');
+      assert.equal(me.status, 200);
+      assert.equal(me.body.email, email);
+      await page.reload();
+      await row.getByText('just now').waitFor();
+      await screenshots('api-keys');
+    });
+
+    it('shows webhook deliveries in the log, and a failing receiver turns its endpoint Degraded', async () => {
+      await nav('Webhooks');
+      await page.getByText('No webhook endpoints').waitFor();
+      await page.getByRole('button', { name: 'Add endpoint' }).first().click();
+      const dialog = page.getByRole('dialog', { name: 'Add webhook endpoint' });
+      await dialog.getByLabel('Endpoint URL').fill(`${healthy.url}/hooks/orders`);
+      await dialog.getByLabel('Description').fill('Order sync');
+      await dialog.getByRole('checkbox', { name: 'order.created' }).check();
+      await dialog.getByRole('checkbox', { name: 'order.shipped' }).check();
+      await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+      const reveal = page.getByRole('dialog', { name: 'Endpoint added' });
+      assert.match(await reveal.getByLabel('Signing secret').inputValue(), /^whsec_/);
+      await reveal.getByRole('button', { name: 'View endpoint' }).click();
+      await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+      await page.getByText('No deliveries yet').waitFor();
+
+      await placeOrder();
+      await healthy.waitFor(1);
+      const delivered = page.locator('tr[data-status="succeeded"]', { hasText: 'order.created' });
+      await delivered.waitFor();
+      const cells = await delivered.locator('td').allInnerTexts();
+      assert.match(cells[0] ?? '', /^\d{2}:\d{2}:\d{2}$/, 'time as HH:MM:SS');
+      assert.equal(cells[1], 'order.created');
+      assert.equal(cells[2], '/hooks/orders');
+      assert.equal(cells[3], '200 OK');
+      assert.match(cells[4] ?? '', /^\d+ ms$/);
+      assert.equal(await delivered.locator('.response-ok').count(), 1, 'a 2xx response is shown as success');
+
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.locator('tr[data-status="succeeded"]', { hasText: 'webhook.test' }).waitFor();
+      await screenshots('webhook-detail');
+
+      // A second endpoint whose receiver answers 503.
+      await nav('Webhooks');
+      await page.getByRole('button', { name: 'Add endpoint' }).first().click();
+      const second = page.getByRole('dialog', { name: 'Add webhook endpoint' });
+      await second.getByLabel('Endpoint URL').fill(`${failing.url}/hooks/inventory`);
+      await second.getByRole('checkbox', { name: 'order.created' }).check();
+      await second.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByRole('dialog', { name: 'Endpoint added' }).getByRole('button', { name: 'Close' }).first().click();
+      const failingRow = page.locator('tr', { hasText: `${failing.url}/hooks/inventory` });
+      await failingRow.getByText('Active').waitFor();
+
+      await placeOrder();
+      await failing.waitFor(1);
+      await failingRow.getByText('Degraded').waitFor({ timeout: 20_000 });
+      const healthyRow = page.locator('tr', { hasText: `${healthy.url}/hooks/orders` });
+      await healthyRow.getByText('Active').waitFor();
+      assert.match(await healthyRow.innerText(), /ago|just now/, 'last triggered, as relative time');
+      await screenshots('webhooks');
+
+      await failingRow.getByRole('link').click();
+      const failed = page.locator('tr[data-status="failed"]', { hasText: 'order.created' });
+      await failed.waitFor();
+      assert.equal(await failed.locator('.response-error').innerText(), '503 Service Unavailable');
+      await failed.getByRole('button', { name: /^Retry/ }).click();
+      await eventually(() => failing.received.length >= 2 || undefined, 15_000, 'the manual retry');
+      await page.locator('tr[data-status="failed"]').nth(1).waitFor();
+      await screenshots('webhook-failing');
+    });
+
+    it('installs and rates a plugin from the marketplace', async () => {
+      await nav('Plugins');
+      await page.locator('[data-plugin]').first().waitFor();
+      assert.ok((await page.locator('[data-plugin]').count()) > 10);
+      await screenshots('plugins');
+      await page.getByLabel('Search').fill('slack');
+      await page.getByLabel('Category').selectOption('notifications');
+      const card = page.locator('[data-plugin="slack-order-notifications"]');
+      await card.waitFor();
+      await page.getByText('1 plugin', { exact: true }).waitFor();
+      const installs = async () => Number((await card.getByTestId('installs').innerText()).replace(/\D/g, ''));
+      const before = await installs();
+      assert.match(await card.getByTestId('rating').innerText(), /\d\.\d/);
+
+      await card.getByRole('button', { name: 'Install Slack Order Notifications' }).click();
+      await card.getByText('Installed').waitFor();
+      assert.equal(await installs(), before + 1);
+      await card.getByRole('button', { name: 'Rate Slack Order Notifications 4 stars' }).click();
+      await card.getByText('Your rating: 4').waitFor();
+      await page.getByText('You rated Slack Order Notifications 4 stars.').waitFor();
+      assert.match(await card.getByTestId('rating').innerText(), /^\D*\d\.\d/);
+      await screenshots('plugins-search');
+
+      await card.getByRole('button', { name: 'Uninstall Slack Order Notifications' }).click();
+      await card.getByRole('button', { name: 'Install Slack Order Notifications' }).waitFor();
+      assert.equal(await installs(), before);
+      await page.getByLabel('Search').fill('no plugin is called this');
+      await page.getByText('No plugins match').waitFor();
+    });
+
+    it('counts the calls just made on the usage page', async () => {
+      const made = apiCalls;
+      await nav('Usage');
+      const total = page.getByTestId('total-calls');
+      await eventually(async () => (await total.innerText()) === String(made) || undefined, 10_000, `${made} calls`);
+      await page.locator('.recharts-bar-rectangle').first().waitFor();
+      const top = page.locator('.bar-item', { hasText: 'POST /products' });
+      assert.match(await top.innerText(), /2\s+calls/);
+      assert.match(await page.locator('.bar-item', { hasText: 'POST /orders' }).innerText(), /2\s+calls/);
+      await page.getByText('Monthly quota used').first().waitFor();
+      await screenshots('usage');
+    });
+
+    it('warns from 80% of the quota and announces a newer API version with an upgrade', async () => {
+      const account = await page.evaluate(async () => {
+        const res = await fetch('/console/api/session');
+        return (await res.json()) as { tenant: { id: string } };
+      });
+      const oldest = server.deps.versions.list()[0];
+      assert.ok(oldest);
+      await server.deps.tenants.setApiVersion(account.tenant.id, oldest.version);
+      // The calls made so far are 87% of this quota.
+      await server.deps.tenants.setLimits(account.tenant.id, { monthly: Math.ceil((apiCalls * 100) / 87) });
+      const expected = Math.floor((apiCalls * 100) / Math.ceil((apiCalls * 100) / 87));
+
+      await nav('Overview');
+      await page.getByText(`You have used ${expected}% of your monthly quota`).waitFor();
+      await page.getByRole('link', { name: 'Upgrade plan' }).waitFor();
+      const latest = server.deps.versions.latest;
+      await page.getByText(`API ${latest.release} is available`).waitFor();
+      await screenshots('overview-banners');
+
+      await page.getByRole('button', { name: `Upgrade to ${latest.release}` }).click();
+      const confirm = page.getByRole('dialog', { name: `Upgrade to API ${latest.release}?` });
+      await confirm.getByRole('button', { name: `Upgrade to ${latest.release}` }).click();
+      await page.getByText(`Upgraded to API ${latest.release}.`).waitFor();
+      await page.getByText(`API ${latest.release} is available`).waitFor({ state: 'detached' });
+      const versions = await callApi<{ pinned: string }>('GET', '/v1/versions');
+      assert.equal(versions.body.pinned, latest.version);
+
+      await page.getByRole('link', { name: 'Upgrade plan' }).click();
+      await page.getByRole('heading', { name: 'Plans' }).waitFor();
+      assert.equal(await page.locator('.plan-current h3').innerText(), 'Free');
+    });
+
+    it('logs out, and pages send a logged-out visitor to the login page and back', async () => {
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.waitForURL(/\/console\/login$/);
+      await page.goto('/console/keys');
+      await page.waitForURL(/\/console\/login\?next=%2Fkeys$/);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('not my password');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('alert').getByText('The email or password is incorrect.').waitFor();
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      assert.match(page.url(), /\/console\/keys$/);
+    });
+
+    it('ran without script errors or content-security-policy violations', () => {
+      assert.deepEqual(problems, []);
+    });
+  });
+}
