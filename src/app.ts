@@ -16,6 +16,7 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/sche
 import { validatorCompiler } from './http/validation.js';
 import { newRequestId } from './lib/ids.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { consolePages } from './modules/console/console.pages.js';
 import { consoleApiRoutes } from './modules/console/console.routes.js';
@@ -241,6 +242,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         { name: 'Plugins' },
         { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
         { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
+        { name: 'Analytics', description: 'Revenue, orders, customers and products over time, and reports' },
       ],
     },
   });
@@ -264,6 +266,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await v1.register(pluginRoutes(deps));
       await v1.register(aiRoutes(deps));
       await v1.register(usageRoutes(deps));
+      await v1.register(analyticsRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './lib/logger.js';
 import { createBuiltinProvider } from './modules/ai/ai.builtin.js';
 import { createOpenAiProvider } from './modules/ai/ai.openai.js';
 import { createAiService } from './modules/ai/ai.service.js';
+import { createAnalyticsService } from './modules/analytics/analytics.service.js';
 import { createApiKeyService } from './modules/api-keys/api-keys.service.js';
 import { createConsoleService } from './modules/console/console.service.js';
 import { createEventService } from './modules/events/events.service.js';
@@ -65,6 +66,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const idempotency = createIdempotency({ store, clock });
   const users = createUserService({ store });
   const events = createEventService({ store, clock, versions });
+  // Registers its rollup listener: it must exist before anything emits order events.
+  const analytics = createAnalyticsService({ store, clock, events, logger });
   const plugins = createPluginService({ store, clock });
   const paymentProvider = overrides.paymentProvider ?? createSandboxProvider();
   const products = createProductService({ store, clock, events });
@@ -109,6 +112,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     tenants,
     users,
     events,
+    analytics,
     plugins,
     paymentProvider,
     products,

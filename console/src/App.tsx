@@ -20,7 +20,11 @@ function Starting() {
   return (
     <main className="auth" id="main">
       {error !== undefined ? (
-        <ErrorState error={error} onRetry={() => void refresh()} title="The console could not reach the server" />
+        <ErrorState
+          error={error}
+          onRetry={() => void refresh()}
+          title="The console could not reach the server"
+        />
       ) : (
         <Loading label="Starting the console" rows={1} />
       )}

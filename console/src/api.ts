@@ -49,7 +49,11 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch {
-    throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and retry.');
+    throw new ApiError(
+      0,
+      'network_error',
+      'The server could not be reached. Check your connection and retry.',
+    );
   }
   if (response.status === 204) return undefined as T;
   const data: unknown = await response.json().catch(() => null);

@@ -12,7 +12,12 @@ interface SessionState {
   /** True after the user logged out here (not when the session expired). */
   loggedOut: boolean;
   login(email: string, password: string): Promise<void>;
-  signup(input: { store_name: string; owner_name?: string; email: string; password: string }): Promise<SignupResult>;
+  signup(input: {
+    store_name: string;
+    owner_name?: string;
+    email: string;
+    password: string;
+  }): Promise<SignupResult>;
   logout(): Promise<void>;
   refresh(): Promise<void>;
 }
@@ -31,26 +36,32 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setAccount(next);
   }, []);
 
-  const refresh = useCallback(async () => {
-    try {
-      adopt(await api.get<Account>('/session'));
-      setError(undefined);
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 401) adopt(null);
-      else setError(failure);
-    }
-  }, [adopt]);
+  /** Asks the server who is logged in (401: nobody). */
+  const check = useCallback(
+    () =>
+      api.get<Account>('/session').then(
+        (current) => {
+          adopt(current);
+          setError(undefined);
+        },
+        (failure: unknown) => {
+          if (failure instanceof ApiError && failure.status === 401) adopt(null);
+          else setError(failure);
+        },
+      ),
+    [adopt],
+  );
 
   useEffect(() => {
     setUnauthorizedHandler(() => adopt(null));
-    void refresh();
-  }, [adopt, refresh]);
+    void check();
+  }, [adopt, check]);
 
   const value = useMemo<SessionState>(
     () => ({
       account,
       error,
-      refresh,
+      refresh: check,
       firstKey,
       dismissFirstKey: () => setFirstKey(undefined),
       loggedOut,
@@ -73,7 +84,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         }
       },
     }),
-    [account, error, refresh, adopt, firstKey, loggedOut],
+    [account, error, check, adopt, firstKey, loggedOut],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

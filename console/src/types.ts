@@ -1,6 +1,10 @@
 import type { Static } from 'typebox';
 import type { ApiKeySchema } from '../../src/modules/api-keys/api-keys.schemas.js';
-import type { AccountSchema, ConsoleVersionsSchema, SignupResultSchema } from '../../src/modules/console/console.schemas.js';
+import type {
+  AccountSchema,
+  ConsoleVersionsSchema,
+  SignupResultSchema,
+} from '../../src/modules/console/console.schemas.js';
 import type { PluginSchema, RatingSchema } from '../../src/modules/plugins/plugins.schemas.js';
 import type { UsageSchema } from '../../src/modules/usage/usage.schemas.js';
 import type { DeliverySchema, WebhookSchema } from '../../src/modules/webhooks/webhooks.schemas.js';

@@ -41,6 +41,14 @@ export function Chips({ items, max }: { items: readonly string[]; max?: number }
 export function ResponseLabel({ response, status }: { response: string | null; status: number | null }) {
   if (response === null) return <span className="response response-pending">Pending</span>;
   const tone =
-    status === null ? 'error' : status < 300 ? 'ok' : status < 400 ? 'redirect' : status < 500 ? 'client' : 'error';
+    status === null
+      ? 'error'
+      : status < 300
+        ? 'ok'
+        : status < 400
+          ? 'redirect'
+          : status < 500
+            ? 'client'
+            : 'error';
   return <span className={`response response-${tone}`}>{response}</span>;
 }

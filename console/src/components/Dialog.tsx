@@ -15,7 +15,9 @@ const FOCUSABLE =
 
 /** Tab from the last control goes to the first, Shift+Tab from the first to the last. */
 function keepFocusInside(dialog: HTMLDialogElement, event: KeyboardEvent<HTMLDialogElement>): void {
-  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.getClientRects().length > 0);
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => el.getClientRects().length > 0,
+  );
   const first = controls[0];
   const last = controls[controls.length - 1];
   if (!first || !last) return;
@@ -48,7 +50,9 @@ export function Dialog({ title, onClose, children, description, size = 'normal' 
     if (!dialog) return;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     dialog.showModal();
-    const first = dialog.querySelector<HTMLElement>('[autofocus], input, select, textarea, button:not(.dialog-close)');
+    const first = dialog.querySelector<HTMLElement>(
+      '[autofocus], input, select, textarea, button:not(.dialog-close)',
+    );
     first?.focus();
     return () => {
       if (dialog.open) dialog.close();
@@ -76,7 +80,12 @@ export function Dialog({ title, onClose, children, description, size = 'normal' 
       <div className="dialog-body">
         <header className="dialog-header">
           <h2 id={titleId}>{title}</h2>
-          <button type="button" className="icon-button dialog-close" aria-label="Close" onClick={() => close.current()}>
+          <button
+            type="button"
+            className="icon-button dialog-close"
+            aria-label="Close"
+            onClick={() => close.current()}
+          >
             <span aria-hidden="true">×</span>
           </button>
         </header>
@@ -104,7 +113,17 @@ interface ConfirmProps {
 }
 
 /** "Are you sure?" with the consequence spelled out; the confirm button names the action. */
-export function ConfirmDialog({ title, message, confirmLabel, tone = 'danger', busy, error, onConfirm, onClose, children }: ConfirmProps) {
+export function ConfirmDialog({
+  title,
+  message,
+  confirmLabel,
+  tone = 'danger',
+  busy,
+  error,
+  onConfirm,
+  onClose,
+  children,
+}: ConfirmProps) {
   return (
     <Dialog title={title} onClose={onClose}>
       <form

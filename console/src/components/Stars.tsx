@@ -14,7 +14,17 @@ export function Stars({ rating }: { rating: number }) {
 }
 
 /** Rate from 1 to 5: a group of real buttons, each saying what it does. */
-export function RateInput({ name, value, onRate, disabled }: { name: string; value: number | undefined; onRate: (stars: number) => void; disabled?: boolean }) {
+export function RateInput({
+  name,
+  value,
+  onRate,
+  disabled,
+}: {
+  name: string;
+  value: number | undefined;
+  onRate: (stars: number) => void;
+  disabled?: boolean;
+}) {
   const id = useId();
   return (
     <div className="rate" role="group" aria-labelledby={id}>

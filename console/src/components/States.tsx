@@ -13,7 +13,15 @@ export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?
   );
 }
 
-export function ErrorState({ error, onRetry, title = 'Something went wrong' }: { error: unknown; onRetry?: () => void; title?: string }) {
+export function ErrorState({
+  error,
+  onRetry,
+  title = 'Something went wrong',
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  title?: string;
+}) {
   return (
     <div className="state state-error" role="alert">
       <h3>{title}</h3>
@@ -27,7 +35,15 @@ export function ErrorState({ error, onRetry, title = 'Something went wrong' }: {
   );
 }
 
-export function Empty({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
+export function Empty({
+  title,
+  children,
+  action,
+}: {
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+}) {
   return (
     <div className="state state-empty">
       <h3>{title}</h3>

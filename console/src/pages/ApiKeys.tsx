@@ -76,8 +76,16 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
 
   if (created) {
     return (
-      <Dialog title="Your new API key" onClose={onClose} description="Copy it now. For your security it is shown only once.">
-        <CopyField label={`Key “${created.name}”`} value={created.key} hint="Store it in a secret manager, never in client-side code." />
+      <Dialog
+        title="Your new API key"
+        onClose={onClose}
+        description="Copy it now. For your security it is shown only once."
+      >
+        <CopyField
+          label={`Key “${created.name}”`}
+          value={created.key}
+          hint="Store it in a secret manager, never in client-side code."
+        />
         <div className="dialog-actions">
           <button type="button" className="button button-primary" onClick={onClose}>
             Done
@@ -92,17 +100,34 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
       <form onSubmit={(event) => void submit(event)}>
         <div className="field">
           <label htmlFor={nameId}>Name</label>
-          <input id={nameId} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Storefront production" autoFocus />
+          <input
+            id={nameId}
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. Storefront production"
+            autoFocus
+          />
         </div>
         <fieldset className="fieldset">
           <legend>Permissions</legend>
           <div className="presets">
             {PRESETS.map((preset) => (
-              <button key={preset.label} type="button" className="button button-small" onClick={() => setPermissions(new Set(preset.permissions))}>
+              <button
+                key={preset.label}
+                type="button"
+                className="button button-small"
+                onClick={() => setPermissions(new Set(preset.permissions))}
+              >
                 {preset.label}
               </button>
             ))}
-            <button type="button" className="button button-small button-ghost" onClick={() => setPermissions(new Set())}>
+            <button
+              type="button"
+              className="button button-small button-ghost"
+              onClick={() => setPermissions(new Set())}
+            >
               Clear
             </button>
           </div>
@@ -112,7 +137,11 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
                 <span className="permission-area">{area}</span>
                 {list.map((permission) => (
                   <label key={permission} className="check">
-                    <input type="checkbox" checked={permissions.has(permission)} onChange={(e) => toggle(permission, e.target.checked)} />
+                    <input
+                      type="checkbox"
+                      checked={permissions.has(permission)}
+                      onChange={(e) => toggle(permission, e.target.checked)}
+                    />
                     <span className="mono">{permission}</span>
                   </label>
                 ))}
@@ -122,7 +151,14 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         </fieldset>
         <div className="field">
           <label htmlFor={expiresId}>Expires on</label>
-          <input id={expiresId} type="date" min={minDate} value={expires} onChange={(e) => setExpires(e.target.value)} aria-describedby={`${expiresId}-hint`} />
+          <input
+            id={expiresId}
+            type="date"
+            min={minDate}
+            value={expires}
+            onChange={(e) => setExpires(e.target.value)}
+            aria-describedby={`${expiresId}-hint`}
+          />
           <p id={`${expiresId}-hint`} className="hint">
             Optional. Leave empty for a key that does not expire. Keys show as Expiring in their last 7 days.
           </p>
@@ -145,7 +181,15 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
   );
 }
 
-function RollDialog({ apiKey, onClose, onRolled }: { apiKey: ApiKey; onClose: () => void; onRolled: () => void }) {
+function RollDialog({
+  apiKey,
+  onClose,
+  onRolled,
+}: {
+  apiKey: ApiKey;
+  onClose: () => void;
+  onRolled: () => void;
+}) {
   const [grace, setGrace] = useState(0);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
@@ -167,7 +211,11 @@ function RollDialog({ apiKey, onClose, onRolled }: { apiKey: ApiKey; onClose: ()
 
   if (rolled) {
     return (
-      <Dialog title="Key rolled" onClose={onClose} description="Here is the replacement. Copy it now: it is shown only once.">
+      <Dialog
+        title="Key rolled"
+        onClose={onClose}
+        description="Here is the replacement. Copy it now: it is shown only once."
+      >
         <CopyField label={`New key for “${rolled.name}”`} value={rolled.key} />
         <div className="dialog-actions">
           <button type="button" className="button button-primary" onClick={onClose}>
@@ -235,7 +283,11 @@ export function ApiKeys() {
 
   return (
     <>
-      <PageHeader title="API keys" description="Keys authenticate API requests. Give each integration its own key with only the permissions it needs." actions={createButton} />
+      <PageHeader
+        title="API keys"
+        description="Keys authenticate API requests. Give each integration its own key with only the permissions it needs."
+        actions={createButton}
+      />
       <Async resource={keys} loadingLabel="Loading API keys">
         {({ data }) =>
           data.length === 0 ? (
@@ -269,7 +321,7 @@ export function ApiKeys() {
                         {key.key}
                       </td>
                       <td data-label="Permissions">
-                        <Chips items={key.permissions} max={4} />
+                        <Chips items={key.permissions} max={3} />
                       </td>
                       <td data-label="Created" className="nowrap">
                         <time dateTime={key.created} title={formatDateTime(key.created)}>
@@ -287,10 +339,17 @@ export function ApiKeys() {
                       </td>
                       <td data-label="Status">
                         <StatusBadge status={key.status} />
-                        {key.expires_at ? <div className="hint">Expires {formatDate(key.expires_at)}</div> : null}
+                        {key.expires_at ? (
+                          <div className="hint">Expires {formatDate(key.expires_at)}</div>
+                        ) : null}
                       </td>
                       <td className="row-actions">
-                        <button type="button" className="button button-small" onClick={() => setRolling(key)} aria-label={`Roll ${key.name}`}>
+                        <button
+                          type="button"
+                          className="button button-small"
+                          onClick={() => setRolling(key)}
+                          aria-label={`Roll ${key.name}`}
+                        >
                           Roll
                         </button>
                         <button
@@ -322,7 +381,9 @@ export function ApiKeys() {
           }}
         />
       ) : null}
-      {rolling ? <RollDialog apiKey={rolling} onClose={() => setRolling(undefined)} onRolled={keys.reload} /> : null}
+      {rolling ? (
+        <RollDialog apiKey={rolling} onClose={() => setRolling(undefined)} onRolled={keys.reload} />
+      ) : null}
       {revoking ? (
         <ConfirmDialog
           title={`Revoke “${revoking.name}”?`}

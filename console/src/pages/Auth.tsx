@@ -5,7 +5,17 @@ import { humanize } from '../format.js';
 import { useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
 
-function AuthCard({ title, subtitle, children, footer }: { title: string; subtitle: string; children: ReactNode; footer: ReactNode }) {
+function AuthCard({
+  title,
+  subtitle,
+  children,
+  footer,
+}: {
+  title: string;
+  subtitle: string;
+  children: ReactNode;
+  footer: ReactNode;
+}) {
   return (
     <main className="auth" id="main">
       <div className="auth-card">
@@ -33,7 +43,12 @@ function Field({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-describedby={hint || error ? hintId : undefined} aria-invalid={error ? true : undefined} {...input} />
+      <input
+        id={id}
+        aria-describedby={hint || error ? hintId : undefined}
+        aria-invalid={error ? true : undefined}
+        {...input}
+      />
       {error ? (
         <p id={hintId} className="field-error">
           {error}
@@ -49,7 +64,8 @@ function Field({
 
 function fieldErrors(error: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (error instanceof ApiError) for (const e of error.errors) out[e.field] = `${humanize(e.field)} ${e.message}.`;
+  if (error instanceof ApiError)
+    for (const e of error.errors) out[e.field] = `${humanize(e.field)} ${e.message}.`;
   return out;
 }
 
@@ -85,7 +101,16 @@ export function Login() {
       }
     >
       <form onSubmit={(event) => void submit(event)} noValidate={false}>
-        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        <Field
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          autoFocus
+        />
         <Field
           label="Password"
           type="password"
@@ -147,9 +172,36 @@ export function Signup() {
       }
     >
       <form onSubmit={(event) => void submit(event)}>
-        <Field label="Store name" name="store_name" required maxLength={200} value={form.store_name} onChange={set('store_name')} error={fields.store_name} autoFocus />
-        <Field label="Your name" name="owner_name" autoComplete="name" maxLength={200} hint="Optional." value={form.owner_name} onChange={set('owner_name')} error={fields.owner_name} />
-        <Field label="Email" type="email" name="email" autoComplete="email" required value={form.email} onChange={set('email')} error={fields.email} />
+        <Field
+          label="Store name"
+          name="store_name"
+          required
+          maxLength={200}
+          value={form.store_name}
+          onChange={set('store_name')}
+          error={fields.store_name}
+          autoFocus
+        />
+        <Field
+          label="Your name"
+          name="owner_name"
+          autoComplete="name"
+          maxLength={200}
+          hint="Optional."
+          value={form.owner_name}
+          onChange={set('owner_name')}
+          error={fields.owner_name}
+        />
+        <Field
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={form.email}
+          onChange={set('email')}
+          error={fields.email}
+        />
         <Field
           label="Password"
           type="password"

@@ -6,7 +6,7 @@ import { ConfirmDialog, Dialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
-import { formatDate, formatMs, formatNumber, percent, plural } from '../format.js';
+import { formatDate, formatMs, formatNumber, humanize, percent, plural } from '../format.js';
 import { useResource } from '../hooks.js';
 import { useAccount, useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
@@ -39,7 +39,9 @@ export function QuotaWarning({ usage }: { usage: Usage }) {
   return (
     <div className={`banner ${over ? 'banner-danger' : 'banner-warning'}`} role="alert">
       <div>
-        <strong>{over ? 'You have used your whole monthly quota' : `You have used ${used}% of your monthly quota`}</strong>
+        <strong>
+          {over ? 'You have used your whole monthly quota' : `You have used ${used}% of your monthly quota`}
+        </strong>
         <p>
           {over
             ? `API calls are refused with 429 until the quota resets on ${formatDate(usage.quota.resets_at)}.`
@@ -84,8 +86,8 @@ function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgrade
       <div>
         <strong>API {versions.latest_release} is available</strong>
         <p>
-          Your requests use {versions.pinned_release} ({versions.pinned}) unless they send X-Service-Version. Upgrade to get{' '}
-          {versions.latest_release} ({versions.latest}) by default.
+          Your requests use {versions.pinned_release} ({versions.pinned}) unless they send X-Service-Version.
+          Upgrade to get {versions.latest_release} ({versions.latest}) by default.
         </p>
       </div>
       <button type="button" className="button button-primary" onClick={() => setOpen(true)}>
@@ -102,7 +104,10 @@ function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgrade
           onConfirm={() => void upgrade()}
           message={
             <>
-              <p>Requests without an X-Service-Version header will use {versions.latest} at once, and new webhooks will get its payloads. What changes:</p>
+              <p>
+                Requests without an X-Service-Version header will use {versions.latest} at once, and new
+                webhooks will get its payloads. What changes:
+              </p>
               <ul className="changelog">
                 {(latest?.changelog ?? []).map((line) => (
                   <li key={line}>{line}</li>
@@ -142,14 +147,17 @@ export function UsageCards({ usage }: { usage: Usage }) {
           Total errors
         </h2>
         <p className="stat-value">{formatNumber(usage.total_errors)}</p>
-        <p className="stat-note">{usage.total_calls === 0 ? 'No calls yet' : `${errorRate.toFixed(1)}% of calls (4xx and 5xx)`}</p>
+        <p className="stat-note">
+          {usage.total_calls === 0 ? 'No calls yet' : `${errorRate.toFixed(1)}% of calls (4xx and 5xx)`}
+        </p>
       </section>
       <section className="card stat" aria-labelledby="stat-quota">
         <h2 id="stat-quota" className="stat-label">
           Monthly quota used
         </h2>
         <p className="stat-value">
-          {formatNumber(usage.quota.used)} <span className="stat-of">/ {formatNumber(usage.quota.limit)}</span>
+          {formatNumber(usage.quota.used)}{' '}
+          <span className="stat-of">/ {formatNumber(usage.quota.limit)}</span>
         </p>
         <QuotaBar used={usage.quota.used} limit={usage.quota.limit} label="Monthly quota used" />
         <p className="stat-note">Resets {formatDate(usage.quota.resets_at)}</p>
@@ -167,7 +175,10 @@ export function Overview() {
 
   return (
     <>
-      <PageHeader title="Overview" description={`${account.tenant.name} · this month’s API activity at a glance.`} />
+      <PageHeader
+        title="Overview"
+        description={`${account.tenant.name} · this month’s API activity at a glance.`}
+      />
       {versions.data ? <VersionBanner versions={versions.data} onUpgraded={versions.reload} /> : null}
       {usage.data ? <QuotaWarning usage={usage.data} /> : null}
       {usage.data ? (
@@ -177,17 +188,41 @@ export function Overview() {
       ) : (
         <Loading label="Loading usage" rows={2} />
       )}
+      <section className="card" aria-labelledby="access">
+        <h2 id="access">API access</h2>
+        <dl className="details-grid">
+          <div className="details-span">
+            <dt>Base URL</dt>
+            <dd className="mono">{`${window.location.origin}/v1`}</dd>
+          </div>
+          <div>
+            <dt>Pinned version</dt>
+            <dd>
+              {versions.data
+                ? `${versions.data.pinned_release} (${versions.data.pinned})`
+                : account.tenant.api_version}
+            </dd>
+          </div>
+          <div>
+            <dt>Plan</dt>
+            <dd>{humanize(account.tenant.plan)}</dd>
+          </div>
+        </dl>
+      </section>
       <section className="card" aria-labelledby="start">
         <h2 id="start">Build with the API</h2>
         <ul className="links">
           <li>
-            <Link to="/keys">Create an API key</Link> <span>with only the permissions an integration needs.</span>
+            <Link to="/keys">Create an API key</Link>{' '}
+            <span>with only the permissions an integration needs.</span>
           </li>
           <li>
-            <Link to="/webhooks">Add a webhook endpoint</Link> <span>to hear about orders, payments and products as they happen.</span>
+            <Link to="/webhooks">Add a webhook endpoint</Link>{' '}
+            <span>to hear about orders, payments and products as they happen.</span>
           </li>
           <li>
-            <Link to="/plugins">Browse plugins</Link> <span>for shipping, accounting, marketing and more.</span>
+            <Link to="/plugins">Browse plugins</Link>{' '}
+            <span>for shipping, accounting, marketing and more.</span>
           </li>
           <li>
             <a href="/docs">Read the API reference</a> <span>(OpenAPI 3.1).</span>

@@ -71,7 +71,9 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
       <div className="plugin-stats">
         <span className="plugin-rating" data-testid="rating">
           <Stars rating={plugin.rating} />
-          <span className="rating-value">{plugin.rating_count === 0 ? 'No ratings' : plugin.rating.toFixed(1)}</span>
+          <span className="rating-value">
+            {plugin.rating_count === 0 ? 'No ratings' : plugin.rating.toFixed(1)}
+          </span>
           {plugin.rating_count > 0 ? (
             <span className="muted">
               ({formatNumber(plugin.rating_count)}
@@ -98,7 +100,14 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
         >
           {plugin.installed ? 'Uninstall' : 'Install'}
         </button>
-        {plugin.installed ? <RateInput name={plugin.name} value={myRating} onRate={(stars) => void rate(stars)} disabled={busy} /> : null}
+        {plugin.installed ? (
+          <RateInput
+            name={plugin.name}
+            value={myRating}
+            onRate={(stars) => void rate(stars)}
+            disabled={busy}
+          />
+        ) : null}
       </footer>
     </article>
   );
@@ -131,7 +140,12 @@ export function Plugins() {
 
   let body;
   if (results.data === undefined) {
-    body = results.error !== undefined ? <ErrorState error={results.error} onRetry={results.reload} /> : <Loading label="Loading plugins" rows={4} />;
+    body =
+      results.error !== undefined ? (
+        <ErrorState error={results.error} onRetry={results.reload} />
+      ) : (
+        <Loading label="Loading plugins" rows={4} />
+      );
   } else if (results.data.data.length === 0) {
     body = (
       <Empty
@@ -164,11 +178,20 @@ export function Plugins() {
 
   return (
     <>
-      <PageHeader title="Plugins" description="Extend your store with integrations. Installing grants a plugin the permissions and events it lists." />
+      <PageHeader
+        title="Plugins"
+        description="Extend your store with integrations. Installing grants a plugin the permissions and events it lists."
+      />
       <form className="filters" role="search" onSubmit={(event) => event.preventDefault()}>
         <div className="field field-grow">
           <label htmlFor={searchId}>Search</label>
-          <input id={searchId} type="search" placeholder="Slack, shipping, accounting…" value={query} onChange={(e) => setQuery(e.target.value)} />
+          <input
+            id={searchId}
+            type="search"
+            placeholder="Slack, shipping, accounting…"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor={categoryId}>Category</label>

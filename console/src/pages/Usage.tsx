@@ -3,7 +3,17 @@ import { useLocation } from 'react-router';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { PageHeader } from '../components/Layout.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
-import { formatCompact, formatDate, formatDateTime, formatDay, formatMs, formatNumber, humanize, percent, plural } from '../format.js';
+import {
+  formatCompact,
+  formatDate,
+  formatDateTime,
+  formatDay,
+  formatMs,
+  formatNumber,
+  humanize,
+  percent,
+  plural,
+} from '../format.js';
 import { useResource } from '../hooks.js';
 import { useAccount } from '../session.js';
 import { usePageTitle } from '../title.js';
@@ -23,7 +33,9 @@ function TopEndpoints({ usage }: { usage: UsageData }) {
     <section className="card" aria-labelledby="top-endpoints">
       <h2 id="top-endpoints">Top endpoints</h2>
       {top.length === 0 ? (
-        <Empty title="No calls in this period">Calls made with your API keys show up here within seconds.</Empty>
+        <Empty title="No calls in this period">
+          Calls made with your API keys show up here within seconds.
+        </Empty>
       ) : (
         <ol className="bar-list">
           {top.map((endpoint) => (
@@ -32,7 +44,9 @@ function TopEndpoints({ usage }: { usage: UsageData }) {
                 <span className="mono">{endpoint.endpoint}</span>
                 <span className="bar-figures">
                   <strong>{plural(endpoint.calls, 'call')}</strong>
-                  {endpoint.errors > 0 ? <span className="bar-errors"> · {plural(endpoint.errors, 'error')}</span> : null}
+                  {endpoint.errors > 0 ? (
+                    <span className="bar-errors"> · {plural(endpoint.errors, 'error')}</span>
+                  ) : null}
                   <span className="muted"> · {formatMs(endpoint.average_response_time_ms)}</span>
                 </span>
               </div>
@@ -62,12 +76,22 @@ function DailyChart({ usage }: { usage: UsageData }) {
         <h2 id={titleId}>Daily calls, last 7 days</h2>
         <span className="hint">{plural(total, 'call')} · UTC days</span>
       </div>
-      <div className="chart" role="img" aria-label={`Daily calls: ${usage.daily_calls.map((d) => `${formatDay(d.date)} ${d.calls}`).join(', ')}`}>
+      <div
+        className="chart"
+        role="img"
+        aria-label={`Daily calls: ${usage.daily_calls.map((d) => `${formatDay(d.date)} ${d.calls}`).join(', ')}`}
+      >
         <ResponsiveContainer width="100%" height={260}>
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e5e7eb" />
             <XAxis dataKey="day" interval={0} tickLine={false} axisLine={false} fontSize={12} />
-            <YAxis allowDecimals={false} tickLine={false} axisLine={false} fontSize={12} tickFormatter={(v: number) => formatCompact(v)} />
+            <YAxis
+              allowDecimals={false}
+              tickLine={false}
+              axisLine={false}
+              fontSize={12}
+              tickFormatter={(v: number) => formatCompact(v)}
+            />
             <Tooltip
               cursor={{ fill: '#eef2ff' }}
               formatter={(value) => formatNumber(Number(value))}
@@ -77,8 +101,20 @@ function DailyChart({ usage }: { usage: UsageData }) {
               }}
             />
             <Legend iconType="circle" iconSize={8} wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="Successful" stackId="calls" fill="#4f46e5" radius={[0, 0, 0, 0]} isAnimationActive={false} />
-            <Bar dataKey="Errors" stackId="calls" fill="#f59e0b" radius={[4, 4, 0, 0]} isAnimationActive={false} />
+            <Bar
+              dataKey="Successful"
+              stackId="calls"
+              fill="#4f46e5"
+              radius={[0, 0, 0, 0]}
+              isAnimationActive={false}
+            />
+            <Bar
+              dataKey="Errors"
+              stackId="calls"
+              fill="#f59e0b"
+              radius={[4, 4, 0, 0]}
+              isAnimationActive={false}
+            />
           </BarChart>
         </ResponsiveContainer>
       </div>
@@ -111,11 +147,16 @@ function Plans() {
     <section className="card" id="plans" aria-labelledby="plans-title" tabIndex={-1}>
       <h2 id="plans-title">Plans</h2>
       <p className="hint">
-        You are on the {humanize(account.tenant.plan)} plan. Plan changes are made by your platform operator; ask them for the plan you need.
+        You are on the {humanize(account.tenant.plan)} plan. Plan changes are made by your platform operator;
+        ask them for the plan you need.
       </p>
       <div className="plans">
         {account.plans.map((plan) => (
-          <div key={plan.name} className={`plan-card${plan.current ? ' plan-current' : ''}`} aria-current={plan.current ? 'true' : undefined}>
+          <div
+            key={plan.name}
+            className={`plan-card${plan.current ? ' plan-current' : ''}`}
+            aria-current={plan.current ? 'true' : undefined}
+          >
             <h3>{humanize(plan.name)}</h3>
             <p>
               <strong>{formatNumber(plan.monthly)}</strong> calls a month
@@ -180,14 +221,15 @@ export function Usage() {
               <div>
                 <dt>Monthly quota</dt>
                 <dd>
-                  {formatNumber(usage.data.quota.used)} of {formatNumber(usage.data.quota.limit)} used ({usage.data.quota.percent_used}%), resets{' '}
-                  {formatDate(usage.data.quota.resets_at)}
+                  {formatNumber(usage.data.quota.used)} of {formatNumber(usage.data.quota.limit)} used (
+                  {usage.data.quota.percent_used}%), resets {formatDate(usage.data.quota.resets_at)}
                 </dd>
               </div>
               <div>
                 <dt>Hourly rate limit</dt>
                 <dd>
-                  {formatNumber(usage.data.rate_limit.remaining)} of {formatNumber(usage.data.rate_limit.limit)} left, full again{' '}
+                  {formatNumber(usage.data.rate_limit.remaining)} of{' '}
+                  {formatNumber(usage.data.rate_limit.limit)} left, full again{' '}
                   {formatDateTime(usage.data.rate_limit.resets_at)}
                 </dd>
               </div>

@@ -17,7 +17,9 @@ const LOG_PAGE = 25;
 
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const [limit, setLimit] = useState(LOG_PAGE);
-  const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${limit}`, { refreshMs: 2000 });
+  const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${limit}`, {
+    refreshMs: 2000,
+  });
   const toast = useToast();
   const [retrying, setRetrying] = useState<string>();
 
@@ -36,7 +38,12 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
 
   let body;
   if (log.data === undefined) {
-    body = log.error !== undefined ? <ErrorState error={log.error} onRetry={log.reload} /> : <Loading label="Loading deliveries" />;
+    body =
+      log.error !== undefined ? (
+        <ErrorState error={log.error} onRetry={log.reload} />
+      ) : (
+        <Loading label="Loading deliveries" />
+      );
   } else if (log.data.data.length === 0) {
     body = (
       <Empty title="No deliveries yet">
@@ -71,7 +78,12 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                         {clockTime(delivery.time)}
                       </time>
                     ) : (
-                      <span className="muted" title={delivery.next_retry_at ? `Due ${formatDateTime(delivery.next_retry_at)}` : undefined}>
+                      <span
+                        className="muted"
+                        title={
+                          delivery.next_retry_at ? `Due ${formatDateTime(delivery.next_retry_at)}` : undefined
+                        }
+                      >
                         Queued
                       </span>
                     )}
@@ -114,7 +126,12 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
         </div>
         {log.data.has_more ? (
           <div className="load-more">
-            <button type="button" className="button" onClick={() => setLimit((l) => Math.min(100, l + LOG_PAGE))} disabled={limit >= 100}>
+            <button
+              type="button"
+              className="button"
+              onClick={() => setLimit((l) => Math.min(100, l + LOG_PAGE))}
+              disabled={limit >= 100}
+            >
               {limit >= 100 ? 'Showing the latest 100 attempts' : 'Show more'}
             </button>
           </div>
@@ -127,7 +144,9 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
     <section className="card" aria-labelledby="log-title">
       <div className="card-header">
         <h2 id="log-title">Delivery log</h2>
-        <span className="hint">{log.data ? `${formatNumber(log.data.total)} attempts · refreshes automatically` : null}</span>
+        <span className="hint">
+          {log.data ? `${formatNumber(log.data.total)} attempts · refreshes automatically` : null}
+        </span>
       </div>
       {body}
     </section>
@@ -136,7 +155,8 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
 
 export function WebhookDetail() {
   const { id = '' } = useParams();
-  const webhook = useResource<Webhook>(`/webhooks/${encodeURIComponent(id)}`, { refreshMs: 5000 });
+  // Status and last triggered move with the deliveries: refreshed as often as the log.
+  const webhook = useResource<Webhook>(`/webhooks/${encodeURIComponent(id)}`, { refreshMs: 2000 });
   usePageTitle(webhook.data ? `Webhook ${new URL(webhook.data.url).host}` : 'Webhook');
   const toast = useToast();
   const navigate = useNavigate();
@@ -175,7 +195,11 @@ export function WebhookDetail() {
         </>
       );
     }
-    return webhook.error !== undefined ? <ErrorState error={webhook.error} onRetry={webhook.reload} /> : <Loading label="Loading webhook" />;
+    return webhook.error !== undefined ? (
+      <ErrorState error={webhook.error} onRetry={webhook.reload} />
+    ) : (
+      <Loading label="Loading webhook" />
+    );
   }
   const data = webhook.data;
   const disabled = data.status === 'Disabled';
@@ -241,7 +265,13 @@ export function WebhookDetail() {
           </div>
           <div>
             <dt>Last triggered</dt>
-            <dd>{data.last_triggered ? <time dateTime={data.last_triggered}>{timeAgo(data.last_triggered, now)}</time> : 'Never'}</dd>
+            <dd>
+              {data.last_triggered ? (
+                <time dateTime={data.last_triggered}>{timeAgo(data.last_triggered, now)}</time>
+              ) : (
+                'Never'
+              )}
+            </dd>
           </div>
           <div>
             <dt>Payload version</dt>
@@ -259,9 +289,16 @@ export function WebhookDetail() {
           </div>
         </dl>
         {data.status === 'Degraded' ? (
-          <p className="banner banner-warning banner-inline">The last delivery failed; failed deliveries are retried on a schedule. A success makes the endpoint Active again.</p>
+          <p className="banner banner-warning banner-inline">
+            The last delivery failed; failed deliveries are retried on a schedule. A success makes the
+            endpoint Active again.
+          </p>
         ) : null}
-        {disabled ? <p className="banner banner-neutral banner-inline">Disabled: no deliveries are sent until you enable it again.</p> : null}
+        {disabled ? (
+          <p className="banner banner-neutral banner-inline">
+            Disabled: no deliveries are sent until you enable it again.
+          </p>
+        ) : null}
       </section>
       <DeliveryLog webhook={data} />
 
@@ -279,7 +316,12 @@ export function WebhookDetail() {
               setSecret(rotated.secret);
             })
           }
-          message={<p>Deliveries are signed with both the old and the new secret for 24 hours, so you can update your receiver without missing any.</p>}
+          message={
+            <p>
+              Deliveries are signed with both the old and the new secret for 24 hours, so you can update your
+              receiver without missing any.
+            </p>
+          }
         />
       ) : null}
       {dialog === 'rotate' && secret !== undefined ? (
@@ -320,7 +362,9 @@ export function WebhookDetail() {
               setDialog(null);
             })
           }
-          message={<p>No events are delivered to it while it is disabled. You can enable it again at any time.</p>}
+          message={
+            <p>No events are delivered to it while it is disabled. You can enable it again at any time.</p>
+          }
         />
       ) : null}
       {dialog === 'delete' ? (
@@ -337,7 +381,9 @@ export function WebhookDetail() {
               navigate('/webhooks', { replace: true });
             })
           }
-          message={<p>{data.url} stops receiving events and its delivery log is deleted. This cannot be undone.</p>}
+          message={
+            <p>{data.url} stops receiving events and its delivery log is deleted. This cannot be undone.</p>
+          }
         />
       ) : null}
     </>

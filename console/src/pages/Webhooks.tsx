@@ -66,13 +66,25 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
 
   if (created) {
     return (
-      <Dialog title="Endpoint added" onClose={onClose} description="Use this secret to verify the webhook-signature header of every delivery. It is shown only once.">
-        <CopyField label="Signing secret" value={created.secret ?? ''} hint="Any Standard Webhooks library verifies the signature with it." />
+      <Dialog
+        title="Endpoint added"
+        onClose={onClose}
+        description="Use this secret to verify the webhook-signature header of every delivery. It is shown only once."
+      >
+        <CopyField
+          label="Signing secret"
+          value={created.secret ?? ''}
+          hint="Any Standard Webhooks library verifies the signature with it."
+        />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Close
           </button>
-          <button type="button" className="button button-primary" onClick={() => navigate(`/webhooks/${created.id}`)}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => navigate(`/webhooks/${created.id}`)}
+          >
             View endpoint
           </button>
         </div>
@@ -85,11 +97,26 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
       <form onSubmit={(event) => void submit(event)}>
         <div className="field">
           <label htmlFor={urlId}>Endpoint URL</label>
-          <input id={urlId} type="url" required maxLength={2048} placeholder="https://example.com/webhooks/commerce" value={url} onChange={(e) => setUrl(e.target.value)} autoFocus />
+          <input
+            id={urlId}
+            type="url"
+            required
+            maxLength={2048}
+            placeholder="https://example.com/webhooks/commerce"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            autoFocus
+          />
         </div>
         <div className="field">
           <label htmlFor={descriptionId}>Description</label>
-          <input id={descriptionId} maxLength={500} placeholder="Optional" value={description} onChange={(e) => setDescription(e.target.value)} />
+          <input
+            id={descriptionId}
+            maxLength={500}
+            placeholder="Optional"
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+          />
         </div>
         <fieldset className="fieldset">
           <legend>Events to send</legend>
@@ -156,7 +183,11 @@ export function Webhooks() {
 
   return (
     <>
-      <PageHeader title="Webhooks" description="Endpoints receive signed POSTs when orders, payments and products change." actions={addButton} />
+      <PageHeader
+        title="Webhooks"
+        description="Endpoints receive signed POSTs when orders, payments and products change."
+        actions={addButton}
+      />
       <Async resource={webhooks} loadingLabel="Loading webhooks">
         {({ data }) =>
           data.length === 0 ? (
@@ -189,7 +220,10 @@ export function Webhooks() {
                       </td>
                       <td data-label="Last triggered" className="nowrap">
                         {webhook.last_triggered ? (
-                          <time dateTime={webhook.last_triggered} title={formatDateTime(webhook.last_triggered)}>
+                          <time
+                            dateTime={webhook.last_triggered}
+                            title={formatDateTime(webhook.last_triggered)}
+                          >
                             {timeAgo(webhook.last_triggered, now)}
                           </time>
                         ) : (

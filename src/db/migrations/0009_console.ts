@@ -20,11 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('console_sessions')
     .column('expires_at')
     .execute();
-  await db.schema
-    .createIndex('console_sessions_user_idx')
-    .on('console_sessions')
-    .column('user_id')
-    .execute();
+  await db.schema.createIndex('console_sessions_user_idx').on('console_sessions').column('user_id').execute();
 
   await db.schema
     .createTable('console_throttle')

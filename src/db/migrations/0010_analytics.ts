@@ -28,7 +28,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('customer_email', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('analytics_orders_tenant_idx').on('analytics_orders').column('tenant_id').execute();
+  await db.schema
+    .createIndex('analytics_orders_tenant_idx')
+    .on('analytics_orders')
+    .column('tenant_id')
+    .execute();
 
   await db.schema
     .createTable('analytics_daily')

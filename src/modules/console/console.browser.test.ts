@@ -39,8 +39,11 @@ function buildConsole(): void {
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-for (const dialect of DIALECTS) {
-  describe(`developer console in Chromium (${dialect})`, { skip, timeout: 240_000 }, () => {
+// Without Chromium the suite cannot run: the summary says so (one skipped test) instead of passing.
+if (skip) it('developer console in Chromium', { skip }, () => undefined);
+
+for (const dialect of skip ? [] : DIALECTS) {
+  describe(`developer console in Chromium (${dialect})`, { timeout: 240_000 }, () => {
     let store: TestStore;
     let server: RunningServer;
     let browser: Browser;
@@ -93,13 +96,18 @@ for (const dialect of DIALECTS) {
       for (const viewport of [NARROW, WIDE]) {
         await page.setViewportSize(viewport);
         await page.waitForTimeout(150);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = await inPage<number>('document.documentElement.scrollWidth - window.innerWidth');
         assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${viewport.width}px`);
         await page.screenshot({
           path: path.join(ARTIFACTS, `${dialect}-${name}-${viewport.width}.png`),
           fullPage: true,
         });
       }
+    }
+
+    /** An expression evaluated in the page (as text: this file is type-checked without the DOM library). */
+    function inPage<T>(expression: string): Promise<T> {
+      return page.evaluate<T>(expression);
     }
 
     async function nav(label: string): Promise<void> {
@@ -179,7 +187,7 @@ for (const dialect of DIALECTS) {
       assert.equal(session.httpOnly, true);
       assert.equal(session.secure, true);
       assert.equal(session.sameSite, 'Lax');
-      assert.equal(await page.evaluate(() => document.cookie), '');
+      assert.equal(await inPage<string>('document.cookie'), '');
       await screenshots('overview');
     });
 
@@ -193,18 +201,24 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < 30; i++) {
         await page.keyboard.press('Tab');
         assert.equal(
-          await page.evaluate(() => document.activeElement?.closest('dialog') !== null),
+          await inPage<boolean>("document.activeElement?.closest('dialog') != null"),
           true,
           `focus left the dialog after ${i + 1} tabs`,
         );
       }
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      assert.equal(await create.evaluate((el) => el === document.activeElement), true);
+      assert.equal(await inPage<string>('document.activeElement?.textContent'), 'Create key');
 
       await create.click();
       await dialog.getByLabel('Name').fill('Storefront');
-      for (const permission of ['read:products', 'write:products', 'read:orders', 'write:orders', 'read:users']) {
+      for (const permission of [
+        'read:products',
+        'write:products',
+        'read:orders',
+        'write:orders',
+        'read:users',
+      ]) {
         await dialog.getByRole('checkbox', { name: permission, exact: true }).check();
       }
       await screenshots('api-keys-create');
@@ -215,7 +229,7 @@ for (const dialect of DIALECTS) {
       assert.match(apiKey, /^sk_live_[0-9A-Za-z]{40}$/);
       await reveal.getByRole('button', { name: 'Copy' }).click();
       await reveal.getByRole('button', { name: 'Copied' }).waitFor();
-      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
+      assert.equal(await inPage<string>('navigator.clipboard.readText()'), apiKey);
       await reveal.getByRole('button', { name: 'Done' }).click();
 
       const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'Storefront' }) });
@@ -272,7 +286,11 @@ for (const dialect of DIALECTS) {
       await second.getByLabel('Endpoint URL').fill(`${failing.url}/hooks/inventory`);
       await second.getByRole('checkbox', { name: 'order.created' }).check();
       await second.getByRole('button', { name: 'Add endpoint' }).click();
-      await page.getByRole('dialog', { name: 'Endpoint added' }).getByRole('button', { name: 'Close' }).first().click();
+      await page
+        .getByRole('dialog', { name: 'Endpoint added' })
+        .getByRole('button', { name: 'Close' })
+        .first()
+        .click();
       const failingRow = page.locator('tr', { hasText: `${failing.url}/hooks/inventory` });
       await failingRow.getByText('Active').waitFor();
 
@@ -304,7 +322,8 @@ for (const dialect of DIALECTS) {
       const card = page.locator('[data-plugin="slack-order-notifications"]');
       await card.waitFor();
       await page.getByText('1 plugin', { exact: true }).waitFor();
-      const installs = async () => Number((await card.getByTestId('installs').innerText()).replace(/\D/g, ''));
+      const installs = async () =>
+        Number((await card.getByTestId('installs').innerText()).replace(/\D/g, ''));
       const before = await installs();
       assert.match(await card.getByTestId('rating').innerText(), /\d\.\d/);
 
@@ -328,7 +347,11 @@ for (const dialect of DIALECTS) {
       const made = apiCalls;
       await nav('Usage');
       const total = page.getByTestId('total-calls');
-      await eventually(async () => (await total.innerText()) === String(made) || undefined, 10_000, `${made} calls`);
+      await eventually(
+        async () => (await total.innerText()) === String(made) || undefined,
+        10_000,
+        `${made} calls`,
+      );
       await page.locator('.recharts-bar-rectangle').first().waitFor();
       const top = page.locator('.bar-item', { hasText: 'POST /products' });
       assert.match(await top.innerText(), /2\s+calls/);

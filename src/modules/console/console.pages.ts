@@ -13,7 +13,10 @@ import { AppError } from '../../http/errors.js';
  * how to make one.
  */
 
-export const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/console');
+export const CONSOLE_DIST = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../dist/console',
+);
 
 /** The app's page routes (console/src/routes.ts has the same list). */
 export const CONSOLE_PAGES = [
@@ -93,7 +96,8 @@ export function consolePages(options: { root?: string } = {}): FastifyPluginAsyn
     // Vite names every asset after its content hash: cache it for good.
     app.get<{ Params: { '*': string } }>('/console/assets/*', options, async (request, reply) => {
       const name = request.params['*'];
-      if (!ASSET_NAME.test(name) || name.startsWith('.')) throw new AppError('not_found', 'No such console file.');
+      if (!ASSET_NAME.test(name) || name.startsWith('.'))
+        throw new AppError('not_found', 'No such console file.');
       return file(reply, `assets/${name}`, 'immutable');
     });
 

@@ -1,4 +1,9 @@
-import type { ConsoleSessionsTable, ConsoleThrottleTable, TenantsTable, UsersTable } from '../../db/schema.js';
+import type {
+  ConsoleSessionsTable,
+  ConsoleThrottleTable,
+  TenantsTable,
+  UsersTable,
+} from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 
 export type SessionRow = ConsoleSessionsTable;
@@ -83,7 +88,11 @@ export async function deleteExpiredSessions(db: Db, now: number, idleBefore: num
 
 export async function findThrottles(db: Db, keys: readonly string[]): Promise<ThrottleRow[]> {
   if (keys.length === 0) return [];
-  const rows = await db.selectFrom('console_throttle').selectAll().where('key', 'in', [...keys]).execute();
+  const rows = await db
+    .selectFrom('console_throttle')
+    .selectAll()
+    .where('key', 'in', [...keys])
+    .execute();
   return rows.map((row) => ({
     key: row.key,
     attempts: Number(row.attempts),

@@ -73,7 +73,8 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
 }
 
 function sessionOf(request: FastifyRequest): ConsoleSession {
-  if (!request.consoleSession) throw new Error(`route ${request.routeOptions.url} read a session it did not require`);
+  if (!request.consoleSession)
+    throw new Error(`route ${request.routeOptions.url} read a session it did not require`);
   return request.consoleSession;
 }
 
@@ -94,7 +95,13 @@ function setSessionCookie(reply: FastifyReply, session: StartedSession, now: num
 function clearSessionCookie(reply: FastifyReply): void {
   reply.header(
     'set-cookie',
-    stringifySetCookie(SESSION_COOKIE, '', { path: '/', secure: true, httpOnly: true, sameSite: 'lax', maxAge: 0 }),
+    stringifySetCookie(SESSION_COOKIE, '', {
+      path: '/',
+      secure: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      maxAge: 0,
+    }),
   );
 }
 
@@ -243,7 +250,10 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api-keys',
-      { config: { auth: 'public' }, schema: { hide: true, response: { 200: ApiKeyListSchema, ...SESSION_ERRORS } } },
+      {
+        config: { auth: 'public' },
+        schema: { hide: true, response: { 200: ApiKeyListSchema, ...SESSION_ERRORS } },
+      },
       async (request) => ({ data: await apiKeys.list(sessionOf(request).principal) }),
     );
 
@@ -323,7 +333,11 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/webhooks/:id',
       {
         config: { auth: 'public' },
-        schema: { ...HIDDEN, params: WebhookParams, response: { 200: WebhookSchema, ...errorResponses(401, 404) } },
+        schema: {
+          ...HIDDEN,
+          params: WebhookParams,
+          response: { 200: WebhookSchema, ...errorResponses(401, 404) },
+        },
       },
       async (request) => webhooks.get(sessionOf(request).principal, request.params.id),
     );
@@ -358,7 +372,12 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/webhooks/:id/rotate-secret',
       {
         config: { auth: 'public' },
-        schema: { ...HIDDEN, params: WebhookParams, body: EmptyBody, response: { 200: WebhookSchema, ...WRITE_ERRORS } },
+        schema: {
+          ...HIDDEN,
+          params: WebhookParams,
+          body: EmptyBody,
+          response: { 200: WebhookSchema, ...WRITE_ERRORS },
+        },
       },
       async (request) => webhooks.rotateSecret(sessionOf(request).principal, request.params.id),
     );
@@ -367,7 +386,12 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/webhooks/:id/test',
       {
         config: { auth: 'public' },
-        schema: { ...HIDDEN, params: WebhookParams, body: EmptyBody, response: { 202: DeliverySchema, ...WRITE_ERRORS } },
+        schema: {
+          ...HIDDEN,
+          params: WebhookParams,
+          body: EmptyBody,
+          response: { 202: DeliverySchema, ...WRITE_ERRORS },
+        },
       },
       async (request, reply) => {
         reply.code(202);
@@ -425,7 +449,11 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/plugins/:id',
       {
         config: { auth: 'public' },
-        schema: { ...HIDDEN, params: PluginParams, response: { 200: PluginSchema, ...errorResponses(401, 404) } },
+        schema: {
+          ...HIDDEN,
+          params: PluginParams,
+          response: { 200: PluginSchema, ...errorResponses(401, 404) },
+        },
       },
       async (request) => plugins.get(sessionOf(request).principal.tenant.id, request.params.id),
     );
@@ -478,6 +506,5 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         return rating;
       },
     );
-
   };
 }

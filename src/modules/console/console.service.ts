@@ -214,10 +214,7 @@ export function createConsoleService(deps: {
         plan: SIGNUP_PLAN,
         keyName: 'Default key',
       });
-      const started = await startSession(
-        { id: created.user.id, tenant_id: created.tenant.id },
-        replacing,
-      );
+      const started = await startSession({ id: created.user.id, tenant_id: created.tenant.id }, replacing);
       return { ...started, apiKey: created.apiKey };
     },
 
@@ -320,7 +317,8 @@ export function createConsoleService(deps: {
             .join(', ')}`,
         );
       }
-      if (version < previous) throw validationError('version', `must not be older than the pinned ${previous}`);
+      if (version < previous)
+        throw validationError('version', `must not be older than the pinned ${previous}`);
       await tenants.setApiVersion(session.account.tenant.id, version);
       return { previous_version: previous, api_version: version };
     },

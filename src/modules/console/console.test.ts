@@ -178,9 +178,13 @@ for (const dialect of DIALECTS) {
       assert.equal(again.status, 400);
       assert.equal((again.body as unknown as { code: string }).code, 'validation_failed');
       const b = browser(ctx.app);
-      const extra = await b.request<{ code: string; errors: { field: string }[] }>('POST', '/console/api/signup', {
-        body: { store_name: 'X', email: newEmail(), password: PASSWORD, plan: 'enterprise' },
-      });
+      const extra = await b.request<{ code: string; errors: { field: string }[] }>(
+        'POST',
+        '/console/api/signup',
+        {
+          body: { store_name: 'X', email: newEmail(), password: PASSWORD, plan: 'enterprise' },
+        },
+      );
       assert.equal(extra.status, 400);
       assert.deepEqual(
         extra.body.errors.map((e) => e.field),
@@ -302,7 +306,8 @@ for (const dialect of DIALECTS) {
       const b = browser(ctx.app);
       const account = await signup(b);
       assert.equal(account.status, 201);
-      const keysBefore = (await b.request<{ data: unknown[] }>('GET', '/console/api/api-keys')).body.data.length;
+      const keysBefore = (await b.request<{ data: unknown[] }>('GET', '/console/api/api-keys')).body.data
+        .length;
       const body = { name: 'ci', permissions: ['read:orders'] };
       const other = browser(ctx.app);
       assert.equal((await signup(other)).status, 201);
@@ -386,16 +391,28 @@ for (const dialect of DIALECTS) {
       assert.equal(fine.status, 200);
 
       clock.advance(blockMs - 1000);
-      const still = await b.request('POST', '/console/api/login', { body: { email, password: PASSWORD }, address });
+      const still = await b.request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address,
+      });
       assert.equal(still.status, 429);
       assert.equal(still.headers['retry-after'], '1');
       clock.advance(1000);
-      const open = await b.request('POST', '/console/api/login', { body: { email, password: PASSWORD }, address });
+      const open = await b.request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address,
+      });
       assert.equal(open.status, 200);
       // A success clears the email's count: one more mistake is not a block.
-      const slip = await b.request('POST', '/console/api/login', { body: { email, password: 'oops' }, address });
+      const slip = await b.request('POST', '/console/api/login', {
+        body: { email, password: 'oops' },
+        address,
+      });
       assert.equal(slip.status, 401);
-      const again = await b.request('POST', '/console/api/login', { body: { email, password: PASSWORD }, address });
+      const again = await b.request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address,
+      });
       assert.equal(again.status, 200);
     });
 
@@ -552,9 +569,13 @@ for (const dialect of DIALECTS) {
       // Another tenant's session sees none of it and can change none of it.
       const theirs = await stranger.request<{ data: { id: string }[] }>('GET', '/console/api/api-keys');
       assert.ok(!theirs.body.data.some((k) => k.id === created.body.id));
-      assert.equal((await stranger.request('DELETE', `/console/api/api-keys/${created.body.id}`)).status, 404);
       assert.equal(
-        (await stranger.request('POST', `/console/api/api-keys/${created.body.id}/roll`, { body: {} })).status,
+        (await stranger.request('DELETE', `/console/api/api-keys/${created.body.id}`)).status,
+        404,
+      );
+      assert.equal(
+        (await stranger.request('POST', `/console/api/api-keys/${created.body.id}/roll`, { body: {} }))
+          .status,
         404,
       );
       assert.equal((await api('GET', '/v1/users/me')).status, 200);
@@ -607,9 +628,13 @@ for (const dialect of DIALECTS) {
       assert.equal(log[0]?.event, 'webhook.test');
       assert.ok(Number.isInteger(log[0]?.duration));
 
-      const rotated = await owner.request<{ secret: string }>('POST', `/console/api/webhooks/${id}/rotate-secret`, {
-        body: {},
-      });
+      const rotated = await owner.request<{ secret: string }>(
+        'POST',
+        `/console/api/webhooks/${id}/rotate-secret`,
+        {
+          body: {},
+        },
+      );
       assert.equal(rotated.status, 200);
       assert.notEqual(rotated.body.secret, created.body.secret);
       const disabled = await owner.request<{ status: string }>('PATCH', `/console/api/webhooks/${id}`, {
@@ -649,9 +674,13 @@ for (const dialect of DIALECTS) {
       assert.equal(install.status, 201);
       assert.equal(install.body.installed, true);
       assert.equal(install.body.installs, plugin.installs + 1);
-      const twice = await owner.request<{ installs: number }>('POST', `/console/api/plugins/${plugin.id}/install`, {
-        body: {},
-      });
+      const twice = await owner.request<{ installs: number }>(
+        'POST',
+        `/console/api/plugins/${plugin.id}/install`,
+        {
+          body: {},
+        },
+      );
       assert.equal(twice.status, 200);
       assert.equal(twice.body.installs, plugin.installs + 1);
       const theirs = await stranger.request<{ data: { installed: boolean }[] }>(
@@ -660,13 +689,21 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(theirs.body.data[0]?.installed, false);
 
-      const rate = await owner.request<{ stars: number }>('POST', `/console/api/plugins/${plugin.id}/ratings`, {
-        body: { stars: 4 },
-      });
+      const rate = await owner.request<{ stars: number }>(
+        'POST',
+        `/console/api/plugins/${plugin.id}/ratings`,
+        {
+          body: { stars: 4 },
+        },
+      );
       assert.equal(rate.status, 201);
-      const rerate = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, { body: { stars: 5 } });
+      const rerate = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, {
+        body: { stars: 5 },
+      });
       assert.equal(rerate.status, 200);
-      const bad = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, { body: { stars: 6 } });
+      const bad = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, {
+        body: { stars: 6 },
+      });
       assert.equal(bad.status, 400);
       const removed = await owner.request<{ installed: boolean; installs: number }>(
         'DELETE',
@@ -724,7 +761,9 @@ for (const dialect of DIALECTS) {
         (await b.request('POST', '/console/api/versions/upgrade', { body: {}, noCsrf: true })).status,
         403,
       );
-      const bogus = await b.request('POST', '/console/api/versions/upgrade', { body: { version: '1999-01-01' } });
+      const bogus = await b.request('POST', '/console/api/versions/upgrade', {
+        body: { version: '1999-01-01' },
+      });
       assert.equal(bogus.status, 400);
       const upgraded = await b.request<{ previous_version: string; api_version: string }>(
         'POST',
@@ -733,7 +772,10 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(upgraded.status, 200);
       assert.deepEqual(upgraded.body, { previous_version: oldest, api_version: info.body.latest });
-      const pinned = await client(ctx.app, account.body.api_key?.key)<{ pinned: string }>('GET', '/v1/versions');
+      const pinned = await client(ctx.app, account.body.api_key?.key)<{ pinned: string }>(
+        'GET',
+        '/v1/versions',
+      );
       assert.equal(pinned.body.pinned, info.body.latest);
       const after = await b.request<{ upgrade_available: boolean }>('GET', '/console/api/versions');
       assert.equal(after.body.upgrade_available, false);
@@ -762,7 +804,10 @@ describe('console pages', () => {
   before(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-console-'));
     fs.mkdirSync(path.join(root, 'assets'));
-    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>Console</title><div id="root"></div>');
+    fs.writeFileSync(
+      path.join(root, 'index.html'),
+      '<!doctype html><title>Console</title><div id="root"></div>',
+    );
     fs.writeFileSync(path.join(root, 'assets', 'index-AbC123.js'), 'console.log("app")');
     fs.writeFileSync(path.join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     app = await serve(root);

@@ -1,7 +1,7 @@
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { notFound, validationError } from '../../http/errors.js';
-import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { type Envelope, envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -33,13 +33,34 @@ export interface EventObject {
 /** Listeners run inside the emitting transaction (the webhook fan-out registers one). */
 export type EmitListener = (trx: Db, event: EventsTable) => Promise<void>;
 
-export type EventService = ReturnType<typeof createEventService>;
+export type EventListQuery = PageQuery & {
+  type?: string | undefined;
+  created_from?: string | undefined;
+  created_to?: string | undefined;
+};
 
-export function createEventService(deps: { store: Store; clock: Clock; versions: VersionRegistry }) {
-  const { store, clock, versions } = deps;
-  const listeners: EmitListener[] = [];
-
+export interface EventService {
   /** The event as delivered and listed, its object rendered in `apiVersion`. */
+  present(row: EventsTable, apiVersion: string): EventObject;
+  /** Registers a listener that runs inside every emitting transaction. */
+  onEmit(listener: EmitListener): void;
+  /**
+   * The same outbox, listeners included, stamping events with another clock (demo seeding walks
+   * a clock through the past so events, webhook fan-out and analytics rollups agree with it).
+   */
+  withClock(other: Clock): EventService;
+  /** Writes the event in `trx`, the transaction of the change that causes it. */
+  emit(trx: Db, input: EmitInput): Promise<EventsTable>;
+  get(tenantId: string, id: string, apiVersion: string): Promise<EventObject>;
+  list(tenantId: string, query: EventListQuery, apiVersion: string): Promise<Envelope<EventObject>>;
+}
+
+export function createEventService(
+  deps: { store: Store; clock: Clock; versions: VersionRegistry },
+  listeners: EmitListener[] = [],
+): EventService {
+  const { store, clock, versions } = deps;
+
   function present(row: EventsTable, apiVersion: string): EventObject {
     return {
       id: row.id,
@@ -59,7 +80,10 @@ export function createEventService(deps: { store: Store; clock: Clock; versions:
       listeners.push(listener);
     },
 
-    /** Writes the event in `trx`, the transaction of the change that causes it. */
+    withClock(other: Clock): EventService {
+      return createEventService({ store, clock: other, versions }, listeners);
+    },
+
     async emit(trx: Db, input: EmitInput): Promise<EventsTable> {
       const row: EventsTable = {
         id: newId('evt'),

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { isAppError } from '../../http/errors.js';
 import { ManualClock } from '../../lib/clock.js';
-import { createEventService } from '../events/events.service.js';
 import { createProductService } from '../products/products.service.js';
 import type { CreatedTenant } from '../tenants/tenants.service.js';
 import { createWalletService } from '../wallet/wallet.service.js';
@@ -131,7 +130,7 @@ interface Step {
 export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, orderCount = 80): Promise<void> {
   const now = deps.clock.now();
   const clock = new ManualClock(now - 35 * DAY);
-  const events = createEventService({ store: deps.store, clock, versions: deps.versions });
+  const events = deps.events.withClock(clock);
   const products = createProductService({ store: deps.store, clock, events });
   const orders = createOrderService({
     store: deps.store,

@@ -38,7 +38,7 @@ export const PAYMENT_LEASE_MS = 2 * 60 * 1000;
 
 function invalidTransition(action: OrderAction, status: OrderStatus): AppError {
   return new AppError('invalid_state_transition', `Cannot ${action} an order that is ${status}.`, {
-    extra: { status },
+    extra: { order_status: status },
   });
 }
 
@@ -535,7 +535,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       } catch (error) {
         if (products.isUniqueViolation(error)) {
           throw new AppError('invalid_state_transition', 'A payment for this order is already in progress.', {
-            extra: { status: 'pending' },
+            extra: { order_status: 'pending' },
           });
         }
         throw error;

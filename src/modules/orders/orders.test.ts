@@ -21,6 +21,8 @@ import { type OrderAction, TRANSITIONS } from './orders.service.js';
 
 interface Problem {
   code: string;
+  status: number;
+  order_status?: string;
   detail: string;
   product_id?: string;
   failure_code?: string;
@@ -320,6 +322,72 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(attempts.map((a) => a.status).sort(), ['failed', 'failed', 'succeeded']);
     });
 
+    it('lets one payment attempt run at a time, and settles an attempt whose process died', async () => {
+      const p = await product();
+      const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
+      const racing = await Promise.all(Array.from({ length: 5 }, () => act(o.id, 'pay')));
+      assert.deepEqual(racing.map((r) => r.status).sort(), [200, 409, 409, 409, 409]);
+      assert.equal(await countEvents(ctx.deps.store.db, 'order.paid', o.id), 1);
+      const charged = await ctx.deps.store.db
+        .selectFrom('payments')
+        .select('status')
+        .where('order_id', '=', o.id)
+        .execute();
+      assert.deepEqual(charged, [{ status: 'succeeded' }]);
+
+      // A process that recorded an attempt and died before the provider answered.
+      const stale = (await order([{ product_id: p.id, quantity: 1 }])).body;
+      const now = clock.now();
+      await ctx.deps.store.db
+        .insertInto('payments')
+        .values({
+          id: 'pay_stale00000000000000000000',
+          tenant_id: (
+            await ctx.deps.store.db
+              .selectFrom('orders')
+              .select('tenant_id')
+              .where('id', '=', stale.id)
+              .executeTakeFirstOrThrow()
+          ).tenant_id,
+          order_id: stale.id,
+          provider: 'sandbox',
+          method: 'pm_card_declined',
+          amount: stale.total,
+          currency: stale.currency,
+          status: 'pending',
+          failure_code: null,
+          failure_message: null,
+          provider_reference: null,
+          created: now,
+          updated: now,
+        })
+        .execute();
+      const busy = await act(stale.id, 'pay');
+      assert.equal(busy.status, 409, 'an attempt in flight blocks a second one');
+      assert.match(busy.body.detail, /in progress/);
+      clock.advance(3 * 60_000);
+      const retried = await act(stale.id, 'pay');
+      assert.equal(retried.status, 200, JSON.stringify(retried.body));
+      assert.equal(retried.body.status, 'paid');
+      const attempts = await ctx.deps.store.db
+        .selectFrom('payments')
+        .select(['id', 'status', 'failure_code'])
+        .where('order_id', '=', stale.id)
+        .orderBy('created')
+        .execute();
+      assert.deepEqual(
+        attempts.map((a) => [a.id === 'pay_stale00000000000000000000', a.status, a.failure_code]),
+        [
+          [true, 'failed', 'card_declined'],
+          [false, 'succeeded', null],
+        ],
+      );
+      assert.equal(
+        await countEvents(ctx.deps.store.db, 'payment.failed', 'pay_stale00000000000000000000'),
+        1,
+      );
+    });
+
     it('runs the lifecycle with an event for every step', async () => {
       const p = await product({ stock: 3 });
       const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
@@ -379,6 +447,8 @@ for (const dialect of DIALECTS) {
           const res = await act(o.id, action);
           assert.equal(res.status, 409, `${action} from ${status}`);
           assert.equal(res.body.code, 'invalid_state_transition');
+          assert.equal(res.body.status, 409, 'the problem keeps its HTTP status');
+          assert.equal(res.body.order_status, status);
           assert.equal((await api<OrderObject>('GET', `/v1/orders/${o.id}`)).body.status, status);
           checked += 1;
         }

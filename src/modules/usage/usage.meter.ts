@@ -21,11 +21,40 @@ function compareRows(a: repo.UsageRow, b: repo.UsageRow): number {
   return a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0;
 }
 
+/** Unwritten rows by tenant, endpoint and day: no key string to build per request. */
+type Pending = Map<string, Map<string, Map<number, repo.UsageRow>>>;
+
+function rowFor(pending: Pending, tenantId: string, endpoint: string, day: number): repo.UsageRow {
+  let byEndpoint = pending.get(tenantId);
+  if (byEndpoint === undefined) {
+    byEndpoint = new Map();
+    pending.set(tenantId, byEndpoint);
+  }
+  let byDay = byEndpoint.get(endpoint);
+  if (byDay === undefined) {
+    byDay = new Map();
+    byEndpoint.set(endpoint, byDay);
+  }
+  let row = byDay.get(day);
+  if (row === undefined) {
+    row = { tenant_id: tenantId, day, endpoint, calls: 0, errors: 0, rejected: 0, duration_us: 0 };
+    byDay.set(day, row);
+  }
+  return row;
+}
+
+function rowsOf(pending: Pending): repo.UsageRow[] {
+  const rows: repo.UsageRow[] = [];
+  for (const byEndpoint of pending.values())
+    for (const byDay of byEndpoint.values()) rows.push(...byDay.values());
+  return rows;
+}
+
 export type UsageMeter = ReturnType<typeof createUsageMeter>;
 
 export function createUsageMeter(deps: { store: Store; logger: Logger }) {
   const { store, logger } = deps;
-  let pending = new Map<string, repo.UsageRow>();
+  let pending: Pending = new Map();
   /** Flushes run one after another, so "flush, then read" sees everything recorded before. */
   let chain: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -35,7 +64,7 @@ export function createUsageMeter(deps: { store: Store; logger: Logger }) {
     const batch = pending;
     pending = new Map();
     // One order for every process: concurrent upserts of the same rows cannot deadlock.
-    const rows = [...batch.values()].sort(compareRows);
+    const rows = rowsOf(batch).sort(compareRows);
     try {
       await store.transaction(async (trx) => {
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
@@ -43,16 +72,12 @@ export function createUsageMeter(deps: { store: Store; logger: Logger }) {
         }
       });
     } catch (error) {
-      for (const [key, row] of batch) {
-        const later = pending.get(key);
-        if (later) {
-          later.calls += row.calls;
-          later.errors += row.errors;
-          later.rejected += row.rejected;
-          later.duration_us += row.duration_us;
-        } else {
-          pending.set(key, row);
-        }
+      for (const row of rows) {
+        const into = rowFor(pending, row.tenant_id, row.endpoint, row.day);
+        into.calls += row.calls;
+        into.errors += row.errors;
+        into.rejected += row.rejected;
+        into.duration_us += row.duration_us;
       }
       throw error;
     }
@@ -67,13 +92,7 @@ export function createUsageMeter(deps: { store: Store; logger: Logger }) {
 
   const recorder: UsageRecorder = {
     record(tenantId, endpoint, status, durationMs, at, rejected) {
-      const day = at - (at % DAY_MS);
-      const key = `${tenantId} ${day} ${endpoint}`;
-      let row = pending.get(key);
-      if (row === undefined) {
-        row = { tenant_id: tenantId, day, endpoint, calls: 0, errors: 0, rejected: 0, duration_us: 0 };
-        pending.set(key, row);
-      }
+      const row = rowFor(pending, tenantId, endpoint, at - (at % DAY_MS));
       row.calls += 1;
       if (status >= 400) row.errors += 1;
       if (rejected) row.rejected += 1;
@@ -105,7 +124,7 @@ export function createUsageMeter(deps: { store: Store; logger: Logger }) {
       try {
         await flush();
       } catch (error) {
-        const calls = [...pending.values()].reduce((sum, row) => sum + row.calls, 0);
+        const calls = rowsOf(pending).reduce((sum, row) => sum + row.calls, 0);
         logger.error({ err: error, calls }, 'could not write the last metered usage; these calls are lost');
       }
     },

@@ -81,9 +81,12 @@ export interface EntryInput {
  * Writes one balanced entry. Wallets are updated in account-id order, so two entries touching the
  * same wallets lock them in the same order on PostgreSQL. A wallet that would go below zero is
  * 422 `insufficient_funds` (the caller's transaction then rolls back as a whole). Returns the
- * postings in the order of `lines`.
+ * entry's id and its postings in the order of `lines`.
  */
-export async function postEntry(trx: Db, input: EntryInput): Promise<repo.PostingRow[]> {
+export async function postEntry(
+  trx: Db,
+  input: EntryInput,
+): Promise<{ entryId: string; postings: repo.PostingRow[] }> {
   if (input.lines.length < 2) throw new Error('a journal entry needs at least two postings');
   let total = 0;
   for (const line of input.lines) {
@@ -138,7 +141,7 @@ export async function postEntry(trx: Db, input: EntryInput): Promise<repo.Postin
   }
   const rows = input.lines.map((line) => postings.get(line) as repo.PostingRow); // every line was posted above
   await repo.insertPostings(trx, rows);
-  return rows;
+  return { entryId, postings: rows };
 }
 
 export interface Violation {

@@ -209,7 +209,7 @@ export function createWalletService(deps: WalletServiceDeps) {
     await checkDailyLimit(trx, tenantId, source, input.amount, now);
 
     const id = newId('tr');
-    const entry = await postEntry(trx, {
+    const { entryId } = await postEntry(trx, {
       type: 'transfer',
       currency: input.currency,
       created: now,
@@ -239,7 +239,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       currency: input.currency,
       description: input.description ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
-      entry_id: entry[0]?.entry_id ?? '',
+      entry_id: entryId,
       idempotency_key: idempotencyKey ?? null,
       created: now,
     };
@@ -346,7 +346,9 @@ export function createWalletService(deps: WalletServiceDeps) {
         if (!(await repo.tenantExists(trx, tenantId))) throw notFound('tenant');
         const wallet = await openWallet(trx, tenantId, currency, now);
         const funding = await ensurePlatformAccount(trx, 'funding', currency, now);
-        const [credited] = await postEntry(trx, {
+        const {
+          postings: [credited],
+        } = await postEntry(trx, {
           type: 'adjustment',
           currency,
           created: now,
@@ -367,7 +369,7 @@ export function createWalletService(deps: WalletServiceDeps) {
             },
           ],
         });
-        return presentTransaction(credited as repo.PostingRow); // postEntry returns one row per line
+        return presentTransaction(credited);
       });
     },
 
@@ -401,7 +403,9 @@ export function createWalletService(deps: WalletServiceDeps) {
       const wallet = await openWallet(trx, input.tenantId, input.currency, now);
       const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
       const description = `Payment ${input.paymentId} for order ${input.orderId}`;
-      const [credited] = await postEntry(trx, {
+      const {
+        postings: [credited],
+      } = await postEntry(trx, {
         type: 'payment',
         currency: input.currency,
         created: now,
@@ -422,7 +426,7 @@ export function createWalletService(deps: WalletServiceDeps) {
           },
         ],
       });
-      return presentTransaction(credited as repo.PostingRow); // postEntry returns one row per line
+      return presentTransaction(credited);
     },
 
     /**
@@ -443,7 +447,9 @@ export function createWalletService(deps: WalletServiceDeps) {
       }
       const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
       const description = `Refund of payment ${input.paymentId} for order ${input.orderId}`;
-      const [debited] = await postEntry(trx, {
+      const {
+        postings: [debited],
+      } = await postEntry(trx, {
         type: 'refund',
         currency: input.currency,
         created: now,
@@ -464,7 +470,7 @@ export function createWalletService(deps: WalletServiceDeps) {
           },
         ],
       });
-      return presentTransaction(debited as repo.PostingRow); // postEntry returns one row per line
+      return presentTransaction(debited);
     },
 
     /** Checks every ledger invariant (`ledger:verify`). */

@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { TSchema } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import {
+  AnalyticsQuery,
+  AnalyticsSchema,
+  CsvSchema,
+  CustomersReportSchema,
+  ProductsReportSchema,
+  ReportQuery,
+  SalesReportSchema,
+} from './analytics.schemas.js';
+import type { ReportName } from './analytics.service.js';
+
+const PERIOD_RULES =
+  'Days are UTC. `from`..`to` covers at most 366 days (400 `validation_failed` names the field otherwise).';
+
+/** A report as JSON (a list envelope) or, with `format=csv`, as a CSV attachment. */
+function reportResponse(json: TSchema) {
+  return {
+    200: {
+      description: 'The report rows',
+      content: {
+        'application/json': { schema: json },
+        'text/csv': { schema: CsvSchema },
+      },
+    },
+  };
+}
+
+export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { analytics } = deps;
+
+  async function sendCsv(reply: FastifyReply, csv: Awaited<ReturnType<typeof analytics.exportCsv>>) {
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${csv.filename}"`);
+    return reply.send(csv.body);
+  }
+
+  return async (app) => {
+    app.get(
+      '/analytics',
+      {
+        config: { auth: 'read:analytics' },
+        schema: {
+          tags: ['Analytics'],
+          summary:
+            'Revenue, orders, customers, top products and categories of a period, with the period before',
+          description: `${PERIOD_RULES} Default: the last 30 days ending today, by day, in the tenant's currency. Revenue is captured payments minus refunds on the day they happened; order counts go by the day the order was created.`,
+          querystring: AnalyticsQuery,
+          response: { 200: AnalyticsSchema },
+        },
+      },
+      async (request) => analytics.overview(principalOf(request).tenant, request.query),
+    );
+
+    const reports: [ReportName, string, TSchema][] = [
+      [
+        'sales',
+        'Sales by time bucket: every figure of the summary per day, week or month',
+        SalesReportSchema,
+      ],
+      ['products', 'Units sold and revenue per product', ProductsReportSchema],
+      ['customers', 'Orders, revenue and first and last order per customer', CustomersReportSchema],
+    ];
+    for (const [name, summary, schema] of reports) {
+      app.get(
+        `/analytics/reports/${name}`,
+        {
+          config: { auth: 'read:analytics' },
+          schema: {
+            tags: ['Analytics'],
+            summary,
+            description: `${PERIOD_RULES} JSON is a list envelope; \`format=csv\` exports every row as \`text/csv\`.`,
+            querystring: ReportQuery,
+            response: reportResponse(schema),
+          },
+        },
+        async (request, reply) => {
+          const { tenant } = principalOf(request);
+          const { format, ...query } = request.query;
+          if (format === 'csv') return sendCsv(reply, await analytics.exportCsv(name, tenant, query));
+          return analytics.report(name, tenant, query);
+        },
+      );
+    }
+  };
+}

@@ -1,0 +1,376 @@
+import { pipeline, Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { Store } from '../../db/store.js';
+import { validationError } from '../../http/errors.js';
+import {
+  type CursorValue,
+  type Envelope,
+  envelope,
+  type PageQuery,
+  pageWindow,
+} from '../../http/pagination.js';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import type { TenantSummary } from '../../lib/principal.js';
+import type { EventService } from '../events/events.service.js';
+import {
+  bucketsOf,
+  DAY_MS,
+  dateOf,
+  type Period,
+  type PeriodQuery,
+  previousOf,
+  resolvePeriod,
+} from './analytics.periods.js';
+import * as repo from './analytics.repository.js';
+import { rollupListener } from './analytics.rollups.js';
+import {
+  type Analytics,
+  CustomerRowSchema,
+  type CustomerRow,
+  type ProductRow,
+  ProductRowSchema,
+  type SalesRow,
+  SalesRowSchema,
+  type Summary,
+} from './analytics.schemas.js';
+
+/**
+ * Store analytics, read from the rollups the listener keeps in the transaction of every order
+ * change. A period of up to 366 days costs a bounded number of rows and index seeks whatever the
+ * number of orders: at most 732 daily rows (the period and the one before it), one seek per day
+ * with orders for distinct customers, and two seeks per product and category with sales in the
+ * period. The customers report reads one row per customer and day of the period.
+ */
+
+export const TOP_PRODUCTS = 10;
+const CSV_PAGE = 1000;
+
+export type ReportName = 'sales' | 'products' | 'customers';
+
+export interface Report<Row> extends Envelope<Row> {
+  from: string;
+  to: string;
+  interval: string;
+  currency: string;
+}
+
+interface Range {
+  from: number;
+  to: number;
+}
+
+function totalsOf(rows: readonly repo.DailyRow[], range: Range): repo.DailyCounts {
+  const out = { ...repo.EMPTY_DAILY };
+  for (const row of rows) {
+    if (row.day < range.from || row.day > range.to) continue;
+    for (const column of Object.keys(out) as (keyof repo.DailyCounts)[]) out[column] += row[column];
+  }
+  return out;
+}
+
+function summaryOf(counts: repo.DailyCounts, customers: number): Summary {
+  return {
+    revenue: counts.captured_amount - counts.refunded_amount,
+    orders: counts.orders,
+    paid_orders: counts.paid_orders,
+    average_order_value: counts.paid_orders === 0 ? 0 : Math.round(counts.paid_value / counts.paid_orders),
+    units_sold: counts.units_sold,
+    refunded_amount: counts.refunded_amount,
+    customers,
+  };
+}
+
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Highest revenue first, then by product id. */
+function productRows(totals: readonly repo.MemberTotals[]): ProductRow[] {
+  return totals
+    .map((row) => ({ product_id: row.member, name: row.name, units_sold: row.units, revenue: row.revenue }))
+    .sort((a, b) => b.revenue - a.revenue || byText(a.product_id, b.product_id));
+}
+
+function numericCursor(after: [CursorValue, string]): [number, string] {
+  if (typeof after[0] !== 'number') throw validationError('cursor', 'is not a cursor this API issued');
+  return [after[0], after[1]];
+}
+
+/** A page of rows computed in full (a bounded list), continued by offset or by cursor. */
+function pageOf<T>(
+  rows: readonly T[],
+  query: PageQuery,
+  sort: string,
+  keyOf: (row: T) => [number, string],
+  isAfter: (row: T, key: [number, string]) => boolean,
+): Envelope<T> {
+  const window = pageWindow(query, sort);
+  let start = window.offset;
+  if (window.cursor) {
+    const key = numericCursor(window.cursor.after);
+    const index = rows.findIndex((row) => isAfter(row, key));
+    start = index === -1 ? rows.length : index;
+  }
+  return envelope(
+    rows.slice(start, start + window.limit + 1),
+    rows.length,
+    window,
+    sort,
+    keyOf,
+    (row) => row,
+  );
+}
+
+function customerRow(row: repo.CustomerTotals): CustomerRow {
+  return {
+    email: row.email,
+    name: row.name,
+    orders: row.orders,
+    revenue: row.revenue,
+    first_order: iso(row.first_order_at),
+    last_order: iso(row.last_order_at),
+  };
+}
+
+const CSV_COLUMNS: Record<ReportName, string[]> = {
+  sales: Object.keys(SalesRowSchema.properties),
+  products: Object.keys(ProductRowSchema.properties),
+  customers: Object.keys(CustomerRowSchema.properties),
+};
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>;
+
+export function createAnalyticsService(deps: {
+  store: Store;
+  clock: Clock;
+  events: EventService;
+  logger: Logger;
+}) {
+  const { store, clock, events, logger } = deps;
+  events.onEmit(rollupListener(logger));
+
+  function periodOf(tenant: TenantSummary, query: PeriodQuery): Period {
+    return resolvePeriod(query, clock.now(), tenant.currency);
+  }
+
+  function header(period: Period) {
+    return {
+      from: dateOf(period.from),
+      to: dateOf(period.to),
+      interval: period.interval,
+      currency: period.currency,
+    };
+  }
+
+  /** Distinct customers with orders created in each range, from the reach rollup. */
+  async function customersIn(
+    tenantId: string,
+    currency: string,
+    ranges: readonly Range[],
+    rows: readonly repo.DailyRow[],
+  ): Promise<number[]> {
+    // A customer counts once, on their first order day in the range: the order days in the range
+    // whose previous order day (of the same customer) is before the range.
+    const pairs = ranges.map((range) =>
+      rows
+        .filter((row) => row.orders > 0 && row.day >= range.from && row.day <= range.to)
+        .map((row) => ({ day: row.day, since: range.from - DAY_MS })),
+    );
+    const unique = new Map(pairs.flat().map((pair) => [`${pair.day}:${pair.since}`, pair]));
+    const counts = await repo.reachCounts(store.db, tenantId, currency, [...unique.values()]);
+    return pairs.map((list) =>
+      list.reduce((sum, pair) => sum + (counts.get(`${pair.day}:${pair.since}`) ?? 0), 0),
+    );
+  }
+
+  async function salesRows(tenantId: string, period: Period): Promise<SalesRow[]> {
+    const rows = await repo.dailyRows(store.db, tenantId, period.currency, period.from, period.to);
+    const buckets = bucketsOf(period.from, period.to, period.interval);
+    const customers = await customersIn(tenantId, period.currency, buckets, rows);
+    return buckets.map((bucket, index) => ({
+      period_start: dateOf(bucket.start),
+      ...summaryOf(totalsOf(rows, bucket), customers[index] ?? 0),
+    }));
+  }
+
+  async function allProducts(tenantId: string, period: Period): Promise<ProductRow[]> {
+    const totals = await repo.runningTotals(
+      store.db,
+      tenantId,
+      period.currency,
+      'product',
+      period.from,
+      period.to,
+    );
+    return productRows(totals);
+  }
+
+  async function customersPage(
+    tenantId: string,
+    period: Period,
+    query: PageQuery,
+  ): Promise<Envelope<CustomerRow>> {
+    const sort = 'customers:-revenue';
+    const window = pageWindow(query, sort);
+    const [rows, total] = await Promise.all([
+      repo.customerTotals(store.db, tenantId, period.currency, period.from, period.to, {
+        limit: window.limit + 1,
+        offset: window.offset,
+        after: window.cursor ? numericCursor(window.cursor.after) : undefined,
+      }),
+      repo.countCustomers(store.db, tenantId, period.currency, period.from, period.to),
+    ]);
+    return envelope(rows, total, window, sort, (row) => [row.revenue, row.email], customerRow);
+  }
+
+  async function* allCustomers(tenantId: string, period: Period): AsyncGenerator<CustomerRow> {
+    let after: [number, string] | undefined;
+    for (;;) {
+      const rows = await repo.customerTotals(store.db, tenantId, period.currency, period.from, period.to, {
+        limit: CSV_PAGE,
+        offset: 0,
+        after,
+      });
+      for (const row of rows) yield customerRow(row);
+      const last = rows[rows.length - 1];
+      if (rows.length < CSV_PAGE || last === undefined) return;
+      after = [last.revenue, last.email];
+    }
+  }
+
+  /** One row per time bucket, with the summary figures of the bucket. */
+  async function salesReport(
+    tenant: TenantSummary,
+    query: PeriodQuery & PageQuery,
+  ): Promise<Report<SalesRow>> {
+    const period = periodOf(tenant, query);
+    const rows = await salesRows(tenant.id, period);
+    return {
+      ...header(period),
+      ...pageOf(
+        rows,
+        query,
+        'sales:period_start',
+        (row) => [Date.parse(row.period_start), row.period_start],
+        (row, [start]) => Date.parse(row.period_start) > start,
+      ),
+    };
+  }
+
+  /** One row per product with sales in the period. */
+  async function productsReport(
+    tenant: TenantSummary,
+    query: PeriodQuery & PageQuery,
+  ): Promise<Report<ProductRow>> {
+    const period = periodOf(tenant, query);
+    const rows = await allProducts(tenant.id, period);
+    return {
+      ...header(period),
+      ...pageOf(
+        rows,
+        query,
+        'products:-revenue',
+        (row) => [row.revenue, row.product_id],
+        (row, [revenue, id]) => row.revenue < revenue || (row.revenue === revenue && row.product_id > id),
+      ),
+    };
+  }
+
+  /** One row per customer with orders or money moved in the period. */
+  async function customersReport(
+    tenant: TenantSummary,
+    query: PeriodQuery & PageQuery,
+  ): Promise<Report<CustomerRow>> {
+    const period = periodOf(tenant, query);
+    return { ...header(period), ...(await customersPage(tenant.id, period, query)) };
+  }
+
+  return {
+    /** `GET /analytics`: the period's summary, the one before it, buckets, products, categories, statuses. */
+    async overview(tenant: TenantSummary, query: PeriodQuery): Promise<Analytics> {
+      const period = periodOf(tenant, query);
+      const previous = previousOf(period);
+      const { currency } = period;
+      const rows = await repo.dailyRows(store.db, tenant.id, currency, previous.from, period.to);
+      const buckets = bucketsOf(period.from, period.to, period.interval);
+      const [customers, products, categories] = await Promise.all([
+        customersIn(tenant.id, currency, [period, previous], rows),
+        repo.runningTotals(store.db, tenant.id, currency, 'product', period.from, period.to),
+        repo.runningTotals(store.db, tenant.id, currency, 'category', period.from, period.to),
+      ]);
+      const current = totalsOf(rows, period);
+      return {
+        ...header(period),
+        summary: summaryOf(current, customers[0] ?? 0),
+        previous_period: summaryOf(totalsOf(rows, previous), customers[1] ?? 0),
+        timeseries: buckets.map((bucket) => {
+          const counts = totalsOf(rows, bucket);
+          return {
+            period_start: dateOf(bucket.start),
+            revenue: counts.captured_amount - counts.refunded_amount,
+            orders: counts.orders,
+            units_sold: counts.units_sold,
+          };
+        }),
+        top_products: productRows(products).slice(0, TOP_PRODUCTS),
+        sales_by_category: categories
+          .map((row) => ({
+            category: row.member === '' ? null : row.member,
+            revenue: row.revenue,
+            units_sold: row.units,
+          }))
+          .sort((a, b) => b.revenue - a.revenue || byText(a.category ?? '', b.category ?? '')),
+        orders_by_status: {
+          pending: current.status_pending,
+          paid: current.status_paid,
+          shipped: current.status_shipped,
+          delivered: current.status_delivered,
+          cancelled: current.status_cancelled,
+          refunded: current.status_refunded,
+        },
+      };
+    },
+
+    /** A report as JSON: one page of its rows. */
+    async report(
+      name: ReportName,
+      tenant: TenantSummary,
+      query: PeriodQuery & PageQuery,
+    ): Promise<Report<SalesRow> | Report<ProductRow> | Report<CustomerRow>> {
+      if (name === 'sales') return salesReport(tenant, query);
+      if (name === 'products') return productsReport(tenant, query);
+      return customersReport(tenant, query);
+    },
+
+    /** Every row of a report as CSV (a header line, then the rows), streamed. */
+    async exportCsv(
+      name: ReportName,
+      tenant: TenantSummary,
+      query: PeriodQuery,
+    ): Promise<{ filename: string; body: Readable }> {
+      const period = periodOf(tenant, query);
+      let rows: Iterable<object> | AsyncIterable<object>;
+      if (name === 'sales') rows = await salesRows(tenant.id, period);
+      else if (name === 'products') rows = await allProducts(tenant.id, period);
+      else rows = allCustomers(tenant.id, period);
+      const csv = stringify({ header: true, columns: CSV_COLUMNS[name] });
+      const body = pipeline(Readable.from(rows), csv, (error) => {
+        if (error) logger.error({ err: error, report: name }, 'analytics CSV export failed');
+      });
+      return {
+        filename: `${name}-${dateOf(period.from)}-${dateOf(period.to)}-${period.currency}.csv`,
+        body,
+      };
+    },
+
+    /**
+     * Recomputes the rollups of one tenant (or all) from the orders and their lines: for orders
+     * written without this service's listener (bulk loads, a seeding event service of its own).
+     */
+    async rebuild(tenantId?: string): Promise<void> {
+      await store.transaction((trx) => repo.rebuildRollups(trx, tenantId));
+    },
+  };
+}
