@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { DIALECTS, freshStore, TEST_REDIS_URL, type TestStore } from './helpers/context.js';
+import { dropRedisKeys, redisTestPrefix } from './helpers/redis.js';
 import { type ServerProcess, spawnServer } from './helpers/process.js';
 
 /**
@@ -29,6 +30,7 @@ for (const dialect of DIALECTS) {
       let store: TestStore;
       let config: Config;
       let servers: ServerProcess[] = [];
+      const prefix = redisTestPrefix();
       const keys: Record<'hourly' | 'monthly' | 'plain', { tenantId: string; key: string }> = {
         hourly: { tenantId: '', key: '' },
         monthly: { tenantId: '', key: '' },
@@ -40,7 +42,7 @@ for (const dialect of DIALECTS) {
         const env = {
           ...store.env,
           REDIS_URL: TEST_REDIS_URL ?? '',
-          REDIS_KEY_PREFIX: `test:${randomBase62(10)}:`,
+          REDIS_KEY_PREFIX: prefix,
         };
         config = loadConfig(env);
         const deps = await createDeps(config);
@@ -71,6 +73,7 @@ for (const dialect of DIALECTS) {
       after(async () => {
         await Promise.all(servers.map((server) => server.stop()));
         await store?.drop();
+        await dropRedisKeys(prefix);
       });
 
       /** `count` requests at once, alternating between the two servers. */

@@ -54,6 +54,44 @@ function isRetryable(error: unknown): boolean {
   );
 }
 
+/**
+ * Whether `error` means the database cannot be reached right now (refused or lost connection,
+ * server shutting down, restarting or starting up): a transient condition the HTTP layer answers
+ * with 503 so clients retry, not a bug. PostgreSQL class 08 (connection exception), 57P01-57P03
+ * (admin/crash shutdown, cannot connect now), socket errors and pg's own connection messages.
+ */
+const UNAVAILABLE_PG_CODES = new Set(['57P01', '57P02', '57P03']);
+const UNAVAILABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+export function isStoreUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, message, errors, cause } = error as {
+    code?: unknown;
+    message?: unknown;
+    errors?: unknown;
+    cause?: unknown;
+  };
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_PG_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_SOCKET_CODES.has(code)) {
+      return true;
+    }
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  // net.connect to several addresses fails with an AggregateError; wrappers keep the original as cause.
+  if (Array.isArray(errors) && errors.some((inner) => isStoreUnavailable(inner, depth + 1))) return true;
+  return cause !== undefined && isStoreUnavailable(cause, depth + 1);
+}
+
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'store.sqlite');
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreUnavailable } from '../db/store.js';
 import { AppError, isAppError, problemFor } from './errors.js';
 import { toFieldErrors } from './validation.js';
 
@@ -47,6 +48,20 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = isAppError(error) ? error : fromFastifyError(error);
     if (known) return sendProblem(request, reply, known);
+    if (isStoreUnavailable(error)) {
+      // The database is down, restarting or unreachable: a retry will do, the process stays up.
+      request.log.warn(
+        { err: error, reqId: request.id, route: request.routeOptions.url },
+        'store unavailable',
+      );
+      return sendProblem(
+        request,
+        reply,
+        new AppError('service_unavailable', 'The database is unreachable; retry the request shortly.', {
+          headers: { 'retry-after': '1' },
+        }),
+      );
+    }
     request.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unhandled error');
     return sendProblem(
       request,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
@@ -14,6 +15,7 @@ import {
   TEST_REDIS_URL,
   type TestContext,
 } from '../../test/helpers/context.js';
+import { counterBackends, dropRedisKeys, redisTestPrefix } from '../../test/helpers/redis.js';
 import {
   AI_WINDOW_MS,
   createRateLimiter,
@@ -23,6 +25,57 @@ import {
   limitsOf,
   PLAN_LIMITS,
 } from './rate-limit.js';
+
+/** A TCP proxy in front of Redis that the test can take down and bring back on the same port. */
+interface TcpProxy {
+  port: number;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startTcpProxy(target: URL): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const listening = net.createServer((inbound) => {
+        const outbound = net.connect(Number(target.port || 6379), target.hostname);
+        for (const socket of [inbound, outbound]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => {
+            inbound.destroy();
+            outbound.destroy();
+          });
+        }
+        inbound.pipe(outbound).pipe(inbound);
+      });
+      listening.once('error', reject);
+      listening.listen(port, '127.0.0.1', () => {
+        port = (listening.address() as net.AddressInfo).port;
+        server = listening;
+        resolve();
+      });
+    });
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      if (!server) return resolve();
+      server.close(() => resolve());
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+    });
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    pause,
+    resume: listen,
+    close: pause,
+  };
+}
 
 interface Problem {
   code: string;
@@ -38,19 +91,6 @@ interface UsageBody {
   period: { from: string; to: string };
 }
 
-/** The counter backends every suite runs with: in memory, and Redis when TEST_REDIS_URL is set. */
-const BACKENDS: { name: string; env: () => Record<string, string> }[] = [
-  { name: 'memory', env: () => ({}) },
-  ...(TEST_REDIS_URL
-    ? [
-        {
-          name: 'redis',
-          env: () => ({ REDIS_URL: TEST_REDIS_URL ?? '', REDIS_KEY_PREFIX: `test:${randomBase62(10)}:` }),
-        },
-      ]
-    : []),
-];
-
 const AI_PROBE = '/v1/test/ai-probe';
 
 async function setLimitsWithCli(ctx: TestContext, tenantId: string, ...args: string[]): Promise<void> {
@@ -65,7 +105,7 @@ function countBy<T>(items: T[], key: (item: T) => string | number): Map<string |
 }
 
 for (const dialect of DIALECTS) {
-  for (const backend of BACKENDS) {
+  for (const backend of counterBackends()) {
     describe(`rate limits and monthly quota (${dialect}, ${backend.name})`, () => {
       let ctx: TestContext;
       const clock = new ManualClock();
@@ -73,14 +113,17 @@ for (const dialect of DIALECTS) {
       before(async () => {
         ctx = await createTestContext(dialect, {
           clock,
-          env: backend.env(),
+          env: backend.env,
           extraRoutes: (app) => {
             app.get(AI_PROBE, { config: { auth: 'any_key', rateLimit: 'ai' } }, async () => ({ ok: true }));
           },
         });
         assert.equal(ctx.deps.rateLimiter.backend, backend.name);
       });
-      after(() => ctx.close());
+      after(async () => {
+        await ctx.close();
+        await backend.cleanup();
+      });
 
       it('puts the limit headers on every authenticated response, and only there', async () => {
         clock.set('2026-11-21T10:00:00.000Z');
@@ -354,6 +397,71 @@ for (const dialect of DIALECTS) {
       assert.equal(warnings.length, 1, lines.join('\n'));
     });
   });
+
+  describe(
+    `rate limits when Redis goes away and comes back (${dialect})`,
+    { skip: TEST_REDIS_URL ? false : 'TEST_REDIS_URL is not set' },
+    () => {
+      let ctx: TestContext;
+      let proxy: TcpProxy;
+      const clock = new ManualClock();
+      const lines: string[] = [];
+      const prefix = redisTestPrefix();
+
+      before(async () => {
+        proxy = await startTcpProxy(new URL(TEST_REDIS_URL ?? ''));
+        const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+        ctx = await createTestContext(dialect, {
+          clock,
+          logger,
+          env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix },
+        });
+      });
+      after(async () => {
+        await ctx.close();
+        await proxy.close();
+        await dropRedisKeys(prefix);
+      });
+
+      it('counts locally during the outage and adds those calls to Redis once it is back', async () => {
+        const tenant = await createTenant(ctx);
+        await ctx.deps.tenants.setLimits(tenant.tenant.id, { monthly: 40 });
+        const api = client(ctx.app, tenant.apiKey.key);
+        /** Calls once; the quota is the tighter policy, so `RateLimit` reports what is left of it. */
+        const monthlyLeft = async () => {
+          const res = await api('GET', '/v1/versions');
+          assert.equal(res.status, 200);
+          const match = /^"monthly";r=(\d+);/.exec(String(res.headers['ratelimit']));
+          assert.ok(match?.[1], String(res.headers['ratelimit']));
+          return Number(match[1]);
+        };
+        const said = (text: string) => lines.filter((line) => line.includes(text)).length;
+
+        assert.deepEqual([await monthlyLeft(), await monthlyLeft(), await monthlyLeft()], [39, 38, 37]);
+        await proxy.pause();
+        // Local counters, seeded from the stored usage (3 calls), take over.
+        assert.deepEqual([await monthlyLeft(), await monthlyLeft()], [36, 35]);
+        assert.equal(said('Redis is unreachable'), 1);
+
+        await proxy.resume();
+        let localCalls = 2;
+        let left = 0;
+        const deadline = Date.now() + 15_000;
+        for (;;) {
+          left = await monthlyLeft();
+          if (said('Redis is reachable again') > 0) break;
+          localCalls += 1;
+          assert.equal(left, 37 - localCalls, 'still counting locally');
+          assert.ok(Date.now() < deadline, 'Redis did not come back');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        // The first call back is counted in Redis, which had seen 3; then the outage's calls join.
+        assert.equal(left, 36);
+        assert.equal(await monthlyLeft(), 40 - (3 + 1 + localCalls + 1));
+        assert.equal(said('Redis is unreachable'), 1);
+      });
+    },
+  );
 }
 
 describe('limits and endpoint names', () => {
@@ -501,7 +609,7 @@ describe('limiter properties', () => {
 
   if (TEST_REDIS_URL) {
     it('decides in Redis exactly as in memory', async () => {
-      const prefix = `test:${randomBase62(10)}:`;
+      const prefix = redisTestPrefix();
       await fc.assert(
         fc.asyncProperty(caseArb, async ({ hourly, monthly, ops }) => {
           const start = Date.parse('2026-11-30T22:00:00.000Z');
@@ -533,6 +641,7 @@ describe('limiter properties', () => {
         }),
         { numRuns: 60 },
       );
+      await dropRedisKeys(prefix);
     });
   }
 });

@@ -18,12 +18,13 @@ import { AppError } from './errors.js';
  * - AI routes (`config.rateLimit: 'ai'`) add a per-minute GCRA bucket (60 per minute).
  *
  * A request is admitted only if every policy admits it, and only an admitted request is counted:
- * a 429 costs nothing. The check-and-count is atomic: synchronous in memory (one process), one Lua
+ * a 429 takes nothing from any limit or the quota (the meter still records it, as an error). The check-and-count is atomic: synchronous in memory (one process), one Lua
  * script per request in Redis (`REDIS_URL`: several processes share exactly one limit). A month's
  * counter that is missing (first request of the month, a restart, a flushed Redis) is seeded from
  * the metered usage in the store, so the quota survives restarts. When Redis is unreachable the
  * process falls back to its own in-memory counters (seeded the same way) and logs a warning once;
- * it switches back as soon as Redis answers again.
+ * it switches back as soon as Redis answers again and adds the calls it counted meanwhile to the
+ * shared month counters.
  */
 
 export const PLAN_LIMITS: Readonly<Record<Plan, { readonly hourly: number; readonly monthly: number }>> = {
@@ -183,6 +184,8 @@ interface TenantCounters {
   ai: Bucket;
   month: string;
   used: number;
+  /** `used` when the month's count was read from the store: the calls since are this process's. */
+  seeded: number;
   touched: number;
 }
 
@@ -195,11 +198,14 @@ function createMemoryCounters(seed: (tenantId: string, month: MonthWindow) => Pr
     // Concurrent first requests share one seed; the first to resume installs it.
     let entry = tenants.get(tenantId);
     if (!entry) {
-      entry = { hourly: { level: 0, at: 0 }, ai: { level: 0, at: 0 }, month: month.key, used, touched: 0 };
+      const hourly = { level: 0, at: 0 };
+      const ai = { level: 0, at: 0 };
+      entry = { hourly, ai, month: month.key, used, seeded: used, touched: 0 };
       tenants.set(tenantId, entry);
     } else if (entry.month !== month.key) {
       entry.month = month.key;
       entry.used = used;
+      entry.seeded = used;
     }
     return entry;
   }
@@ -228,8 +234,13 @@ function createMemoryCounters(seed: (tenantId: string, month: MonthWindow) => Pr
       if (aiLimit > 0) entry.ai = { level: ai + AI_WINDOW_MS, at: Math.max(now, entry.ai.at) };
       return { admitted, hourly: entry.hourly.level, used: entry.used, ai: aiLimit > 0 ? entry.ai.level : 0 };
     },
-    clear(): void {
+    /** Forgets every counter, returning the calls each tenant had counted here since its seed. */
+    drain(): { tenantId: string; month: string; calls: number }[] {
+      const counted = [...tenants]
+        .filter(([, entry]) => entry.used > entry.seeded)
+        .map(([tenantId, entry]) => ({ tenantId, month: entry.month, calls: entry.used - entry.seeded }));
       tenants.clear();
+      return counted;
     },
   };
 }
@@ -292,8 +303,15 @@ end
 return {1, hourly, used, ai}
 `;
 
+/** Adds ARGV[1] to an existing month counter (a missing one is seeded from the store anyway). */
+const ADD_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
+return -1
+`;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
+    rateLimitAdd(monthKey: string, calls: number): Result<number, Context>;
     rateLimitTake(
       hourKey: string,
       monthKey: string,
@@ -319,13 +337,14 @@ function createRedisCounters(options: { url: string; keyPrefix: string; logger: 
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   redis.defineCommand('rateLimitTake', { numberOfKeys: 3, lua: TAKE_SCRIPT });
+  redis.defineCommand('rateLimitAdd', { numberOfKeys: 1, lua: ADD_SCRIPT });
   let connecting: Promise<void> | undefined;
   let started = false;
 
-  const keys = (tenantId: string, month: MonthWindow) => {
+  const keys = (tenantId: string, month: string) => {
     // The hash tag keeps a tenant's keys in one slot (Redis Cluster runs the script on one node).
     const base = `${keyPrefix}rl:{${tenantId}}`;
-    return [`${base}:hour`, `${base}:month:${month.key}`, `${base}:ai`] as const;
+    return [`${base}:hour`, `${base}:month:${month}`, `${base}:ai`] as const;
   };
 
   return {
@@ -344,7 +363,7 @@ function createRedisCounters(options: { url: string; keyPrefix: string; logger: 
     },
     /** The counters, or undefined when the month counter does not exist yet. */
     async take(input: TakeInput): Promise<Counters | undefined> {
-      const [hourKey, monthKey, aiKey] = keys(input.tenantId, input.month);
+      const [hourKey, monthKey, aiKey] = keys(input.tenantId, input.month.key);
       const [admitted, hourly, used, ai] = await redis.rateLimitTake(
         hourKey,
         monthKey,
@@ -361,9 +380,13 @@ function createRedisCounters(options: { url: string; keyPrefix: string; logger: 
       return { admitted: admitted === 1, hourly, used, ai };
     },
     async seed(input: TakeInput, used: number): Promise<void> {
-      const monthKey = keys(input.tenantId, input.month)[1];
+      const monthKey = keys(input.tenantId, input.month.key)[1];
       const ttl = input.month.end - input.now + MONTH_KEY_GRACE_MS;
       await redis.set(monthKey, String(used), 'PX', ttl, 'NX');
+    },
+    /** Adds calls counted elsewhere (during an outage) to a tenant's month counter. */
+    async add(tenantId: string, month: string, calls: number): Promise<void> {
+      await redis.rateLimitAdd(keys(tenantId, month)[1], calls);
     },
     async close(): Promise<void> {
       if (!started) return;
@@ -438,12 +461,24 @@ export function createRateLimiter(options: RateLimiterOptions) {
       'Redis is unreachable: rate limits and quotas are enforced with this process’s own counters until it is back',
     );
   }
-  function recover(): void {
+  function recover(redis: NonNullable<typeof shared>): void {
     if (!degraded) return;
     degraded = false;
-    // Local counts from the outage are dropped; the next outage seeds afresh from the store.
-    memory.clear();
-    logger.warn('Redis is reachable again: rate limits and quotas use the shared counters');
+    // The month's calls admitted here during the outage join the shared counters; hourly buckets
+    // start from Redis's. The next outage seeds afresh from the store.
+    const counted = memory.drain();
+    logger.warn(
+      { tenants: counted.length },
+      'Redis is reachable again: rate limits and quotas use the shared counters',
+    );
+    for (const { tenantId, month, calls } of counted) {
+      redis.add(tenantId, month, calls).catch((error: unknown) => {
+        logger.warn(
+          { err: error, tenantId, calls },
+          'could not add the calls counted during the Redis outage',
+        );
+      });
+    }
   }
   shared?.redis.on('error', degrade);
 
@@ -471,7 +506,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
       }
       if (counters === undefined) return memory.take(input);
     }
-    recover();
+    recover(redis);
     return counters;
   }
 

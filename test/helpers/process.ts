@@ -15,14 +15,27 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+export interface SpawnOptions {
+  /**
+   * The stdout line that says the process is ready; its first capture group, if any, is `url`.
+   * Default: `listening on URL` (the server). For `src/worker.ts`: `WORKER_READY`.
+   */
+  ready?: RegExp;
+}
+
+/** The line `src/worker.ts` prints once it delivers. */
+export const WORKER_READY = /Webhook worker \S+ running/;
+
 /**
  * Starts `src/server.ts` (or another entry) as a real process with `env` on a free port and
- * resolves once it prints its URL.
+ * resolves once it prints its URL (or the `ready` line).
  */
 export async function spawnServer(
   env: Record<string, string>,
   entry = 'src/server.ts',
+  options: SpawnOptions = {},
 ): Promise<ServerProcess> {
+  const ready = options.ready ?? /listening on (\S+)/;
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
@@ -33,18 +46,21 @@ export async function spawnServer(
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not start:\n${out}`));
+    }, 60_000);
     const check = () => {
-      const match = /listening on (\S+)/.exec(out);
-      if (match?.[1]) {
+      const match = ready.exec(out);
+      if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(match[1] ?? '');
       }
     };
     child.stdout?.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before starting:\n${out}`));
+      reject(new Error(`${entry} exited with ${code} before starting:\n${out}`));
     });
   });
   return {

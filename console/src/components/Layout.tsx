@@ -1,5 +1,5 @@
-import { type ReactNode, useState } from 'react';
-import { NavLink, Outlet } from 'react-router';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { NavLink, Outlet, useLocation } from 'react-router';
 import { useAccount, useSession } from '../session.js';
 import { humanize } from '../format.js';
 
@@ -16,6 +16,15 @@ export function Layout() {
   const account = useAccount();
   const { logout } = useSession();
   const [leaving, setLeaving] = useState(false);
+  const { pathname } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const arrived = useRef(false);
+
+  // After moving to another page, keyboard and screen-reader users start at its content.
+  useEffect(() => {
+    if (arrived.current) main.current?.focus();
+    arrived.current = true;
+  }, [pathname]);
 
   return (
     <div className="shell">
@@ -66,7 +75,7 @@ export function Layout() {
           </button>
         </div>
       </aside>
-      <main id="main" className="main" tabIndex={-1}>
+      <main id="main" className="main" tabIndex={-1} ref={main}>
         <Outlet />
       </main>
     </div>

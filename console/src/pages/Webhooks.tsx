@@ -210,10 +210,12 @@ export function Webhooks() {
                   {data.map((webhook) => (
                     <tr key={webhook.id} data-webhook-id={webhook.id}>
                       <th scope="row" data-label="URL" className="url-cell">
-                        <Link to={`/webhooks/${webhook.id}`} className="mono">
-                          {webhook.url}
-                        </Link>
-                        {webhook.description ? <div className="hint">{webhook.description}</div> : null}
+                        <div>
+                          <Link to={`/webhooks/${webhook.id}`} className="mono">
+                            {webhook.url}
+                          </Link>
+                          {webhook.description ? <div className="hint">{webhook.description}</div> : null}
+                        </div>
                       </th>
                       <td data-label="Events">
                         <Chips items={eventsLabel(webhook.events)} max={3} />

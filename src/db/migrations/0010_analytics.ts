@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { rebuildRollups } from '../../modules/analytics/analytics.repository.js';
 
 /**
  * Analytics rollups, kept by the analytics module in the transaction of every order change (it
  * listens to the order events), so reading a period costs about the same at a thousand orders as
- * at a million. Days are epoch milliseconds of 00:00 UTC. See src/modules/analytics/README notes
- * in analytics.rollups.ts for what each table holds; existing orders are rolled up by
- * `rebuildRollups` when the analytics service starts on a store that has orders but no rollups.
+ * at a million. Days are epoch milliseconds of 00:00 UTC; analytics.rollups.ts says what each
+ * table holds. Orders that exist when this migration runs are rolled up here, once.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // One row per tenant and currency: every rollup write locks it first (a per-store-currency
@@ -111,6 +112,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('n', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('analytics_reach_pk', ['tenant_id', 'currency', 'day', 'since'])
     .execute();
+
+  // Only a store that already has orders needs the backfill (and so depends on the rebuild code).
+  const store = db as unknown as Kysely<Database>;
+  if (await store.selectFrom('orders').select('id').limit(1).executeTakeFirst()) await rebuildRollups(store);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
+import { type Kysely, sql } from 'kysely';
+import * as migration from '../../db/migrations/0010_analytics.js';
 import type { Db } from '../../db/store.js';
 import { ManualClock } from '../../lib/clock.js';
 import {
@@ -353,33 +355,22 @@ function reference(
 
 /** Every rollup row of a tenant, in key order. */
 async function rollupSnapshot(db: Db, tenantId: string): Promise<Record<string, unknown[]>> {
-  const normal = (rows: object[]) => rows.map((row) => ({ ...row }));
-  const t = (table: Parameters<Db['selectFrom']>[0]) =>
-    db.selectFrom(table).selectAll().where('tenant_id', '=', tenantId);
-  return {
-    currencies: normal(await t('analytics_currencies').orderBy('currency').execute()),
-    orders: normal(await t('analytics_orders').orderBy('order_id').execute()),
-    daily: normal(await t('analytics_daily').orderBy('currency').orderBy('day').execute()),
-    running: normal(
-      await t('analytics_running')
-        .orderBy('currency')
-        .orderBy('dimension')
-        .orderBy('member')
-        .orderBy('day')
-        .execute(),
-    ),
-    members: normal(
-      await t('analytics_members').orderBy('currency').orderBy('dimension').orderBy('member').execute(),
-    ),
-    customerDays: normal(
-      await t('analytics_customer_days')
-        .orderBy('currency')
-        .orderBy('customer_email')
-        .orderBy('day')
-        .execute(),
-    ),
-    reach: normal(await t('analytics_reach').orderBy('currency').orderBy('day').orderBy('since').execute()),
-  };
+  const tables = [
+    ['analytics_currencies', ['currency']],
+    ['analytics_orders', ['order_id']],
+    ['analytics_daily', ['currency', 'day']],
+    ['analytics_running', ['currency', 'dimension', 'member', 'day']],
+    ['analytics_members', ['currency', 'dimension', 'member']],
+    ['analytics_customer_days', ['currency', 'customer_email', 'day']],
+    ['analytics_reach', ['currency', 'day', 'since']],
+  ] as const;
+  const out: Record<string, unknown[]> = {};
+  for (const [table, key] of tables) {
+    const rows = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}
+      WHERE tenant_id = ${tenantId} ORDER BY ${sql.join(key.map((column) => sql.ref(column)))}`.execute(db);
+    out[table] = rows.rows;
+  }
+  return out;
 }
 
 interface Step {
@@ -535,6 +526,88 @@ for (const dialect of DIALECTS) {
         ),
         { numRuns: 20 },
       );
+    });
+
+    it('keeps exact rollups under concurrent orders, payments, refunds and cancellations', async () => {
+      const tenant = await createTenant(ctx);
+      const api = client(ctx.app, tenant.apiKey.key);
+      clock.set(BASE + 3 * DAY + 12 * 3600 * 1000);
+      const catalog: string[] = [];
+      for (const product of PRODUCTS.USD) {
+        const res = await api<{ id: string }>('POST', '/v1/products', {
+          body: { ...product, currency: 'USD', stock: 100_000 },
+        });
+        catalog.push(res.body.id);
+      }
+      const orders = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          api<{ id: string }>('POST', '/v1/orders', {
+            body: {
+              items: [
+                { product_id: catalog[i % 3] as string, quantity: 1 + (i % 3) },
+                ...(i % 2 === 0 ? [{ product_id: catalog[(i + 1) % 3] as string, quantity: 1 }] : []),
+              ],
+              customer: { email: EMAILS[i % 4] as string, name: NAMES[i % 2] as string },
+              ...(i % 4 === 3 ? {} : { payment_method: 'pm_card_visa' }),
+            },
+          }),
+        ),
+      );
+      assert.ok(orders.every((res) => res.status === 201));
+      clock.advance(DAY);
+      const act = (id: string, action: string, body: Record<string, unknown> = {}) =>
+        api('POST', `/v1/orders/${id}/${action}`, { body });
+      const results = await Promise.all(
+        orders.map((res, i) => {
+          const id = res.body.id;
+          // Pending: pay and cancel race (either order is a valid history); paid: two refunds, or
+          // cancel against ship, race; the lifecycle lets one of each pair through.
+          if (i % 4 === 3)
+            return Promise.all([act(id, 'pay', { payment_method: 'pm_card_visa' }), act(id, 'cancel')]);
+          if (i % 4 === 0) return Promise.all([act(id, 'refund'), act(id, 'refund')]);
+          if (i % 4 === 1) return Promise.all([act(id, 'cancel'), act(id, 'ship')]);
+          return Promise.all([act(id, 'ship')]);
+        }),
+      );
+      results.forEach((pair, i) => {
+        const statuses = pair.map((res) => res.status);
+        assert.ok(
+          statuses.every((status) => [200, 409].includes(status)),
+          JSON.stringify(statuses),
+        );
+        const passed = statuses.filter((status) => status === 200).length;
+        // Pay then cancel may both pass; cancel first refuses the payment.
+        if (i % 4 === 3) assert.ok(passed >= 1, `order ${i}: ${statuses}`);
+        else assert.equal(passed, 1, `order ${i}: ${statuses}`);
+      });
+
+      const raw = await loadRaw(ctx.deps.store.db, tenant.tenant.id);
+      const expected = reference(raw, { from: BASE, to: BASE + 9 * DAY, interval: 'day', currency: 'USD' });
+      const res = await api('GET', `/v1/analytics?from=${dateOf(BASE)}&to=${dateOf(BASE + 9 * DAY)}`);
+      assert.deepEqual(res.body, expected.analytics);
+      assert.equal((res.body as { summary: { orders: number } }).summary.orders, 24);
+      const customers = await api(
+        'GET',
+        `/v1/analytics/reports/customers?from=${dateOf(BASE)}&to=${dateOf(BASE + 9 * DAY)}&limit=100`,
+      );
+      assert.deepEqual(customers.body, expected.customers);
+
+      const kept = await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id);
+      await ctx.deps.analytics.rebuild(tenant.tenant.id);
+      assert.deepEqual(await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id), kept);
+    });
+
+    it('rolls up the orders that exist when the migration runs', async () => {
+      const tenant = await createTenant(ctx);
+      const api = client(ctx.app, tenant.apiKey.key);
+      const specs = fc.sample(orderArbitrary, { numRuns: 12, seed: 8 });
+      await playHistory(api, specs, true, []);
+      const kept = await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id);
+      assert.ok((kept.analytics_orders?.length ?? 0) === 12);
+      const db = ctx.deps.store.db as unknown as Kysely<unknown>;
+      await migration.down(db);
+      await migration.up(db);
+      assert.deepEqual(await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id), kept);
     });
   });
 }

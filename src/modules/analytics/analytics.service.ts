@@ -61,13 +61,33 @@ interface Range {
   to: number;
 }
 
-function totalsOf(rows: readonly repo.DailyRow[], range: Range): repo.DailyCounts {
-  const out = { ...repo.EMPTY_DAILY };
+/** Totals of the daily rows (sorted by day) over each range, by prefix sums: one pass over the rows. */
+function totalsOver(rows: readonly repo.DailyRow[], ranges: readonly Range[]): repo.DailyCounts[] {
+  const columns = Object.keys(repo.EMPTY_DAILY) as (keyof repo.DailyCounts)[];
+  const prefix: repo.DailyCounts[] = [{ ...repo.EMPTY_DAILY }];
   for (const row of rows) {
-    if (row.day < range.from || row.day > range.to) continue;
-    for (const column of Object.keys(out) as (keyof repo.DailyCounts)[]) out[column] += row[column];
+    const next = { ...(prefix[prefix.length - 1] as repo.DailyCounts) };
+    for (const column of columns) next[column] += row[column];
+    prefix.push(next);
   }
-  return out;
+  /** How many rows have a day before `day`. */
+  const before = (day: number) => {
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((rows[mid] as repo.DailyRow).day < day) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return ranges.map((range) => {
+    const start = prefix[before(range.from)] as repo.DailyCounts;
+    const end = prefix[before(range.to + DAY_MS)] as repo.DailyCounts;
+    const out = { ...repo.EMPTY_DAILY };
+    for (const column of columns) out[column] = end[column] - start[column];
+    return out;
+  });
 }
 
 function summaryOf(counts: repo.DailyCounts, customers: number): Summary {
@@ -189,9 +209,10 @@ export function createAnalyticsService(deps: {
     const rows = await repo.dailyRows(store.db, tenantId, period.currency, period.from, period.to);
     const buckets = bucketsOf(period.from, period.to, period.interval);
     const customers = await customersIn(tenantId, period.currency, buckets, rows);
+    const totals = totalsOver(rows, buckets);
     return buckets.map((bucket, index) => ({
       period_start: dateOf(bucket.start),
-      ...summaryOf(totalsOf(rows, bucket), customers[index] ?? 0),
+      ...summaryOf(totals[index] as repo.DailyCounts, customers[index] ?? 0),
     }));
   }
 
@@ -300,13 +321,17 @@ export function createAnalyticsService(deps: {
         repo.runningTotals(store.db, tenant.id, currency, 'product', period.from, period.to),
         repo.runningTotals(store.db, tenant.id, currency, 'category', period.from, period.to),
       ]);
-      const current = totalsOf(rows, period);
+      const [current, before, ...perBucket] = totalsOver(rows, [period, previous, ...buckets]) as [
+        repo.DailyCounts,
+        repo.DailyCounts,
+        ...repo.DailyCounts[],
+      ];
       return {
         ...header(period),
         summary: summaryOf(current, customers[0] ?? 0),
-        previous_period: summaryOf(totalsOf(rows, previous), customers[1] ?? 0),
-        timeseries: buckets.map((bucket) => {
-          const counts = totalsOf(rows, bucket);
+        previous_period: summaryOf(before, customers[1] ?? 0),
+        timeseries: buckets.map((bucket, index) => {
+          const counts = perBucket[index] as repo.DailyCounts;
           return {
             period_start: dateOf(bucket.start),
             revenue: counts.captured_amount - counts.refunded_amount,

@@ -15,6 +15,8 @@ import {
 } from './orders.schemas.js';
 
 const ACTION_ERRORS = errorResponses(...BODY_ERRORS, 404, 409);
+/** Cancelling a paid order and refunding take the money back out of the wallet: 422 insufficient_funds. */
+const MONEY_BACK_ERRORS = errorResponses(...BODY_ERRORS, 404, 409, 422);
 
 export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const { orders } = deps;
@@ -124,7 +126,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description: 'Puts the stock back (once) and returns a captured payment.',
           params: OrderIdParams,
           body: EmptyBody,
-          response: { 200: OrderSchema, ...ACTION_ERRORS },
+          response: { 200: OrderSchema, ...MONEY_BACK_ERRORS },
         },
       },
       async (request) => orders.cancel(principalOf(request).tenant.id, request.params.id),
@@ -139,7 +141,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Refund a paid, shipped or delivered order',
           params: OrderIdParams,
           body: RefundBody,
-          response: { 200: OrderSchema, ...ACTION_ERRORS },
+          response: { 200: OrderSchema, ...MONEY_BACK_ERRORS },
         },
       },
       async (request) =>

@@ -11,28 +11,15 @@ import {
   createTestContext,
   DIALECTS,
   freshStore,
-  TEST_REDIS_URL,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import { counterBackends } from '../../../test/helpers/redis.js';
 import type { Usage } from './usage.schemas.js';
 
 interface Problem {
   code: string;
   errors?: { field: string; message: string }[];
 }
-
-/** In memory, and with Redis counters when TEST_REDIS_URL is set (a fresh key prefix each time). */
-const BACKENDS: { name: string; env: () => Record<string, string> }[] = [
-  { name: 'memory', env: () => ({}) },
-  ...(TEST_REDIS_URL
-    ? [
-        {
-          name: 'redis',
-          env: () => ({ REDIS_URL: TEST_REDIS_URL ?? '', REDIS_KEY_PREFIX: `test:${randomBase62(10)}:` }),
-        },
-      ]
-    : []),
-];
 
 const endpoints = (usage: Usage) => usage.top_endpoints.map((e) => [e.endpoint, e.calls, e.errors]);
 const days = (usage: Usage) => usage.daily_calls.map((d) => [d.date, d.calls, d.errors]);
@@ -42,15 +29,18 @@ async function storedRows(ctx: TestContext, tenantId: string) {
 }
 
 for (const dialect of DIALECTS) {
-  for (const backend of BACKENDS) {
+  for (const backend of counterBackends()) {
     describe(`usage metering and GET /usage (${dialect}, ${backend.name})`, () => {
       let ctx: TestContext;
       const clock = new ManualClock();
 
       before(async () => {
-        ctx = await createTestContext(dialect, { clock, env: backend.env() });
+        ctx = await createTestContext(dialect, { clock, env: backend.env });
       });
-      after(() => ctx.close());
+      after(async () => {
+        await ctx.close();
+        await backend.cleanup();
+      });
 
       it('reports exactly the calls made: totals, errors, endpoints and days, per period', async () => {
         const tenant = await createTenant(ctx);
@@ -255,9 +245,13 @@ for (const dialect of DIALECTS) {
       it('keeps the metered calls and the quota when the process restarts', async () => {
         const store = await freshStore(dialect);
         const clock = new ManualClock();
-        // With Redis, the second process gets a new key prefix: its counter is missing, as after a
-        // Redis flush, and must be seeded from the stored usage.
-        let deps = await createDeps(loadConfig({ ...store.env, ...backend.env() }), { clock, poolSize: 4 });
+        // With Redis, the second process gets another key prefix: its counter is missing, as after
+        // a Redis flush, and must be seeded from the stored usage.
+        const processEnv = () =>
+          backend.name === 'redis'
+            ? { ...backend.env, REDIS_KEY_PREFIX: `${backend.env.REDIS_KEY_PREFIX}${randomBase62(6)}:` }
+            : backend.env;
+        let deps = await createDeps(loadConfig({ ...store.env, ...processEnv() }), { clock, poolSize: 4 });
         let app = await buildApp(deps);
         try {
           const created = await deps.tenants.create({
@@ -272,7 +266,7 @@ for (const dialect of DIALECTS) {
           await app.close();
           await deps.close();
 
-          deps = await createDeps(loadConfig({ ...store.env, ...backend.env() }), { clock, poolSize: 4 });
+          deps = await createDeps(loadConfig({ ...store.env, ...processEnv() }), { clock, poolSize: 4 });
           app = await buildApp(deps);
           const second = client(app, created.apiKey.key);
           const usage = await second<Usage>('GET', '/v1/usage');
@@ -289,6 +283,7 @@ for (const dialect of DIALECTS) {
           await app.close();
           await deps.close();
           await store.drop();
+          await backend.cleanup();
         }
       });
     });

@@ -79,7 +79,7 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       amount: fc.oneof(
         { weight: 3, arbitrary: fc.integer({ min: 1, max: 300 }) },
         { weight: 2, arbitrary: fc.constant('all' as const) },
-        { weight: 1, arbitrary: fc.constant('more' as const) },
+        { weight: 2, arbitrary: fc.constant('more' as const) },
       ),
       keyed: fc.boolean(),
     }),
