@@ -54,12 +54,15 @@ const FATES: [OrderStatus | 'cancelled_paid', number][] = [
   ['refunded', 6],
 ];
 
-/** A small deterministic generator, so every run loads the same store. */
+/** A small deterministic generator (mulberry32), so every run loads the same store. */
 function random(seed: number) {
-  let state = seed;
+  let state = seed >>> 0;
   return (n: number): number => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return Math.floor((state / 2147483648) * n);
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
   };
 }
 

@@ -90,9 +90,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     requestIdHeader: false,
     genReqId: (req) => {
       const inbound = req.headers['x-request-id'];
-      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound)
-        ? inbound
-        : newRequestId();
+      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : newRequestId();
     },
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
@@ -149,7 +147,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const auth = route.config?.auth;
     app.routeTable.add(route.method, route.url, auth);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const hooks = (existing: unknown): unknown[] => (existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]);
+    const hooks = (existing: unknown): unknown[] =>
+      existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
     if (methods.includes('POST') || methods.includes('PATCH')) {
       route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
     }

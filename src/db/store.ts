@@ -140,8 +140,11 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     connectionTimeoutMillis: 5_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  // An idle client losing its server (restart, network) must not crash the process.
+  // An idle client losing its server (restart, network) must not crash the process, and neither
+  // may a checked-out one between two queries (pg-pool listens on idle clients only): its next
+  // query fails (503 service_unavailable) and the pool drops it on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     dialect: 'postgres',

@@ -144,12 +144,15 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
         .where('key', '=', state.key)
         .where('state', '=', 'in_flight');
       if (reply.statusCode >= 500) {
+        // Best effort: when the store itself is what failed, the 5xx still goes out (a throw here
+        // would replace it with a bare 500) and the claim is taken over once its lease runs out.
         await db
           .deleteFrom('idempotency_keys')
           .where('tenant_id', '=', state.tenantId)
           .where('key', '=', state.key)
           .where('state', '=', 'in_flight')
-          .execute();
+          .execute()
+          .catch(() => undefined);
         return;
       }
       const body =

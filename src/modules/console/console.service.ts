@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.js';
-import { AppError, validationError } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
 import { PERMISSIONS } from '../../http/permissions.js';
 import { PLAN_LIMITS } from '../../http/rate-limit.js';
 import { type Clock, iso } from '../../lib/clock.js';
@@ -306,21 +306,7 @@ export function createConsoleService(deps: {
 
     /** The rules of `POST /v1/versions/upgrade`: a known version, never older than the pinned one. */
     async upgradeVersion(session: ConsoleSession, target: string | undefined) {
-      const version = target ?? versions.latest.version;
-      const previous = session.account.tenant.api_version;
-      if (!versions.has(version)) {
-        throw validationError(
-          'version',
-          `must be one of ${versions
-            .list()
-            .map((v) => v.version)
-            .join(', ')}`,
-        );
-      }
-      if (version < previous)
-        throw validationError('version', `must not be older than the pinned ${previous}`);
-      await tenants.setApiVersion(session.account.tenant.id, version);
-      return { previous_version: previous, api_version: version };
+      return tenants.upgradeApiVersion(session.account.tenant.id, target);
     },
   };
 }

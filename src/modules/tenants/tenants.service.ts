@@ -141,6 +141,34 @@ export function createTenantService(deps: {
       apiKeys.forgetTenant(tenantId);
     },
 
+    /** Pins the tenant to `target` (default: the latest version); never to an older one. */
+    async upgradeApiVersion(
+      tenantId: string,
+      target: string | undefined,
+    ): Promise<{ previous_version: string; api_version: string }> {
+      const version = target ?? versions.latest.version;
+      if (!versions.has(version)) {
+        throw validationError(
+          'version',
+          `must be one of ${versions
+            .list()
+            .map((v) => v.version)
+            .join(', ')}`,
+        );
+      }
+      const result = await store.transaction(async (trx) => {
+        const tenant = await repo.findTenant(trx, tenantId);
+        if (!tenant) throw notFound('tenant');
+        if (version < tenant.api_version) {
+          throw validationError('version', `must not be older than the pinned ${tenant.api_version}`);
+        }
+        await repo.updateTenant(trx, tenantId, { api_version: version }, clock.now());
+        return { previous_version: tenant.api_version, api_version: version };
+      });
+      apiKeys.forgetTenant(tenantId);
+      return result;
+    },
+
     async ownerOf(tenantId: string) {
       const owner = await repo.findOwner(store.db, tenantId);
       if (!owner) throw notFound('tenant owner');

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { validationError } from '../../http/errors.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 
 const VersionSchema = Type.Object({
@@ -64,24 +63,7 @@ export function versionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: UpgradeResult, ...errorResponses(...BODY_ERRORS) },
         },
       },
-      async (request) => {
-        const principal = principalOf(request);
-        const target = request.body.version ?? versions.latest.version;
-        const previous = principal.tenant.api_version;
-        if (!versions.has(target)) {
-          throw validationError(
-            'version',
-            `must be one of ${versions
-              .list()
-              .map((v) => v.version)
-              .join(', ')}`,
-          );
-        }
-        if (target < previous)
-          throw validationError('version', `must not be older than the pinned ${previous}`);
-        await tenants.setApiVersion(principal.tenant.id, target);
-        return { previous_version: previous, api_version: target };
-      },
+      async (request) => tenants.upgradeApiVersion(principalOf(request).tenant.id, request.body.version),
     );
   };
 }
