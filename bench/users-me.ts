@@ -1,7 +1,16 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { formatTable, load, machine, type Measurement, serverEntry, startProcess, tempDataDir } from './lib.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+import {
+  formatTable,
+  load,
+  machine,
+  type Measurement,
+  serverEntry,
+  startProcess,
+  tempDataDir,
+} from './lib.js';
 
 /**
  * GET /v1/users/me (authenticated: key lookup, permission, version, headers) against a bare
@@ -9,10 +18,14 @@ import { formatTable, load, machine, type Measurement, serverEntry, startProcess
  */
 export async function run(): Promise<Measurement[]> {
   const dataDir = tempDataDir();
-  const api = await startProcess(serverEntry(), { DATA_DIR: dataDir, TLS: 'off', DEMO_DATA: 'on', WEBHOOK_WORKER_IN_PROCESS: 'false' });
-  const { api_key: key } = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
-    api_key: string;
-  };
+  const env = { DATA_DIR: dataDir, TLS: 'off', DEMO_DATA: 'off' };
+  // A tenant whose hourly limit the run cannot reach: the bench measures the path, not a 429.
+  const deps = await createDeps(loadConfig(env));
+  const tenant = await deps.tenants.create({ name: 'Bench', email: 'bench@example.com', plan: 'enterprise' });
+  await deps.tenants.setLimits(tenant.tenant.id, { hourly: 1e9, monthly: 1e9 });
+  await deps.close();
+  const key = tenant.apiKey.key;
+  const api = await startProcess(serverEntry(), env);
   const headers = { authorization: `Bearer ${key}` };
   const sample = await fetch(`${api.url}/v1/users/me`, { headers });
   const bare = await startProcess('bench/bare-server.ts', { BARE_USERS_ME: await sample.text() });
@@ -22,7 +35,11 @@ export async function run(): Promise<Measurement[]> {
     await load('warm-up', { url: `${api.url}/v1/users/me`, headers, durationSeconds: 2 });
     const baseline = await load('bare Fastify GET /v1/users/me', { url: `${bare.url}/v1/users/me` }, bare);
     baseline.ratio = 1;
-    const ours = await load('GET /v1/users/me (authenticated)', { url: `${api.url}/v1/users/me`, headers }, api);
+    const ours = await load(
+      'GET /v1/users/me (authenticated)',
+      { url: `${api.url}/v1/users/me`, headers },
+      api,
+    );
     ours.ratio = ours.requestsPerSecond / baseline.requestsPerSecond;
     if (ours.errors > 0) throw new Error(`GET /v1/users/me had ${ours.errors} non-2xx responses`);
     return [baseline, ours];

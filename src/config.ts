@@ -33,6 +33,8 @@ export interface Config {
     readonly workerInProcess: boolean;
   };
   readonly shutdownTimeoutMs: number;
+  /** scrypt cost for new password hashes, as log2(N). */
+  readonly passwordScryptLog2N: number;
 }
 
 export class ConfigError extends Error {
@@ -159,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
       workerInProcess: bool(env, 'WEBHOOK_WORKER_IN_PROCESS', true),
     },
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    passwordScryptLog2N: int(env, 'PASSWORD_SCRYPT_LOG2N', 17, 10, 20),
   };
   if (config.ai.provider === 'openai' && config.ai.baseUrl === undefined && config.ai.apiKey === undefined) {
     throw new ConfigError('AI_API_KEY', 'or AI_BASE_URL must be set when AI_PROVIDER=openai');

@@ -4,6 +4,7 @@ import { openStore, type Store } from './db/store.js';
 import { createIdempotency } from './http/idempotency.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { setScryptCost } from './lib/passwords.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createBuiltinProvider } from './modules/ai/ai.builtin.js';
 import { createOpenAiProvider } from './modules/ai/ai.openai.js';
@@ -46,6 +47,7 @@ export interface DepsOverrides {
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}) {
+  setScryptCost(config.passwordScryptLog2N);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const versions = overrides.versions ?? defaultVersionRegistry();

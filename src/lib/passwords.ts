@@ -8,8 +8,14 @@ const scryptAsync = promisify(scrypt) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-// OWASP's scrypt baseline (N=2^17, r=8, p=1): about 128 MiB of work memory per hash.
+// OWASP's scrypt baseline (N=2^17, r=8, p=1): about 128 MiB of work memory per hash. The cost is
+// set once at start from PASSWORD_SCRYPT_LOG2N (test runs lower it); verification always uses the
+// parameters stored with the hash.
 const PARAMS = { N: 2 ** 17, r: 8, p: 1 };
+
+export function setScryptCost(log2N: number): void {
+  PARAMS.N = 2 ** log2N;
+}
 const KEY_LENGTH = 64;
 
 /** `scrypt$N$r$p$salt$hash`, salt and hash in base64. The parameters travel with the hash. */

@@ -35,6 +35,8 @@ export async function freshStore(dialect: DialectName): Promise<TestStore> {
     DEMO_DATA: 'off',
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_INSECURE: 'true',
+    // Password hashes at a test cost (2^12): the production default (2^17) is slow on purpose.
+    PASSWORD_SCRYPT_LOG2N: '12',
   };
   if (dialect === 'sqlite') {
     return { env: base, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };

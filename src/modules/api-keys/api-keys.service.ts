@@ -132,11 +132,11 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
   async function flushLastUsed(): Promise<void> {
     if (pendingLastUsed.size === 0) return;
     const batch = new Map(pendingLastUsed);
-    pendingLastUsed.clear();
     try {
       await store.transaction((trx) => repo.writeLastUsed(trx, batch));
+      // Only now forget them, so a listing never sees a gap between memory and the database.
+      for (const [id, at] of batch) if (pendingLastUsed.get(id) === at) pendingLastUsed.delete(id);
     } catch (error) {
-      for (const [id, at] of batch) if ((pendingLastUsed.get(id) ?? 0) < at) pendingLastUsed.set(id, at);
       logger.warn({ err: error }, 'could not record api key last_used; will retry');
     }
   }
