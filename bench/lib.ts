@@ -99,7 +99,11 @@ export interface LoadOptions {
   durationSeconds?: number;
 }
 
-export async function load(scenario: string, options: LoadOptions, server?: BenchServer): Promise<Measurement> {
+export async function load(
+  scenario: string,
+  options: LoadOptions,
+  server?: BenchServer,
+): Promise<Measurement> {
   const cpuBefore = server?.cpuMicros() ?? 0;
   const result = await autocannon({
     url: options.url,
@@ -115,7 +119,9 @@ export async function load(scenario: string, options: LoadOptions, server?: Benc
     scenario,
     ...(server
       ? {
-          cpuMicrosPerRequest: Math.round((server.cpuMicros() - cpuBefore) / Math.max(1, result.requests.total)),
+          cpuMicrosPerRequest: Math.round(
+            (server.cpuMicros() - cpuBefore) / Math.max(1, result.requests.total),
+          ),
           peakRssMiB: server.peakRssMiB(),
         }
       : {}),

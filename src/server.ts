@@ -110,23 +110,30 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Signals are handled from the very start: one during startup exits once startup is done;
+  // repeated signals while draining are ignored rather than killing the process mid-shutdown.
+  const state: { server?: RunningServer; stopRequested: boolean } = { stopRequested: false };
+  const stop = (signal: string) => {
+    state.stopRequested = true;
+    const running = state.server;
+    if (!running) return;
+    running.deps.logger.info({ signal }, 'shutting down');
+    running.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        running.deps.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
   const server = await startServer(config);
+  state.server = server;
   if (config.webhooks.allowInsecure) {
     server.deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
   }
   process.stdout.write(banner(server));
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      server.deps.logger.info({ signal }, 'shutting down');
-      server.shutdown().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          server.deps.logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
-  }
+  if (state.stopRequested) stop('SIGTERM');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -136,6 +136,7 @@ describe('PostgreSQL restarted under load', { skip: PG_MISSING ?? false }, () =>
   let key = '';
   let destination = '';
   let stocked: string[] = [];
+  let soldOut = '';
   const INITIAL_STOCK = 100_000;
 
   before(async () => {
@@ -162,6 +163,10 @@ describe('PostgreSQL restarted under load', { skip: PG_MISSING ?? false }, () =>
         });
         stocked.push(product.id);
       }
+      // Orders for it are refused (422), and that answer is recorded for its Idempotency-Key too.
+      soldOut = (
+        await deps.products.create(payer.tenant, { name: 'Sold out', price: 500, stock: 0, status: 'active' })
+      ).id;
     });
     servers.push(...(await Promise.all([spawnServer(store.env), spawnServer(store.env)])));
   });
@@ -173,7 +178,7 @@ describe('PostgreSQL restarted under load', { skip: PG_MISSING ?? false }, () =>
   });
 
   it('answers 503 while the database is gone, keeps running, and loses no acknowledged write', async () => {
-    type Kind = 'product' | 'order' | 'transfer';
+    type Kind = 'product' | 'order' | 'transfer' | 'refused';
     const answers: (Answer & { kind: Kind; at: number })[] = [];
     const readiness: number[] = [];
     let stopped = false;
@@ -184,7 +189,7 @@ describe('PostgreSQL restarted under load', { skip: PG_MISSING ?? false }, () =>
         const i = seq++;
         const server = servers[(worker + i) % servers.length];
         assert.ok(server);
-        const kind: Kind = (['product', 'order', 'transfer'] as const)[i % 3] ?? 'product';
+        const kind: Kind = (['product', 'order', 'transfer', 'refused'] as const)[i % 4] ?? 'product';
         const idempotency = { 'idempotency-key': `fault-${i}` };
         const answer =
           kind === 'product'
@@ -196,14 +201,19 @@ describe('PostgreSQL restarted under load', { skip: PG_MISSING ?? false }, () =>
                 { name: `P${i}`, price: 100 + i, sku: `F-${i}` },
                 idempotency,
               )
-            : kind === 'order'
+            : kind === 'order' || kind === 'refused'
               ? await send(
                   server.url,
                   key,
                   'POST',
                   '/v1/orders',
                   {
-                    items: [{ product_id: stocked[i % stocked.length], quantity: 1 + (i % 3) }],
+                    items: [
+                      {
+                        product_id: kind === 'refused' ? soldOut : stocked[i % stocked.length],
+                        quantity: 1 + (i % 3),
+                      },
+                    ],
                     customer: { email: `c${i}@example.com` },
                     payment_method: 'pm_card_visa',
                   },
@@ -264,10 +274,13 @@ describe('PostgreSQL restarted under load', { skip: PG_MISSING ?? false }, () =>
       await Promise.all(loops);
     }
 
+    // Only these answers: the write (or the refusal) happened, or 503 while the store was gone.
     const unexpected = answers.filter(
-      (a) => a.status !== 201 && !(a.status === 503 && a.code === 'service_unavailable'),
+      (a) =>
+        !(a.status === 503 && a.code === 'service_unavailable') &&
+        (a.kind === 'refused' ? !(a.status === 422 && a.code === 'insufficient_stock') : a.status !== 201),
     );
-    assert.deepEqual(unexpected.slice(0, 5), [], `${unexpected.length} answers were neither 201 nor 503`);
+    assert.deepEqual(unexpected.slice(0, 5), [], `${unexpected.length} unexpected answers`);
     assert.ok(
       answers.filter((a) => a.status === 503).every((a) => a.retryAfter === '1'),
       '503 carries Retry-After',

@@ -88,6 +88,8 @@ export class RouteTable {
 
   add(method: string | string[], url: string, auth?: string): void {
     for (const m of Array.isArray(method) ? method : [method]) this.entries.push({ method: m, url, auth });
+    // Exactly the paths the router matches (it keeps trailing slashes significant): `POST
+    // /v1/products/` is no route (404), not a 405 that lists POST as allowed.
     const regex = new RegExp(
       `^${url
         .split('/')
@@ -98,7 +100,7 @@ export class RouteTable {
               ? '.*'
               : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
         )
-        .join('/')}/?$`,
+        .join('/')}$`,
     );
     for (const m of Array.isArray(method) ? method : [method]) this.patterns.push({ method: m, regex });
   }

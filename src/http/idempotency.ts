@@ -157,9 +157,18 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
       }
       const body =
         typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-      await where
+      const stored = where
         .set({ state: 'completed', response_status: reply.statusCode, response_body: body })
         .execute();
+      if (reply.statusCode < 400) {
+        // A success that cannot be recorded is not sent: the error handler answers 503 instead.
+        await stored;
+        return;
+      }
+      // An error answer comes from the error handler already: if it cannot be recorded (the store
+      // is unreachable) it still goes out, since a throw here would become a bare 500; the claim is
+      // taken over once its lease runs out.
+      await stored.catch(() => undefined);
     },
 
     async purgeExpired(): Promise<void> {

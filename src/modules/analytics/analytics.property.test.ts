@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { type Kysely, sql } from 'kysely';
 import * as migration from '../../db/migrations/0010_analytics.js';
+import { seedDemoCommerce } from '../orders/orders.demo.js';
 import type { Db } from '../../db/store.js';
 import { ManualClock } from '../../lib/clock.js';
 import {
@@ -592,6 +593,22 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(customers.body, expected.customers);
 
+      const kept = await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id);
+      await ctx.deps.analytics.rebuild(tenant.tenant.id);
+      assert.deepEqual(await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id), kept);
+    });
+
+    it('rolls up the demo store as it is seeded, with its past timestamps', async () => {
+      clock.set(BASE + 40 * DAY);
+      const tenant = await createTenant(ctx);
+      await seedDemoCommerce(ctx.deps, tenant, 60);
+      const raw = await loadRaw(ctx.deps.store.db, tenant.tenant.id);
+      assert.ok(raw.orders.length >= 30, `${raw.orders.length} demo orders`);
+      const api = client(ctx.app, tenant.apiKey.key);
+      const from = BASE + 5 * DAY;
+      const to = BASE + 40 * DAY;
+      const res = await api('GET', `/v1/analytics?from=${dateOf(from)}&to=${dateOf(to)}&interval=week`);
+      assert.deepEqual(res.body, reference(raw, { from, to, interval: 'week', currency: 'USD' }).analytics);
       const kept = await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id);
       await ctx.deps.analytics.rebuild(tenant.tenant.id);
       assert.deepEqual(await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id), kept);

@@ -164,8 +164,13 @@ export interface RunningDelta {
 }
 
 /** Adds `delta` to a member's running totals from `day` on (a row on `day`, and every later one). */
-export async function addRunning(trx: Db, key: MemberKey, day: number, delta: RunningDelta): Promise<void> {
-  const dimension = key.dimension as Dimension;
+export async function addRunning(
+  trx: Db,
+  key: MemberKey & { dimension: Dimension },
+  day: number,
+  delta: RunningDelta,
+): Promise<void> {
+  const { dimension } = key;
   const scope = trx
     .selectFrom('analytics_running')
     .where('tenant_id', '=', key.tenantId)
@@ -378,28 +383,34 @@ export async function dailyRows(
 }
 
 /**
- * For each (day, since) pair: the customers with an order on `day` whose previous order day is
- * at most `since`. One index seek per pair.
+ * Distinct customers with orders created in each range: the sum, over the range's days with
+ * orders, of the customers whose previous order day is before the range; one index seek per day.
  */
 export async function reachCounts(
   db: Db,
   tenantId: string,
   currency: string,
-  pairs: readonly { day: number; since: number }[],
-): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (pairs.length === 0) return out;
-  const values = sql.join(pairs.map((p) => sql`(CAST(${p.day} AS bigint), CAST(${p.since} AS bigint))`));
+  ranges: readonly { from: number; to: number }[],
+): Promise<number[]> {
+  if (ranges.length === 0) return [];
+  const values = sql.join(ranges.map((r) => sql`(CAST(${r.from} AS bigint), CAST(${r.to} AS bigint))`));
   // VALUES columns are column1, column2 on SQLite and PostgreSQL alike.
-  const result = await sql<{ day: number; since: number; n: number | null }>`
-    SELECT v.column1 AS day, v.column2 AS since,
+  const result = await sql<{ range_from: number; range_to: number; customers: number | null }>`
+    SELECT b.column1 AS range_from, b.column2 AS range_to, SUM(
       (SELECT r.n FROM analytics_reach r
-        WHERE r.tenant_id = ${tenantId} AND r.currency = ${currency}
-          AND r.day = v.column1 AND r.since <= v.column2
-        ORDER BY r.since DESC LIMIT 1) AS n
-    FROM (VALUES ${values}) AS v`.execute(db);
-  for (const row of result.rows) out.set(`${Number(row.day)}:${Number(row.since)}`, Number(row.n ?? 0));
-  return out;
+        WHERE r.tenant_id = d.tenant_id AND r.currency = d.currency AND r.day = d.day AND r.since < b.column1
+        ORDER BY r.since DESC LIMIT 1)) AS customers
+    FROM (VALUES ${values}) AS b
+    JOIN analytics_daily d ON d.tenant_id = ${tenantId} AND d.currency = ${currency}
+      AND d.day >= b.column1 AND d.day <= b.column2 AND d.orders > 0
+    GROUP BY b.column1, b.column2`.execute(db);
+  const found = new Map(
+    result.rows.map((row) => [
+      `${Number(row.range_from)}:${Number(row.range_to)}`,
+      Number(row.customers ?? 0),
+    ]),
+  );
+  return ranges.map((r) => found.get(`${r.from}:${r.to}`) ?? 0);
 }
 
 export interface MemberTotals {
@@ -660,18 +671,22 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
     );
   }
   // Products are named as on their latest captured line (on a tie, the greater name).
+  const latestLine = (column: 'i.name' | 'o.paid_at') => sql`(
+    SELECT ${sql.raw(column)} FROM order_items i JOIN orders o ON o.id = i.order_id
+    WHERE i.tenant_id = g.tenant_id AND i.product_id = g.member AND o.currency = g.currency
+      AND o.paid_at IS NOT NULL
+    ORDER BY o.paid_at DESC, i.name DESC LIMIT 1)`;
   await sql`
     INSERT INTO analytics_members (tenant_id, currency, dimension, member, name, name_at, first_day, last_day)
-    SELECT r.tenant_id, r.currency, r.dimension, r.member, n.name, n.paid_at, MIN(r.day), MAX(r.day)
-    FROM analytics_running r
-    LEFT JOIN (
-      SELECT tenant_id, currency, product_id, name, paid_at, ROW_NUMBER() OVER (
-        PARTITION BY tenant_id, currency, product_id ORDER BY paid_at DESC, name DESC) AS k
-      FROM ${lines} l WHERE l.paid_at IS NOT NULL
-    ) n ON r.dimension = 'product' AND n.k = 1 AND n.tenant_id = r.tenant_id AND n.currency = r.currency
-      AND n.product_id = r.member
-    WHERE ${tenant('r.tenant_id')}
-    GROUP BY r.tenant_id, r.currency, r.dimension, r.member, n.name, n.paid_at`.execute(trx);
+    SELECT g.tenant_id, g.currency, g.dimension, g.member,
+      CASE WHEN g.dimension = 'product' THEN ${latestLine('i.name')} END,
+      CASE WHEN g.dimension = 'product' THEN ${latestLine('o.paid_at')} END,
+      g.first_day, g.last_day
+    FROM (
+      SELECT r.tenant_id, r.currency, r.dimension, r.member, MIN(r.day) AS first_day, MAX(r.day) AS last_day
+      FROM analytics_running r WHERE ${tenant('r.tenant_id')}
+      GROUP BY r.tenant_id, r.currency, r.dimension, r.member
+    ) g`.execute(trx);
 
   await sql`
     INSERT INTO analytics_customer_days (tenant_id, currency, customer_email, day, orders, revenue,
@@ -691,19 +706,20 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
     GROUP BY tenant_id, currency, customer_email, day`.execute(trx);
 
   // Customers are named as on their latest order that gave a name (on a tie, the greater name).
+  const latestName = (column: 'o.customer_name' | 'o.created') => sql`(
+    SELECT ${sql.raw(column)} FROM orders o
+    WHERE o.tenant_id = g.tenant_id AND o.customer_email = g.customer_email AND o.currency = g.currency
+      AND o.customer_name IS NOT NULL
+    ORDER BY o.created DESC, o.customer_name DESC LIMIT 1)`;
   await sql`
     INSERT INTO analytics_members (tenant_id, currency, dimension, member, name, name_at, first_day, last_day)
-    SELECT d.tenant_id, d.currency, 'customer', d.customer_email, n.customer_name, n.created,
-      MIN(d.day), MAX(d.day)
-    FROM analytics_customer_days d
-    LEFT JOIN (
-      SELECT o.tenant_id, o.currency, o.customer_email, o.customer_name, o.created, ROW_NUMBER() OVER (
-        PARTITION BY o.tenant_id, o.currency, o.customer_email ORDER BY o.created DESC, o.customer_name DESC) AS k
-      FROM orders o WHERE o.customer_name IS NOT NULL AND ${tenant('o.tenant_id')}
-    ) n ON n.k = 1 AND n.tenant_id = d.tenant_id AND n.currency = d.currency
-      AND n.customer_email = d.customer_email
-    WHERE ${tenant('d.tenant_id')}
-    GROUP BY d.tenant_id, d.currency, d.customer_email, n.customer_name, n.created`.execute(trx);
+    SELECT g.tenant_id, g.currency, 'customer', g.customer_email,
+      ${latestName('o.customer_name')}, ${latestName('o.created')}, g.first_day, g.last_day
+    FROM (
+      SELECT d.tenant_id, d.currency, d.customer_email, MIN(d.day) AS first_day, MAX(d.day) AS last_day
+      FROM analytics_customer_days d WHERE ${tenant('d.tenant_id')}
+      GROUP BY d.tenant_id, d.currency, d.customer_email
+    ) g`.execute(trx);
 
   // Each customer's order days with the previous one (clamped), then per day the running count by it.
   const floor = sql.lit(MAX_PERIOD_DAYS * DAY_MS);

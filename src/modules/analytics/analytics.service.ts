@@ -184,31 +184,12 @@ export function createAnalyticsService(deps: {
     };
   }
 
-  /** Distinct customers with orders created in each range, from the reach rollup. */
-  async function customersIn(
-    tenantId: string,
-    currency: string,
-    ranges: readonly Range[],
-    rows: readonly repo.DailyRow[],
-  ): Promise<number[]> {
-    // A customer counts once, on their first order day in the range: the order days in the range
-    // whose previous order day (of the same customer) is before the range.
-    const pairs = ranges.map((range) =>
-      rows
-        .filter((row) => row.orders > 0 && row.day >= range.from && row.day <= range.to)
-        .map((row) => ({ day: row.day, since: range.from - DAY_MS })),
-    );
-    const unique = new Map(pairs.flat().map((pair) => [`${pair.day}:${pair.since}`, pair]));
-    const counts = await repo.reachCounts(store.db, tenantId, currency, [...unique.values()]);
-    return pairs.map((list) =>
-      list.reduce((sum, pair) => sum + (counts.get(`${pair.day}:${pair.since}`) ?? 0), 0),
-    );
-  }
-
   async function salesRows(tenantId: string, period: Period): Promise<SalesRow[]> {
-    const rows = await repo.dailyRows(store.db, tenantId, period.currency, period.from, period.to);
     const buckets = bucketsOf(period.from, period.to, period.interval);
-    const customers = await customersIn(tenantId, period.currency, buckets, rows);
+    const [rows, customers] = await Promise.all([
+      repo.dailyRows(store.db, tenantId, period.currency, period.from, period.to),
+      repo.reachCounts(store.db, tenantId, period.currency, buckets),
+    ]);
     const totals = totalsOver(rows, buckets);
     return buckets.map((bucket, index) => ({
       period_start: dateOf(bucket.start),
@@ -314,10 +295,10 @@ export function createAnalyticsService(deps: {
       const period = periodOf(tenant, query);
       const previous = previousOf(period);
       const { currency } = period;
-      const rows = await repo.dailyRows(store.db, tenant.id, currency, previous.from, period.to);
       const buckets = bucketsOf(period.from, period.to, period.interval);
-      const [customers, products, categories] = await Promise.all([
-        customersIn(tenant.id, currency, [period, previous], rows),
+      const [rows, customers, products, categories] = await Promise.all([
+        repo.dailyRows(store.db, tenant.id, currency, previous.from, period.to),
+        repo.reachCounts(store.db, tenant.id, currency, [period, previous]),
         repo.runningTotals(store.db, tenant.id, currency, 'product', period.from, period.to),
         repo.runningTotals(store.db, tenant.id, currency, 'category', period.from, period.to),
       ]);
