@@ -7,9 +7,10 @@ import { load, machine, type Measurement, root, startProcess } from './lib.js';
 
 /**
  * `npm run bench`: builds (servers run from dist/ as `npm start` runs them), measures a bare
- * Fastify baseline, runs every scenario in bench/ that exists and exports `run()`, and prints one
- * table: each row's throughput as a ratio to that baseline, latency p50/p99 and the server's peak
- * RSS. The table is also written to bench/RESULTS.md with the machine it ran on.
+ * Fastify baseline, runs every scenario in bench/ that exists and exports `run()`, measures the
+ * baseline again, and prints one table: each row's throughput as a ratio to the baseline, latency
+ * p50/p99, server CPU per request and the server's peak RSS. The table is also written to
+ * bench/RESULTS.md with the machine it ran on.
  *
  *   BENCH_SECONDS=8        seconds per measurement (scenarios' own default when unset)
  *   BENCH_PRODUCTS=1000000 rows for the large products-list measurement
@@ -115,16 +116,16 @@ function table(rows: Measurement[]): string {
   ].join('\n');
 }
 
-async function baseline(): Promise<Measurement> {
+async function baseline(when: string): Promise<Measurement> {
   const bare = await startProcess('bench/bare-server.ts', { BARE_USERS_ME: USERS_ME_BODY });
   try {
     await load('warm-up', { url: `${bare.url}/v1/users/me`, durationSeconds: 2 });
     const measured = await load(
-      'bare Fastify GET /v1/users/me (baseline)',
+      `bare Fastify GET /v1/users/me (baseline, ${when})`,
       { url: `${bare.url}/v1/users/me` },
       bare,
     );
-    return { ...measured, ratio: 1 };
+    return measured;
   } finally {
     await bare.stop();
   }
@@ -180,8 +181,10 @@ export async function main(): Promise<number> {
   const names = selected();
   const rows: Measurement[] = [];
   const notes: string[] = [];
-  const base = await baseline();
-  rows.push(base);
+  // The baseline is measured first and last; ratios are to the mean of both, so a machine that
+  // got busier or quieter during the run skews the table less (both rows show how much it moved).
+  const first = await baseline('start');
+  const measured: Measurement[] = [];
 
   for (const name of names) {
     const file = path.join(root, 'bench', `${name}.ts`);
@@ -202,10 +205,7 @@ export async function main(): Promise<number> {
       const produced = (await module.run(optionsFor(name))) as (Measurement | DeliveryRow)[];
       for (const row of produced) {
         const measurement = toMeasurement(name, row);
-        measurement.ratio = offered(measurement)
-          ? undefined
-          : measurement.requestsPerSecond / base.requestsPerSecond;
-        rows.push(measurement);
+        measured.push(measurement);
       }
       process.stderr.write(
         `${name}: ${produced.length} rows in ${((Date.now() - began) / 1000).toFixed(0)} s\n`,
@@ -217,6 +217,10 @@ export async function main(): Promise<number> {
     }
   }
 
+  const last = await baseline('end');
+  const base = (first.requestsPerSecond + last.requestsPerSecond) / 2;
+  rows.push(first, ...measured, last);
+  for (const row of rows) row.ratio = offered(row) ? undefined : row.requestsPerSecond / base;
   const rendered = table(rows);
   const loadAfter = os.loadavg()[0] ?? 0;
   const report = [
@@ -232,7 +236,7 @@ export async function main(): Promise<number> {
     `- Load average (1 min) at start / end: ${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)} on ${os.cpus().length} cores`,
     `- Duration: ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min`,
     '',
-    'Ratio: the row’s throughput over the bare Fastify baseline (first row) measured in this run.',
+    'Ratio: the row’s throughput over the bare Fastify baseline measured in this run (the mean of the first and last rows).',
     'Webhook rows count deliveries per second, not requests; their latency is commit-to-arrival.',
     'Server CPU µs/req and peak RSS are the server process’s (empty where the work ran in the bench process).',
     '',
