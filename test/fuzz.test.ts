@@ -262,10 +262,7 @@ for (const dialect of DIALECTS) {
         assert.equal(outcome.body, '', `a ${outcome.status} without declared content has a body: ${where}`);
         return;
       }
-      // Problem details are served as application/problem+json; the document lists them under application/json.
-      const media =
-        declared.content[type] ??
-        (type === 'application/problem+json' ? declared.content['application/json'] : undefined);
+      const media = declared.content[type];
       assert.ok(media, `content type ${type} is not declared for ${outcome.status}: ${where}`);
       const value: unknown = type === 'text/csv' ? outcome.body : JSON.parse(outcome.body);
       const result = validate(media.schema, value);

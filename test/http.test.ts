@@ -111,6 +111,10 @@ for (const dialect of DIALECTS) {
       assert.ok(me?.security, 'GET /v1/users/me declares its security');
       for (const status of ['200', '401', '403', '429', '500'])
         assert.ok(me.responses[status], `documents ${status}`);
+      // Problems are documented as the media type they are served as.
+      assert.deepEqual(Object.keys((me.responses['401'] as { content: object }).content), [
+        'application/problem+json',
+      ]);
       const docs = await ctx.app.inject({ method: 'GET', url: '/docs/' });
       assert.equal(docs.statusCode, 200);
       assert.match(docs.body, /swagger-ui/i);

@@ -47,12 +47,19 @@ function problemResponse(status: number) {
   const codes = (Object.entries(ERROR_STATUS) as [ErrorCode, number][])
     .filter(([, s]) => s === status)
     .map(([code]) => `\`${code}\``);
-  return { ...ProblemSchema, description: `${STATUS_DESCRIPTIONS[status] ?? 'Error'}: ${codes.join(', ')}` };
+  // The content form, so the document names the media type problems are served as.
+  return {
+    description: `${STATUS_DESCRIPTIONS[status] ?? 'Error'}: ${codes.join(', ')}`,
+    content: { 'application/problem+json': { schema: ProblemSchema } },
+  };
 }
 
+/** A problem response as a route's `response` schema declares it. */
+export type ProblemResponse = ReturnType<typeof problemResponse>;
+
 /** Problem responses for the given statuses, to spread into a route's `response` schema. */
-export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const out: Record<number, TSchema> = {};
+export function errorResponses(...statuses: number[]): Record<number, ProblemResponse> {
+  const out: Record<number, ProblemResponse> = {};
   for (const status of statuses) out[status] = problemResponse(status);
   return out;
 }
