@@ -102,7 +102,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   });
   const usage = createUsageService({ store, clock, logger, meter: usageMeter, limiter: rateLimiter });
   const consoleAccounts = createConsoleService({ store, clock, tenants, versions });
-  let maintenance: NodeJS.Timeout | undefined;
+  let maintenance: NodeJS.Timeout[] = [];
 
   return {
     config,
@@ -132,20 +132,25 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     rateLimiter,
     /** Whether requests are rate limited, counted against the quota and metered (on unless overridden). */
     limitsAndMetering: overrides.limitsAndMetering ?? true,
-    /** Starts background timers (last_used flush, idempotency purge). */
+    /** Starts background timers (last_used flush, idempotency purge, stale payment sweep). */
     start(): void {
       apiKeys.start();
       usageMeter.start();
-      maintenance ??= setInterval(() => {
-        idempotency
-          .purgeExpired()
-          .catch((error: unknown) => logger.warn({ err: error }, 'idempotency purge failed'));
-      }, 10 * 60_000);
-      maintenance.unref();
+      if (maintenance.length > 0) return;
+      const every = (ms: number, job: () => Promise<unknown>, failure: string) => {
+        const timer = setInterval(() => {
+          job().catch((error: unknown) => logger.warn({ err: error }, failure));
+        }, ms);
+        timer.unref();
+        maintenance.push(timer);
+      };
+      every(10 * 60_000, () => idempotency.purgeExpired(), 'idempotency purge failed');
+      every(60_000, () => orders.settleStalePayments(), 'stale payment sweep failed');
     },
     /** Flushes buffered state and closes the store. */
     async close(): Promise<void> {
-      if (maintenance) clearInterval(maintenance);
+      for (const timer of maintenance) clearInterval(timer);
+      maintenance = [];
       await webhookWorker.stop();
       await webhookTransport.close();
       await apiKeys.stop();

@@ -52,6 +52,8 @@ export interface IdempotencyKeysTable {
   locked_until: number;
   response_status: number | null;
   response_body: string | null;
+  /** The resource the request's use case committed (its recovery point), or null before that. */
+  resource_id: string | null;
   created: number;
 }
 

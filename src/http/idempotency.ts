@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../db/store.js';
+import type { Db, Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from './errors.js';
 
@@ -9,6 +9,12 @@ import { AppError } from './errors.js';
  * (`in_flight`, leased); its response is stored when it is sent, before the client sees it. A
  * repeat gets the stored response, a different request with the key 422, a concurrent one 409.
  * A 5xx result releases the key. A claim whose process died is taken over when its lease runs out.
+ *
+ * A use case whose work outlives one transaction (create an order, charge it, settle it) marks the
+ * key with the resource it committed, inside that transaction (`IdempotentWrite.mark`). From then
+ * on the work is never done again under this key: a 5xx keeps the mark (only the lease is let go),
+ * and the retry is handed the mark (`IdempotentWrite.committed`) so the use case resumes that
+ * resource and answers for it.
  */
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -18,6 +24,46 @@ const LEASE_MS = 2 * 60 * 1000;
 export interface IdempotencyState {
   tenantId: string;
   key: string;
+  /** The resource an earlier attempt with this key committed, when there was one. */
+  committed: string | null;
+}
+
+/** A request's idempotency key as a use case sees it (`idempotentWrite` makes one). */
+export interface IdempotentWrite {
+  /** The resource an earlier attempt with this key committed: resume it, do not act again. */
+  readonly committed: string | null;
+  /**
+   * Records, in the use case's transaction, that the work of this key committed as `resourceId`.
+   * Throws `idempotency_key_in_use` (rolling the transaction back) if another attempt got there first.
+   */
+  mark(trx: Db, resourceId: string): Promise<void>;
+}
+
+/** What a use case gets for a request without `Idempotency-Key`: nothing to resume or mark. */
+export const NO_IDEMPOTENCY: IdempotentWrite = { committed: null, mark: async () => undefined };
+
+/** The request's claimed key as the use case's `IdempotentWrite`. */
+export function idempotentWrite(state: IdempotencyState | null): IdempotentWrite {
+  if (state === null) return NO_IDEMPOTENCY;
+  return {
+    committed: state.committed,
+    async mark(trx, resourceId) {
+      const marked = await trx
+        .updateTable('idempotency_keys')
+        .set({ resource_id: resourceId })
+        .where('tenant_id', '=', state.tenantId)
+        .where('key', '=', state.key)
+        .where('state', '=', 'in_flight')
+        .where('resource_id', 'is', null)
+        .executeTakeFirst();
+      if (Number(marked.numUpdatedRows) !== 1) {
+        throw new AppError(
+          'idempotency_key_in_use',
+          'Another request with this Idempotency-Key got there first.',
+        );
+      }
+    },
+  };
 }
 
 /** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` fingerprint alike. */
@@ -42,7 +88,7 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   const db = store.db;
 
-  async function claim(tenantId: string, key: string, print: string): Promise<'claimed' | Replay> {
+  async function claim(tenantId: string, key: string, print: string): Promise<Claimed | Replay> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = clock.now();
       const inserted = await db
@@ -55,11 +101,12 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
           locked_until: now + LEASE_MS,
           response_status: null,
           response_body: null,
+          resource_id: null,
           created: now,
         })
         .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
         .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return 'claimed';
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { committed: null };
 
       const row = await db
         .selectFrom('idempotency_keys')
@@ -91,7 +138,8 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
           'A request with this Idempotency-Key is still being processed; retry after it completes.',
         );
       }
-      // The process that claimed the key died before answering: take the claim over, once.
+      // The attempt that claimed the key died or failed before answering: take the claim over,
+      // once, resuming whatever it committed.
       const taken = await db
         .updateTable('idempotency_keys')
         .set({ locked_until: now + LEASE_MS })
@@ -100,9 +148,31 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
         .where('state', '=', 'in_flight')
         .where('locked_until', '=', row.locked_until)
         .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return 'claimed';
+      if (Number(taken.numUpdatedRows) === 1) return { committed: row.resource_id };
     }
     throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.');
+  }
+
+  const inFlight = (state: IdempotencyState) =>
+    db
+      .updateTable('idempotency_keys')
+      .where('tenant_id', '=', state.tenantId)
+      .where('key', '=', state.key)
+      .where('state', '=', 'in_flight');
+
+  /**
+   * After a 5xx, which is not stored so that the client can retry: a key whose work committed
+   * keeps its mark and only lets go of its lease (the retry resumes); any other key is released.
+   */
+  async function release(state: IdempotencyState): Promise<void> {
+    await inFlight(state).set({ locked_until: 0 }).where('resource_id', 'is not', null).execute();
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', state.tenantId)
+      .where('key', '=', state.key)
+      .where('state', '=', 'in_flight')
+      .where('resource_id', 'is', null)
+      .execute();
   }
 
   return {
@@ -119,8 +189,8 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
       }
       const tenantId = request.principal.tenant.id;
       const outcome = await claim(tenantId, header, fingerprint(request.method, request.url, request.body));
-      if (outcome === 'claimed') {
-        request.idempotency = { tenantId, key: header };
+      if ('committed' in outcome) {
+        request.idempotency = { tenantId, key: header, committed: outcome.committed };
         return;
       }
       reply
@@ -138,31 +208,24 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
       const state = request.idempotency;
       if (!state) return;
       request.idempotency = null;
-      const where = db
-        .updateTable('idempotency_keys')
-        .where('tenant_id', '=', state.tenantId)
-        .where('key', '=', state.key)
-        .where('state', '=', 'in_flight');
       if (reply.statusCode >= 500) {
         // Best effort: when the store itself is what failed, the 5xx still goes out (a throw here
         // would replace it with a bare 500) and the claim is taken over once its lease runs out.
-        await db
-          .deleteFrom('idempotency_keys')
-          .where('tenant_id', '=', state.tenantId)
-          .where('key', '=', state.key)
-          .where('state', '=', 'in_flight')
-          .execute()
-          .catch(() => undefined);
+        await release(state).catch(() => undefined);
         return;
       }
       const body =
         typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-      const stored = where
+      const stored = inFlight(state)
         .set({ state: 'completed', response_status: reply.statusCode, response_body: body })
         .execute();
       if (reply.statusCode < 400) {
-        // A success that cannot be recorded is not sent: the error handler answers 503 instead.
-        await stored;
+        // A success that cannot be recorded is not sent: the error handler answers 5xx instead,
+        // so the key is let go as for any 5xx.
+        await stored.catch(async (error: unknown) => {
+          await release(state).catch(() => undefined);
+          throw error;
+        });
         return;
       }
       // An error answer comes from the error handler already: if it cannot be recorded (the store
@@ -178,6 +241,10 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
         .execute();
     },
   };
+}
+
+interface Claimed {
+  committed: string | null;
 }
 
 interface Replay {

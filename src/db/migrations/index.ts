@@ -9,6 +9,7 @@ import * as wallet from './0007_wallet.js';
 import * as ai from './0008_ai.js';
 import * as consoleAccounts from './0009_console.js';
 import * as analytics from './0010_analytics.js';
+import * as idempotencyRecovery from './0011_idempotency_recovery.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_ai': ai,
   '0009_console': consoleAccounts,
   '0010_analytics': analytics,
+  '0011_idempotency_recovery': idempotencyRecovery,
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import { idempotentWrite } from '../../http/idempotency.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
   CreateOrderBody,
@@ -29,14 +30,18 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Orders'],
           summary: 'Create an order; reserves its stock',
           description:
-            'Stock is reserved atomically (422 `insufficient_stock` names the product); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`).',
+            'Stock is reserved atomically (422 `insufficient_stock` names the product); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
           body: CreateOrderBody,
           response: { 201: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request, reply) => {
         reply.code(201);
-        return orders.create(principalOf(request).tenant.id, request.body);
+        return orders.create(
+          principalOf(request).tenant.id,
+          request.body,
+          idempotentWrite(request.idempotency),
+        );
       },
     );
 
@@ -76,14 +81,19 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Orders'],
           summary: 'Pay a pending order',
           description:
-            'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded.',
+            'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded. A retry with the same `Idempotency-Key` after a 5xx resumes that attempt: the order is never charged twice.',
           params: OrderIdParams,
           body: PayBody,
           response: { 200: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request) =>
-        orders.pay(principalOf(request).tenant.id, request.params.id, request.body.payment_method),
+        orders.pay(
+          principalOf(request).tenant.id,
+          request.params.id,
+          request.body.payment_method,
+          idempotentWrite(request.idempotency),
+        ),
     );
 
     app.post(
@@ -98,7 +108,13 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: OrderSchema, ...ACTION_ERRORS },
         },
       },
-      async (request) => orders.ship(principalOf(request).tenant.id, request.params.id, request.body),
+      async (request) =>
+        orders.ship(
+          principalOf(request).tenant.id,
+          request.params.id,
+          request.body,
+          idempotentWrite(request.idempotency),
+        ),
     );
 
     app.post(
@@ -113,7 +129,12 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: OrderSchema, ...ACTION_ERRORS },
         },
       },
-      async (request) => orders.deliver(principalOf(request).tenant.id, request.params.id),
+      async (request) =>
+        orders.deliver(
+          principalOf(request).tenant.id,
+          request.params.id,
+          idempotentWrite(request.idempotency),
+        ),
     );
 
     app.post(
@@ -129,7 +150,12 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: OrderSchema, ...MONEY_BACK_ERRORS },
         },
       },
-      async (request) => orders.cancel(principalOf(request).tenant.id, request.params.id),
+      async (request) =>
+        orders.cancel(
+          principalOf(request).tenant.id,
+          request.params.id,
+          idempotentWrite(request.idempotency),
+        ),
     );
 
     app.post(
@@ -145,7 +171,12 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) =>
-        orders.refund(principalOf(request).tenant.id, request.params.id, request.body.restock ?? false),
+        orders.refund(
+          principalOf(request).tenant.id,
+          request.params.id,
+          request.body.restock ?? false,
+          idempotentWrite(request.idempotency),
+        ),
     );
   };
 }

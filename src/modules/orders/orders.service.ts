@@ -1,6 +1,7 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
@@ -20,6 +21,11 @@ import type { Address, CreateOrderBody, OrderObject, OrderListQuery, ShipBody } 
  * provider interface. Every use case that changes data runs in one `store.transaction`, and its
  * events are emitted in that transaction. A provider call never runs inside a transaction: the
  * attempt is recorded first, the provider is called, and one transaction records the outcome.
+ *
+ * Creating and paying outlive one transaction, so each marks its request's idempotency key in the
+ * transaction that commits the work (`IdempotentWrite`): a retry after a failed or lost answer
+ * resumes that order or payment instead of reserving or charging again. An attempt left pending
+ * (its process died, or its outcome could not be recorded) is settled by `settleStalePayments`.
  */
 
 export type OrderAction = 'pay' | 'ship' | 'deliver' | 'cancel' | 'refund';
@@ -300,6 +306,36 @@ export function createOrderService(deps: OrderServiceDeps) {
     if (pending && pending.created <= clock.now() - PAYMENT_LEASE_MS) await chargeAndSettle(pending);
   }
 
+  /** The order and payment a pay attempt made, settled now if it is still pending. */
+  async function resumePayment(tenantId: string, paymentId: string): Promise<Settled> {
+    const payment = await payments.findPayment(store.db, paymentId);
+    if (!payment || payment.tenant_id !== tenantId) throw notFound('payment');
+    // The attempt that marked the key gave up (its answer failed) or lost its lease: asking the
+    // provider again is safe (idempotent per payment) and only one outcome can be recorded.
+    if (payment.status === 'pending') return chargeAndSettle(payment);
+    const order = await repo.findOrder(store.db, tenantId, payment.order_id);
+    if (!order) throw notFound('order');
+    return { order: await load(store.db, order), payment };
+  }
+
+  /** The answer of `pay` for a settled attempt. */
+  function paidOrFailed({ order, payment }: Settled): OrderObject {
+    if (payment.status === 'failed') {
+      throw new AppError('payment_failed', `The payment failed: ${payment.failure_message ?? 'declined'}`, {
+        extra: { payment_id: payment.id, failure_code: payment.failure_code },
+      });
+    }
+    if (order.status !== 'paid') throw invalidTransition('pay', order.status as OrderStatus);
+    return order;
+  }
+
+  /** An order a retried request committed earlier, as it is now. */
+  async function current(tenantId: string, id: string): Promise<OrderObject> {
+    const order = await repo.findOrder(store.db, tenantId, id);
+    if (!order) throw notFound('order');
+    return load(store.db, order);
+  }
+
   function newPayment(
     order: Pick<repo.OrderRow, 'id' | 'tenant_id' | 'total' | 'currency'>,
     method: string,
@@ -330,7 +366,17 @@ export function createOrderService(deps: OrderServiceDeps) {
      * Reserves stock for every line with a conditional update, snapshots the lines, and with a
      * `payment_method` charges it afterwards: a declined payment leaves the order pending.
      */
-    async create(tenantId: string, input: CreateOrderBody): Promise<OrderObject> {
+    async create(
+      tenantId: string,
+      input: CreateOrderBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<OrderObject> {
+      if (idempotent.committed !== null) {
+        const order = await current(tenantId, idempotent.committed);
+        const pending = order.payment?.status === 'pending' ? order.payment.id : undefined;
+        if (pending === undefined) return order;
+        return (await resumePayment(tenantId, pending).catch(() => ({ order }))).order;
+      }
       const seen = new Set<string>();
       input.items.forEach((item, index) => {
         if (seen.has(item.product_id)) {
@@ -436,6 +482,7 @@ export function createOrderService(deps: OrderServiceDeps) {
           input.payment_method === undefined ? undefined : newPayment(order, input.payment_method, now);
         order.payment_id = attempt?.id ?? null;
         await repo.insertOrder(trx, order, items);
+        await idempotent.mark(trx, orderId);
         if (attempt) await payments.insertPayment(trx, attempt);
         await products.adjustCounts(trx, tenantId, deltas);
         await repo.adjustOrderCounts(trx, tenantId, [{ status: 'pending', delta: 1 }]);
@@ -454,7 +501,14 @@ export function createOrderService(deps: OrderServiceDeps) {
         return { object: created, payment: attempt };
       });
       if (!payment) return object;
-      return (await chargeAndSettle(payment)).order;
+      try {
+        return (await chargeAndSettle(payment)).order;
+      } catch (error) {
+        // The order is committed: it is answered as it stands (payment pending), never as a 5xx
+        // that invites a second order. The charge is settled by the sweep once its lease is over.
+        logger.warn({ err: error, payment_id: payment.id }, 'payment outcome not recorded; left pending');
+        return object;
+      }
     },
 
     async get(tenantId: string, id: string): Promise<OrderObject> {
@@ -517,7 +571,14 @@ export function createOrderService(deps: OrderServiceDeps) {
     },
 
     /** Charges a pending order. A declined method is 422 `payment_failed`; the attempt stays on record. */
-    async pay(tenantId: string, id: string, method: string): Promise<OrderObject> {
+    async pay(
+      tenantId: string,
+      id: string,
+      method: string,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<OrderObject> {
+      if (idempotent.committed !== null)
+        return paidOrFailed(await resumePayment(tenantId, idempotent.committed));
       checkMethod(method);
       const order = await repo.findOrder(store.db, tenantId, id);
       if (!order) throw notFound('order');
@@ -530,6 +591,7 @@ export function createOrderService(deps: OrderServiceDeps) {
           const row = newPayment(current, method, clock.now());
           await payments.insertPayment(trx, row);
           await repo.updateOrder(trx, tenantId, id, { payment_id: row.id, updated: row.created });
+          await idempotent.mark(trx, row.id);
           return row;
         });
       } catch (error) {
@@ -540,19 +602,37 @@ export function createOrderService(deps: OrderServiceDeps) {
         }
         throw error;
       }
-      const { order: after, payment } = await chargeAndSettle(attempt);
-      if (payment.status === 'failed') {
-        throw new AppError('payment_failed', `The payment failed: ${payment.failure_message ?? 'declined'}`, {
-          extra: { payment_id: payment.id, failure_code: payment.failure_code },
-        });
-      }
-      if (after.status !== 'paid') throw invalidTransition('pay', after.status as OrderStatus);
-      return after;
+      return paidOrFailed(await chargeAndSettle(attempt));
     },
 
-    async ship(tenantId: string, id: string, input: ShipBody): Promise<OrderObject> {
+    /**
+     * Settles payment attempts still pending past their lease (their process died, or recording
+     * the outcome failed); returns how many it settled. Safe to run from several processes at once.
+     */
+    async settleStalePayments(limit = 100): Promise<number> {
+      const stale = await payments.findStalePayments(store.db, clock.now() - PAYMENT_LEASE_MS, limit);
+      let settled = 0;
+      for (const payment of stale) {
+        try {
+          await chargeAndSettle(payment);
+          settled++;
+        } catch (error) {
+          logger.warn({ err: error, payment_id: payment.id }, 'stale payment not settled; will retry');
+        }
+      }
+      return settled;
+    },
+
+    async ship(
+      tenantId: string,
+      id: string,
+      input: ShipBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<OrderObject> {
+      if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
       return store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'ship');
+        await idempotent.mark(trx, id);
         const now = clock.now();
         const after = await commitTransition(trx, before, 'ship', now, {
           shipped_at: now,
@@ -563,9 +643,15 @@ export function createOrderService(deps: OrderServiceDeps) {
       });
     },
 
-    async deliver(tenantId: string, id: string): Promise<OrderObject> {
+    async deliver(
+      tenantId: string,
+      id: string,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<OrderObject> {
+      if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
       return store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'deliver');
+        await idempotent.mark(trx, id);
         const now = clock.now();
         const after = await commitTransition(trx, before, 'deliver', now, { delivered_at: now });
         return emitOrder(trx, 'order.delivered', after);
@@ -573,9 +659,15 @@ export function createOrderService(deps: OrderServiceDeps) {
     },
 
     /** Releases the stock (once: the order leaves pending/paid for good) and returns a captured payment. */
-    async cancel(tenantId: string, id: string): Promise<OrderObject> {
+    async cancel(
+      tenantId: string,
+      id: string,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<OrderObject> {
+      if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
       const { object, refunded } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'cancel');
+        await idempotent.mark(trx, id);
         const now = clock.now();
         const after = await commitTransition(trx, before, 'cancel', now, { cancelled_at: now, restocked: 1 });
         await releaseStock(trx, after, now);
@@ -588,9 +680,16 @@ export function createOrderService(deps: OrderServiceDeps) {
     },
 
     /** Returns the payment; with `restock` the units go back in stock too. */
-    async refund(tenantId: string, id: string, restock: boolean): Promise<OrderObject> {
+    async refund(
+      tenantId: string,
+      id: string,
+      restock: boolean,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<OrderObject> {
+      if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
       const { object, refunded } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'refund');
+        await idempotent.mark(trx, id);
         const now = clock.now();
         const after = await commitTransition(trx, before, 'refund', now, {
           refunded_at: now,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { loadConfig } from '../../config.js';
 import { createDeps } from '../../deps.js';
 import type { OrderStatus } from '../../db/schema.js';
@@ -17,7 +18,7 @@ import {
 import { spawnServer } from '../../../test/helpers/process.js';
 import type { ProductObject } from '../products/products.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
-import { type OrderAction, TRANSITIONS } from './orders.service.js';
+import { type OrderAction, PAYMENT_LEASE_MS, TRANSITIONS } from './orders.service.js';
 
 interface Problem {
   code: string;
@@ -42,6 +43,24 @@ async function countEvents(db: Db, type: string, objectId?: string): Promise<num
   if (objectId !== undefined) query = query.where('object_id', '=', objectId);
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(n);
+}
+
+/** Makes storing an idempotent response fail (a trigger), or stops it. */
+async function failStoringResponses(db: Db, dialect: string, on: boolean): Promise<void> {
+  const statements =
+    dialect === 'postgres'
+      ? on
+        ? [
+            `CREATE FUNCTION refuse_response() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql`,
+            `CREATE TRIGGER refuse_response BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_response()`,
+          ]
+        : ['DROP TRIGGER refuse_response ON idempotency_keys', 'DROP FUNCTION refuse_response()']
+      : on
+        ? [
+            `CREATE TRIGGER refuse_response BEFORE UPDATE OF state ON idempotency_keys WHEN NEW.state = 'completed' BEGIN SELECT RAISE(ABORT, 'injected'); END`,
+          ]
+        : ['DROP TRIGGER refuse_response'];
+  for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
 const ACTIONS: OrderAction[] = ['pay', 'ship', 'deliver', 'cancel', 'refund'];
@@ -535,6 +554,94 @@ for (const dialect of DIALECTS) {
       assert.equal(second.headers['idempotent-replayed'], 'true');
       assert.equal(second.body.id, first.body.id);
       assert.equal(await stockOf(p.id), 3);
+    });
+
+    it('answers a committed order whose payment outcome could not be recorded as 201 pending, once', async () => {
+      const db = ctx.deps.store.db;
+      const p = await product({ stock: 5 });
+      const body = {
+        items: [{ product_id: p.id, quantity: 1 }],
+        customer: { email: 'settle@example.com' },
+        payment_method: 'pm_card_visa',
+      };
+      const headers = { 'idempotency-key': `settle-${p.id}` };
+      failOn = 'payment.received'; // the settle transaction fails after the order committed
+      const first = await api<OrderObject>('POST', '/v1/orders', { body, headers });
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.equal(first.body.status, 'pending');
+      assert.equal(first.body.payment?.status, 'pending');
+      const again = await api<OrderObject>('POST', '/v1/orders', { body, headers });
+      assert.equal(again.status, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.body.id, first.body.id);
+      assert.equal(await stockOf(p.id), 4, 'reserved once');
+      assert.equal(await countEvents(db, 'order.created', first.body.id), 1);
+
+      // Within its lease the attempt belongs to its process; past it, the sweep settles it once.
+      await ctx.deps.orders.settleStalePayments();
+      assert.equal((await api<OrderObject>('GET', `/v1/orders/${first.body.id}`)).body.status, 'pending');
+      clock.advance(PAYMENT_LEASE_MS);
+      await ctx.deps.orders.settleStalePayments();
+      await ctx.deps.orders.settleStalePayments();
+      const settled = (await api<OrderObject>('GET', `/v1/orders/${first.body.id}`)).body;
+      assert.equal(settled.status, 'paid');
+      assert.equal(settled.payment?.id, first.body.payment?.id);
+      assert.equal(settled.payment?.status, 'succeeded');
+      assert.equal(await countEvents(db, 'payment.received', settled.payment?.id), 1);
+      assert.equal(await countEvents(db, 'order.paid', first.body.id), 1);
+    });
+
+    it('resumes a payment whose answer was a 5xx when retried with its Idempotency-Key: one charge', async () => {
+      const db = ctx.deps.store.db;
+      const p = await product({ stock: 5 });
+      const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
+      const pay = () =>
+        api<OrderObject & Problem>('POST', `/v1/orders/${o.id}/pay`, {
+          body: { payment_method: 'pm_card_visa' },
+          headers: { 'idempotency-key': `pay-${o.id}` },
+        });
+      failOn = 'payment.received'; // charged, then recording the outcome fails
+      assert.equal((await pay()).status, 500);
+      const retried = await pay();
+      assert.equal(retried.status, 200, JSON.stringify(retried.body));
+      assert.equal(retried.headers['idempotent-replayed'], undefined);
+      assert.equal(retried.body.status, 'paid');
+      const replayed = await pay();
+      assert.equal(replayed.headers['idempotent-replayed'], 'true');
+      assert.equal(replayed.body.payment?.id, retried.body.payment?.id);
+      const attempts = await db
+        .selectFrom('payments')
+        .select(['id', 'status'])
+        .where('order_id', '=', o.id)
+        .execute();
+      assert.deepEqual(attempts, [{ id: retried.body.payment?.id, status: 'succeeded' }]);
+      assert.equal(await countEvents(db, 'payment.received', retried.body.payment?.id), 1);
+      assert.equal(await countEvents(db, 'order.paid', o.id), 1);
+    });
+
+    it('answers a retry for the order it committed when the first answer could not be stored', async () => {
+      const db = ctx.deps.store.db;
+      const p = await product({ stock: 5 });
+      const email = `lost-${p.id.toLowerCase()}@example.com`;
+      const send = () =>
+        api<OrderObject & Problem>('POST', '/v1/orders', {
+          body: { items: [{ product_id: p.id, quantity: 2 }], customer: { email } },
+          headers: { 'idempotency-key': `lost-${p.id}` },
+        });
+      // Storing the response fails after the order committed (a trigger refuses the update).
+      await failStoringResponses(db, dialect, true);
+      try {
+        assert.ok((await send()).status >= 500);
+      } finally {
+        await failStoringResponses(db, dialect, false);
+      }
+      const retried = await send();
+      assert.equal(retried.status, 201, JSON.stringify(retried.body));
+      const stored = await db.selectFrom('orders').select('id').where('customer_email', '=', email).execute();
+      assert.deepEqual(stored, [{ id: retried.body.id }], 'one order');
+      assert.equal(await stockOf(p.id), 3, 'reserved once');
+      assert.equal(await countEvents(db, 'order.created', retried.body.id), 1);
+      assert.equal((await send()).headers['idempotent-replayed'], 'true');
     });
 
     it('writes an event if and only if its change commits', async () => {

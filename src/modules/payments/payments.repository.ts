@@ -62,6 +62,18 @@ export async function findPendingPayment(db: Db, orderId: string): Promise<Payme
     .executeTakeFirst();
 }
 
+/** Attempts still pending that started before `before`, oldest first (a partial index on `created`). */
+export async function findStalePayments(db: Db, before: number, limit: number): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('created', '<=', before)
+    .orderBy('created')
+    .limit(limit)
+    .execute();
+}
+
 /** Moves a payment on from `from`; false when another writer moved it first. */
 export async function updatePayment(
   db: Db,
