@@ -277,21 +277,26 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
     const statuses = (answers: Answer<{ code?: string }>[]) =>
       answers.map((a) => `${a.status}${a.body.code ? ` ${a.body.code}` : ''}`);
     // 503 is the honest answer of an overloaded process (no pool connection within 5 s on a busy
-    // machine); the invariants below are judged on what the store holds, whatever was answered.
-    for (const status of new Set(statuses(orders))) {
-      assert.ok(
-        ['201', '422 insufficient_stock', '503 service_unavailable'].includes(status),
-        `order answered ${status}`,
-      );
-    }
-    for (const status of new Set(statuses(transfers))) {
-      assert.ok(
-        ['201', '422 insufficient_funds', '503 service_unavailable'].includes(status),
-        `transfer answered ${status}`,
-      );
-    }
+    // machine). A client retries it with the same Idempotency-Key, as here once the load is over:
+    // the retry must never do the work a second time (judged on what the store holds below).
     const unavailable = [...orders, ...transfers].filter((a) => a.status === 503).length;
     if (unavailable > 0) process.stderr.write(`cluster: ${unavailable} requests answered 503 under load\n`);
+    const retry = async <T>(answers: Answer<T>[], jobs: (() => Promise<Answer<T>>)[]) => {
+      for (const [i, job] of jobs.entries()) {
+        for (let attempt = 0; answers[i]?.status === 503 && attempt < 20; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+          answers[i] = await job();
+        }
+      }
+    };
+    await retry(orders, orderJobs);
+    await retry(transfers, transferJobs);
+    for (const status of new Set(statuses(orders))) {
+      assert.ok(['201', '422 insufficient_stock'].includes(status), `order answered ${status}`);
+    }
+    for (const status of new Set(statuses(transfers))) {
+      assert.ok(['201', '422 insufficient_funds'].includes(status), `transfer answered ${status}`);
+    }
     assert.ok(
       orders.some((o) => o.status === 422),
       'demand exceeded the stock, so some orders were refused',
@@ -317,13 +322,21 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
     const merchant = parties[0];
     assert.ok(merchant);
     const stored = await storedOrders();
-    const ids = new Set(stored.map((o) => o.id));
-    for (const order of orders.filter((o) => o.status === 201)) {
-      assert.ok(ids.has(order.body.id), 'every acknowledged order is stored');
-      assert.equal(order.body.payment?.status, 'succeeded');
+    // Exactly one stored order per acknowledged Idempotency-Key, none for a refused one, also where
+    // the first answer was a 503 and the retry came later.
+    const acknowledged = orders.filter((o) => o.status === 201);
+    assert.deepEqual(
+      stored.map((o) => o.id).sort(),
+      acknowledged.map((o) => o.body.id).sort(),
+      'the stored orders are exactly the acknowledged ones',
+    );
+    for (const order of acknowledged) {
+      // `pending` when the charge's outcome could not be recorded under load (settled by the sweep).
+      assert.ok(
+        ['succeeded', 'pending'].includes(order.body.payment?.status ?? ''),
+        JSON.stringify(order.body),
+      );
     }
-    // An order the client saw fail with 503 may still be stored (see the report on orders.create).
-    assert.ok(stored.length <= orders.filter((o) => o.status !== 422).length);
     const sold = new Map<string, number>();
     for (const order of stored) {
       for (const item of order.items) {
