@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api } from './api.js';
+import { api, describeError } from './api.js';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -76,4 +76,36 @@ export function useNow(ms = 30_000): number {
     return () => clearInterval(timer);
   }, [ms]);
   return now;
+}
+
+export interface Action {
+  busy: boolean;
+  /** Why the last run failed, or a message set with setError (a check before running). */
+  error: string | undefined;
+  setError: (error: string | undefined) => void;
+  /** Runs `action` with busy set and the last error cleared; resolves to the new error, if any. */
+  run: (action: () => Promise<void>) => Promise<string | undefined>;
+}
+
+/** The busy flag and error message of a form or button that calls the API. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  async function run(action: () => Promise<void>): Promise<string | undefined> {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return undefined;
+    } catch (failure) {
+      const message = describeError(failure);
+      setError(message);
+      return message;
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return { busy, error, setError, run };
 }

@@ -1,4 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+import { CopyField } from './CopyField.js';
+import { FormError } from './Form.js';
 
 interface DialogProps {
   title: string;
@@ -100,6 +102,57 @@ export function Dialog({ title, onClose, children, description, size = 'normal' 
   );
 }
 
+interface FormDialogProps {
+  title: string;
+  onClose: () => void;
+  /** Called on submit (the default is prevented), also by Enter in a field. */
+  onSubmit: () => void;
+  /** The submit button says `submitLabel`, and `busyLabel` while `busy` (when it is disabled). */
+  submitLabel: string;
+  busyLabel: string;
+  tone?: 'danger' | 'primary';
+  busy?: boolean;
+  error?: string | undefined;
+  size?: 'normal' | 'wide';
+  children: ReactNode;
+}
+
+/** A dialog around a form: its fields, the error when it was refused, then Cancel and submit. */
+export function FormDialog({
+  title,
+  onClose,
+  onSubmit,
+  submitLabel,
+  busyLabel,
+  tone = 'primary',
+  busy,
+  error,
+  size,
+  children,
+}: FormDialogProps) {
+  return (
+    <Dialog title={title} onClose={onClose} size={size}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onSubmit();
+        }}
+      >
+        {children}
+        <FormError error={error} />
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className={`button button-${tone}`} disabled={busy}>
+            {busy ? busyLabel : submitLabel}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 interface ConfirmProps {
   title: string;
   message: ReactNode;
@@ -125,29 +178,51 @@ export function ConfirmDialog({
   children,
 }: ConfirmProps) {
   return (
-    <Dialog title={title} onClose={onClose}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          onConfirm();
-        }}
-      >
-        <div className="dialog-message">{message}</div>
-        {children}
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className={`button button-${tone}`} disabled={busy} autoFocus>
-            {busy ? 'Working…' : confirmLabel}
-          </button>
-        </div>
-      </form>
+    <FormDialog
+      title={title}
+      onClose={onClose}
+      onSubmit={onConfirm}
+      submitLabel={confirmLabel}
+      busyLabel="Working…"
+      tone={tone}
+      busy={busy}
+      error={error}
+    >
+      <div className="dialog-message">{message}</div>
+      {children}
+    </FormDialog>
+  );
+}
+
+interface SecretProps {
+  title: string;
+  /** What the secret is for and that it is shown only once. */
+  description: string;
+  label: string;
+  value: string;
+  hint?: string;
+  onClose: () => void;
+  doneLabel?: string;
+}
+
+/** Shows a secret the server returns only once, to copy; the one button closes it. */
+export function SecretDialog({
+  title,
+  description,
+  label,
+  value,
+  hint,
+  onClose,
+  doneLabel = 'Done',
+}: SecretProps) {
+  return (
+    <Dialog title={title} onClose={onClose} description={description}>
+      <CopyField label={label} value={value} hint={hint} />
+      <div className="dialog-actions">
+        <button type="button" className="button button-primary" onClick={onClose}>
+          {doneLabel}
+        </button>
+      </div>
     </Dialog>
   );
 }

@@ -1,14 +1,14 @@
-import { type FormEvent, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { PERMISSIONS } from '../../../src/http/permissions.js';
-import { api, describeError } from '../api.js';
+import { api } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
-import { CopyField } from '../components/CopyField.js';
-import { ConfirmDialog, Dialog } from '../components/Dialog.js';
+import { ConfirmDialog, FormDialog, SecretDialog } from '../components/Dialog.js';
+import { CheckboxGroups, Field } from '../components/Form.js';
 import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDate, formatDateTime, timeAgo } from '../format.js';
-import { useNow, useResource } from '../hooks.js';
+import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { ApiKey } from '../types.js';
 
@@ -34,11 +34,8 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Set<Permission>>(new Set());
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
   const [created, setCreated] = useState<ApiKey>();
-  const nameId = useId();
-  const expiresId = useId();
   const today = new Date();
   const minDate = new Date(today.getTime() + 24 * 3600 * 1000).toISOString().slice(0, 10);
 
@@ -51,15 +48,12 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
     });
   }
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  function submit() {
     if (permissions.size === 0) {
       setError('Choose at least one permission.');
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       const key = await api.post<ApiKey>('/api-keys', {
         name: name.trim(),
         permissions: PERMISSIONS.filter((p) => permissions.has(p)),
@@ -67,117 +61,78 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
       });
       setCreated(key);
       onCreated(key);
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (created) {
     return (
-      <Dialog
+      <SecretDialog
         title="Your new API key"
-        onClose={onClose}
         description="Copy it now. For your security it is shown only once."
-      >
-        <CopyField
-          label={`Key “${created.name}”`}
-          value={created.key}
-          hint="Store it in a secret manager, never in client-side code."
-        />
-        <div className="dialog-actions">
-          <button type="button" className="button button-primary" onClick={onClose}>
-            Done
-          </button>
-        </div>
-      </Dialog>
+        label={`Key “${created.name}”`}
+        value={created.key}
+        hint="Store it in a secret manager, never in client-side code."
+        onClose={onClose}
+      />
     );
   }
 
   return (
-    <Dialog title="Create API key" onClose={onClose} size="wide">
-      <form onSubmit={(event) => void submit(event)}>
-        <div className="field">
-          <label htmlFor={nameId}>Name</label>
-          <input
-            id={nameId}
-            required
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="e.g. Storefront production"
-            autoFocus
-          />
-        </div>
-        <fieldset className="fieldset">
-          <legend>Permissions</legend>
-          <div className="presets">
-            {PRESETS.map((preset) => (
-              <button
-                key={preset.label}
-                type="button"
-                className="button button-small"
-                onClick={() => setPermissions(new Set(preset.permissions))}
-              >
-                {preset.label}
-              </button>
-            ))}
+    <FormDialog
+      title="Create API key"
+      size="wide"
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel="Create key"
+      busyLabel="Creating…"
+      busy={busy}
+      error={error}
+    >
+      <Field
+        label="Name"
+        required
+        maxLength={100}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        placeholder="e.g. Storefront production"
+        autoFocus
+      />
+      <fieldset className="fieldset">
+        <legend>Permissions</legend>
+        <div className="presets">
+          {PRESETS.map((preset) => (
             <button
+              key={preset.label}
               type="button"
-              className="button button-small button-ghost"
-              onClick={() => setPermissions(new Set())}
+              className="button button-small"
+              onClick={() => setPermissions(new Set(preset.permissions))}
             >
-              Clear
+              {preset.label}
             </button>
-          </div>
-          <div className="permission-groups">
-            {groupPermissions().map(([area, list]) => (
-              <div key={area} className="permission-group">
-                <span className="permission-area">{area}</span>
-                {list.map((permission) => (
-                  <label key={permission} className="check">
-                    <input
-                      type="checkbox"
-                      checked={permissions.has(permission)}
-                      onChange={(e) => toggle(permission, e.target.checked)}
-                    />
-                    <span className="mono">{permission}</span>
-                  </label>
-                ))}
-              </div>
-            ))}
-          </div>
-        </fieldset>
-        <div className="field">
-          <label htmlFor={expiresId}>Expires on</label>
-          <input
-            id={expiresId}
-            type="date"
-            min={minDate}
-            value={expires}
-            onChange={(e) => setExpires(e.target.value)}
-            aria-describedby={`${expiresId}-hint`}
-          />
-          <p id={`${expiresId}-hint`} className="hint">
-            Optional. Leave empty for a key that does not expire. Keys show as Expiring in their last 7 days.
-          </p>
-        </div>
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create key'}
+          ))}
+          <button
+            type="button"
+            className="button button-small button-ghost"
+            onClick={() => setPermissions(new Set())}
+          >
+            Clear
           </button>
         </div>
-      </form>
-    </Dialog>
+        <CheckboxGroups
+          groups={groupPermissions()}
+          checked={(permission) => permissions.has(permission)}
+          onChange={toggle}
+        />
+      </fieldset>
+      <Field
+        label="Expires on"
+        type="date"
+        min={minDate}
+        value={expires}
+        onChange={(e) => setExpires(e.target.value)}
+        hint="Optional. Leave empty for a key that does not expire. Keys show as Expiring in their last 7 days."
+      />
+    </FormDialog>
   );
 }
 
@@ -191,38 +146,26 @@ function RollDialog({
   onRolled: () => void;
 }) {
   const [grace, setGrace] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const [rolled, setRolled] = useState<ApiKey>();
   const graceId = useId();
 
-  async function roll() {
-    setBusy(true);
-    setError(undefined);
-    try {
+  function roll() {
+    void run(async () => {
       setRolled(await api.post<ApiKey>(`/api-keys/${apiKey.id}/roll`, { expires_in_seconds: grace }));
       onRolled();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (rolled) {
     return (
-      <Dialog
+      <SecretDialog
         title="Key rolled"
-        onClose={onClose}
         description="Here is the replacement. Copy it now: it is shown only once."
-      >
-        <CopyField label={`New key for “${rolled.name}”`} value={rolled.key} />
-        <div className="dialog-actions">
-          <button type="button" className="button button-primary" onClick={onClose}>
-            Done
-          </button>
-        </div>
-      </Dialog>
+        label={`New key for “${rolled.name}”`}
+        value={rolled.key}
+        onClose={onClose}
+      />
     );
   }
   return (
@@ -233,7 +176,7 @@ function RollDialog({
       busy={busy}
       error={error}
       onClose={onClose}
-      onConfirm={() => void roll()}
+      onConfirm={roll}
       message={<p>A new key with the same name and permissions replaces {apiKey.key}.</p>}
     >
       <div className="field">
@@ -257,22 +200,15 @@ export function ApiKeys() {
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<ApiKey>();
   const [revoking, setRevoking] = useState<ApiKey>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
 
-  async function revoke(key: ApiKey) {
-    setBusy(true);
-    setError(undefined);
-    try {
+  function revoke(key: ApiKey) {
+    void run(async () => {
       await api.delete(`/api-keys/${key.id}`);
       toast(`API key “${key.name}” revoked.`);
       setRevoking(undefined);
       keys.reload();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const createButton = (
@@ -391,7 +327,7 @@ export function ApiKeys() {
           busy={busy}
           error={error}
           onClose={() => setRevoking(undefined)}
-          onConfirm={() => void revoke(revoking)}
+          onConfirm={() => revoke(revoking)}
           message={<p>Requests with {revoking.key} will be refused from now on. This cannot be undone.</p>}
         />
       ) : null}

@@ -1,6 +1,7 @@
-import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError, describeError } from '../api.js';
+import { Field, FormError } from '../components/Form.js';
 import { humanize } from '../format.js';
 import { useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
@@ -29,36 +30,6 @@ function AuthCard({
         <p className="auth-footer">{footer}</p>
       </div>
     </main>
-  );
-}
-
-function Field({
-  label,
-  hint,
-  error,
-  ...input
-}: { label: string; hint?: string; error?: string } & React.InputHTMLAttributes<HTMLInputElement>) {
-  const id = useId();
-  const hintId = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        aria-describedby={hint || error ? hintId : undefined}
-        aria-invalid={error ? true : undefined}
-        {...input}
-      />
-      {error ? (
-        <p id={hintId} className="field-error">
-          {error}
-        </p>
-      ) : hint ? (
-        <p id={hintId} className="hint">
-          {hint}
-        </p>
-      ) : null}
-    </div>
   );
 }
 
@@ -120,11 +91,7 @@ export function Login() {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError error={error} />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Logging in…' : 'Log in'}
         </button>
@@ -215,11 +182,9 @@ export function Signup() {
           onChange={set('password')}
           error={fields.password}
         />
-        {error !== undefined && Object.keys(fields).length === 0 ? (
-          <p className="form-error" role="alert">
-            {describeError(error)}
-          </p>
-        ) : null}
+        <FormError
+          error={error !== undefined && Object.keys(fields).length === 0 ? describeError(error) : undefined}
+        />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Creating your account…' : 'Create account'}
         </button>

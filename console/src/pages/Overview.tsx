@@ -1,13 +1,12 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, describeError } from '../api.js';
-import { CopyField } from '../components/CopyField.js';
-import { ConfirmDialog, Dialog } from '../components/Dialog.js';
+import { api } from '../api.js';
+import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDate, formatMs, formatNumber, humanize, percent, plural } from '../format.js';
-import { useResource } from '../hooks.js';
+import { useAction, useResource } from '../hooks.js';
 import { useAccount, useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
 import type { Usage, Versions } from '../types.js';
@@ -58,27 +57,20 @@ export function QuotaWarning({ usage }: { usage: Usage }) {
 
 function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgraded: () => void }) {
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const toast = useToast();
   const { refresh } = useSession();
   if (!versions.upgrade_available) return null;
   const latest = versions.data.find((v) => v.latest);
 
-  async function upgrade() {
-    setBusy(true);
-    setError(undefined);
-    try {
+  function upgrade() {
+    void run(async () => {
       await api.post('/versions/upgrade', { version: versions.latest });
       await refresh();
       toast(`Upgraded to API ${versions.latest_release}.`);
       setOpen(false);
       onUpgraded();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -101,7 +93,7 @@ function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgrade
           busy={busy}
           error={error}
           onClose={() => setOpen(false)}
-          onConfirm={() => void upgrade()}
+          onConfirm={upgrade}
           message={
             <>
               <p>
@@ -230,18 +222,15 @@ export function Overview() {
         </ul>
       </section>
       {firstKey ? (
-        <Dialog
+        <SecretDialog
           title="Welcome! Here is your first API key"
-          onClose={dismissFirstKey}
           description="It holds every permission. Copy it now: it is shown only this once. You can create narrower keys on the API keys page."
-        >
-          <CopyField label="API key" value={firstKey} hint="Send it as Authorization: Bearer <key>." />
-          <div className="dialog-actions">
-            <button type="button" className="button button-primary" onClick={dismissFirstKey}>
-              I have saved it
-            </button>
-          </div>
-        </Dialog>
+          label="API key"
+          value={firstKey}
+          hint="Send it as Authorization: Bearer <key>."
+          onClose={dismissFirstKey}
+          doneLabel="I have saved it"
+        />
       ) : null}
     </>
   );

@@ -2,13 +2,12 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, describeError } from '../api.js';
 import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
-import { CopyField } from '../components/CopyField.js';
-import { ConfirmDialog, Dialog } from '../components/Dialog.js';
+import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { clockTime, formatDateTime, formatNumber, timeAgo } from '../format.js';
-import { useNow, useResource } from '../hooks.js';
+import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { Delivery, Page, Webhook } from '../types.js';
 import { eventsLabel } from './Webhooks.js';
@@ -163,8 +162,7 @@ export function WebhookDetail() {
   const now = useNow();
   const [dialog, setDialog] = useState<'rotate' | 'delete' | 'disable' | null>(null);
   const [secret, setSecret] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
 
   function open(which: typeof dialog) {
     setError(undefined);
@@ -172,16 +170,8 @@ export function WebhookDetail() {
   }
 
   async function act(action: () => Promise<void>) {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
-    } catch (failure) {
-      setError(describeError(failure));
-      toast(describeError(failure), 'error');
-    } finally {
-      setBusy(false);
-    }
+    const failure = await run(action);
+    if (failure !== undefined) toast(failure, 'error');
   }
 
   if (webhook.data === undefined) {
@@ -325,28 +315,16 @@ export function WebhookDetail() {
         />
       ) : null}
       {dialog === 'rotate' && secret !== undefined ? (
-        <Dialog
+        <SecretDialog
           title="New signing secret"
+          description="Copy it now: it is shown only once. The old secret keeps working for 24 hours."
+          label="Signing secret"
+          value={secret}
           onClose={() => {
             setDialog(null);
             setSecret(undefined);
           }}
-          description="Copy it now: it is shown only once. The old secret keeps working for 24 hours."
-        >
-          <CopyField label="Signing secret" value={secret} />
-          <div className="dialog-actions">
-            <button
-              type="button"
-              className="button button-primary"
-              onClick={() => {
-                setDialog(null);
-                setSecret(undefined);
-              }}
-            >
-              Done
-            </button>
-          </div>
-        </Dialog>
+        />
       ) : null}
       {dialog === 'disable' ? (
         <ConfirmDialog

@@ -1,15 +1,16 @@
-import { type FormEvent, useId, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
-import { api, describeError } from '../api.js';
+import { api } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { CopyField } from '../components/CopyField.js';
-import { Dialog } from '../components/Dialog.js';
+import { Dialog, FormDialog } from '../components/Dialog.js';
+import { CheckboxGroups, Field } from '../components/Form.js';
 import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDateTime, timeAgo } from '../format.js';
-import { useNow, useResource } from '../hooks.js';
+import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { Page, Webhook } from '../types.js';
 
@@ -34,22 +35,16 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
   const [description, setDescription] = useState('');
   const [all, setAll] = useState(false);
   const [events, setEvents] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useAction();
   const [created, setCreated] = useState<Webhook>();
   const navigate = useNavigate();
-  const urlId = useId();
-  const descriptionId = useId();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  function submit() {
     if (!all && events.size === 0) {
       setError('Choose at least one event, or all events.');
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       const webhook = await api.post<Webhook>('/webhooks', {
         url: url.trim(),
         events: all ? ['*'] : SUBSCRIBABLE.filter((type) => events.has(type)),
@@ -57,11 +52,7 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
       });
       setCreated(webhook);
       onCreated();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (created) {
@@ -93,78 +84,54 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
   }
 
   return (
-    <Dialog title="Add webhook endpoint" onClose={onClose} size="wide">
-      <form onSubmit={(event) => void submit(event)}>
-        <div className="field">
-          <label htmlFor={urlId}>Endpoint URL</label>
-          <input
-            id={urlId}
-            type="url"
-            required
-            maxLength={2048}
-            placeholder="https://example.com/webhooks/commerce"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            autoFocus
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={descriptionId}>Description</label>
-          <input
-            id={descriptionId}
-            maxLength={500}
-            placeholder="Optional"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </div>
-        <fieldset className="fieldset">
-          <legend>Events to send</legend>
-          <label className="check check-strong">
-            <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
-            <span>All events, including types added later</span>
-          </label>
-          <div className="permission-groups">
-            {groupEvents().map(([resource, types]) => (
-              <div key={resource} className="permission-group">
-                <span className="permission-area">{resource}</span>
-                {types.map((type) => (
-                  <label key={type} className="check">
-                    <input
-                      type="checkbox"
-                      disabled={all}
-                      checked={all || events.has(type)}
-                      onChange={(e) =>
-                        setEvents((current) => {
-                          const next = new Set(current);
-                          if (e.target.checked) next.add(type);
-                          else next.delete(type);
-                          return next;
-                        })
-                      }
-                    />
-                    <span className="mono">{type}</span>
-                  </label>
-                ))}
-              </div>
-            ))}
-          </div>
-        </fieldset>
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add endpoint'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title="Add webhook endpoint"
+      size="wide"
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel="Add endpoint"
+      busyLabel="Adding…"
+      busy={busy}
+      error={error}
+    >
+      <Field
+        label="Endpoint URL"
+        type="url"
+        required
+        maxLength={2048}
+        placeholder="https://example.com/webhooks/commerce"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        autoFocus
+      />
+      <Field
+        label="Description"
+        maxLength={500}
+        placeholder="Optional"
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+      />
+      <fieldset className="fieldset">
+        <legend>Events to send</legend>
+        <label className="check check-strong">
+          <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
+          <span>All events, including types added later</span>
+        </label>
+        <CheckboxGroups
+          groups={groupEvents()}
+          disabled={all}
+          checked={(type) => all || events.has(type)}
+          onChange={(type, on) =>
+            setEvents((current) => {
+              const next = new Set(current);
+              if (on) next.add(type);
+              else next.delete(type);
+              return next;
+            })
+          }
+        />
+      </fieldset>
+    </FormDialog>
   );
 }
 

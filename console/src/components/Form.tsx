@@ -1,0 +1,75 @@
+import { type InputHTMLAttributes, useId } from 'react';
+
+/** A labelled input with an optional hint, or the field's error in its place. */
+export function Field({
+  label,
+  hint,
+  error,
+  ...input
+}: { label: string; hint?: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  const hintId = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        aria-describedby={hint || error ? hintId : undefined}
+        aria-invalid={error ? true : undefined}
+        {...input}
+      />
+      {error ? (
+        <p id={hintId} className="field-error">
+          {error}
+        </p>
+      ) : hint ? (
+        <p id={hintId} className="hint">
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Why a form was not accepted, announced as it appears; nothing when there is no error. */
+export function FormError({ error }: { error: string | undefined }) {
+  return error ? (
+    <p className="form-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+/** Checkboxes in labelled groups (permissions by area, events by resource), each value in mono. */
+export function CheckboxGroups<T extends string>({
+  groups,
+  checked,
+  onChange,
+  disabled,
+}: {
+  groups: [string, readonly T[]][];
+  checked: (value: T) => boolean;
+  onChange: (value: T, on: boolean) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <div className="permission-groups">
+      {groups.map(([group, values]) => (
+        <div key={group} className="permission-group">
+          <span className="permission-area">{group}</span>
+          {values.map((value) => (
+            <label key={value} className="check">
+              <input
+                type="checkbox"
+                disabled={disabled}
+                checked={checked(value)}
+                onChange={(e) => onChange(value, e.target.checked)}
+              />
+              <span className="mono">{value}</span>
+            </label>
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}
