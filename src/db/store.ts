@@ -26,6 +26,18 @@ export interface Store {
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite's write transaction already excludes writers. */
   readonly supportsRowLocks: boolean;
+  /**
+   * Tells every process on this database about `payload` on `topic` once `trx` commits (PostgreSQL
+   * NOTIFY, transactional: a rolled-back change notifies no one). SQLite serves one process, which
+   * acts on its own changes directly, so there it does nothing.
+   */
+  notify(trx: Db, topic: string, payload: string): Promise<void>;
+  /**
+   * Calls `onMessage` for every notification on `topic`, from any process. `onGap` runs whenever
+   * notifications may have been missed (the listening connection was lost and is back): a
+   * listener that caches must then drop what it holds. The listener stops with `close()`.
+   */
+  listen(topic: string, onMessage: (payload: string) => void, onGap: () => void): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -109,6 +121,8 @@ function openSqlite(dataDir: string): Store {
     db,
     schema: undefined,
     supportsRowLocks: false,
+    async notify() {},
+    listen() {},
     async transaction(fn) {
       // Kysely's SQLite driver has one connection guarded by a mutex: holding it for the whole
       // transaction keeps other in-process queries out until COMMIT.
@@ -146,11 +160,20 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Channels are per schema: several deployments (or test runs) can share one database.
+  const channel = (topic: string) => `cp_${schema ?? 'public'}_${topic}`;
+  const listener = createListener(url);
   return {
     dialect: 'postgres',
     db,
     schema: schema ?? 'public',
     supportsRowLocks: true,
+    async notify(trx, topic, payload) {
+      await sql`SELECT pg_notify(${channel(topic)}, ${payload})`.execute(trx);
+    },
+    listen(topic, onMessage, onGap) {
+      listener.add(channel(topic), onMessage, onGap);
+    },
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -165,7 +188,90 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
       await sql`SELECT 1`.execute(db);
     },
     async close() {
+      await listener.close();
       await db.destroy();
+    },
+  };
+}
+
+interface Subscription {
+  onMessage: (payload: string) => void;
+  onGap: () => void;
+}
+
+/**
+ * One dedicated connection (LISTEN cannot share a pooled one) for every channel this process
+ * listens on, opened with the first listener. A lost connection is opened again after a pause,
+ * and every subscriber hears `onGap`, since notifications sent meanwhile are gone.
+ */
+function createListener(url: string) {
+  const channels = new Map<string, Subscription[]>();
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let connecting = false;
+  let closed = false;
+
+  const gap = () => {
+    for (const subscriptions of channels.values()) for (const s of subscriptions) s.onGap();
+  };
+
+  async function connect(): Promise<void> {
+    retry = undefined;
+    if (closed) return;
+    connecting = true;
+    const next = new pg.Client({ connectionString: url });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (client === next) client = undefined;
+      next.end().catch(() => undefined);
+      if (!closed) retry = setTimeout(() => void connect(), 1_000);
+    };
+    next.on('error', onLost);
+    next.on('end', onLost);
+    next.on('notification', (message) => {
+      for (const s of channels.get(message.channel) ?? []) s.onMessage(message.payload ?? '');
+    });
+    try {
+      await next.connect();
+      // A channel added meanwhile is still visited: a Map iterates over entries added during iteration.
+      for (const name of channels.keys()) await next.query(`LISTEN ${next.escapeIdentifier(name)}`);
+    } catch {
+      onLost();
+      return;
+    } finally {
+      connecting = false;
+    }
+    if (closed) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+    // Whatever was sent before this connection listened was not heard.
+    gap();
+  }
+
+  return {
+    add(name: string, onMessage: (payload: string) => void, onGap: () => void): void {
+      const subscriptions = channels.get(name);
+      if (subscriptions) {
+        subscriptions.push({ onMessage, onGap });
+        return;
+      }
+      channels.set(name, [{ onMessage, onGap }]);
+      if (client) {
+        const listening = client;
+        listening.query(`LISTEN ${listening.escapeIdentifier(name)}`).catch(() => listening.end());
+      } else if (retry === undefined && !connecting) {
+        retry = setTimeout(() => void connect(), 0);
+      }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+      client = undefined;
     },
   };
 }

@@ -127,6 +127,7 @@ export function createTenantService(deps: {
       if (changes.monthly !== undefined) update.monthly_limit = changes.monthly;
       const updated = await store.transaction(async (trx) => {
         if ((await repo.updateTenant(trx, tenantId, update, clock.now())) === 0) throw notFound('tenant');
+        await apiKeys.tenantChanged(trx, tenantId);
         return repo.findTenant(trx, tenantId);
       });
       apiKeys.forgetTenant(tenantId);
@@ -135,9 +136,10 @@ export function createTenantService(deps: {
     },
 
     async setApiVersion(tenantId: string, version: string): Promise<void> {
-      await store.transaction((trx) =>
-        repo.updateTenant(trx, tenantId, { api_version: version }, clock.now()),
-      );
+      await store.transaction(async (trx) => {
+        await repo.updateTenant(trx, tenantId, { api_version: version }, clock.now());
+        await apiKeys.tenantChanged(trx, tenantId);
+      });
       apiKeys.forgetTenant(tenantId);
     },
 
@@ -163,6 +165,7 @@ export function createTenantService(deps: {
           throw validationError('version', `must not be older than the pinned ${tenant.api_version}`);
         }
         await repo.updateTenant(trx, tenantId, { api_version: version }, clock.now());
+        await apiKeys.tenantChanged(trx, tenantId);
         return { previous_version: tenant.api_version, api_version: version };
       });
       apiKeys.forgetTenant(tenantId);
