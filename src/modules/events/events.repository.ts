@@ -1,4 +1,5 @@
 import type { EventsTable } from '../../db/schema.js';
+import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
 
@@ -31,18 +32,7 @@ function filtered(db: Db, tenantId: string, filter: EventFilter) {
 
 /** Newest first, ties broken by id; a cursor seeks past (created, id). */
 export async function listEvents(db: Db, tenantId: string, filter: EventFilter, window: PageWindow) {
-  let query = filtered(db, tenantId, filter).selectAll();
-  if (window.cursor) {
-    const [created, id] = window.cursor.after;
-    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
-  } else if (window.offset > 0) {
-    query = query.offset(window.offset);
-  }
-  const rows = await query
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(window.limit + 1)
-    .execute();
+  const rows = await filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
   const { n } = await filtered(db, tenantId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();

@@ -1,4 +1,5 @@
 import type { OrderItemsTable, OrderStatus, OrdersTable } from '../../db/schema.js';
+import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
 
@@ -107,18 +108,7 @@ function filtered(db: Db, tenantId: string, filter: OrderFilter) {
 
 /** Newest first, ties broken by id; a cursor seeks past (created, id). */
 export async function listOrders(db: Db, tenantId: string, filter: OrderFilter, window: PageWindow) {
-  let query = filtered(db, tenantId, filter).selectAll();
-  if (window.cursor) {
-    const [created, id] = window.cursor.after;
-    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
-  } else if (window.offset > 0) {
-    query = query.offset(window.offset);
-  }
-  return query
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(window.limit + 1)
-    .execute();
+  return filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
 }
 
 /** Exact total: from `order_counts` for no filter or a status, a COUNT for the other filters. */

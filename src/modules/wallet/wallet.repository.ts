@@ -7,6 +7,7 @@ import type {
   WalletTransactionType,
   WalletTransfersTable,
 } from '../../db/schema.js';
+import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
 
@@ -170,18 +171,7 @@ export async function listPostings(
   filter: PostingFilter,
   window: PageWindow,
 ): Promise<PostingRow[]> {
-  let query = filteredPostings(db, tenantId, filter).selectAll();
-  if (window.cursor) {
-    const [created, id] = window.cursor.after;
-    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
-  } else if (window.offset > 0) {
-    query = query.offset(window.offset);
-  }
-  return query
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(window.limit + 1)
-    .execute();
+  return filteredPostings(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
 }
 
 export async function countPostings(db: Db, tenantId: string, filter: PostingFilter): Promise<number> {
@@ -233,17 +223,11 @@ export async function findTransferByKey(
 
 /** Newest first, ties broken by id; a cursor seeks past (created, id). Fetches `limit + 1`. */
 export async function listTransfers(db: Db, tenantId: string, window: PageWindow): Promise<TransferRow[]> {
-  let query = db.selectFrom('wallet_transfers').selectAll().where('tenant_id', '=', tenantId);
-  if (window.cursor) {
-    const [created, id] = window.cursor.after;
-    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
-  } else if (window.offset > 0) {
-    query = query.offset(window.offset);
-  }
-  return query
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(window.limit + 1)
+  return db
+    .selectFrom('wallet_transfers')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .$call(newestFirst(window))
     .execute();
 }
 

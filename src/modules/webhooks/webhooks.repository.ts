@@ -1,9 +1,5 @@
-import type {
-  EventsTable,
-  WebhookDeliveriesTable,
-  WebhookEndpointsTable,
-  WebhookStatus,
-} from '../../db/schema.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookStatus } from '../../db/schema.js';
+import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
 
@@ -48,17 +44,11 @@ export async function countEndpoints(db: Db, tenantId: string): Promise<number> 
 
 /** Newest first, ties broken by id; a cursor seeks past (created, id). */
 export async function listEndpoints(db: Db, tenantId: string, window: PageWindow) {
-  let query = db.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', tenantId);
-  if (window.cursor) {
-    const [created, id] = window.cursor.after;
-    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
-  } else if (window.offset > 0) {
-    query = query.offset(window.offset);
-  }
-  const rows = await query
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(window.limit + 1)
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .$call(newestFirst(window))
     .execute();
   return { rows, total: await countEndpoints(db, tenantId) };
 }
@@ -214,15 +204,6 @@ export async function makeDueNow(db: Db, id: string, now: number): Promise<void>
     .execute();
 }
 
-export async function findEvent(db: Db, tenantId: string, id: string): Promise<EventsTable | undefined> {
-  return db
-    .selectFrom('events')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
 function deliveriesOf(db: Db, tenantId: string, endpointId: string, status: string | undefined) {
   let query = db
     .selectFrom('webhook_deliveries')
@@ -240,17 +221,9 @@ export async function listDeliveries(
   status: string | undefined,
   window: PageWindow,
 ) {
-  let query = deliveriesOf(db, tenantId, endpointId, status).selectAll();
-  if (window.cursor) {
-    const [created, id] = window.cursor.after;
-    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(Number(created), id)));
-  } else if (window.offset > 0) {
-    query = query.offset(window.offset);
-  }
-  const rows = await query
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .limit(window.limit + 1)
+  const rows = await deliveriesOf(db, tenantId, endpointId, status)
+    .selectAll()
+    .$call(newestFirst(window))
     .execute();
   const { n } = await deliveriesOf(db, tenantId, endpointId, status)
     .select((eb) => eb.fn.countAll<number>().as('n'))
