@@ -44,16 +44,32 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .send(problemFor(error, request.id));
 }
 
+/** While the store is unreachable every request fails alike: one warning per this interval. */
+const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
+
 export function installErrorHandler(app: FastifyInstance): void {
+  let unavailableLoggedAt = -Infinity;
+  let unavailableAnswers = 0;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = isAppError(error) ? error : fromFastifyError(error);
     if (known) return sendProblem(request, reply, known);
     if (isStoreUnavailable(error)) {
       // The database is down, restarting or unreachable: a retry will do, the process stays up.
-      request.log.warn(
-        { err: error, reqId: request.id, route: request.routeOptions.url },
-        'store unavailable',
-      );
+      unavailableAnswers++;
+      const now = Date.now();
+      if (now - unavailableLoggedAt >= UNAVAILABLE_LOG_INTERVAL_MS) {
+        request.log.warn(
+          {
+            err: error,
+            reqId: request.id,
+            route: request.routeOptions.url,
+            answered_503_since_last_warning: unavailableAnswers,
+          },
+          'store unavailable',
+        );
+        unavailableLoggedAt = now;
+        unavailableAnswers = 0;
+      }
       return sendProblem(
         request,
         reply,
