@@ -113,17 +113,6 @@ export function createAiService(deps: {
         truncated = true;
       }
 
-      // The provider has been paid for: the generation is recorded even if saving it fails.
-      let saved = false;
-      let saveError: unknown;
-      if (save && productId !== undefined) {
-        try {
-          await products.update(tenantId, productId, { description: text });
-          saved = true;
-        } catch (error) {
-          saveError = error;
-        }
-      }
       const row: repo.GenerationRow = {
         id: newId('gen'),
         tenant_id: tenantId,
@@ -139,12 +128,30 @@ export function createAiService(deps: {
         input_tokens: result.inputTokens,
         output_tokens: result.outputTokens,
         truncated: truncated ? 1 : 0,
-        saved: saved ? 1 : 0,
+        saved: 0,
         created: clock.now(),
       };
-      await store.transaction((trx) => repo.insertGeneration(trx, row));
+      // Saved: the description and its generation record commit together. The provider has been
+      // paid for, so a save that fails still leaves the generation on record (unsaved).
+      let recorded: repo.GenerationRow | undefined;
+      let saveError: unknown;
+      if (save && productId !== undefined) {
+        const saved = { ...row, saved: 1 };
+        try {
+          await products.update(tenantId, productId, { description: text }, (trx) =>
+            repo.insertGeneration(trx, saved),
+          );
+          recorded = saved;
+        } catch (error) {
+          saveError = error;
+        }
+      }
+      if (recorded === undefined) {
+        recorded = row;
+        await store.transaction((trx) => repo.insertGeneration(trx, row));
+      }
       if (saveError !== undefined) throw saveError;
-      return present(row);
+      return present(recorded);
     },
   };
 }

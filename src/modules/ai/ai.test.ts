@@ -221,6 +221,26 @@ for (const dialect of DIALECTS) {
       assert.equal(row?.product_id, product.id);
     });
 
+    it('saves the description and its generation record together, or records the generation unsaved', async () => {
+      const product = await createProduct(api, { name: 'Brittle Bowl', attributes: {} });
+      let fail = true;
+      // The save's transaction fails after the product row changed (its event cannot be written).
+      ctx.deps.events.onEmit(async (_trx, event) => {
+        if (fail && event.type === 'product.updated') throw new Error('injected failure');
+      });
+      const before = (await generations(ctx, tenantId)).length;
+      const res = await api<Reply>('POST', '/v1/ai/generate-description', {
+        body: { product_id: product.id, save: true },
+      });
+      fail = false;
+      assert.equal(res.status, 500);
+      assert.equal((await api<ProductObject>('GET', `/v1/products/${product.id}`)).body.description, null);
+      const recorded = (await generations(ctx, tenantId)).slice(before);
+      assert.equal(recorded.length, 1, 'the paid-for generation is on record once');
+      assert.equal(recorded[0]?.saved, 0);
+      assert.equal(recorded[0]?.product_id, product.id);
+    });
+
     it('refuses save without write:products (403) before generating; save needs product_id (400)', async () => {
       const product = await createProduct(api, { name: 'Quiet Kettle', attributes: {} });
       const key = await api<{ key: string }>('POST', '/v1/api-keys', {

@@ -138,7 +138,13 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
      * Applies the fields given. Nothing changed: no write, no event. Stock set to 0 from above 0
      * also emits `product.outofstock`, once per such transition.
      */
-    async update(tenantId: string, id: string, input: UpdateProductBody): Promise<ProductObject> {
+    /** `alongside` makes further writes in the update's transaction (committed with it or not at all). */
+    async update(
+      tenantId: string,
+      id: string,
+      input: UpdateProductBody,
+      alongside?: (trx: Db) => Promise<void>,
+    ): Promise<ProductObject> {
       if (input.currency !== undefined) checkCurrency(input.currency);
       if (input.images !== undefined) checkImages(input.images);
       const changes: Partial<repo.ProductRow> = {};
@@ -161,6 +167,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
           const changed = Object.fromEntries(
             Object.entries(changes).filter(([key, value]) => before[key as keyof repo.ProductRow] !== value),
           ) as Partial<repo.ProductRow>;
+          await alongside?.(trx);
           if (Object.keys(changed).length === 0) return before;
           if (changed.sku && (await repo.skuTaken(trx, tenantId, changed.sku, id)))
             throw duplicateSku(changed.sku);
