@@ -327,7 +327,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       const before = await installs();
       assert.match(await card.getByTestId('rating').innerText(), /\d\.\d/);
 
-      await card.getByRole('button', { name: 'Install Slack Order Notifications' }).click();
+      await card.getByRole('button', { name: 'Install Slack Order Notifications', exact: true }).click();
       await card.getByText('Installed').waitFor();
       assert.equal(await installs(), before + 1);
       await card.getByRole('button', { name: 'Rate Slack Order Notifications 4 stars' }).click();
@@ -337,7 +337,8 @@ for (const dialect of skip ? [] : DIALECTS) {
       await screenshots('plugins-search');
 
       await card.getByRole('button', { name: 'Uninstall Slack Order Notifications' }).click();
-      await card.getByRole('button', { name: 'Install Slack Order Notifications' }).waitFor();
+      // exact: a role name matches by substring otherwise, and "Uninstall …" contains "install …".
+      await card.getByRole('button', { name: 'Install Slack Order Notifications', exact: true }).waitFor();
       assert.equal(await installs(), before);
       await page.getByLabel('Search').fill('no plugin is called this');
       await page.getByText('No plugins match').waitFor();
