@@ -123,18 +123,18 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const defaultBody = async (request: FastifyRequest) => {
     if (request.body === undefined) request.body = {};
   };
-  const renderVersion = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const resource = request.routeOptions.config.resource;
-    if (
-      resource === undefined ||
-      typeof payload !== 'string' ||
-      reply.statusCode >= 300 ||
-      !versions.differs(resource, request.apiVersion)
-    ) {
-      return payload;
-    }
-    return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
-  };
+  // Per route, with the route's resource: `request.routeOptions` builds a new object per access.
+  const renderVersion =
+    (resource: string) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (
+        typeof payload !== 'string' ||
+        reply.statusCode >= 300 ||
+        !versions.differs(resource, request.apiVersion)
+      ) {
+        return payload;
+      }
+      return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
+    };
   const recordIdempotent = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     await idempotency.finish(request, reply, payload);
     return payload;
@@ -154,7 +154,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     }
     // onSend hooks run in order: render the version first, then record what is sent.
     const onSend: unknown[] = [];
-    if (route.config?.resource !== undefined) onSend.push(renderVersion);
+    if (route.config?.resource !== undefined) onSend.push(renderVersion(route.config.resource));
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
       onSend.push(recordIdempotent);
@@ -187,28 +187,35 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const enforceLimits = deps.limitsAndMetering ? rateLimitHook(deps.rateLimiter) : undefined;
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
-    reply.header('x-service-version', versions.latest.version);
     if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
-    if (app.draining) {
-      reply.header('connection', 'close');
-      throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', {
-        headers: { 'retry-after': '1' },
-      });
-    }
+    // The version used; a request refused before one is resolved is answered in the latest.
+    let version = versions.latest.version;
     try {
-      await authenticate(request, reply);
+      if (app.draining) {
+        reply.header('connection', 'close');
+        throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', {
+          headers: { 'retry-after': '1' },
+        });
+      }
+      // Read once: `routeOptions` is a getter that builds a new object on every access.
+      const config = request.routeOptions.config;
+      try {
+        await authenticate(request, config.auth);
+      } finally {
+        // Any valid key is limited and counted, also when it lacks the route's permission (403);
+        // a 429 takes precedence over that 403.
+        if (request.principal && enforceLimits)
+          await enforceLimits(request, reply, config.rateLimit === 'ai');
+      }
+      const requested = request.headers['x-service-version'];
+      version =
+        typeof requested === 'string'
+          ? versions.resolve(requested)
+          : (request.principal?.tenant.api_version ?? version);
+      request.apiVersion = version;
     } finally {
-      // Any valid key is limited and counted, also when it lacks the route's permission (403);
-      // a 429 takes precedence over that 403.
-      if (request.principal && enforceLimits) await enforceLimits(request, reply);
+      reply.header('x-service-version', version);
     }
-    const requested = request.headers['x-service-version'];
-    const version =
-      typeof requested === 'string'
-        ? versions.resolve(requested)
-        : (request.principal?.tenant.api_version ?? versions.latest.version);
-    request.apiVersion = version;
-    reply.header('x-service-version', version);
   });
 
   await app.register(swagger, {

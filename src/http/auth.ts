@@ -1,7 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../lib/principal.js';
 import type { ApiKeyService } from '../modules/api-keys/api-keys.service.js';
 import { AppError } from './errors.js';
+import type { RouteAuth } from './permissions.js';
 
 /** The principal of an authenticated route; the auth hook guarantees it is set. */
 export function principalOf(request: FastifyRequest): Principal {
@@ -11,12 +12,15 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /**
- * onRequest: authenticates and checks the permission the route declares in `config.auth`.
+ * onRequest: authenticates and checks the permission the route declares in `config.auth` (the
+ * caller passes it in, having read the route's config once).
  * It runs before the body is read, so an unauthenticated caller learns nothing from validation.
  */
 export function createAuthHook(apiKeys: ApiKeyService) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const required = request.routeOptions.config.auth;
+  return async function authenticate(
+    request: FastifyRequest,
+    required: RouteAuth | undefined,
+  ): Promise<void> {
     if (required === undefined || required === 'public') return;
     const principal = await apiKeys.authenticate(request.headers.authorization);
     request.principal = principal;

@@ -604,12 +604,17 @@ function refusal(decision: LimitDecision, refused: NonNullable<LimitDecision['re
 /**
  * onRequest, after authentication: decides, sets the headers every authenticated response
  * carries, and refuses with 429 (`Retry-After` in seconds) when a limit or the quota is reached.
+ * `ai`: the route declares `config.rateLimit: 'ai'` (the caller has read the route's config).
  */
 export function rateLimitHook(limiter: RateLimiter) {
-  return async function enforceLimits(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function enforceLimits(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ai: boolean,
+  ): Promise<void> {
     const principal = request.principal;
     if (!principal) return;
-    const decision = await limiter.check(principal.tenant, request.routeOptions.config.rateLimit === 'ai');
+    const decision = await limiter.check(principal.tenant, ai);
     request.limits = decision;
     reply.headers(rateLimitHeaders(decision));
     if (decision.refused) throw refusal(decision, decision.refused);
@@ -643,9 +648,13 @@ export function meteringHook(meter: UsageRecorder, clock: Clock) {
   return function meterRoute(routeUrl: string) {
     // By method: a GET route's HEAD twin shares its URL.
     const names = new Map<string, string>();
-    return async function meterResponse(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // A callback hook, not an async one: no promise and no extra microtask per response.
+    return function meterResponse(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       const principal = request.principal;
-      if (!principal) return;
+      if (!principal) {
+        done();
+        return;
+      }
       let endpoint = names.get(request.method);
       if (endpoint === undefined) {
         endpoint = endpointName(request.method, routeUrl);
@@ -660,6 +669,7 @@ export function meteringHook(meter: UsageRecorder, clock: Clock) {
         limits?.at ?? clock.now(),
         limits?.refused != null,
       );
+      done();
     };
   };
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -35,7 +35,20 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;
 }
 
-/** `req_` and 32 hex characters; randomUUID draws from a pooled entropy buffer, cheap per request. */
+/** Entropy for request ids, filled once per 512 ids (as `randomUUID` pools its own). */
+const requestIdPool = Buffer.alloc(16 * 512);
+let requestIdOffset = requestIdPool.length;
+
+/**
+ * `req_` and 32 hex characters (128 random bits). Hex straight from a pooled buffer: formatting
+ * a UUID and stripping its dashes cost several times more, on every request.
+ */
 export function newRequestId(): string {
-  return `req_${randomUUID().replaceAll('-', '')}`;
+  if (requestIdOffset === requestIdPool.length) {
+    randomFillSync(requestIdPool);
+    requestIdOffset = 0;
+  }
+  const id = `req_${requestIdPool.toString('hex', requestIdOffset, requestIdOffset + 16)}`;
+  requestIdOffset += 16;
+  return id;
 }

@@ -1,17 +1,26 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
+import type { Plan } from '../../lib/principal.js';
 import { PermissionSchema } from '../api-keys/api-keys.schemas.js';
+
+// Enums as `{type: 'string', enum}`, not unions of literals: fast-json-stringify compiles a union
+// to `anyOf` and validates every value against each branch while serializing this hot response.
+const RoleSchema = Type.Unsafe<'owner' | 'admin' | 'developer'>({
+  type: 'string',
+  enum: ['owner', 'admin', 'developer'],
+});
+const PlanSchema = Type.Unsafe<Plan>({ type: 'string', enum: ['free', 'pro', 'enterprise'] });
 
 export const CurrentUserSchema = Type.Object({
   id: Type.String(),
   email: Type.String(),
   name: Type.String(),
-  role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('developer')]),
+  role: RoleSchema,
   created: Timestamp,
   tenant: Type.Object({
     id: Type.String(),
     name: Type.String(),
-    plan: Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('enterprise')]),
+    plan: PlanSchema,
     api_version: Type.String(),
     currency: Type.String(),
   }),
