@@ -35,10 +35,22 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The Node options of `npm start` (package.json), e.g. a larger young generation: every server a
+ * bench starts, ours and the bare baseline alike, runs with them.
+ */
+function startNodeOptions(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const flags = /^node ((?:--\S+ )*)scripts\/run\.mjs/.exec(pkg.scripts.start ?? '')?.[1] ?? '';
+  return flags.split(' ').filter((flag) => flag !== '');
+}
+
 /** Starts a TypeScript entry as a child process and waits for `listening on URL` on stdout. */
 export async function startProcess(entry: string, env: Record<string, string> = {}): Promise<BenchServer> {
   // Compiled entries (dist/*.js) run as `npm start` runs them; TypeScript ones through tsx.
-  const args = entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
+  const args = [...startNodeOptions(), ...(entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry])];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
