@@ -64,7 +64,9 @@ ${Object.entries(ERROR_STATUS)
   .join(',\n')}.
 * **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
   response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
-  concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant.
+  concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant. A 5xx is not stored; a retry
+  after one resumes what the first attempt committed (an order, a payment, a product, a generation) instead of
+  doing it again.
 * **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
   version is used. Every response carries the version used in \`X-Service-Version\`.
 * **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.

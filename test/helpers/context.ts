@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
-import type { DialectName } from '../../src/db/store.js';
+import type { Db, DialectName } from '../../src/db/store.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { CreateTenantInput, CreatedTenant } from '../../src/modules/tenants/tenants.service.js';
 
@@ -150,3 +151,24 @@ export function client(app: FastifyInstance, key?: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/**
+ * Makes storing an idempotent response fail (a trigger refuses the update), or stops it: the
+ * failure that can strike after a use case committed and before its answer is recorded.
+ */
+export async function refuseStoringResponses(db: Db, dialect: DialectName, on: boolean): Promise<void> {
+  const statements =
+    dialect === 'postgres'
+      ? on
+        ? [
+            `CREATE FUNCTION refuse_response() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql`,
+            `CREATE TRIGGER refuse_response BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_response()`,
+          ]
+        : ['DROP TRIGGER refuse_response ON idempotency_keys', 'DROP FUNCTION refuse_response()']
+      : on
+        ? [
+            `CREATE TRIGGER refuse_response BEFORE UPDATE OF state ON idempotency_keys WHEN NEW.state = 'completed' BEGIN SELECT RAISE(ABORT, 'injected'); END`,
+          ]
+        : ['DROP TRIGGER refuse_response'];
+  for (const statement of statements) await sql.raw(statement).execute(db);
+}

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import { idempotentWrite } from '../../http/idempotency.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { GenerateDescriptionBody, GenerationSchema } from './ai.schemas.js';
 
@@ -40,7 +41,7 @@ export function aiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
         async (request, reply) => {
           reply.code(201);
-          return ai.generate(principalOf(request), request.body);
+          return ai.generate(principalOf(request), request.body, idempotentWrite(request.idempotency));
         },
       );
     }

@@ -1,5 +1,6 @@
 import type { Store } from '../../db/store.js';
-import { AppError, validationError } from '../../http/errors.js';
+import { AppError, notFound, validationError } from '../../http/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -48,7 +49,17 @@ export function createAiService(deps: {
      * (so `updated` moves and `product.updated` is emitted with the change). Everything that can be
      * refused is checked before the provider is paid for.
      */
-    async generate(principal: Principal, input: GenerateDescriptionBody): Promise<GenerationObject> {
+    async generate(
+      principal: Principal,
+      input: GenerateDescriptionBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<GenerationObject> {
+      if (idempotent.committed !== null) {
+        // The provider was paid for this key already: answer with what it wrote.
+        const done = await repo.findGeneration(store.db, principal.tenant.id, idempotent.committed);
+        if (!done) throw notFound('generation');
+        return present(done);
+      }
       const { product_id: productId, product: inline } = input;
       if (productId === undefined && inline === undefined) {
         throw validationError('product_id', 'or product is required');
@@ -138,9 +149,10 @@ export function createAiService(deps: {
       if (save && productId !== undefined) {
         const saved = { ...row, saved: 1 };
         try {
-          await products.update(tenantId, productId, { description: text }, (trx) =>
-            repo.insertGeneration(trx, saved),
-          );
+          await products.update(tenantId, productId, { description: text }, async (trx) => {
+            await repo.insertGeneration(trx, saved);
+            await idempotent.mark(trx, saved.id);
+          });
           recorded = saved;
         } catch (error) {
           saveError = error;
@@ -148,7 +160,10 @@ export function createAiService(deps: {
       }
       if (recorded === undefined) {
         recorded = row;
-        await store.transaction((trx) => repo.insertGeneration(trx, row));
+        await store.transaction(async (trx) => {
+          await repo.insertGeneration(trx, row);
+          await idempotent.mark(trx, row.id);
+        });
       }
       if (saveError !== undefined) throw saveError;
       return present(recorded);

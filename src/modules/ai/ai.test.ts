@@ -10,6 +10,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
+  refuseStoringResponses,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { ProductObject } from '../products/products.schemas.js';
@@ -239,6 +240,33 @@ for (const dialect of DIALECTS) {
       assert.equal(recorded.length, 1, 'the paid-for generation is on record once');
       assert.equal(recorded[0]?.saved, 0);
       assert.equal(recorded[0]?.product_id, product.id);
+    });
+
+    it('answers a retry with the generation it paid for when the first answer could not be stored', async () => {
+      const product = await createProduct(api, { name: 'Paid Once Pan', attributes: {} });
+      const send = () =>
+        api<Reply>('POST', '/v1/ai/generate-description', {
+          body: { product_id: product.id, save: true },
+          headers: { 'idempotency-key': `gen-${product.id}` },
+        });
+      const before = (await generations(ctx, tenantId)).length;
+      await refuseStoringResponses(ctx.deps.store.db, dialect, true);
+      try {
+        assert.ok((await send()).status >= 500);
+      } finally {
+        await refuseStoringResponses(ctx.deps.store.db, dialect, false);
+      }
+      const retried = await send();
+      assert.equal(retried.status, 201, JSON.stringify(retried.body));
+      assert.equal(retried.body.saved, true);
+      const recorded = (await generations(ctx, tenantId)).slice(before);
+      assert.deepEqual(
+        recorded.map((row) => row.id),
+        [retried.body.id],
+        'the provider was paid once',
+      );
+      const saved = await api<ProductObject>('GET', `/v1/products/${product.id}`);
+      assert.equal(saved.body.description, retried.body.description);
     });
 
     it('refuses save without write:products (403) before generating; save needs product_id (400)', async () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { loadConfig } from '../../config.js';
 import { createDeps } from '../../deps.js';
 import type { OrderStatus } from '../../db/schema.js';
@@ -13,6 +12,7 @@ import {
   createTestContext,
   DIALECTS,
   freshStore,
+  refuseStoringResponses,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { spawnServer } from '../../../test/helpers/process.js';
@@ -43,24 +43,6 @@ async function countEvents(db: Db, type: string, objectId?: string): Promise<num
   if (objectId !== undefined) query = query.where('object_id', '=', objectId);
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(n);
-}
-
-/** Makes storing an idempotent response fail (a trigger), or stops it. */
-async function failStoringResponses(db: Db, dialect: string, on: boolean): Promise<void> {
-  const statements =
-    dialect === 'postgres'
-      ? on
-        ? [
-            `CREATE FUNCTION refuse_response() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql`,
-            `CREATE TRIGGER refuse_response BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_response()`,
-          ]
-        : ['DROP TRIGGER refuse_response ON idempotency_keys', 'DROP FUNCTION refuse_response()']
-      : on
-        ? [
-            `CREATE TRIGGER refuse_response BEFORE UPDATE OF state ON idempotency_keys WHEN NEW.state = 'completed' BEGIN SELECT RAISE(ABORT, 'injected'); END`,
-          ]
-        : ['DROP TRIGGER refuse_response'];
-  for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
 const ACTIONS: OrderAction[] = ['pay', 'ship', 'deliver', 'cancel', 'refund'];
@@ -629,11 +611,11 @@ for (const dialect of DIALECTS) {
           headers: { 'idempotency-key': `lost-${p.id}` },
         });
       // Storing the response fails after the order committed (a trigger refuses the update).
-      await failStoringResponses(db, dialect, true);
+      await refuseStoringResponses(db, dialect, true);
       try {
         assert.ok((await send()).status >= 500);
       } finally {
-        await failStoringResponses(db, dialect, false);
+        await refuseStoringResponses(db, dialect, false);
       }
       const retried = await send();
       assert.equal(retried.status, 201, JSON.stringify(retried.body));

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import { idempotentWrite } from '../../http/idempotency.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { getBodyParameters } from './products.get-body.js';
 import {
@@ -53,7 +54,11 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(201);
-        return products.create(principalOf(request).tenant, request.body);
+        return products.create(
+          principalOf(request).tenant,
+          request.body,
+          idempotentWrite(request.idempotency),
+        );
       },
     );
 

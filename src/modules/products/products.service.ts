@@ -1,5 +1,6 @@
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { envelope, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
@@ -91,11 +92,22 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     });
   }
 
+  async function get(tenantId: string, id: string): Promise<ProductObject> {
+    const row = await repo.findProduct(store.db, tenantId, id);
+    if (!row) throw notFound('product');
+    return presentProduct(row);
+  }
+
   return {
     present: presentProduct,
     emitProduct,
 
-    async create(tenant: TenantRef, input: CreateProductBody): Promise<ProductObject> {
+    async create(
+      tenant: TenantRef,
+      input: CreateProductBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<ProductObject> {
+      if (idempotent.committed !== null) return get(tenant.id, idempotent.committed);
       const currency = input.currency ?? tenant.currency;
       checkCurrency(currency);
       checkImages(input.images ?? []);
@@ -121,6 +133,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
         store.transaction(async (trx) => {
           if (row.sku !== null && (await repo.skuTaken(trx, tenant.id, row.sku))) throw duplicateSku(row.sku);
           await repo.insertProducts(trx, [row]);
+          await idempotent.mark(trx, row.id);
           await repo.adjustCounts(trx, tenant.id, [{ ...repo.bucketOf(row), delta: 1 }]);
           await emitProduct(trx, 'product.created', row);
         }),
@@ -128,11 +141,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       return presentProduct(row);
     },
 
-    async get(tenantId: string, id: string): Promise<ProductObject> {
-      const row = await repo.findProduct(store.db, tenantId, id);
-      if (!row) throw notFound('product');
-      return presentProduct(row);
-    },
+    get,
 
     /**
      * Applies the fields given. Nothing changed: no write, no event. Stock set to 0 from above 0

@@ -8,6 +8,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
+  refuseStoringResponses,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { ProductObject } from './products.schemas.js';
@@ -140,6 +141,30 @@ for (const dialect of DIALECTS) {
       assert.equal(await countEvents(ctx, 'product.created', created.id), 1);
       assert.equal(await countEvents(ctx, 'product.updated', created.id), 1);
       assert.equal(await countEvents(ctx, 'product.deleted', created.id), 1);
+    });
+
+    it('answers a retry for the product it created when the first answer could not be stored', async () => {
+      const send = () =>
+        api<ProductObject>('POST', '/v1/products', {
+          body: { name: 'Once only', price: 700 },
+          headers: { 'idempotency-key': 'product-once-only' },
+        });
+      await refuseStoringResponses(ctx.deps.store.db, dialect, true);
+      try {
+        assert.ok((await send()).status >= 500);
+      } finally {
+        await refuseStoringResponses(ctx.deps.store.db, dialect, false);
+      }
+      const retried = await send();
+      assert.equal(retried.status, 201, JSON.stringify(retried.body));
+      const stored = await ctx.deps.store.db
+        .selectFrom('products')
+        .select('id')
+        .where('name', '=', 'Once only')
+        .execute();
+      assert.deepEqual(stored, [{ id: retried.body.id }], 'one product');
+      assert.equal(await countEvents(ctx, 'product.created', retried.body.id), 1);
+      assert.equal((await send()).headers['idempotent-replayed'], 'true');
     });
 
     it('defaults the currency to the tenant’s, stock to 0 and status to active', async () => {
