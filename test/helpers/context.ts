@@ -153,22 +153,33 @@ export function client(app: FastifyInstance, key?: string) {
 export type Client = ReturnType<typeof client>;
 
 /**
- * Makes storing an idempotent response fail (a trigger refuses the update), or stops it: the
- * failure that can strike after a use case committed and before its answer is recorded.
+ * Runs `fn` while storing an idempotent response fails (a trigger refuses the update): the failure
+ * that can strike after a use case committed and before its answer is recorded.
  */
-export async function refuseStoringResponses(db: Db, dialect: DialectName, on: boolean): Promise<void> {
-  const statements =
+export async function whileResponsesAreRefused<T>(
+  db: Db,
+  dialect: DialectName,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const [install, remove] =
     dialect === 'postgres'
-      ? on
-        ? [
+      ? [
+          [
             `CREATE FUNCTION refuse_response() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql`,
             `CREATE TRIGGER refuse_response BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_response()`,
-          ]
-        : ['DROP TRIGGER refuse_response ON idempotency_keys', 'DROP FUNCTION refuse_response()']
-      : on
-        ? [
+          ],
+          ['DROP TRIGGER refuse_response ON idempotency_keys', 'DROP FUNCTION refuse_response()'],
+        ]
+      : [
+          [
             `CREATE TRIGGER refuse_response BEFORE UPDATE OF state ON idempotency_keys WHEN NEW.state = 'completed' BEGIN SELECT RAISE(ABORT, 'injected'); END`,
-          ]
-        : ['DROP TRIGGER refuse_response'];
-  for (const statement of statements) await sql.raw(statement).execute(db);
+          ],
+          ['DROP TRIGGER refuse_response'],
+        ];
+  for (const statement of install) await sql.raw(statement).execute(db);
+  try {
+    return await fn();
+  } finally {
+    for (const statement of remove) await sql.raw(statement).execute(db);
+  }
 }

@@ -10,7 +10,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
-  refuseStoringResponses,
+  whileResponsesAreRefused,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { ProductObject } from '../products/products.schemas.js';
@@ -250,12 +250,7 @@ for (const dialect of DIALECTS) {
           headers: { 'idempotency-key': `gen-${product.id}` },
         });
       const before = (await generations(ctx, tenantId)).length;
-      await refuseStoringResponses(ctx.deps.store.db, dialect, true);
-      try {
-        assert.ok((await send()).status >= 500);
-      } finally {
-        await refuseStoringResponses(ctx.deps.store.db, dialect, false);
-      }
+      assert.ok((await whileResponsesAreRefused(ctx.deps.store.db, dialect, send)).status >= 500);
       const retried = await send();
       assert.equal(retried.status, 201, JSON.stringify(retried.body));
       assert.equal(retried.body.saved, true);

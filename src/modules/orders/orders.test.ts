@@ -12,7 +12,7 @@ import {
   createTestContext,
   DIALECTS,
   freshStore,
-  refuseStoringResponses,
+  whileResponsesAreRefused,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { spawnServer } from '../../../test/helpers/process.js';
@@ -611,12 +611,7 @@ for (const dialect of DIALECTS) {
           headers: { 'idempotency-key': `lost-${p.id}` },
         });
       // Storing the response fails after the order committed (a trigger refuses the update).
-      await refuseStoringResponses(db, dialect, true);
-      try {
-        assert.ok((await send()).status >= 500);
-      } finally {
-        await refuseStoringResponses(db, dialect, false);
-      }
+      assert.ok((await whileResponsesAreRefused(db, dialect, send)).status >= 500);
       const retried = await send();
       assert.equal(retried.status, 201, JSON.stringify(retried.body));
       const stored = await db.selectFrom('orders').select('id').where('customer_email', '=', email).execute();

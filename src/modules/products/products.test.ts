@@ -8,7 +8,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
-  refuseStoringResponses,
+  whileResponsesAreRefused,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { ProductObject } from './products.schemas.js';
@@ -149,12 +149,7 @@ for (const dialect of DIALECTS) {
           body: { name: 'Once only', price: 700 },
           headers: { 'idempotency-key': 'product-once-only' },
         });
-      await refuseStoringResponses(ctx.deps.store.db, dialect, true);
-      try {
-        assert.ok((await send()).status >= 500);
-      } finally {
-        await refuseStoringResponses(ctx.deps.store.db, dialect, false);
-      }
+      assert.ok((await whileResponsesAreRefused(ctx.deps.store.db, dialect, send)).status >= 500);
       const retried = await send();
       assert.equal(retried.status, 201, JSON.stringify(retried.body));
       const stored = await ctx.deps.store.db
