@@ -10,12 +10,13 @@ import * as products from '../src/modules/products/products.repository.js';
 import {
   type BenchServer,
   formatTable,
-  load,
   machine,
+  measureEach,
   type Measurement,
   serverEntry,
   startProcess,
   tempDataDir,
+  unlimitedTenant,
 } from './lib.js';
 
 /**
@@ -299,23 +300,17 @@ async function measure(
   const label =
     count >= 1_000_000 ? `${count / 1_000_000}M` : count >= 1000 ? `${count / 1000}k` : String(count);
   const scenarios: [string, string][] = [
-    ['GET /v1/analytics 1 year by day', base],
-    ['GET /v1/analytics 1 year by month', `${base}&interval=month`],
-    ['GET /v1/analytics/reports/products 1 year', `${server.url}/v1/analytics/reports/products?${period}`],
+    [`GET /v1/analytics 1 year by day @ ${label} orders`, base],
+    [`GET /v1/analytics 1 year by month @ ${label} orders`, `${base}&interval=month`],
+    [
+      `GET /v1/analytics/reports/products 1 year @ ${label} orders`,
+      `${server.url}/v1/analytics/reports/products?${period}`,
+    ],
   ];
-  const out: Measurement[] = [];
-  await load('warm-up', { url: base, headers, durationSeconds: 2 });
-  for (const [name, url] of scenarios) {
-    const result = await load(
-      `${name} @ ${label} orders`,
-      { url, headers, durationSeconds: options.durationSeconds, connections: options.connections ?? 8 },
-      server,
-    );
-    if (result.errors > 0)
-      throw new Error(`${result.scenario}: ${result.errors} non-2xx responses or errors`);
-    out.push(result);
-  }
-  return out;
+  return measureEach(server, headers, scenarios, {
+    durationSeconds: options.durationSeconds,
+    connections: options.connections ?? 8,
+  });
 }
 
 export async function run(options: AnalyticsBenchOptions = {}): Promise<Measurement[]> {
@@ -332,12 +327,7 @@ export async function run(options: AnalyticsBenchOptions = {}): Promise<Measurem
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   let server: BenchServer | undefined;
   try {
-    const tenant = await deps.tenants.create({
-      name: 'Bench Store',
-      email: 'bench@example.com',
-      plan: 'enterprise',
-    });
-    await deps.tenants.setLimits(tenant.tenant.id, { hourly: 1_000_000_000, monthly: 1_000_000_000 });
+    const tenant = await unlimitedTenant(deps);
     const tenantId = tenant.tenant.id;
     const now = deps.clock.now();
     // The loader's own page cache (256 MiB): random-key index inserts into a million-row table.

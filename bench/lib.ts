@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { Deps } from '../src/deps.js';
+import type { CreateTenantInput } from '../src/modules/tenants/tenants.service.js';
 
 /**
  * Shared benchmark machinery: servers run as child processes (one core for the server, one for
@@ -168,4 +170,38 @@ export function serverEntry(): string {
   return fs.existsSync(path.join(root, 'dist', '.build-stamp')) && !process.env.BENCH_FROM_SOURCE
     ? 'dist/server.js'
     : 'src/server.ts';
+}
+
+/**
+ * A tenant on the enterprise plan whose rate limit and quota a bench cannot reach: the measurement
+ * is of the route, not of a 429.
+ */
+export async function unlimitedTenant(deps: Deps, input: Partial<CreateTenantInput> = {}) {
+  const created = await deps.tenants.create({
+    name: 'Bench Store',
+    email: 'bench@example.com',
+    plan: 'enterprise',
+    ...input,
+  });
+  await deps.tenants.setLimits(created.tenant.id, { hourly: 1_000_000_000, monthly: 1_000_000_000_000 });
+  return created;
+}
+
+/** Warms the first URL up, then measures each `[name, url]` in turn; any non-2xx fails the bench. */
+export async function measureEach(
+  server: BenchServer,
+  headers: Record<string, string>,
+  scenarios: [name: string, url: string][],
+  options: { durationSeconds?: number | undefined; connections: number },
+): Promise<Measurement[]> {
+  const out: Measurement[] = [];
+  const first = scenarios[0];
+  if (first) await load('warm-up', { url: first[1], headers, durationSeconds: 2 });
+  for (const [name, url] of scenarios) {
+    const result = await load(name, { url, headers, ...options }, server);
+    if (result.errors > 0)
+      throw new Error(`${result.scenario}: ${result.errors} non-2xx responses or errors`);
+    out.push(result);
+  }
+  return out;
 }

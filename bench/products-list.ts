@@ -7,12 +7,13 @@ import * as products from '../src/modules/products/products.repository.js';
 import {
   type BenchServer,
   formatTable,
-  load,
   machine,
+  measureEach,
   type Measurement,
   serverEntry,
   startProcess,
   tempDataDir,
+  unlimitedTenant,
 } from './lib.js';
 
 /**
@@ -106,19 +107,12 @@ async function measure(
     [`cursor at row ${middle}`, `${base}&cursor=${cursor}`],
     ['category page', `${base}&category=cat-7`],
   ];
-  const out: Measurement[] = [];
-  await load('warm-up', { url: base, headers, durationSeconds: 2 });
-  for (const [name, url] of scenarios) {
-    const result = await load(
-      `GET /v1/products ${name} @ ${label} rows`,
-      { url, headers, durationSeconds: options.durationSeconds, connections: options.connections ?? 16 },
-      server,
-    );
-    if (result.errors > 0)
-      throw new Error(`${result.scenario}: ${result.errors} non-2xx responses or errors`);
-    out.push(result);
-  }
-  return out;
+  return measureEach(
+    server,
+    headers,
+    scenarios.map(([name, url]) => [`GET /v1/products ${name} @ ${label} rows`, url]),
+    { durationSeconds: options.durationSeconds, connections: options.connections ?? 16 },
+  );
 }
 
 export async function run(options: ProductsListOptions = {}): Promise<Measurement[]> {
@@ -135,13 +129,7 @@ export async function run(options: ProductsListOptions = {}): Promise<Measuremen
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   let server: BenchServer | undefined;
   try {
-    const tenant = await deps.tenants.create({
-      name: 'Bench Store',
-      email: 'bench@example.com',
-      plan: 'enterprise',
-    });
-    // The measurement is of listing, not of the plan's rate limit.
-    await deps.tenants.setLimits(tenant.tenant.id, { hourly: 1_000_000_000, monthly: 1_000_000_000 });
+    const tenant = await unlimitedTenant(deps);
     const key = tenant.apiKey.key;
     const base = deps.clock.now() - total * 1000;
 

@@ -13,6 +13,7 @@ import {
   type Measurement,
   startProcess,
   tempDataDir,
+  unlimitedTenant,
 } from './lib.js';
 
 /**
@@ -71,13 +72,7 @@ export async function run(options: RateLimitBenchOptions = {}): Promise<Measurem
   });
   let key: string;
   try {
-    const created = await deps.tenants.create({
-      name: 'Bench',
-      email: 'bench@example.com',
-      plan: 'enterprise',
-    });
-    await deps.tenants.setLimits(created.tenant.id, { hourly: 1_000_000_000, monthly: 1_000_000_000_000 });
-    key = created.apiKey.key;
+    key = (await unlimitedTenant(deps)).apiKey.key;
   } finally {
     await deps.close();
   }

@@ -15,6 +15,7 @@ import {
   serverEntry,
   startProcess,
   tempDataDir,
+  unlimitedTenant,
 } from './lib.js';
 
 /**
@@ -79,13 +80,11 @@ async function seed(env: Record<string, string>, count: number): Promise<Party[]
   try {
     const parties: Party[] = [];
     for (let i = 0; i < count; i++) {
-      const created = await deps.tenants.create({
+      const created = await unlimitedTenant(deps, {
         name: `Bench wallet ${i}`,
         email: `bench-wallet-${i}@example.com`,
-        plan: 'enterprise',
         currency: 'USD',
       });
-      await deps.tenants.setLimits(created.tenant.id, { hourly: 1_000_000_000, monthly: 1_000_000_000_000 });
       await deps.wallet.credit(created.tenant.id, { amount: FUNDS, currency: 'USD' });
       const balance = await deps.wallet.balance(created.tenant);
       parties.push({ key: created.apiKey.key, walletId: balance.wallet_id });
