@@ -205,3 +205,18 @@ export async function measureEach(
   }
   return out;
 }
+
+/**
+ * The environment of a bench's server: plain HTTP, an empty store in `dataDir`, and (by default)
+ * no in-process webhook worker polling beside the measured route.
+ */
+export function benchEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    TLS: 'off',
+    DEMO_DATA: 'off',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_WORKER_IN_PROCESS: 'false',
+    ...extra,
+  };
+}

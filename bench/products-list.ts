@@ -5,6 +5,7 @@ import { createDeps, type Deps } from '../src/deps.js';
 import { newId } from '../src/lib/ids.js';
 import * as products from '../src/modules/products/products.repository.js';
 import {
+  benchEnv,
   type BenchServer,
   formatTable,
   machine,
@@ -119,13 +120,7 @@ export async function run(options: ProductsListOptions = {}): Promise<Measuremen
   const total = options.total ?? 1_000_000;
   const small = options.small ?? 1_000;
   const dataDir = tempDataDir();
-  const env = {
-    DATA_DIR: dataDir,
-    TLS: 'off',
-    DEMO_DATA: 'off',
-    LOG_LEVEL: 'warn',
-    WEBHOOK_WORKER_IN_PROCESS: 'false',
-  };
+  const env = benchEnv(dataDir);
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   let server: BenchServer | undefined;
   try {

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import {
+  benchEnv,
   type BenchServer,
   formatTable,
   load,
@@ -111,7 +112,7 @@ async function sqliteStore(): Promise<Store> {
   const dataDir = tempDataDir();
   return {
     name: 'SQLite',
-    env: { DATA_DIR: dataDir, TLS: 'off', DEMO_DATA: 'off', WEBHOOK_WORKER_IN_PROCESS: 'false' },
+    env: benchEnv(dataDir),
     parties: [],
     drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
   };
@@ -126,14 +127,7 @@ async function postgresStore(url: string): Promise<Store> {
   await admin.end();
   return {
     name: 'PostgreSQL',
-    env: {
-      DATA_DIR: dataDir,
-      TLS: 'off',
-      DEMO_DATA: 'off',
-      WEBHOOK_WORKER_IN_PROCESS: 'false',
-      DATABASE_URL: url,
-      DATABASE_SCHEMA: schema,
-    },
+    env: benchEnv(dataDir, { DATABASE_URL: url, DATABASE_SCHEMA: schema }),
     parties: [],
     drop: async () => {
       const dropper = new pg.Client({ connectionString: url });

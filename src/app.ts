@@ -190,8 +190,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
     if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
-    // The version used; a request refused before one is resolved is answered in the latest.
-    let version = versions.latest.version;
     try {
       if (app.draining) {
         reply.header('connection', 'close');
@@ -210,13 +208,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           await enforceLimits(request, reply, config.rateLimit === 'ai');
       }
       const requested = request.headers['x-service-version'];
-      version =
+      request.apiVersion =
         typeof requested === 'string'
           ? versions.resolve(requested)
-          : (request.principal?.tenant.api_version ?? version);
-      request.apiVersion = version;
+          : (request.principal?.tenant.api_version ?? versions.latest.version);
     } finally {
-      reply.header('x-service-version', version);
+      // The version used; a request refused before it was resolved (401, 403, 429, a malformed
+      // header) is answered in the key's pinned version, or the latest without a key.
+      reply.header(
+        'x-service-version',
+        request.apiVersion || (request.principal?.tenant.api_version ?? versions.latest.version),
+      );
     }
   });
 

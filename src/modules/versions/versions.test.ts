@@ -157,12 +157,36 @@ for (const dialect of DIALECTS) {
       assert.equal(between.headers['x-service-version'], '2026-06-01');
       const future = await api('GET', '/v1/users/me', { headers: { 'x-service-version': '2027-01-01' } });
       assert.equal(future.headers['x-service-version'], '2026-11-21');
+      const pinnedOld = client(ctx.app, (await createTenant(ctx, { apiVersion: '2026-06-01' })).apiKey.key);
       for (const bad of ['2026-01-01', 'yesterday', '2026-02-31']) {
-        const res = await api('GET', '/v1/users/me', { headers: { 'x-service-version': bad } });
+        const res = await pinnedOld('GET', '/v1/users/me', { headers: { 'x-service-version': bad } });
         assert.equal(res.status, 400, bad);
         assert.equal(res.body.code, 'invalid_version');
         assert.deepEqual(res.body.supported_versions, ['2026-06-01', '2026-11-21']);
+        assert.equal(res.headers['x-service-version'], '2026-06-01', 'refused in the pinned version');
       }
+    });
+
+    it('says the version on error responses too: 401, 403, 404 and 429', async () => {
+      const tenant = await createTenant(ctx, { apiVersion: '2026-06-01' });
+      const anonymous = await client(ctx.app)('GET', '/v1/users/me');
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.headers['x-service-version'], '2026-11-21');
+      const api = client(ctx.app, tenant.apiKey.key);
+      const missing = await api('GET', '/v1/orders/ord_000000000000000000000000');
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers['x-service-version'], '2026-06-01');
+      const key = await api<{ key: string }>('POST', '/v1/api-keys', {
+        body: { name: 'reader', permissions: ['read:products'] },
+      });
+      const forbidden = await client(ctx.app, key.body.key)('GET', '/v1/orders');
+      assert.equal(forbidden.status, 403);
+      assert.equal(forbidden.headers['x-service-version'], '2026-06-01');
+      await ctx.deps.tenants.setLimits(tenant.tenant.id, { hourly: 1 });
+      let limited = await api('GET', '/v1/users/me');
+      for (let i = 0; i < 3 && limited.status !== 429; i++) limited = await api('GET', '/v1/users/me');
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers['x-service-version'], '2026-06-01');
     });
 
     it('upgrades the pinned version explicitly and refuses downgrades', async () => {
