@@ -19,7 +19,14 @@ export async function migrateToLatest(store: Store): Promise<void> {
       allowUnorderedMigrations: true,
       ...(store.schema ? { migrationTableSchema: store.schema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
+    let { error, results } = await migrator.migrateToLatest();
+    // Kysely's migrator reads the catalog of every schema to find its tables: a schema another
+    // deployment (or test run) drops meanwhile fails that read (3F000 no such schema, 42P01 no
+    // such relation). Nothing was applied then; reading again is safe.
+    for (let attempt = 1; attempt < 5 && isCatalogRace(error) && results === undefined; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      ({ error, results } = await migrator.migrateToLatest());
+    }
     if (error) {
       const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
       throw new Error(
@@ -36,4 +43,9 @@ export async function migrateToLatest(store: Store): Promise<void> {
       await sql`SELECT pg_advisory_unlock(hashtext(current_schema()))`.execute(conn);
     }
   });
+}
+
+function isCatalogRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '3F000' || code === '42P01';
 }

@@ -9,6 +9,7 @@ import {
   type SqliteStatement,
   sql,
 } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -115,31 +116,22 @@ export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'store.sqlite');
 }
 
-/** How many prepared statements a SQLite store keeps (least recently used ones go first). */
-const KEPT_STATEMENTS = 1_000;
-
 /**
  * Kysely prepares every query it runs, and preparing costs more than running a typical indexed
- * query (a tenth of a product page's CPU time). Statements are kept by SQL text instead; SQLite
- * prepares one again by itself after a schema change, and Kysely's SQLite driver runs one query at
- * a time, so a kept statement is never in use twice.
+ * query (a tenth of a product page's CPU time). The least recently used 1,000 statements are kept
+ * by SQL text instead; SQLite prepares one again by itself after a schema change, and Kysely's
+ * SQLite driver runs one query at a time, so a kept statement is never in use twice.
  */
 function keepingStatements(database: SqliteConnection): SqliteConnection {
-  const statements = new Map<string, SqliteStatement>();
+  const statements = new LRUCache<string, SqliteStatement>({ max: 1_000 });
   return {
     close: () => database.close(),
     prepare(text) {
       let statement = statements.get(text);
-      if (statement !== undefined) {
-        statements.delete(text); // to the back: most recently used
-      } else {
+      if (statement === undefined) {
         statement = database.prepare(text);
-        if (statements.size >= KEPT_STATEMENTS) {
-          const oldest = statements.keys().next().value;
-          if (oldest !== undefined) statements.delete(oldest);
-        }
+        statements.set(text, statement);
       }
-      statements.set(text, statement);
       return statement;
     },
   };
