@@ -1,13 +1,34 @@
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 
 /**
  * The baseline: bare Fastify with the same response shapes and nothing else (no auth, no hooks,
  * no database), so every scenario's ratio shows what our machinery costs.
+ *
+ * `BARE_HEADERS=contract` adds, in one onRequest hook, the seven response headers the contract
+ * puts on every authenticated response (request id, version, five rate-limit headers) with
+ * values like ours: a reference for what those headers alone cost, on the server and on the load
+ * generator that parses them.
  */
 // The exact body our GET /v1/users/me returned, handed over by the bench (BARE_USERS_ME).
 const me: unknown = JSON.parse(process.env.BARE_USERS_ME ?? '{}');
 
 const app = Fastify({ logger: false });
+if (process.env.BARE_HEADERS === 'contract') {
+  const policy = '"hourly";q=1000000000;w=3600, "monthly";q=1000000000000;w=2592000';
+  let remaining = 1_000_000_000;
+  app.addHook('onRequest', (_request, reply, done) => {
+    remaining -= 1;
+    reply.header('x-request-id', `req_${randomUUID()}`);
+    reply.header('ratelimit-policy', policy);
+    reply.header('ratelimit', `"hourly";r=${remaining};t=1`);
+    reply.header('x-ratelimit-limit', '1000000000');
+    reply.header('x-ratelimit-remaining', String(remaining));
+    reply.header('x-ratelimit-reset', String(Math.ceil(Date.now() / 1000) + 1));
+    reply.header('x-service-version', '2026-11-21');
+    done();
+  });
+}
 app.get('/v1/users/me', async () => me);
 app.post('/v1/echo', async (request) => request.body);
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });

@@ -8,8 +8,8 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Deps } from './deps.js';
-import { createAuthHook } from './http/auth.js';
-import { meteringHook, rateLimitHook } from './http/rate-limit.js';
+import { createGate, versionAnswered } from './http/auth.js';
+import { meteringHook } from './http/rate-limit.js';
 import { installErrorHandler, installNotFoundHandler, RouteTable } from './http/error-handler.js';
 import { AppError, ERROR_STATUS } from './http/errors.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
@@ -33,8 +33,9 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 /**
  * Builds the HTTP application (never listens). Request flow:
- * onRequest (request id, drain check, API key + permission, version) -> body parse -> validation
- * -> preHandler (idempotency) -> handler -> onSend (version transform, idempotency record).
+ * onRequest (request id, drain check; then the route's gate: API key, limits, permission, version)
+ * -> body parse -> validation -> preHandler (idempotency) -> handler -> onSend (version transform,
+ * idempotency record) -> onResponse (metering).
  */
 
 export interface AppOptions {
@@ -104,8 +105,21 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorateRequest('idempotency', null);
   app.decorateRequest('limits', null);
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandler(app);
-  installNotFoundHandler(app, app.routeTable);
+  // The gate of each route: key, limits, permission and version (built per route in onRoute).
+  const gateFor = createGate({
+    apiKeys,
+    versions,
+    limiter: deps.limitsAndMetering ? deps.rateLimiter : undefined,
+  });
+  const latest = versions.latest.version;
+  installErrorHandler(app, {
+    // A request refused before its gate answered (shutting down, a console session refused).
+    beforeProblem: (request, reply) => {
+      if (!reply.hasHeader('x-service-version'))
+        reply.header('x-service-version', versionAnswered(request, latest));
+    },
+  });
+  installNotFoundHandler(app, app.routeTable, { preHandler: gateFor({ auth: 'public' }) });
 
   // JSON only; an empty body is no body. text/plain and everything else is 415.
   app.removeAllContentTypeParsers();
@@ -151,6 +165,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hooks = (existing: unknown): unknown[] =>
       existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+    // The route's own gate, so nothing about the route is looked up per request.
+    route.onRequest = [gateFor(route.config), ...hooks(route.onRequest)] as typeof route.onRequest;
     if (methods.includes('POST') || methods.includes('PATCH')) {
       route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
     }
@@ -185,41 +201,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     }
   });
 
-  const authenticate = createAuthHook(apiKeys);
-  const enforceLimits = deps.limitsAndMetering ? rateLimitHook(deps.rateLimiter) : undefined;
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Every request: its id, HSTS, and a 503 while shutting down. A callback hook: no promise.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     reply.header('x-request-id', request.id);
     if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
-    try {
-      if (app.draining) {
-        reply.header('connection', 'close');
-        throw new AppError('service_unavailable', 'The server is shutting down; retry the request.', {
-          headers: { 'retry-after': '1' },
-        });
-      }
-      // Read once: `routeOptions` is a getter that builds a new object on every access.
-      const config = request.routeOptions.config;
-      try {
-        await authenticate(request, config.auth);
-      } finally {
-        // Any valid key is limited and counted, also when it lacks the route's permission (403);
-        // a 429 takes precedence over that 403.
-        if (request.principal && enforceLimits)
-          await enforceLimits(request, reply, config.rateLimit === 'ai');
-      }
-      const requested = request.headers['x-service-version'];
-      request.apiVersion =
-        typeof requested === 'string'
-          ? versions.resolve(requested)
-          : (request.principal?.tenant.api_version ?? versions.latest.version);
-    } finally {
-      // The version used; a request refused before it was resolved (401, 403, 429, a malformed
-      // header) is answered in the key's pinned version, or the latest without a key.
-      reply.header(
-        'x-service-version',
-        request.apiVersion || (request.principal?.tenant.api_version ?? versions.latest.version),
-      );
+    if (!app.draining) {
+      done();
+      return;
     }
+    reply.header('connection', 'close');
+    done(
+      new AppError('service_unavailable', 'The server is shutting down; retry the request.', {
+        headers: { 'retry-after': '1' },
+      }),
+    );
   });
 
   await app.register(swagger, {

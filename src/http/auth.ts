@@ -1,33 +1,149 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Principal } from '../lib/principal.js';
 import type { ApiKeyService } from '../modules/api-keys/api-keys.service.js';
+import type { VersionRegistry } from '../modules/versions/versions.registry.js';
 import { AppError } from './errors.js';
-import type { RouteAuth } from './permissions.js';
+import type { Permission } from './permissions.js';
+import { enforceDecision, type RateLimiter } from './rate-limit.js';
 
-/** The principal of an authenticated route; the auth hook guarantees it is set. */
+/** The principal of an authenticated route; the gate guarantees it is set. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal)
     throw new Error(`route ${request.routeOptions.url} read a principal it did not require`);
   return request.principal;
 }
 
+/** A request hook: onRequest on routes, preHandler on the not-found route. */
+export type Gate = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
 /**
- * onRequest: authenticates and checks the permission the route declares in `config.auth` (the
- * caller passes it in, having read the route's config once).
- * It runs before the body is read, so an unauthenticated caller learns nothing from validation.
+ * The `X-Service-Version` of a response: the version used, or when the request was refused before
+ * one was resolved, the key's pinned version (the latest without a key).
  */
-export function createAuthHook(apiKeys: ApiKeyService) {
-  return async function authenticate(
+export function versionAnswered(request: FastifyRequest, latest: string): string {
+  return request.apiVersion || (request.principal?.tenant.api_version ?? latest);
+}
+
+export interface GateDeps {
+  apiKeys: ApiKeyService;
+  versions: VersionRegistry;
+  /** Absent when limits and metering are off. */
+  limiter: RateLimiter | undefined;
+}
+
+/**
+ * The request gate of a route, built once from what the route declares and run in its onRequest,
+ * before the body is read, so an unauthenticated caller learns nothing from validation. In order:
+ * the API key (401), the tenant's rate limits and quota (429; any valid key is limited and
+ * counted, also one without the route's permission, so a 429 comes before a 403), the permission
+ * the route declares in `config.auth` (403), and the version the response is written in (a
+ * malformed `X-Service-Version` is a 400). `X-Service-Version` is set on every outcome: the version
+ * used, or for a refusal the key's pinned version (the latest without a key).
+ *
+ * It calls back rather than returning a promise, and runs synchronously when the key is trusted
+ * from memory and the counters are this process's, as they are for nearly every request: no
+ * promise and no microtask on the hot path. Otherwise it goes on when the store or Redis answers.
+ */
+export function createGate({ apiKeys, versions, limiter }: GateDeps) {
+  const latest = versions.latest.version;
+
+  function resolveVersion(request: FastifyRequest): void {
+    const requested = request.headers['x-service-version'];
+    request.apiVersion =
+      typeof requested === 'string'
+        ? versions.resolve(requested)
+        : (request.principal?.tenant.api_version ?? latest);
+  }
+
+  function answer(
     request: FastifyRequest,
-    required: RouteAuth | undefined,
-  ): Promise<void> {
-    if (required === undefined || required === 'public') return;
-    const principal = await apiKeys.authenticate(request.headers.authorization);
-    request.principal = principal;
-    if (required !== 'any_key' && !principal.key.permissions.has(required)) {
-      throw new AppError('insufficient_permissions', `This API key lacks the ${required} permission.`, {
-        extra: { required_permission: required },
-      });
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+    error?: unknown,
+  ): void {
+    reply.header('x-service-version', versionAnswered(request, latest));
+    if (error === undefined) done();
+    else done(error as Error);
+  }
+
+  /** Runs a step that finishes now (undefined) or later (a promise), then answers. */
+  function settle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+    step: (request: FastifyRequest, reply: FastifyReply) => Promise<void> | undefined,
+  ): void {
+    let rest: Promise<void> | undefined;
+    try {
+      rest = step(request, reply);
+    } catch (error) {
+      answer(request, reply, done, error);
+      return;
     }
+    if (rest === undefined) answer(request, reply, done);
+    else
+      rest.then(
+        () => answer(request, reply, done),
+        (error: unknown) => answer(request, reply, done, error),
+      );
+  }
+
+  function versionOnly(request: FastifyRequest): undefined {
+    resolveVersion(request);
+    return undefined;
+  }
+
+  /** The gate of a route declaring `auth` (undefined or `public`: the version only). */
+  return function gateFor(config: Pick<FastifyContextConfig, 'auth' | 'rateLimit'> | undefined): Gate {
+    const auth = config?.auth;
+    if (auth === undefined || auth === 'public') {
+      return function gate(request, reply, done) {
+        settle(request, reply, done, versionOnly);
+      };
+    }
+    const ai = config?.rateLimit === 'ai';
+
+    function permit(request: FastifyRequest, principal: Principal): void {
+      if (auth !== 'any_key' && !principal.key.permissions.has(auth as Permission)) {
+        throw new AppError('insufficient_permissions', `This API key lacks the ${auth} permission.`, {
+          extra: { required_permission: auth },
+        });
+      }
+      resolveVersion(request);
+    }
+
+    function limit(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      principal: Principal,
+    ): Promise<void> | undefined {
+      request.principal = principal;
+      if (!limiter) {
+        permit(request, principal);
+        return undefined;
+      }
+      const decision = limiter.check(principal.tenant, ai);
+      if (decision instanceof Promise) {
+        return decision.then((decided) => {
+          enforceDecision(request, reply, decided);
+          permit(request, principal);
+        });
+      }
+      enforceDecision(request, reply, decision);
+      permit(request, principal);
+      return undefined;
+    }
+
+    function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+      const principal = apiKeys.authenticate(request.headers.authorization);
+      if (principal instanceof Promise) {
+        return principal.then((authenticated) => limit(request, reply, authenticated));
+      }
+      return limit(request, reply, principal);
+    }
+
+    return function gate(request, reply, done) {
+      settle(request, reply, done, admit);
+    };
   };
 }

@@ -1,4 +1,10 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerHookHandler,
+} from 'fastify';
 import { isStoreUnavailable } from '../db/store.js';
 import { AppError, isAppError, problemFor } from './errors.js';
 import { toFieldErrors } from './validation.js';
@@ -47,10 +53,16 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 /** While the store is unreachable every request fails alike: one warning per this interval. */
 const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
 
-export function installErrorHandler(app: FastifyInstance): void {
+export interface ErrorHandlerOptions {
+  /** Runs before every problem is sent (e.g. to add a header a refused request still carries). */
+  beforeProblem?: (request: FastifyRequest, reply: FastifyReply) => void;
+}
+
+export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   let unavailableLoggedAt = -Infinity;
   let unavailableAnswers = 0;
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    options.beforeProblem?.(request, reply);
     const known = isAppError(error) ? error : fromFastifyError(error);
     if (known) return sendProblem(request, reply, known);
     if (isStoreUnavailable(error)) {
@@ -128,8 +140,17 @@ export class RouteTable {
   }
 }
 
-export function installNotFoundHandler(app: FastifyInstance, routes: RouteTable): void {
-  app.setNotFoundHandler((request, reply) => {
+export interface NotFoundOptions {
+  /** Runs before the 404 or 405 is decided (a refusal from it goes to the error handler). */
+  preHandler?: preHandlerHookHandler;
+}
+
+export function installNotFoundHandler(
+  app: FastifyInstance,
+  routes: RouteTable,
+  options: NotFoundOptions = {},
+): void {
+  app.setNotFoundHandler(options.preHandler ? { preHandler: options.preHandler } : {}, (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = routes.allowedMethods(path);
     if (allowed.length > 0) {

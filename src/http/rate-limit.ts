@@ -58,6 +58,23 @@ export function limitsOf(
   return { hourly: tenant.hourly_limit ?? plan.hourly, monthly: tenant.monthly_limit ?? plan.monthly };
 }
 
+/** The `RateLimit-Policy` values of a tenant's limits, without and with the AI policy. */
+interface Policies {
+  policy: string;
+  withAi: string;
+}
+
+const POLICY_WINDOW_SECONDS: Record<PolicyName, number> = {
+  hourly: HOUR_MS / 1000,
+  monthly: MONTH_POLICY_SECONDS,
+  ai: AI_WINDOW_MS / 1000,
+};
+
+function policiesOf(limits: TenantLimits, aiLimit: number): Policies {
+  const policy = `"hourly";q=${limits.hourly};w=${POLICY_WINDOW_SECONDS.hourly}, "monthly";q=${limits.monthly};w=${POLICY_WINDOW_SECONDS.monthly}`;
+  return { policy, withAi: `${policy}, "ai";q=${aiLimit};w=${POLICY_WINDOW_SECONDS.ai}` };
+}
+
 export interface MonthWindow {
   /** `YYYY-MM` */
   key: string;
@@ -95,6 +112,8 @@ export interface LimitDecision {
   monthly: PolicyState & { used: number };
   /** Only on routes with `config.rateLimit: 'ai'`. */
   ai: PolicyState | null;
+  /** The `RateLimit-Policy` header value: the policies that applied and their quotas. */
+  policy: string;
 }
 
 /** Counted calls of a tenant in [from, to), from the store: seeds a month's counter. */
@@ -102,7 +121,7 @@ export type SeedMonth = (tenantId: string, from: number, to: number) => Promise<
 
 interface TakeInput {
   tenantId: string;
-  limits: TenantLimits;
+  limits: TenantLimits & Policies;
   /** 0 unless the AI per-minute limit applies. */
   aiLimit: number;
   now: number;
@@ -126,6 +145,12 @@ interface Bucket {
 
 function drained(bucket: Bucket, limit: number, now: number): number {
   return Math.max(0, bucket.level - Math.max(0, now - bucket.at) * limit);
+}
+
+/** Sets a bucket to `level` as of `now` (never moving its instant back). */
+function fill(bucket: Bucket, level: number, now: number): void {
+  bucket.level = level;
+  bucket.at = Math.max(now, bucket.at);
 }
 
 function fits(level: number, limit: number, window: number): boolean {
@@ -173,6 +198,7 @@ function decide(counters: Counters, input: TakeInput): LimitDecision {
       resetAt: month.end,
     },
     ai,
+    policy: aiLimit > 0 ? limits.withAi : limits.policy,
   };
 }
 
@@ -215,24 +241,29 @@ function createMemoryCounters(seed: (tenantId: string, month: MonthWindow) => Pr
     for (const [tenantId, entry] of tenants) if (now - entry.touched > IDLE_MS) tenants.delete(tenantId);
   }
 
+  function count(entry: TenantCounters, input: TakeInput): Counters {
+    const { limits, aiLimit, now } = input;
+    const hourly = drained(entry.hourly, limits.hourly, now);
+    const ai = aiLimit > 0 ? drained(entry.ai, aiLimit, now) : 0;
+    const admitted =
+      entry.used < limits.monthly &&
+      fits(hourly, limits.hourly, HOUR_MS) &&
+      (aiLimit === 0 || fits(ai, aiLimit, AI_WINDOW_MS));
+    if (!admitted || !input.consume) return { admitted, hourly, used: entry.used, ai };
+    entry.touched = now;
+    fill(entry.hourly, hourly + HOUR_MS, now);
+    entry.used += 1;
+    if (aiLimit > 0) fill(entry.ai, ai + AI_WINDOW_MS, now);
+    return { admitted, hourly: entry.hourly.level, used: entry.used, ai: aiLimit > 0 ? entry.ai.level : 0 };
+  }
+
   return {
-    async take(input: TakeInput): Promise<Counters> {
-      const { tenantId, limits, aiLimit, now, month } = input;
-      if (now - lastSweep > SWEEP_EVERY_MS) sweep(now);
-      let entry = tenants.get(tenantId);
-      if (entry?.month !== month.key) entry = await seeded(tenantId, month);
-      const hourly = drained(entry.hourly, limits.hourly, now);
-      const ai = aiLimit > 0 ? drained(entry.ai, aiLimit, now) : 0;
-      const admitted =
-        entry.used < limits.monthly &&
-        fits(hourly, limits.hourly, HOUR_MS) &&
-        (aiLimit === 0 || fits(ai, aiLimit, AI_WINDOW_MS));
-      if (!admitted || !input.consume) return { admitted, hourly, used: entry.used, ai };
-      entry.touched = now;
-      entry.hourly = { level: hourly + HOUR_MS, at: Math.max(now, entry.hourly.at) };
-      entry.used += 1;
-      if (aiLimit > 0) entry.ai = { level: ai + AI_WINDOW_MS, at: Math.max(now, entry.ai.at) };
-      return { admitted, hourly: entry.hourly.level, used: entry.used, ai: aiLimit > 0 ? entry.ai.level : 0 };
+    /** Synchronous once the tenant's month is seeded: no promise on the hot path. */
+    take(input: TakeInput): Counters | Promise<Counters> {
+      if (input.now - lastSweep > SWEEP_EVERY_MS) sweep(input.now);
+      const entry = tenants.get(input.tenantId);
+      if (entry?.month === input.month.key) return count(entry, input);
+      return seeded(input.tenantId, input.month).then((seededEntry) => count(seededEntry, input));
     },
     /** Forgets every counter, returning the calls each tenant had counted here since its seed. */
     drain(): { tenantId: string; month: string; calls: number }[] {
@@ -423,6 +454,18 @@ export function createRateLimiter(options: RateLimiterOptions) {
   const aiPerMinute = options.aiPerMinute ?? AI_LIMIT_PER_MINUTE;
   const seeding = new Map<string, Promise<number>>();
   let currentMonth = monthWindow(clock.now());
+  // A tenant's limits and policy strings, built once per principal (a cached principal's tenant
+  // object lives for seconds and serves every request of its key meanwhile).
+  const limitsByTenant = new WeakMap<TenantSummary, TenantLimits & Policies>();
+  function limitsFor(tenant: TenantSummary): TenantLimits & Policies {
+    let limits = limitsByTenant.get(tenant);
+    if (limits === undefined) {
+      const own = limitsOf(tenant);
+      limits = { ...own, ...policiesOf(own, aiPerMinute) };
+      limitsByTenant.set(tenant, limits);
+    }
+    return limits;
+  }
 
   /** One store read per tenant and month however many requests wait for it. */
   function seed(tenantId: string, month: MonthWindow): Promise<number> {
@@ -510,30 +553,39 @@ export function createRateLimiter(options: RateLimiterOptions) {
     return counters;
   }
 
-  async function run(tenant: TenantSummary, aiLimit: number, consume: boolean): Promise<LimitDecision> {
+  function run(
+    tenant: TenantSummary,
+    aiLimit: number,
+    consume: boolean,
+  ): LimitDecision | Promise<LimitDecision> {
     const now = clock.now();
     if (now < currentMonth.start || now >= currentMonth.end) currentMonth = monthWindow(now);
     const input: TakeInput = {
       tenantId: tenant.id,
-      limits: limitsOf(tenant),
+      limits: limitsFor(tenant),
       aiLimit,
       now,
       month: currentMonth,
       consume,
     };
-    const counters = shared ? await viaRedis(shared, input) : await memory.take(input);
-    return decide(counters, input);
+    const counters = shared ? viaRedis(shared, input) : memory.take(input);
+    return counters instanceof Promise
+      ? counters.then((taken) => decide(taken, input))
+      : decide(counters, input);
   }
 
   return {
     backend: shared ? ('redis' as const) : ('memory' as const),
     aiPerMinute,
-    /** Admits and counts a request, or refuses it without counting anything. */
-    check(tenant: TenantSummary, ai: boolean): Promise<LimitDecision> {
+    /**
+     * Admits and counts a request, or refuses it without counting anything. Synchronous with this
+     * process's counters once the tenant's month is seeded; a promise with Redis or a seed to read.
+     */
+    check(tenant: TenantSummary, ai: boolean): LimitDecision | Promise<LimitDecision> {
       return run(tenant, ai ? aiPerMinute : 0, true);
     },
     /** The tenant's counters as they stand, counting nothing. */
-    peek(tenant: TenantSummary): Promise<LimitDecision> {
+    peek(tenant: TenantSummary): LimitDecision | Promise<LimitDecision> {
       return run(tenant, 0, false);
     },
     async close(): Promise<void> {
@@ -544,12 +596,6 @@ export function createRateLimiter(options: RateLimiterOptions) {
 
 // ---------------------------------------------------------------------------------------------
 // HTTP: headers, refusals and metering hooks
-
-const POLICY_WINDOW_SECONDS: Record<PolicyName, number> = {
-  hourly: HOUR_MS / 1000,
-  monthly: MONTH_POLICY_SECONDS,
-  ai: AI_WINDOW_MS / 1000,
-};
 
 function secondsUntil(instant: number, now: number): number {
   return Math.max(0, Math.ceil((instant - now) / 1000));
@@ -571,17 +617,14 @@ function rateLimitItem(decision: LimitDecision): string {
   return `"${name}";r=${state.remaining};t=${secondsUntil(state.resetAt, at)}`;
 }
 
-export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
-  const { hourly, monthly, ai } = decision;
-  let policy = `"hourly";q=${hourly.limit};w=${POLICY_WINDOW_SECONDS.hourly}, "monthly";q=${monthly.limit};w=${POLICY_WINDOW_SECONDS.monthly}`;
-  if (ai) policy += `, "ai";q=${ai.limit};w=${POLICY_WINDOW_SECONDS.ai}`;
-  return {
-    'ratelimit-policy': policy,
-    ratelimit: rateLimitItem(decision),
-    'x-ratelimit-limit': String(hourly.limit),
-    'x-ratelimit-remaining': String(hourly.remaining),
-    'x-ratelimit-reset': String(Math.ceil(hourly.resetAt / 1000)),
-  };
+/** Sets the headers every authenticated response carries (contract section 7). */
+export function setRateLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
+  const { hourly } = decision;
+  reply.header('ratelimit-policy', decision.policy);
+  reply.header('ratelimit', rateLimitItem(decision));
+  reply.header('x-ratelimit-limit', String(hourly.limit));
+  reply.header('x-ratelimit-remaining', String(hourly.remaining));
+  reply.header('x-ratelimit-reset', String(Math.ceil(hourly.resetAt / 1000)));
 }
 
 function refusal(decision: LimitDecision, refused: NonNullable<LimitDecision['refused']>): AppError {
@@ -602,23 +645,14 @@ function refusal(decision: LimitDecision, refused: NonNullable<LimitDecision['re
 }
 
 /**
- * onRequest, after authentication: decides, sets the headers every authenticated response
- * carries, and refuses with 429 (`Retry-After` in seconds) when a limit or the quota is reached.
- * `ai`: the route declares `config.rateLimit: 'ai'` (the caller has read the route's config).
+ * After authentication: keeps the decision on the request, sets the headers every authenticated
+ * response carries, and refuses with 429 (`Retry-After` in seconds) when a limit or the quota is
+ * reached.
  */
-export function rateLimitHook(limiter: RateLimiter) {
-  return async function enforceLimits(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    ai: boolean,
-  ): Promise<void> {
-    const principal = request.principal;
-    if (!principal) return;
-    const decision = await limiter.check(principal.tenant, ai);
-    request.limits = decision;
-    reply.headers(rateLimitHeaders(decision));
-    if (decision.refused) throw refusal(decision, decision.refused);
-  };
+export function enforceDecision(request: FastifyRequest, reply: FastifyReply, decision: LimitDecision): void {
+  request.limits = decision;
+  setRateLimitHeaders(reply, decision);
+  if (decision.refused) throw refusal(decision, decision.refused);
 }
 
 /** What the metering hook hands each authenticated response to. */

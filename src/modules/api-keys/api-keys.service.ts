@@ -155,11 +155,57 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     }
   }
 
+  /** Reads a key by its digest and caches its principal; a missing or revoked key is a 401. */
+  async function lookUp(hash: string, now: number): Promise<Principal> {
+    const row = await repo.findKeyWithTenantByHash(store.db, hash);
+    if (!row || row.revoked_at !== null) {
+      cache.delete(hash);
+      throw unauthorized('invalid_api_key', 'The API key is not valid.');
+    }
+    const principal: Principal = {
+      tenant: {
+        id: row.tenant_id,
+        name: row.tenant_name,
+        plan: row.plan,
+        currency: row.currency,
+        api_version: row.api_version,
+        hourly_limit: row.hourly_limit,
+        monthly_limit: row.monthly_limit,
+      },
+      userId: row.user_id,
+      key: {
+        id: row.id,
+        name: row.name,
+        permissions: new Set(parsePermissions(row.permissions)),
+        expiresAt: row.expires_at,
+      },
+    };
+    if (cache.size >= CACHE_MAX_ENTRIES) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    cache.set(hash, { principal, cachedAt: now });
+    return principal;
+  }
+
+  /** An expired key is a 401; a usable one is noted as used now. */
+  function usable(principal: Principal, now: number): Principal {
+    if (principal.key.expiresAt !== null && principal.key.expiresAt <= now) {
+      throw unauthorized('api_key_expired', 'The API key has expired.');
+    }
+    pendingLastUsed.set(principal.key.id, now);
+    return principal;
+  }
+
   return {
     insertKey,
 
-    /** Resolves an `Authorization` header to a principal, or throws the contract's 401. */
-    async authenticate(header: string | undefined): Promise<Principal> {
+    /**
+     * Resolves an `Authorization` header to a principal, or throws the contract's 401. A key
+     * trusted from memory is answered synchronously (no promise on the hot path); otherwise the
+     * returned promise settles once the store answered, rejecting with the 401.
+     */
+    authenticate(header: string | undefined): Principal | Promise<Principal> {
       const match = header === undefined ? null : BEARER_PATTERN.exec(header);
       if (!match?.[1]) {
         throw unauthorized(
@@ -171,45 +217,9 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       if (!KEY_PATTERN.test(raw)) throw unauthorized('invalid_api_key', 'The API key is not valid.');
       const hash = hashKey(raw);
       const now = clock.now();
-      let principal: Principal | undefined;
       const cached = cache.get(hash);
-      if (cached && now - cached.cachedAt < CACHE_TTL_MS) {
-        principal = cached.principal;
-      } else {
-        const row = await repo.findKeyWithTenantByHash(store.db, hash);
-        if (!row || row.revoked_at !== null) {
-          cache.delete(hash);
-          throw unauthorized('invalid_api_key', 'The API key is not valid.');
-        }
-        principal = {
-          tenant: {
-            id: row.tenant_id,
-            name: row.tenant_name,
-            plan: row.plan,
-            currency: row.currency,
-            api_version: row.api_version,
-            hourly_limit: row.hourly_limit,
-            monthly_limit: row.monthly_limit,
-          },
-          userId: row.user_id,
-          key: {
-            id: row.id,
-            name: row.name,
-            permissions: new Set(parsePermissions(row.permissions)),
-            expiresAt: row.expires_at,
-          },
-        };
-        if (cache.size >= CACHE_MAX_ENTRIES) {
-          const oldest = cache.keys().next().value;
-          if (oldest !== undefined) cache.delete(oldest);
-        }
-        cache.set(hash, { principal, cachedAt: now });
-      }
-      if (principal.key.expiresAt !== null && principal.key.expiresAt <= now) {
-        throw unauthorized('api_key_expired', 'The API key has expired.');
-      }
-      pendingLastUsed.set(principal.key.id, now);
-      return principal;
+      if (cached && now - cached.cachedAt < CACHE_TTL_MS) return usable(cached.principal, now);
+      return lookUp(hash, now).then((principal) => usable(principal, now));
     },
 
     async list(principal: Principal): Promise<ApiKeyObject[]> {

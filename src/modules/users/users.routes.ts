@@ -15,7 +15,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: CurrentUserSchema },
         },
       },
-      async (request) => deps.users.me(principalOf(request), deps.clock.now()),
+      (request) => deps.users.me(principalOf(request), deps.clock.now()),
     );
   };
 }

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import type { Plan } from '../../lib/principal.js';
 import { PermissionSchema } from '../api-keys/api-keys.schemas.js';
@@ -26,3 +26,4 @@ export const CurrentUserSchema = Type.Object({
   }),
   api_key: Type.Object({ id: Type.String(), name: Type.String(), permissions: Type.Array(PermissionSchema) }),
 });
+export type CurrentUser = Static<typeof CurrentUserSchema>;

@@ -189,6 +189,25 @@ for (const dialect of DIALECTS) {
       assert.equal(limited.headers['x-service-version'], '2026-06-01');
     });
 
+    it('says the version on responses no route gate answered: unknown paths, console refusals', async () => {
+      const anonymous = client(ctx.app);
+      const unknown = await anonymous('GET', '/v1/no-such-thing', {
+        headers: { 'x-service-version': '2026-09-30' },
+      });
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.headers['x-service-version'], '2026-06-01', 'the requested version, resolved');
+      const malformed = await anonymous('GET', '/v1/no-such-thing', {
+        headers: { 'x-service-version': 'soon' },
+      });
+      assert.equal(malformed.status, 400);
+      assert.equal(malformed.body.code, 'invalid_version');
+      assert.equal(malformed.headers['x-service-version'], '2026-11-21');
+      // The console's session check runs before the route's gate: refused, still versioned.
+      const console = await anonymous('GET', '/console/api/session');
+      assert.equal(console.status, 401);
+      assert.equal(console.headers['x-service-version'], '2026-11-21');
+    });
+
     it('upgrades the pinned version explicitly and refuses downgrades', async () => {
       const tenant = await createTenant(ctx, { apiVersion: '2026-06-01' });
       const api = client(ctx.app, tenant.apiKey.key);

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { newId, newRequestId, randomBase62 } from './ids.js';
+
+describe('ids', () => {
+  it('makes request ids of 128 random bits, distinct across refills of the entropy pool', () => {
+    // 512 ids per pool: 1,500 ids draw three pools.
+    const ids = Array.from({ length: 1_500 }, () => newRequestId());
+    for (const id of ids) assert.match(id, /^req_[0-9a-f]{32}$/);
+    assert.equal(new Set(ids).size, ids.length);
+    // Every hex digit turns up in every position: the ids are not a counter or a repeated pool.
+    for (let position = 4; position < 36; position++) {
+      assert.equal(new Set(ids.map((id) => id[position])).size, 16, `position ${position}`);
+    }
+  });
+
+  it('makes resource ids with their prefix and 24 base62 characters', () => {
+    assert.match(newId('ord'), /^ord_[0-9A-Za-z]{24}$/);
+    assert.match(randomBase62(40), /^[0-9A-Za-z]{40}$/);
+  });
+});
