@@ -26,6 +26,12 @@ export interface Measurement {
   /** Server CPU time per request, microseconds: steadier than req/s on a shared machine. */
   cpuMicrosPerRequest?: number | undefined;
   ratio?: number | undefined;
+  /**
+   * The scenario measured `ratio` itself against bare Fastify in paired rounds (fresh processes,
+   * back to back; the median of the rounds): `npm run bench` keeps it rather than dividing by its
+   * own baseline.
+   */
+  paired?: boolean | undefined;
 }
 
 export interface BenchServer {

@@ -220,7 +220,9 @@ export async function main(): Promise<number> {
   const last = await baseline('end');
   const base = (first.requestsPerSecond + last.requestsPerSecond) / 2;
   rows.push(first, ...measured, last);
-  for (const row of rows) row.ratio = offered(row) ? undefined : row.requestsPerSecond / base;
+  for (const row of rows) {
+    if (!row.paired) row.ratio = offered(row) ? undefined : row.requestsPerSecond / base;
+  }
   const rendered = table(rows);
   const loadAfter = os.loadavg()[0] ?? 0;
   const report = [
@@ -236,7 +238,7 @@ export async function main(): Promise<number> {
     `- Load average (1 min) at start / end: ${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)} on ${os.cpus().length} cores`,
     `- Duration: ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min`,
     '',
-    'Ratio: the row’s throughput over the bare Fastify baseline measured in this run (the mean of the first and last rows).',
+    'Ratio: the row’s throughput over the bare Fastify baseline measured in this run (the mean of the first and last rows); users-me rows give the median ratio of their own paired rounds against bare Fastify (fresh processes, measured back to back).',
     'Webhook rows count deliveries per second, not requests; their latency is commit-to-arrival.',
     'Server CPU µs/req and peak RSS are the server process’s (empty where the work ran in the bench process).',
     '',

@@ -89,13 +89,19 @@ export async function run(): Promise<Measurement[]> {
         (m, i) => m.requestsPerSecond / (measured.bare[i]?.requestsPerSecond ?? Number.NaN),
       );
       const spread = `median of ${rounds} rounds, ratios ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
-      return { ...median(measured[side]), scenario: `${scenario} (${spread})`, ratio: middle(ratios) };
+      return {
+        ...median(measured[side]),
+        scenario: `${scenario} (${spread})`,
+        ratio: middle(ratios),
+        paired: true,
+      };
     };
     return [
       {
         ...median(measured.bare),
         scenario: `bare Fastify GET /v1/users/me (median of ${rounds} rounds)`,
         ratio: 1,
+        paired: true,
       },
       row('headers', 'bare Fastify + the contract’s 7 response headers (reference)'),
       row('ours', 'GET /v1/users/me (authenticated)'),

@@ -101,12 +101,13 @@ export function createGate({ apiKeys, versions, limiter }: GateDeps) {
         settle(request, reply, done, versionOnly);
       };
     }
+    const required: Permission | 'any_key' = auth;
     const ai = config?.rateLimit === 'ai';
 
     function permit(request: FastifyRequest, principal: Principal): void {
-      if (auth !== 'any_key' && !principal.key.permissions.has(auth as Permission)) {
-        throw new AppError('insufficient_permissions', `This API key lacks the ${auth} permission.`, {
-          extra: { required_permission: auth },
+      if (required !== 'any_key' && !principal.key.permissions.has(required)) {
+        throw new AppError('insufficient_permissions', `This API key lacks the ${required} permission.`, {
+          extra: { required_permission: required },
         });
       }
       resolveVersion(request);
