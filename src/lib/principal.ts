@@ -12,6 +12,30 @@ export interface TenantSummary {
   monthly_limit: number | null;
 }
 
+/** A row that joined `tenants` with the columns `tenant_id`, `tenant_name`, `plan`, `currency`, … */
+export interface TenantColumns {
+  tenant_id: string;
+  tenant_name: string;
+  plan: Plan;
+  currency: string;
+  api_version: string;
+  hourly_limit: number | null;
+  monthly_limit: number | null;
+}
+
+/** The tenant summary a principal or a console session carries, from its joined columns. */
+export function tenantSummaryOf(row: TenantColumns): TenantSummary {
+  return {
+    id: row.tenant_id,
+    name: row.tenant_name,
+    plan: row.plan,
+    currency: row.currency,
+    api_version: row.api_version,
+    hourly_limit: row.hourly_limit,
+    monthly_limit: row.monthly_limit,
+  };
+}
+
 /** Who is calling: the key, its tenant and the user who owns the key. */
 export interface Principal {
   tenant: TenantSummary;

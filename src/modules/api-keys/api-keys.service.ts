@@ -6,7 +6,7 @@ import { AppError, notFound, validationError } from '../../http/errors.js';
 import { isPermission, type Permission } from '../../http/permissions.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import type { Principal } from '../../lib/principal.js';
+import { type Principal, tenantSummaryOf } from '../../lib/principal.js';
 import * as repo from './api-keys.repository.js';
 
 export const KEY_PREFIX = 'sk_live_';
@@ -163,15 +163,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       throw unauthorized('invalid_api_key', 'The API key is not valid.');
     }
     const principal: Principal = {
-      tenant: {
-        id: row.tenant_id,
-        name: row.tenant_name,
-        plan: row.plan,
-        currency: row.currency,
-        api_version: row.api_version,
-        hourly_limit: row.hourly_limit,
-        monthly_limit: row.monthly_limit,
-      },
+      tenant: tenantSummaryOf(row),
       userId: row.user_id,
       key: {
         id: row.id,

@@ -5,6 +5,7 @@ import type {
   UsersTable,
 } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
+import { tenantSummaryOf } from '../../lib/principal.js';
 
 export type SessionRow = ConsoleSessionsTable;
 export type ThrottleRow = ConsoleThrottleTable;
@@ -57,15 +58,7 @@ export async function findSession(db: Db, idHash: string): Promise<SessionWithOw
     last_seen: Number(row.last_seen),
     expires_at: Number(row.expires_at),
     user: { id: row.user_id, email: row.email, name: row.user_name, role: row.role },
-    tenant: {
-      id: row.tenant_id,
-      name: row.tenant_name,
-      plan: row.plan,
-      currency: row.currency,
-      api_version: row.api_version,
-      hourly_limit: row.hourly_limit === null ? null : Number(row.hourly_limit),
-      monthly_limit: row.monthly_limit === null ? null : Number(row.monthly_limit),
-    },
+    tenant: tenantSummaryOf(row),
   };
 }
 
