@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
+  type FastifyContextConfig,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -66,8 +67,10 @@ ${Object.entries(ERROR_STATUS)
 * **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
   response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
   concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant. A 5xx is not stored; a retry
-  after one resumes what the first attempt committed (an order, a payment, a product, a generation) instead of
-  doing it again.
+  after one resumes what the first attempt committed (an order, a payment, a product, a generation, an API key, a
+  webhook endpoint) instead of doing it again. A secret is shown once: the replay of a response that created one
+  (an API key, a webhook signing secret) shows the key masked and the signing secret not at all, and the secret is
+  never kept in the idempotency store.
 * **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
   version is used. Every response carries the version used in \`X-Service-Version\`.
 * **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.
@@ -151,10 +154,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       }
       return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
     };
-  const recordIdempotent = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    await idempotency.finish(request, reply, payload);
-    return payload;
-  };
+  const recordIdempotent =
+    (replayed: FastifyContextConfig['replayed']) =>
+    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      await idempotency.finish(request, reply, payload, replayed);
+      return payload;
+    };
 
   // Usage metering, attached to each route that takes a key.
   const meterRoute = deps.limitsAndMetering ? meteringHook(deps.usageMeter, deps.clock) : undefined;
@@ -175,7 +180,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     if (route.config?.resource !== undefined) onSend.push(renderVersion(route.config.resource));
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
-      onSend.push(recordIdempotent);
+      onSend.push(recordIdempotent(route.config?.replayed));
     }
     if (onSend.length > 0) route.onSend = [...hooks(route.onSend), ...onSend] as typeof route.onSend;
     if (meterRoute && auth !== undefined && auth !== 'public') {

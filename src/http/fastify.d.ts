@@ -11,6 +11,12 @@ declare module 'fastify' {
     resource?: string;
     /** `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones. */
     rateLimit?: RouteRateLimit;
+    /**
+     * What an idempotent replay of this route's success answers, when its response shows a secret
+     * once (a new API key, a webhook signing secret): the response is stored this way, so the
+     * secret is neither kept in the idempotency store nor shown a second time.
+     */
+    replayed?: (body: Record<string, unknown>) => Record<string, unknown>;
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -203,8 +203,16 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
       await reply.send(outcome.body === '' ? undefined : outcome.body);
     },
 
-    /** onSend: stores the response (or releases the key on 5xx) before the client receives it. */
-    async finish(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+    /**
+     * onSend: stores the response (or releases the key on 5xx) before the client receives it; a
+     * success as the route's `replayed` shows it again, when the route declares one.
+     */
+    async finish(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      replayed?: (body: Record<string, unknown>) => Record<string, unknown>,
+    ): Promise<void> {
       const state = request.idempotency;
       if (!state) return;
       request.idempotency = null;
@@ -214,8 +222,10 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
         await release(state).catch(() => undefined);
         return;
       }
-      const body =
+      let body =
         typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+      if (replayed && reply.statusCode < 400 && body !== '')
+        body = JSON.stringify(replayed(JSON.parse(body) as Record<string, unknown>));
       const stored = inFlight(state)
         .set({ state: 'completed', response_status: reply.statusCode, response_body: body })
         .execute();

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { principalOf } from '../../http/auth.js';
+import { idempotentWrite } from '../../http/idempotency.js';
 import {
   ApiKeyListSchema,
   ApiKeySchema,
@@ -9,6 +10,7 @@ import {
   KeyIdParams,
   RollApiKeyBody,
 } from './api-keys.schemas.js';
+import { keyMasked } from './api-keys.service.js';
 
 export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const { apiKeys } = deps;
@@ -43,28 +45,31 @@ export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/api-keys',
       {
-        config: { auth: 'write:keys' },
+        config: { auth: 'write:keys', replayed: keyMasked },
         schema: {
           tags: ['API keys'],
           summary: 'Create a key; the full value is in this response only',
-          description: 'A key can only grant permissions it holds itself (403 `insufficient_permissions`).',
+          description:
+            'A key can only grant permissions it holds itself (403 `insufficient_permissions`). An idempotent replay (`Idempotent-Replayed: true`) or a retry after a 5xx answers the same key masked: the full value is shown once and never stored.',
           body: CreateApiKeyBody,
           response: { 201: ApiKeySchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
         },
       },
       async (request, reply) => {
         reply.code(201);
-        return apiKeys.create(principalOf(request), request.body);
+        return apiKeys.create(principalOf(request), request.body, idempotentWrite(request.idempotency));
       },
     );
 
     app.post(
       '/api-keys/:id/roll',
       {
-        config: { auth: 'write:keys' },
+        config: { auth: 'write:keys', replayed: keyMasked },
         schema: {
           tags: ['API keys'],
           summary: 'Replace a key with a new one; the old one works for `expires_in_seconds` more',
+          description:
+            'The new key is in full in this response only: an idempotent replay or a retry after a 5xx answers it masked.',
           params: KeyIdParams,
           body: RollApiKeyBody,
           response: { 201: ApiKeySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
@@ -72,7 +77,12 @@ export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(201);
-        return apiKeys.roll(principalOf(request), request.params.id, request.body?.expires_in_seconds ?? 0);
+        return apiKeys.roll(
+          principalOf(request),
+          request.params.id,
+          request.body?.expires_in_seconds ?? 0,
+          idempotentWrite(request.idempotency),
+        );
       },
     );
 

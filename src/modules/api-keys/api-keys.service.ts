@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { isPermission, type Permission } from '../../http/permissions.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
@@ -47,6 +48,11 @@ export function hashKey(raw: string): string {
 
 export function maskKey(last4: string): string {
   return `${KEY_PREFIX}****_****_****_${last4}`;
+}
+
+/** A created or rolled key as an idempotent replay shows it: masked, since the key is shown once. */
+export function keyMasked(body: Record<string, unknown>): Record<string, unknown> {
+  return typeof body.key === 'string' ? { ...body, key: maskKey(body.key.slice(-4)) } : body;
 }
 
 function parsePermissions(json: string): Permission[] {
@@ -180,6 +186,13 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     return principal;
   }
 
+  /** A live key of the caller's tenant, masked. */
+  async function current(principal: Principal, id: string): Promise<ApiKeyObject> {
+    const row = await repo.findLiveKey(store.db, principal.tenant.id, id, clock.now());
+    if (!row) throw notFound('API key');
+    return toObject(row);
+  }
+
   /** An expired key is a 401; a usable one is noted as used now. */
   function usable(principal: Principal, now: number): Principal {
     if (principal.key.expiresAt !== null && principal.key.expiresAt <= now) {
@@ -219,35 +232,48 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       return rows.map((row) => toObject(row));
     },
 
-    async get(principal: Principal, id: string): Promise<ApiKeyObject> {
-      const row = await repo.findLiveKey(store.db, principal.tenant.id, id, clock.now());
-      if (!row) throw notFound('API key');
-      return toObject(row);
-    },
+    get: current,
 
+    /**
+     * A new key. A retry whose first attempt committed (`idempotent.committed`) answers that key,
+     * masked: its full value was shown once, or lost with the first answer, and is not kept.
+     */
     async create(
       principal: Principal,
       input: { name: string; permissions: Permission[]; expires_at?: string | undefined },
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<ApiKeyObject> {
+      if (idempotent.committed !== null) return current(principal, idempotent.committed);
       assertCanGrant(principal, input.permissions);
       let expiresAt: number | null = null;
       if (input.expires_at !== undefined) {
         expiresAt = Date.parse(input.expires_at);
         if (!(expiresAt > clock.now())) throw validationError('expires_at', 'must be in the future');
       }
-      return store.transaction((trx) =>
-        insertKey(trx, {
+      return store.transaction(async (trx) => {
+        const created = await insertKey(trx, {
           tenantId: principal.tenant.id,
           userId: principal.userId,
           name: input.name,
           permissions: input.permissions,
           expiresAt,
-        }),
-      );
+        });
+        await idempotent.mark(trx, created.id);
+        return created;
+      });
     },
 
-    /** A new key with the same name and permissions; the old one works until now + grace. */
-    async roll(principal: Principal, id: string, graceSeconds: number): Promise<ApiKeyObject> {
+    /**
+     * A new key with the same name and permissions; the old one works until now + grace. A retry
+     * whose first attempt committed answers the new key, masked (as `create`).
+     */
+    async roll(
+      principal: Principal,
+      id: string,
+      graceSeconds: number,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<ApiKeyObject> {
+      if (idempotent.committed !== null) return current(principal, idempotent.committed);
       const now = clock.now();
       const created = await store.transaction(async (trx) => {
         const old = await repo.findLiveKey(trx, principal.tenant.id, id, now);
@@ -263,13 +289,15 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
             Math.min(old.expires_at ?? Infinity, now + graceSeconds * 1000),
             now,
           );
-        return insertKey(trx, {
+        const rolled = await insertKey(trx, {
           tenantId: principal.tenant.id,
           userId: principal.userId,
           name: old.name,
           permissions,
           expiresAt: null,
         });
+        await idempotent.mark(trx, rolled.id);
+        return rolled;
       });
       forgetKey(id);
       return created;

@@ -7,6 +7,7 @@ import {
   createTestContext,
   DIALECTS,
   type TestContext,
+  whileResponsesAreRefused,
 } from '../../../test/helpers/context.js';
 
 interface KeyBody {
@@ -245,9 +246,7 @@ for (const dialect of DIALECTS) {
         currency: 'EUR',
         plan: 'free',
       });
-      const res = await client(ctx.app, created.apiKey.key)<Record<string, unknown>>('GET', '/v1/users/me');
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, {
+      const expected = {
         id: created.user.id,
         email: created.user.email,
         name: 'Ada',
@@ -261,7 +260,96 @@ for (const dialect of DIALECTS) {
           currency: 'EUR',
         },
         api_key: { id: created.apiKey.id, name: 'Default key', permissions: created.apiKey.permissions },
+      };
+      // The first answer reads the user from the store, the second from the cache. The body is
+      // written with JSON.stringify from the service's object: exactly the schema's fields, in order.
+      for (const attempt of ['uncached', 'cached']) {
+        const res = await client(ctx.app, created.apiKey.key)('GET', '/v1/users/me');
+        assert.equal(res.status, 200, attempt);
+        assert.equal(res.headers['content-type'], 'application/json; charset=utf-8', attempt);
+        assert.equal(res.raw.body, JSON.stringify(expected), attempt);
+      }
+      const narrow = await client(ctx.app, created.apiKey.key)<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Profile only', permissions: ['read:users'] },
       });
+      const me = await client(ctx.app, narrow.body.key)<{ api_key: unknown }>('GET', '/v1/users/me');
+      assert.deepEqual(me.body.api_key, {
+        id: narrow.body.id,
+        name: 'Profile only',
+        permissions: ['read:users'],
+      });
+    });
+
+    it('shows a created or rolled key once: a replay answers it masked and nothing stores it', async () => {
+      const api = client(ctx.app, fullKey);
+      const create = () =>
+        api<KeyBody>('POST', '/v1/api-keys', {
+          body: { name: 'Replayed', permissions: ['read:orders'] },
+          headers: { 'idempotency-key': 'replayed-key' },
+        });
+      const first = await create();
+      assert.equal(first.status, 201);
+      assert.match(first.body.key, /^sk_live_[0-9A-Za-z]{40}$/);
+      const again = await create();
+      assert.equal(again.status, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(again.body, {
+        ...first.body,
+        key: `sk_live_****_****_****_${first.body.key.slice(-4)}`,
+      });
+
+      const roll = () =>
+        api<KeyBody>('POST', `/v1/api-keys/${first.body.id}/roll`, {
+          body: { expires_in_seconds: 60 },
+          headers: { 'idempotency-key': 'replayed-roll' },
+        });
+      const rolled = await roll();
+      assert.equal(rolled.status, 201);
+      const rolledAgain = await roll();
+      assert.equal(rolledAgain.headers['idempotent-replayed'], 'true');
+      assert.equal(rolledAgain.body.id, rolled.body.id);
+      assert.equal(rolledAgain.body.key, `sk_live_****_****_****_${rolled.body.key.slice(-4)}`);
+
+      const named = (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys')).body.data.filter(
+        (k) => k.name === 'Replayed',
+      );
+      assert.deepEqual(
+        named.map((k) => k.id).sort(),
+        [first.body.id, rolled.body.id].sort(),
+        'one create, one roll',
+      );
+      const stored = await ctx.deps.store.db.selectFrom('idempotency_keys').select('response_body').execute();
+      for (const secret of [first.body.key, rolled.body.key]) {
+        assert.ok(
+          !stored.some((row) => row.response_body?.includes(secret)),
+          'no stored response holds a key',
+        );
+      }
+      // The new key works, and is shown in full only once.
+      assert.equal((await client(ctx.app, rolled.body.key)('GET', '/v1/api-keys')).status, 403);
+    });
+
+    it('answers a retry whose first answer was lost with the key it created, masked, once', async () => {
+      const api = client(ctx.app, fullKey);
+      const send = () =>
+        api<KeyBody>('POST', '/v1/api-keys', {
+          body: { name: 'Lost answer', permissions: ['read:orders'] },
+          headers: { 'idempotency-key': 'lost-answer' },
+        });
+      // The key commits, then storing the response fails: the client gets a 5xx.
+      assert.ok((await whileResponsesAreRefused(ctx.deps.store.db, dialect, send)).status >= 500);
+      const retried = await send();
+      assert.equal(retried.status, 201, JSON.stringify(retried.body));
+      assert.match(retried.body.key, /^sk_live_\*{4}_\*{4}_\*{4}_[0-9A-Za-z]{4}$/);
+      const named = (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys')).body.data.filter(
+        (k) => k.name === 'Lost answer',
+      );
+      assert.deepEqual(
+        named.map((k) => k.id),
+        [retried.body.id],
+        'one key',
+      );
+      assert.equal((await send()).headers['idempotent-replayed'], 'true');
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import { idempotentWrite } from '../../http/idempotency.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
@@ -13,6 +14,7 @@ import {
   WebhookParams,
   WebhookSchema,
 } from './webhooks.schemas.js';
+import { withoutSecret } from './webhooks.service.js';
 
 const TAGS = ['Webhooks'];
 
@@ -22,19 +24,19 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks',
       {
-        config: { auth: 'write:webhooks' },
+        config: { auth: 'write:webhooks', replayed: withoutSecret },
         schema: {
           tags: TAGS,
           summary: 'Register an endpoint; its signing secret is in this response only',
           description:
-            'The URL must be https, without credentials, and resolve to public addresses only (422 `invalid_webhook_url`). At most 20 endpoints per tenant (422 `limit_exceeded`).',
+            'The URL must be https, without credentials, and resolve to public addresses only (422 `invalid_webhook_url`). At most 20 endpoints per tenant (422 `limit_exceeded`). An idempotent replay or a retry after a 5xx answers the same endpoint without its secret (rotate it for a new one).',
           body: CreateWebhookBody,
           response: { 201: WebhookSchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
         },
       },
       async (request, reply) => {
         reply.code(201);
-        return webhooks.create(principalOf(request), request.body);
+        return webhooks.create(principalOf(request), request.body, idempotentWrite(request.idempotency));
       },
     );
 
@@ -101,15 +103,18 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/:id/rotate-secret',
       {
-        config: { auth: 'write:webhooks' },
+        config: { auth: 'write:webhooks', replayed: withoutSecret },
         schema: {
           tags: TAGS,
           summary: 'Replace the signing secret; the old one keeps signing beside it for 24 hours',
+          description:
+            'The new secret is in this response only: an idempotent replay or a retry after a 5xx answers the endpoint without it.',
           params: WebhookParams,
           response: { 200: WebhookSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
-      async (request) => webhooks.rotateSecret(principalOf(request), request.params.id),
+      async (request) =>
+        webhooks.rotateSecret(principalOf(request), request.params.id, idempotentWrite(request.idempotency)),
     );
 
     app.post(
@@ -126,7 +131,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(202);
-        return webhooks.test(principalOf(request), request.params.id);
+        return webhooks.test(principalOf(request), request.params.id, idempotentWrite(request.idempotency));
       },
     );
 
@@ -160,7 +165,12 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(202);
-        return webhooks.retry(principalOf(request), request.params.id, request.params.delivery_id);
+        return webhooks.retry(
+          principalOf(request),
+          request.params.id,
+          request.params.delivery_id,
+          idempotentWrite(request.idempotency),
+        );
       },
     );
   };

@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -59,6 +60,12 @@ function parseEvents(json: string): string[] {
 export function subscribes(eventsJson: string, type: string): boolean {
   const events = parseEvents(eventsJson);
   return events.includes('*') || events.includes(type);
+}
+
+/** An endpoint as an idempotent replay shows it: without the signing secret, which is shown once. */
+export function withoutSecret(body: Record<string, unknown>): Record<string, unknown> {
+  const { secret: _secret, ...rest } = body;
+  return rest;
 }
 
 function toObject(row: repo.EndpointRow, secret?: string): WebhookObject {
@@ -169,6 +176,14 @@ export function createWebhookService(deps: {
     return row;
   }
 
+  /** A delivery to one of the caller's endpoints, as it is now. */
+  async function deliveryOf(principal: Principal, id: string, deliveryId: string): Promise<DeliveryObject> {
+    const endpoint = await endpointOf(store.db, principal, id);
+    const row = await repo.findDelivery(store.db, principal.tenant.id, endpoint.id, deliveryId);
+    if (!row) throw notFound('delivery');
+    return toDelivery(row, endpoint.url);
+  }
+
   function refuseWhileDisabled(row: repo.EndpointRow, what: string): void {
     if (row.status === 'Disabled') {
       throw new AppError(
@@ -198,7 +213,17 @@ export function createWebhookService(deps: {
       dueListeners.push(listener);
     },
 
-    async create(principal: Principal, input: CreateWebhookBody): Promise<WebhookObject> {
+    /**
+     * A new endpoint. A retry whose first attempt committed (`idempotent.committed`) answers that
+     * endpoint without its secret: the secret is shown once, and is not kept for a replay.
+     */
+    async create(
+      principal: Principal,
+      input: CreateWebhookBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<WebhookObject> {
+      if (idempotent.committed !== null)
+        return toObject(await endpointOf(store.db, principal, idempotent.committed));
       const events = checkEvents(input.events);
       const url = await safeUrl(input.url);
       const now = clock.now();
@@ -228,6 +253,7 @@ export function createWebhookService(deps: {
           );
         }
         await repo.insertEndpoint(trx, row);
+        await idempotent.mark(trx, row.id);
       });
       return toObject(row, secret);
     },
@@ -274,8 +300,17 @@ export function createWebhookService(deps: {
       });
     },
 
-    /** A new secret; the replaced one keeps signing beside it for 24 hours. */
-    async rotateSecret(principal: Principal, id: string): Promise<WebhookObject> {
+    /**
+     * A new secret; the replaced one keeps signing beside it for 24 hours. A retry whose first
+     * attempt committed answers the endpoint without the secret (rotate again for a new one).
+     */
+    async rotateSecret(
+      principal: Principal,
+      id: string,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<WebhookObject> {
+      if (idempotent.committed !== null)
+        return toObject(await endpointOf(store.db, principal, idempotent.committed));
       const now = clock.now();
       const secret = newSecret();
       return store.transaction(async (trx) => {
@@ -287,12 +322,21 @@ export function createWebhookService(deps: {
           { secret, previous_secret: row.secret, previous_secret_expires_at: now + ROTATION_OVERLAP_MS },
           now,
         );
+        await idempotent.mark(trx, row.id);
         return toObject(await endpointOf(trx, principal, id), secret);
       });
     },
 
-    /** Emits a `webhook.test` event and queues its delivery to this endpoint only. */
-    async test(principal: Principal, id: string): Promise<DeliveryObject> {
+    /**
+     * Emits a `webhook.test` event and queues its delivery to this endpoint only. A retry whose
+     * first attempt committed answers that delivery (no second event).
+     */
+    async test(
+      principal: Principal,
+      id: string,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<DeliveryObject> {
+      if (idempotent.committed !== null) return deliveryOf(principal, id, idempotent.committed);
       const delivery = await store.transaction(async (trx) => {
         const row = await endpointOf(trx, principal, id);
         refuseWhileDisabled(row, 'testing it');
@@ -305,6 +349,7 @@ export function createWebhookService(deps: {
         });
         const pending = pendingDelivery(row.id, event, event.created);
         await repo.insertDeliveries(trx, [pending]);
+        await idempotent.mark(trx, pending.id);
         return toDelivery(pending, row.url);
       });
       signalDue();
@@ -339,7 +384,13 @@ export function createWebhookService(deps: {
      * Sends a delivery's event again, now: a pending attempt of the same event is moved up, or a new
      * single (manual) attempt is queued. Returns the pending attempt.
      */
-    async retry(principal: Principal, id: string, deliveryId: string): Promise<DeliveryObject> {
+    async retry(
+      principal: Principal,
+      id: string,
+      deliveryId: string,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<DeliveryObject> {
+      if (idempotent.committed !== null) return deliveryOf(principal, id, idempotent.committed);
       const now = clock.now();
       const delivery = await store.transaction(async (trx) => {
         const endpoint = await endpointOf(trx, principal, id);
@@ -350,12 +401,14 @@ export function createWebhookService(deps: {
         const pending = attempts.find((a) => a.status === 'pending');
         if (pending) {
           await repo.makeDueNow(trx, pending.id, now);
+          await idempotent.mark(trx, pending.id);
           return toDelivery({ ...pending, due_at: Math.min(pending.due_at, now) }, endpoint.url);
         }
         const last = attempts[attempts.length - 1]?.attempt ?? original.attempt;
         const event = { id: original.event_id, tenant_id: original.tenant_id, type: original.event_type };
         const row = pendingDelivery(endpoint.id, event, now, last + 1, true);
         await repo.insertDeliveries(trx, [row]);
+        await idempotent.mark(trx, row.id);
         return toDelivery(row, endpoint.url);
       });
       signalDue();

@@ -8,6 +8,7 @@ import {
   createTestContext,
   DIALECTS,
   type TestContext,
+  whileResponsesAreRefused,
 } from '../../../test/helpers/context.js';
 import * as repo from './webhooks.repository.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
@@ -381,6 +382,96 @@ for (const dialect of DIALECTS) {
       const res = await create(readOnly);
       assert.equal(res.status, 403);
       assert.equal(res.body.code, 'insufficient_permissions');
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`webhook endpoints with Idempotency-Key (${dialect})`, () => {
+    let ctx: TestContext;
+    let api: Client;
+
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+    });
+    after(() => ctx.close());
+
+    const storedBodies = async () =>
+      (await ctx.deps.store.db.selectFrom('idempotency_keys').select('response_body').execute()).map(
+        (row) => row.response_body ?? '',
+      );
+
+    it('shows a signing secret once: a replay answers the endpoint without it and nothing stores it', async () => {
+      const create = () =>
+        api<WebhookObject & { secret?: string }>('POST', '/v1/webhooks', {
+          body: { url: 'https://example.com/hooks/replayed', events: ['*'] },
+          headers: { 'idempotency-key': 'replayed-endpoint' },
+        });
+      const first = await create();
+      assert.equal(first.status, 201);
+      const { secret, ...rest } = first.body;
+      assert.match(secret ?? '', /^whsec_/);
+      const again = await create();
+      assert.equal(again.status, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(again.body, rest);
+
+      const rotate = () =>
+        api<WebhookObject & { secret?: string }>('POST', `/v1/webhooks/${first.body.id}/rotate-secret`, {
+          headers: { 'idempotency-key': 'replayed-rotation' },
+        });
+      const rotated = await rotate();
+      assert.equal(rotated.status, 200);
+      assert.match(rotated.body.secret ?? '', /^whsec_/);
+      const rotatedAgain = await rotate();
+      assert.equal(rotatedAgain.headers['idempotent-replayed'], 'true');
+      assert.equal(rotatedAgain.body.secret, undefined);
+      const endpoints = await ctx.deps.store.db
+        .selectFrom('webhook_endpoints')
+        .select(['secret', 'previous_secret'])
+        .where('id', '=', first.body.id)
+        .execute();
+      assert.deepEqual(endpoints, [{ secret: rotated.body.secret, previous_secret: secret }], 'rotated once');
+      for (const shown of [secret ?? '', rotated.body.secret ?? '']) {
+        assert.ok(
+          !(await storedBodies()).some((body) => body.includes(shown)),
+          'no stored response holds a secret',
+        );
+      }
+    });
+
+    it('answers retries whose first answer was lost with what the first attempt committed, once', async () => {
+      const db = ctx.deps.store.db;
+      const create = () =>
+        api<WebhookObject & { secret?: string }>('POST', '/v1/webhooks', {
+          body: { url: 'https://example.com/hooks/lost', events: ['*'] },
+          headers: { 'idempotency-key': 'lost-endpoint' },
+        });
+      assert.ok((await whileResponsesAreRefused(db, dialect, create)).status >= 500);
+      const created = await create();
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal(created.body.secret, undefined, 'the secret is not shown again');
+      const endpoints = await db
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('url', '=', 'https://example.com/hooks/lost')
+        .execute();
+      assert.deepEqual(endpoints, [{ id: created.body.id }], 'one endpoint');
+
+      const test = () =>
+        api<DeliveryObject>('POST', `/v1/webhooks/${created.body.id}/test`, {
+          headers: { 'idempotency-key': 'lost-test' },
+        });
+      assert.ok((await whileResponsesAreRefused(db, dialect, test)).status >= 500);
+      const delivered = await test();
+      assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
+      const deliveries = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', created.body.id)
+        .execute();
+      assert.deepEqual(deliveries, [{ id: delivered.body.id }], 'one test event, one delivery');
     });
   });
 }
