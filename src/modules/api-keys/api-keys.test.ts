@@ -350,6 +350,24 @@ for (const dialect of DIALECTS) {
         'one key',
       );
       assert.equal((await send()).headers['idempotent-replayed'], 'true');
+
+      const roll = () =>
+        api<KeyBody>('POST', `/v1/api-keys/${retried.body.id}/roll`, {
+          body: { expires_in_seconds: 60 },
+          headers: { 'idempotency-key': 'lost-roll' },
+        });
+      assert.ok((await whileResponsesAreRefused(ctx.deps.store.db, dialect, roll)).status >= 500);
+      const rolled = await roll();
+      assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
+      assert.match(rolled.body.key, /^sk_live_\*{4}_\*{4}_\*{4}_[0-9A-Za-z]{4}$/);
+      const afterRoll = (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys')).body.data.filter(
+        (k) => k.name === 'Lost answer',
+      );
+      assert.deepEqual(
+        afterRoll.map((k) => k.id).sort(),
+        [retried.body.id, rolled.body.id].sort(),
+        'the old key and one new key',
+      );
     });
   });
 }

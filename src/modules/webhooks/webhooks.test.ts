@@ -472,6 +472,48 @@ for (const dialect of DIALECTS) {
         .where('endpoint_id', '=', created.body.id)
         .execute();
       assert.deepEqual(deliveries, [{ id: delivered.body.id }], 'one test event, one delivery');
+
+      // A retry of a finished delivery queues one more attempt, once.
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed' })
+        .where('id', '=', delivered.body.id)
+        .execute();
+      const retry = () =>
+        api<DeliveryObject>('POST', `/v1/webhooks/${created.body.id}/deliveries/${delivered.body.id}/retry`, {
+          headers: { 'idempotency-key': 'lost-retry' },
+        });
+      assert.ok((await whileResponsesAreRefused(db, dialect, retry)).status >= 500);
+      const retried = await retry();
+      assert.equal(retried.status, 202, JSON.stringify(retried.body));
+      assert.notEqual(retried.body.id, delivered.body.id);
+      const attempts = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', created.body.id)
+        .orderBy('attempt')
+        .execute();
+      assert.deepEqual(attempts, [{ id: delivered.body.id }, { id: retried.body.id }], 'one more attempt');
+
+      // A rotation whose answer was lost is not rotated again by the retry.
+      const secretOf = () =>
+        db
+          .selectFrom('webhook_endpoints')
+          .select(['secret', 'previous_secret'])
+          .where('id', '=', created.body.id)
+          .executeTakeFirstOrThrow();
+      const original = (await secretOf()).secret;
+      const rotate = () =>
+        api<WebhookObject & { secret?: string }>('POST', `/v1/webhooks/${created.body.id}/rotate-secret`, {
+          headers: { 'idempotency-key': 'lost-rotation' },
+        });
+      assert.ok((await whileResponsesAreRefused(db, dialect, rotate)).status >= 500);
+      const rotated = await rotate();
+      assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+      assert.equal(rotated.body.secret, undefined, 'the new secret is not shown again');
+      const after = await secretOf();
+      assert.equal(after.previous_secret, original, 'rotated once');
+      assert.notEqual(after.secret, original);
     });
   });
 }
