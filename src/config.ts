@@ -32,6 +32,8 @@ export interface Config {
     readonly retryScheduleSeconds: readonly number[];
     readonly workerInProcess: boolean;
   };
+  /** Days events and the webhook delivery log are kept (`EVENT_RETENTION_DAYS`, default 30). */
+  readonly eventRetentionDays: number;
   readonly shutdownTimeoutMs: number;
   /** scrypt cost for new password hashes, as log2(N). */
   readonly passwordScryptLog2N: number;
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleSeconds: retrySchedule(env),
       workerInProcess: bool(env, 'WEBHOOK_WORKER_IN_PROCESS', true),
     },
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     passwordScryptLog2N: int(env, 'PASSWORD_SCRYPT_LOG2N', 17, 10, 20),
   };

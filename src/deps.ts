@@ -132,7 +132,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     rateLimiter,
     /** Whether requests are rate limited, counted against the quota and metered (on unless overridden). */
     limitsAndMetering: overrides.limitsAndMetering ?? true,
-    /** Starts background timers (last_used flush, idempotency purge, stale payment sweep). */
+    /** Starts background timers (last_used flush, idempotency purge, stale payment sweep, event retention). */
     start(): void {
       apiKeys.start();
       usageMeter.start();
@@ -146,6 +146,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
       };
       every(10 * 60_000, () => idempotency.purgeExpired(), 'idempotency purge failed');
       every(60_000, () => orders.settleStalePayments(), 'stale payment sweep failed');
+      every(
+        10 * 60_000,
+        async () => {
+          const purged = await webhooks.purgeExpired();
+          if (purged > 0) logger.info({ events: purged }, 'expired events and their delivery log deleted');
+        },
+        'event retention purge failed',
+      );
     },
     /** Flushes buffered state and closes the store. */
     async close(): Promise<void> {

@@ -38,6 +38,7 @@ describe('configuration', () => {
       [{ AI_PROVIDER: 'magic' }, 'AI_PROVIDER'],
       [{ WEBHOOK_TIMEOUT_MS: '-1' }, 'WEBHOOK_TIMEOUT_MS'],
       [{ WEBHOOK_RETRY_SCHEDULE: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
+      [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
       [{ DATABASE_SCHEMA: 'Robert"); DROP' }, 'DATABASE_SCHEMA'],
     ];
     for (const [env, variable] of cases) {

@@ -10,6 +10,7 @@ import * as ai from './0008_ai.js';
 import * as consoleAccounts from './0009_console.js';
 import * as analytics from './0010_analytics.js';
 import * as idempotencyRecovery from './0011_idempotency_recovery.js';
+import * as eventRetention from './0012_event_retention.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_console': consoleAccounts,
   '0010_analytics': analytics,
   '0011_idempotency_recovery': idempotencyRecovery,
+  '0012_event_retention': eventRetention,
 };

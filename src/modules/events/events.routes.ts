@@ -24,6 +24,9 @@ const EventListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const RETENTION =
+  'Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered.';
+
 export function eventRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const { events } = deps;
   return async (app) => {
@@ -34,6 +37,7 @@ export function eventRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Events'],
           summary: 'List events, newest first',
+          description: RETENTION,
           querystring: EventListQuery,
           response: { 200: EnvelopeSchema(EventSchema) },
         },
@@ -48,6 +52,7 @@ export function eventRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Events'],
           summary: 'Get one event',
+          description: `${RETENTION} An event past it is 404.`,
           params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
           response: { 200: EventSchema, ...errorResponses(404) },
         },

@@ -343,3 +343,75 @@ export async function completeAttempt(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+// ---- retention
+
+/** Where a purge has got to: the last event it looked at, in (created, id) order. */
+export interface EventCursor {
+  created: number;
+  id: string;
+}
+
+/**
+ * Up to `limit` events created before `cutoff`, after `cursor`, oldest first, that have no
+ * delivery still pending (an event waiting to be delivered is kept, however old).
+ */
+export async function expiredEvents(
+  db: Db,
+  input: { cutoff: number; after: EventCursor | null; limit: number },
+): Promise<EventCursor[]> {
+  let query = db
+    .selectFrom('events')
+    .select(['id', 'created'])
+    .where('created', '<', input.cutoff)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.event_id', '=', 'events.id')
+            .where('d.status', '=', 'pending'),
+        ),
+      ),
+    );
+  const after = input.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created', '>', after.created),
+        eb.and([eb('created', '=', after.created), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('created').orderBy('id').limit(input.limit).execute();
+}
+
+/**
+ * Deletes these events and their delivery log. An event that got a pending delivery since it was
+ * chosen (a manual retry) keeps it and is kept; on PostgreSQL one whose pending delivery is not yet
+ * committed fails the delivery's foreign key, and with it this transaction. Returns the events
+ * deleted.
+ */
+export async function deleteEventsAndLog(db: Db, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const pendingOf = db
+    .selectFrom('webhook_deliveries')
+    .select('event_id')
+    .where('event_id', 'in', [...ids])
+    .where('status', '=', 'pending');
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('event_id', 'in', [...ids])
+    .where('event_id', 'not in', pendingOf)
+    .execute();
+  const result = await db
+    .deleteFrom('events')
+    .where('id', 'in', [...ids])
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id')),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

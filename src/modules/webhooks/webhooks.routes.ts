@@ -142,6 +142,8 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: TAGS,
           summary: 'The delivery log of an endpoint: one entry per attempt, newest first',
+          description:
+            'Entries are kept as long as their event: `EVENT_RETENTION_DAYS` (default 30 days), and until every delivery of the event is done.',
           params: WebhookParams,
           querystring: DeliveryListQuery,
           response: { 200: EnvelopeSchema(DeliverySchema), ...errorResponses(404) },

@@ -414,5 +414,26 @@ export function createWebhookService(deps: {
       signalDue();
       return delivery;
     },
+
+    /**
+     * Retention: deletes the events older than `EVENT_RETENTION_DAYS` and their delivery log, in
+     * batches of `batch` events, one transaction each. An event with a delivery still pending is
+     * kept, with its log, until that delivery is done. Returns how many events went.
+     */
+    async purgeExpired(batch = 500): Promise<number> {
+      const cutoff = clock.now() - config.eventRetentionDays * DAY_MS;
+      let after: repo.EventCursor | null = null;
+      let purged = 0;
+      for (;;) {
+        const expired = await repo.expiredEvents(store.db, { cutoff, after, limit: batch });
+        if (expired.length === 0) return purged;
+        const ids = expired.map((event) => event.id);
+        purged += await store.transaction((trx) => repo.deleteEventsAndLog(trx, ids));
+        if (expired.length < batch) return purged;
+        after = expired[expired.length - 1] ?? null;
+      }
+    },
   };
 }
+
+const DAY_MS = 24 * 3_600_000;
