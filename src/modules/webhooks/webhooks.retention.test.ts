@@ -54,6 +54,14 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 200);
       return res.body.data;
     }
+    /** Waits until the endpoint's log holds a successful attempt of `event`. */
+    async function deliveredOnce(event: string): Promise<void> {
+      await eventually(
+        async () => (await log()).some((d) => d.event_id === event && d.status === 'succeeded'),
+        15_000,
+        `${event} delivered`,
+      );
+    }
     async function listedEvents(): Promise<string[]> {
       const res = await api<Page<{ id: string }>>('GET', '/v1/events?limit=100');
       assert.equal(res.status, 200);
@@ -142,11 +150,7 @@ for (const dialect of DIALECTS) {
 
     it('keeps an event that a manual retry makes pending between the purge choosing it and deleting it', async () => {
       const event = await emit(tenantId, 'prod_retried');
-      await eventually(
-        async () => (await log()).some((d) => d.event_id === event && d.status === 'succeeded'),
-        15_000,
-        'delivered',
-      );
+      await deliveredOnce(event);
       await ctx.deps.webhookWorker.stop();
       const first = (await log()).find((d) => d.event_id === event);
       assert.ok(first);
@@ -178,11 +182,7 @@ for (const dialect of DIALECTS) {
       it('fails, deleting nothing, when a retry not yet committed holds the event (PostgreSQL)', async () => {
         ctx.deps.webhookWorker.start();
         const event = await emit(tenantId, 'prod_racing');
-        await eventually(
-          async () => (await log()).some((d) => d.event_id === event && d.status === 'succeeded'),
-          15_000,
-          'delivered',
-        );
+        await deliveredOnce(event);
         await ctx.deps.webhookWorker.stop();
         const other = new pg.Client({ connectionString: ctx.store.env.DATABASE_URL });
         const watcher = new pg.Client({ connectionString: ctx.store.env.DATABASE_URL });
