@@ -1,5 +1,7 @@
-import type { Db } from '../../db/store.js';
+import { newestFirst } from '../../db/pagination.js';
 import type { ApiKeysTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import type { PageWindow } from '../../http/pagination.js';
 
 export type ApiKeyRow = ApiKeysTable;
 
@@ -31,17 +33,27 @@ export async function findKeyWithTenantByHash(db: Db, keyHash: string) {
     .executeTakeFirst();
 }
 
-/** Keys that still work: not revoked, not expired. Newest first. */
-export async function listLiveKeys(db: Db, tenantId: string, now: number): Promise<ApiKeyRow[]> {
+/** Keys that still work: not revoked, not expired. */
+function liveKeys(db: Db, tenantId: string, now: number) {
   return db
     .selectFrom('api_keys')
-    .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .orderBy('created', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+}
+
+/** Every key that still works, newest first. */
+export async function listLiveKeys(db: Db, tenantId: string, now: number): Promise<ApiKeyRow[]> {
+  return liveKeys(db, tenantId, now).selectAll().orderBy('created', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** One page of the keys that still work, newest first, and how many there are. */
+export async function pageLiveKeys(db: Db, tenantId: string, now: number, window: PageWindow) {
+  const rows = await liveKeys(db, tenantId, now).selectAll().$call(newestFirst(window)).execute();
+  const { n } = await liveKeys(db, tenantId, now)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
 }
 
 export async function findLiveKey(db: Db, tenantId: string, id: string, now: number) {

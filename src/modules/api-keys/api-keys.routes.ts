@@ -3,8 +3,9 @@ import type { Deps } from '../../deps.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../http/idempotency.js';
+import { EnvelopeSchema } from '../../http/pagination.js';
 import {
-  ApiKeyListSchema,
+  ApiKeyListQuery,
   ApiKeySchema,
   CreateApiKeyBody,
   KeyIdParams,
@@ -21,11 +22,12 @@ export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'read:keys' },
         schema: {
           tags: ['API keys'],
-          summary: 'List the keys that still work (masked)',
-          response: { 200: ApiKeyListSchema },
+          summary: 'List the keys that still work (masked), newest first',
+          querystring: ApiKeyListQuery,
+          response: { 200: EnvelopeSchema(ApiKeySchema) },
         },
       },
-      async (request) => ({ data: await apiKeys.list(principalOf(request)) }),
+      async (request) => apiKeys.list(principalOf(request), request.query),
     );
 
     app.get(

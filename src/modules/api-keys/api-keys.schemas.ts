@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { PageQuery } from '../../http/pagination.js';
 import { PERMISSIONS, type Permission } from '../../http/permissions.js';
 import { Nullable, Timestamp } from '../../http/schemas.js';
 
@@ -24,7 +25,10 @@ export const ApiKeySchema = Type.Object({
   expires_at: Nullable(Timestamp),
 });
 
+/** The console's key page: every key that still works. */
 export const ApiKeyListSchema = Type.Object({ data: Type.Array(ApiKeySchema) });
+
+export const ApiKeyListQuery = Type.Object(PageQuery, { additionalProperties: false });
 
 export const CreateApiKeyBody = Type.Object(
   {

@@ -50,7 +50,7 @@ for (const dialect of DIALECTS) {
       assert.equal(created.body.expires_at, null);
 
       const masked = `sk_live_****_****_****_${created.body.key.slice(-4)}`;
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
       const entry = listed.body.data.find((k) => k.id === created.body.id);
       assert.equal(entry?.key, masked);
       assert.ok(!listed.raw.body.includes(created.body.key), 'the full key never appears in a listing');
@@ -106,7 +106,7 @@ for (const dialect of DIALECTS) {
       const expired = await client(ctx.app, soon.body.key)('GET', '/v1/users/me');
       assert.equal(expired.status, 401);
       assert.equal(expired.body.code, 'api_key_expired');
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
       assert.ok(!listed.body.data.some((k) => k.id === soon.body.id), 'expired keys are not listed');
       assert.equal(listed.body.data.find((k) => k.id === later.body.id)?.status, 'Active');
     });
@@ -121,7 +121,7 @@ for (const dialect of DIALECTS) {
       const usedAt = clock.now();
       for (let i = 0; i < 5; i++)
         assert.equal((await client(ctx.app, created.body.key)('GET', '/v1/users/me')).status, 200);
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
       assert.equal(
         listed.body.data.find((k) => k.id === created.body.id)?.last_used,
         new Date(usedAt).toISOString(),
@@ -184,7 +184,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(rolled.body.permissions, ['read:users']);
       assert.equal((await client(ctx.app, rolled.body.key)('GET', '/v1/users/me')).status, 200);
       assert.equal((await client(ctx.app, old.body.key)('GET', '/v1/users/me')).status, 200);
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
       assert.equal(listed.body.data.find((k) => k.id === old.body.id)?.status, 'Expiring');
       clock.advance(3600 * 1000 + 1);
       const after = await client(ctx.app, old.body.key)('GET', '/v1/users/me');
@@ -216,8 +216,71 @@ for (const dialect of DIALECTS) {
       assert.equal(after.status, 401);
       assert.equal(after.body.code, 'invalid_api_key');
       assert.equal((await api('DELETE', `/v1/api-keys/${created.body.id}`)).status, 404);
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
       assert.ok(!listed.body.data.some((k) => k.id === created.body.id));
+    });
+
+    it('lists keys in pages: the list envelope, offset, page and cursor, newest first', async () => {
+      const api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      for (const name of ['k1', 'k2', 'k3', 'k4']) {
+        clock.advance(1_000);
+        const made = await api('POST', '/v1/api-keys', { body: { name, permissions: ['read:users'] } });
+        assert.equal(made.status, 201);
+      }
+      const revoked = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'gone', permissions: ['read:users'] },
+      });
+      assert.equal((await api('DELETE', `/v1/api-keys/${revoked.body.id}`)).status, 204);
+
+      type Page = {
+        data: KeyBody[];
+        total: number;
+        page: number;
+        limit: number;
+        offset: number;
+        has_more: boolean;
+        next_cursor: string | null;
+      };
+      const first = await api<Page>('GET', '/v1/api-keys?limit=2');
+      assert.equal(first.status, 200);
+      assert.deepEqual(
+        { ...first.body, data: first.body.data.map((k) => k.name) },
+        {
+          data: ['k4', 'k3'],
+          total: 5,
+          page: 1,
+          limit: 2,
+          offset: 0,
+          has_more: true,
+          next_cursor: first.body.next_cursor,
+        },
+      );
+      assert.ok(first.body.next_cursor);
+      const second = await api<Page>('GET', `/v1/api-keys?limit=2&cursor=${first.body.next_cursor}`);
+      assert.deepEqual(
+        second.body.data.map((k) => k.name),
+        ['k2', 'k1'],
+      );
+      assert.equal(second.body.page, 2);
+      const byPage = await api<Page>('GET', '/v1/api-keys?limit=2&page=2');
+      assert.deepEqual(byPage.body.data, second.body.data);
+      const last = await api<Page>('GET', `/v1/api-keys?limit=2&cursor=${second.body.next_cursor}`);
+      assert.deepEqual(
+        last.body.data.map((k) => k.name),
+        ['Default key'],
+      );
+      assert.equal(last.body.has_more, false);
+      assert.equal(last.body.next_cursor, null);
+      assert.ok(
+        last.body.data.every((k) => /^sk_live_(\*{4}_){3}\w{4}$/.test(k.key)),
+        'masked',
+      );
+
+      for (const query of ['limit=101', 'limit=0', 'offset=-1', 'bogus=1', 'cursor=nonsense']) {
+        const res = await api('GET', `/v1/api-keys?${query}`);
+        assert.equal(res.status, 400, query);
+        assert.equal(res.body.code, 'validation_failed', query);
+      }
     });
 
     it("answers another tenant's key with 404 and leaves it working", async () => {
@@ -234,7 +297,7 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 404, `${method} ${url}`);
         assert.equal(res.body.code, 'not_found');
       }
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys');
+      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
       assert.ok(!listed.body.data.some((k) => k.id === theirs.body.id));
       assert.equal((await client(ctx.app, theirs.body.key)('GET', '/v1/users/me')).status, 200);
     });

@@ -254,7 +254,7 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: { hide: true, response: { 200: ApiKeyListSchema, ...SESSION_ERRORS } },
       },
-      async (request) => ({ data: await apiKeys.list(sessionOf(request).principal) }),
+      async (request) => ({ data: await apiKeys.listAll(sessionOf(request).principal) }),
     );
 
     app.post(
