@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
 
+interface OpenApi {
+  paths: Record<string, { get?: { parameters?: { in: string; name: string }[] } }>;
+}
+
 for (const dialect of DIALECTS) {
   describe(`HTTP transport rules (${dialect})`, () => {
     let ctx: TestContext;
@@ -14,7 +18,7 @@ for (const dialect of DIALECTS) {
     after(() => ctx.close());
 
     const countKeys = async () =>
-      (await client(ctx.app, key)<{ data: unknown[] }>('GET', '/v1/api-keys')).body.data.length;
+      (await client(ctx.app, key)<{ total: number }>('GET', '/v1/api-keys')).body.total;
 
     it('answers an unknown path with a JSON 404 and an unknown method with 405 and Allow', async () => {
       const api = client(ctx.app, key);
@@ -119,6 +123,34 @@ for (const dialect of DIALECTS) {
       assert.equal(docs.statusCode, 200);
       assert.match(docs.body, /swagger-ui/i);
       assert.doesNotMatch(docs.body, /https?:\/\/(cdn|unpkg|cdnjs)/);
+    });
+
+    it('refuses paging past its bounds on every list with a 400, never a 500', async () => {
+      const api = client(ctx.app, key);
+      const doc = (await api<OpenApi>('GET', '/v1/openapi.json')).body;
+      const lists = Object.entries(doc.paths)
+        .filter(([, item]) => item.get?.parameters?.some((p) => p.in === 'query' && p.name === 'offset'))
+        .map(([path]) => `/v1${path.replace(/^\/v1/, '').replace(/\{\w+\}/g, 'xyz')}`);
+      assert.ok(lists.length >= 12, `${lists.length} lists`);
+      for (const url of lists) {
+        for (const [query, field] of [
+          ['offset=99999999999999999999', 'offset'],
+          ['offset=1000000001', 'offset'],
+          ['page=10000001', 'page'],
+          ['page=461168601842738790', 'page'],
+        ] as const) {
+          const res = await api<{ code: string; errors?: { field: string }[] }>('GET', `${url}?${query}`);
+          assert.equal(res.status, 400, `${url}?${query}: ${JSON.stringify(res.body)}`);
+          assert.ok(
+            res.body.errors?.some((e) => e.field === field),
+            `${url}?${query}`,
+          );
+        }
+        for (const query of ['offset=1000000000', 'page=10000000']) {
+          const res = await api('GET', `${url}?${query}`);
+          assert.ok([200, 404].includes(res.status), `${url}?${query}: ${res.status} ${res.raw.body}`);
+        }
+      }
     });
 
     it('never leaks internals in a 500', async () => {

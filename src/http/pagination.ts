@@ -8,10 +8,22 @@ import { validationError } from './errors.js';
  * the offset it stands for, so the next page is a keyset seek, never an OFFSET scan.
  */
 
+/** The deepest `offset` and `page` (at the largest `limit`, the same depth): beyond, a 400. */
+const MAX_OFFSET = 1_000_000_000;
+const MAX_PAGE = MAX_OFFSET / 100;
+
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100.' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip.' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page; an alternative to `offset`.' })),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip (at most 1,000,000,000).' }),
+  ),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE,
+      description: '1-based page (at most 10,000,000); an alternative to `offset`.',
+    }),
+  ),
   cursor: Type.Optional(
     Type.String({ minLength: 1, maxLength: 512, description: 'Opaque; `next_cursor` of the previous page.' }),
   ),
