@@ -153,6 +153,28 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('refuses an unknown body field on every POST and PATCH with a 400 naming it', async () => {
+      const api = client(ctx.app, key);
+      const writes = ctx.app.routeTable.entries.filter(
+        (r) =>
+          r.url.startsWith('/v1') && (r.method === 'POST' || r.method === 'PATCH') && r.auth !== 'public',
+      );
+      assert.ok(writes.length >= 20, `${writes.length} routes`);
+      const accepted: string[] = [];
+      for (const route of writes) {
+        const url = route.url.replace(/:(\w+)/g, 'xyz');
+        const res = await api<{ code: string; errors?: { field: string }[] }>(route.method as 'POST', url, {
+          body: { bogus_field: 1 },
+        });
+        const refused =
+          res.status === 400 &&
+          res.body.code === 'validation_failed' &&
+          res.body.errors?.some((e) => e.field === 'bogus_field');
+        if (!refused) accepted.push(`${route.method} ${url}: ${res.status}`);
+      }
+      assert.deepEqual(accepted, []);
+    });
+
     it('never leaks internals in a 500', async () => {
       const broken = await createTestContext(dialect, {
         extraRoutes: (app) => {

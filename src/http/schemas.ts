@@ -6,6 +6,9 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js';
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:15:00.000Z'] });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** The body of an action that takes none: absent or `{}`; any field is a 400. */
+export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
 export const FieldErrorSchema = Type.Object({ field: Type.String(), message: Type.String() });
 
 export const ProblemSchema = Type.Object(

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import {
   ApiKeyListSchema,
   ApiKeySchema,
@@ -34,7 +34,6 @@ import {
 import {
   AccountSchema,
   ConsoleVersionsSchema,
-  EmptyBody,
   LoginBody,
   SignupBody,
   SignupResultSchema,

@@ -76,5 +76,3 @@ export const UpgradeResultSchema = Type.Object({
   previous_version: Type.String(),
   api_version: Type.String(),
 });
-
-export const EmptyBody = Type.Object({}, { additionalProperties: false });

@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../http/idempotency.js';
-import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import {
   CreateOrderBody,
-  EmptyBody,
   OrderIdParams,
   OrderListQuery,
   OrderListSchema,

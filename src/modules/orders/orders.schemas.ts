@@ -94,8 +94,6 @@ export const RefundBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const EmptyBody = Type.Object({}, { additionalProperties: false });
-
 export const PaymentSummarySchema = Type.Object({
   id: Type.String({ examples: ['pay_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
   status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'refunded'] }),

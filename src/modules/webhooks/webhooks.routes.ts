@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../http/idempotency.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import {
   CreateWebhookBody,
   DeliveryListQuery,
@@ -110,6 +110,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The new secret is in this response only: an idempotent replay or a retry after a 5xx answers the endpoint without it.',
           params: WebhookParams,
+          body: EmptyBody,
           response: { 200: WebhookSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
@@ -126,6 +127,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Send a `webhook.test` event to this endpoint',
           description: 'Returns the queued delivery. A disabled endpoint is 409 `invalid_state_transition`.',
           params: WebhookParams,
+          body: EmptyBody,
           response: { 202: DeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
@@ -162,6 +164,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'Moves a pending attempt of the same event up, or queues one more (manual, not rescheduled) attempt. A disabled endpoint is 409 `invalid_state_transition`.',
           params: DeliveryParams,
+          body: EmptyBody,
           response: { 202: DeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
