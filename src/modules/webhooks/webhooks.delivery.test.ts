@@ -493,13 +493,23 @@ for (const dialect of DIALECTS) {
       const newHook = await h.hook(client(ctx.app, newTenant.apiKey.key), `${rx.url}/new`);
       assert.equal(oldHook.api_version, '2026-06-01');
       assert.equal(newHook.api_version, '2026-11-21');
+      // A request's own version wins over the pin: the endpoint was created with it.
+      const chosen = await client(ctx.app, newTenant.apiKey.key)<WebhookObject>('POST', '/v1/webhooks', {
+        body: { url: `${rx.url}/chosen`, events: ['*'] },
+        headers: { 'x-service-version': '2026-09-01' },
+      });
+      assert.equal(chosen.status, 201);
+      assert.equal(chosen.headers['x-service-version'], '2026-06-01');
+      assert.equal(chosen.body.api_version, '2026-06-01');
       // Upgrading the tenant later does not change what the existing endpoint receives.
       await ctx.deps.tenants.setApiVersion(oldTenant.tenant.id, '2026-11-21');
 
       await h.emit(oldTenant.tenant.id, 'product.updated', { id: 'prod_v1', title: 'Shoe' });
       await h.emit(newTenant.tenant.id, 'product.updated', { id: 'prod_v2', title: 'Boot' });
-      await rx.waitFor(2);
+      await rx.waitFor(3);
       const byPath = Object.fromEntries(rx.received.map((r) => [r.path, JSON.parse(r.body) as Payload]));
+      assert.equal(byPath['/chosen']?.api_version, '2026-06-01');
+      assert.deepEqual(byPath['/chosen']?.data.object, { id: 'prod_v2', name: 'Boot' });
       assert.equal(byPath['/old']?.api_version, '2026-06-01');
       assert.deepEqual(byPath['/old']?.data.object, { id: 'prod_v1', name: 'Shoe' });
       assert.equal(byPath['/new']?.api_version, '2026-11-21');

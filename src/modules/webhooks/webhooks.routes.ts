@@ -29,14 +29,19 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: TAGS,
           summary: 'Register an endpoint; its signing secret is in this response only',
           description:
-            'The URL must be https, without credentials, and resolve to public addresses only (422 `invalid_webhook_url`). At most 20 endpoints per tenant (422 `limit_exceeded`). An idempotent replay or a retry after a 5xx answers the same endpoint without its secret (rotate it for a new one).',
+            "The URL must be https, without credentials, and resolve to public addresses only (422 `invalid_webhook_url`). At most 20 endpoints per tenant (422 `limit_exceeded`). Payloads are rendered in the version this request uses (`X-Service-Version`, else the tenant's pinned version), fixed for the life of the endpoint: `api_version`. An idempotent replay or a retry after a 5xx answers the same endpoint without its secret (rotate it for a new one).",
           body: CreateWebhookBody,
           response: { 201: WebhookSchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
         },
       },
       async (request, reply) => {
         reply.code(201);
-        return webhooks.create(principalOf(request), request.body, idempotentWrite(request.idempotency));
+        return webhooks.create(
+          principalOf(request),
+          request.body,
+          idempotentWrite(request.idempotency),
+          request.apiVersion,
+        );
       },
     );
 

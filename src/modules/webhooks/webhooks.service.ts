@@ -214,13 +214,16 @@ export function createWebhookService(deps: {
     },
 
     /**
-     * A new endpoint. A retry whose first attempt committed (`idempotent.committed`) answers that
-     * endpoint without its secret: the secret is shown once, and is not kept for a replay.
+     * A new endpoint, its payloads rendered in `apiVersion` (the version the creating request used;
+     * the tenant's pinned one by default). A retry whose first attempt committed
+     * (`idempotent.committed`) answers that endpoint without its secret: the secret is shown once,
+     * and is not kept for a replay.
      */
     async create(
       principal: Principal,
       input: CreateWebhookBody,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+      apiVersion: string = principal.tenant.api_version,
     ): Promise<WebhookObject> {
       if (idempotent.committed !== null)
         return toObject(await endpointOf(store.db, principal, idempotent.committed));
@@ -238,7 +241,7 @@ export function createWebhookService(deps: {
         secret,
         previous_secret: null,
         previous_secret_expires_at: null,
-        api_version: principal.tenant.api_version,
+        api_version: apiVersion,
         last_triggered: null,
         failing_since: null,
         created: now,
