@@ -3,9 +3,11 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { Migrator, sql } from 'kysely';
 import { runAdmin } from '../src/cli/admin.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { openStore } from '../src/db/store.js';
 import { startServer } from '../src/server.js';
 import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
@@ -77,6 +79,54 @@ describe('migrations', () => {
         await migrateToLatest(store);
         const tables = await store.db.introspection.getTables();
         assert.ok(tables.some((t) => t.name === 'api_keys'));
+      } finally {
+        await store.close();
+        await fresh.drop();
+      }
+    });
+  }
+
+  for (const dialect of DIALECTS) {
+    it(`keep a webhook secret replaced before 0013 signing until it expires (${dialect})`, async () => {
+      const fresh = await freshStore(dialect);
+      const config = loadConfig(fresh.env);
+      const store = openStore({ ...config, dataDir: config.dataDir });
+      try {
+        const migrator = new Migrator({
+          db: store.db,
+          provider: { getMigrations: async () => migrations },
+          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+        });
+        assert.equal((await migrator.migrateTo('0012_event_retention')).error, undefined);
+        await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
+                  VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
+        for (const [id, previous, until] of [
+          ['wh_rotated', 'whsec_old', 1_800_000_000_000],
+          ['wh_never', null, null],
+        ] as const) {
+          await sql`INSERT INTO webhook_endpoints (id, tenant_id, url, events, status, secret, previous_secret,
+                      previous_secret_expires_at, api_version, created, updated)
+                    VALUES (${id}, 'ten_m', 'https://example.com/h', '["*"]', 'Active', 'whsec_new', ${previous},
+                      ${until}, '2026-11-21', 1, 1)`.execute(store.db);
+        }
+        await migrateToLatest(store);
+        const rows = await store.db
+          .selectFrom('webhook_endpoints')
+          .select(['id', 'secret', 'retired_secrets'])
+          .orderBy('id')
+          .execute();
+        assert.deepEqual(rows, [
+          { id: 'wh_never', secret: 'whsec_new', retired_secrets: '[]' },
+          {
+            id: 'wh_rotated',
+            secret: 'whsec_new',
+            retired_secrets: JSON.stringify([{ secret: 'whsec_old', expires_at: 1_800_000_000_000 }]),
+          },
+        ]);
+        const columns = (await store.db.introspection.getTables()).find(
+          (t) => t.name === 'webhook_endpoints',
+        )?.columns;
+        assert.ok(columns && !columns.some((c) => c.name.startsWith('previous_secret')));
       } finally {
         await store.close();
         await fresh.drop();

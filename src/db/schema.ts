@@ -81,9 +81,11 @@ export interface WebhookEndpointsTable {
   status: WebhookStatus;
   /** `whsec_` + base64; kept in clear because every delivery is signed with it. */
   secret: string;
-  /** The secret before the last rotation; it keeps signing until `previous_secret_expires_at`. */
-  previous_secret: string | null;
-  previous_secret_expires_at: number | null;
+  /**
+   * JSON array of `{secret, expires_at}`: the secrets rotations replaced, each signing beside the
+   * current one until its `expires_at` (24 hours after it was replaced).
+   */
+  retired_secrets: string;
   api_version: string;
   last_triggered: number | null;
   /** Start of the current run of failed attempts; null after a success. */

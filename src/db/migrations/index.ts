@@ -11,6 +11,7 @@ import * as consoleAccounts from './0009_console.js';
 import * as analytics from './0010_analytics.js';
 import * as idempotencyRecovery from './0011_idempotency_recovery.js';
 import * as eventRetention from './0012_event_retention.js';
+import * as retiredSecrets from './0013_retired_secrets.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_analytics': analytics,
   '0011_idempotency_recovery': idempotencyRecovery,
   '0012_event_retention': eventRetention,
+  '0013_retired_secrets': retiredSecrets,
 };

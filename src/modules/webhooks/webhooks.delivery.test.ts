@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -421,6 +422,64 @@ for (const dialect of DIALECTS) {
       await rx.waitFor(2);
       assert.equal(String(rx.received[0]?.headers['webhook-signature']).split(' ').length, 2);
       assert.equal(String(rx.received[1]?.headers['webhook-signature']).split(' ').length, 1);
+    });
+
+    it('keeps every secret a rotation replaced signing for its own 24 hours, up to 10 at once', async () => {
+      const rx = await startReceiver();
+      receivers.push(rx);
+      const hook = await h.hook(api, `${rx.url}/rotations`);
+      const rotate = async () => {
+        const res = await api<WebhookObject & { secret: string }>(
+          'POST',
+          `/v1/webhooks/${hook.id}/rotate-secret`,
+        );
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body.secret;
+      };
+      /**
+       * The secrets whose signatures the next delivery carries, by their index in `candidates`
+       * (the Standard Webhooks HMAC computed here; the library's verify also checks the timestamp
+       * against the real clock, which this suite's clock is not).
+       */
+      const signingNow = async (candidates: string[]) => {
+        const before = rx.received.length;
+        await api('POST', `/v1/webhooks/${hook.id}/test`);
+        const got = (await rx.waitFor(before + 1)).at(-1);
+        // Recorded before the clock moves on (else its lease would run out and it would go again).
+        await eventually(async () => (await h.log(api, hook.id)).every((d) => d.status === 'succeeded'));
+        assert.ok(got);
+        const signed = `${String(got.headers['webhook-id'])}.${String(got.headers['webhook-timestamp'])}.${got.body}`;
+        const expected = candidates.map(
+          (secret) =>
+            `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+              .update(signed)
+              .digest('base64')}`,
+        );
+        return String(got.headers['webhook-signature'])
+          .split(' ')
+          .map((signature) => {
+            assert.ok(expected.includes(signature), `a signature no candidate made: ${signature}`);
+            return expected.indexOf(signature);
+          });
+      };
+      const s0 = hook.secret;
+      const s1 = await rotate();
+      clock.advance(12 * 3600_000);
+      const s2 = await rotate();
+      const all = [s0, s1, s2];
+      assert.deepEqual(await signingNow(all), [2, 0, 1], 'the current secret first, then the replaced ones');
+      clock.advance(12 * 3600_000 + 1_000);
+      assert.deepEqual(await signingNow(all), [2, 1], 's0 stopped 24 hours after it was replaced');
+      clock.advance(12 * 3600_000);
+      assert.deepEqual(await signingNow(all), [2]);
+
+      // At most 10 replaced secrets sign at once: an 11th rotation within the day is refused.
+      for (let i = 0; i < 10; i++) await rotate();
+      const refused = await api('POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+      assert.equal(refused.status, 422);
+      assert.equal(refused.body.code, 'limit_exceeded');
+      clock.advance(24 * 3600_000 + 1_000);
+      await rotate();
     });
 
     it('disables an endpoint after 5 days of nothing but failures, and re-enabling resumes delivery', async () => {

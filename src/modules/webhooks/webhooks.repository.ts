@@ -56,14 +56,7 @@ export async function listEndpoints(db: Db, tenantId: string, window: PageWindow
 export type EndpointChanges = Partial<
   Pick<
     EndpointRow,
-    | 'url'
-    | 'events'
-    | 'description'
-    | 'status'
-    | 'failing_since'
-    | 'secret'
-    | 'previous_secret'
-    | 'previous_secret_expires_at'
+    'url' | 'events' | 'description' | 'status' | 'failing_since' | 'secret' | 'retired_secrets'
   >
 >;
 
@@ -297,8 +290,7 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
       'd.lease_owner',
       'e.url',
       'e.secret',
-      'e.previous_secret',
-      'e.previous_secret_expires_at',
+      'e.retired_secrets',
       'e.api_version',
       'ev.id as event_id',
       'ev.tenant_id as event_tenant_id',

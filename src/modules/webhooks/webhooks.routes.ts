@@ -113,7 +113,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: TAGS,
           summary: 'Replace the signing secret; the old one keeps signing beside it for 24 hours',
           description:
-            'The new secret is in this response only: an idempotent replay or a retry after a 5xx answers the endpoint without it.',
+            'Every secret a rotation replaces signs beside the current one for 24 hours after it was replaced (deliveries carry one signature per secret); at most 10 replaced secrets sign at once, and a rotation beyond that is 422 `limit_exceeded`. The new secret is in this response only: an idempotent replay or a retry after a 5xx answers the endpoint without it.',
           params: WebhookParams,
           body: EmptyBody,
           response: { 200: WebhookSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },

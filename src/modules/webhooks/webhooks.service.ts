@@ -10,7 +10,7 @@ import type { Principal } from '../../lib/principal.js';
 import type { EventService } from '../events/events.service.js';
 import * as repo from './webhooks.repository.js';
 import type { CreateWebhookBody, UpdateWebhookBody } from './webhooks.schemas.js';
-import { newSecret } from './webhooks.transport.js';
+import { newSecret, stillSigning } from './webhooks.transport.js';
 import { assertSafeWebhookUrl, type Resolver } from './webhooks.url.js';
 
 /**
@@ -20,8 +20,10 @@ import { assertSafeWebhookUrl, type Resolver } from './webhooks.url.js';
  */
 
 export const MAX_ENDPOINTS_PER_TENANT = 20;
-/** How long the secret replaced by a rotation keeps signing beside the new one. */
+/** How long a secret replaced by a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+/** How many replaced secrets may be signing at once (each adds a signature to every delivery). */
+export const MAX_RETIRED_SECRETS = 10;
 
 export interface WebhookObject {
   id: string;
@@ -239,8 +241,7 @@ export function createWebhookService(deps: {
         description: input.description ?? null,
         status: 'Active',
         secret,
-        previous_secret: null,
-        previous_secret_expires_at: null,
+        retired_secrets: '[]',
         api_version: apiVersion,
         last_triggered: null,
         failing_since: null,
@@ -304,8 +305,10 @@ export function createWebhookService(deps: {
     },
 
     /**
-     * A new secret; the replaced one keeps signing beside it for 24 hours. A retry whose first
-     * attempt committed answers the endpoint without the secret (rotate again for a new one).
+     * A new secret; the replaced one keeps signing beside it for 24 hours, as does every secret an
+     * earlier rotation replaced within those 24 hours (at most `MAX_RETIRED_SECRETS`: 422
+     * `limit_exceeded` beyond). A retry whose first attempt committed answers the endpoint without
+     * the secret (rotate again for a new one).
      */
     async rotateSecret(
       principal: Principal,
@@ -318,11 +321,19 @@ export function createWebhookService(deps: {
       const secret = newSecret();
       return store.transaction(async (trx) => {
         const row = await endpointOf(trx, principal, id);
+        const retired = stillSigning(row.retired_secrets, now);
+        if (retired.length >= MAX_RETIRED_SECRETS) {
+          throw new AppError(
+            'limit_exceeded',
+            `${MAX_RETIRED_SECRETS} replaced secrets of this endpoint are still signing; the oldest stops at ${iso(retired[0]?.expires_at ?? now)}, rotate again after that.`,
+          );
+        }
+        retired.push({ secret: row.secret, expires_at: now + ROTATION_OVERLAP_MS });
         await repo.updateEndpoint(
           trx,
           principal.tenant.id,
           id,
-          { secret, previous_secret: row.secret, previous_secret_expires_at: now + ROTATION_OVERLAP_MS },
+          { secret, retired_secrets: JSON.stringify(retired) },
           now,
         );
         await idempotent.mark(trx, row.id);

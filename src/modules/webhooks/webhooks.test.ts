@@ -31,6 +31,11 @@ interface Page<T> {
   next_cursor: string | null;
 }
 
+/** The secrets in an endpoint's `retired_secrets`, oldest first. */
+function retiredOf(json: string): string[] {
+  return (JSON.parse(json) as { secret: string }[]).map((r) => r.secret);
+}
+
 for (const dialect of DIALECTS) {
   describe(`webhook endpoints API (${dialect})`, () => {
     let ctx: TestContext;
@@ -429,10 +434,14 @@ for (const dialect of DIALECTS) {
       assert.equal(rotatedAgain.body.secret, undefined);
       const endpoints = await ctx.deps.store.db
         .selectFrom('webhook_endpoints')
-        .select(['secret', 'previous_secret'])
+        .select(['secret', 'retired_secrets'])
         .where('id', '=', first.body.id)
         .execute();
-      assert.deepEqual(endpoints, [{ secret: rotated.body.secret, previous_secret: secret }], 'rotated once');
+      assert.deepEqual(
+        endpoints.map((e) => ({ secret: e.secret, retired: retiredOf(e.retired_secrets) })),
+        [{ secret: rotated.body.secret, retired: [secret] }],
+        'rotated once',
+      );
       for (const shown of [secret ?? '', rotated.body.secret ?? '']) {
         assert.ok(
           !(await storedBodies()).some((body) => body.includes(shown)),
@@ -499,7 +508,7 @@ for (const dialect of DIALECTS) {
       const secretOf = () =>
         db
           .selectFrom('webhook_endpoints')
-          .select(['secret', 'previous_secret'])
+          .select(['secret', 'retired_secrets'])
           .where('id', '=', created.body.id)
           .executeTakeFirstOrThrow();
       const original = (await secretOf()).secret;
@@ -512,7 +521,7 @@ for (const dialect of DIALECTS) {
       assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
       assert.equal(rotated.body.secret, undefined, 'the new secret is not shown again');
       const after = await secretOf();
-      assert.equal(after.previous_secret, original, 'rotated once');
+      assert.deepEqual(retiredOf(after.retired_secrets), [original], 'rotated once');
       assert.notEqual(after.secret, original);
     });
   });

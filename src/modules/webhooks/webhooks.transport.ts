@@ -29,6 +29,30 @@ export function signature(secret: string, id: string, timestamp: number, body: s
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
+/** A secret a rotation replaced, and until when it keeps signing. */
+export interface RetiredSecret {
+  secret: string;
+  expires_at: number;
+}
+
+/** The retired secrets (an endpoint's `retired_secrets`) still signing at `at`, oldest first. */
+export function stillSigning(retiredJson: string, at: number): RetiredSecret[] {
+  return (JSON.parse(retiredJson) as RetiredSecret[]).filter((retired) => retired.expires_at > at);
+}
+
+/** Every signature of a delivery: the current secret's first, then each still-signing retired one's. */
+export function signatures(
+  endpoint: { secret: string; retired_secrets: string },
+  id: string,
+  timestamp: number,
+  body: string,
+  at: number,
+): string[] {
+  return [endpoint.secret, ...stillSigning(endpoint.retired_secrets, at).map((r) => r.secret)].map((secret) =>
+    signature(secret, id, timestamp, body),
+  );
+}
+
 export interface AttemptResult {
   ok: boolean;
   status: number | null;

@@ -6,7 +6,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { EventService } from '../events/events.service.js';
 import * as repo from './webhooks.repository.js';
 import { pendingDelivery } from './webhooks.service.js';
-import { type AttemptResult, signature, type Transport } from './webhooks.transport.js';
+import { type AttemptResult, signatures, type Transport } from './webhooks.transport.js';
 
 /**
  * The delivery worker. It claims due pending attempts under a lease (several workers share the
@@ -208,16 +208,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     const body = JSON.stringify(events.present(event, job.api_version));
     const at = clock.now();
     const timestamp = Math.floor(at / 1000);
-    const signatures = [signature(job.secret, job.event_id, timestamp, body)];
-    if (job.previous_secret && (job.previous_secret_expires_at ?? 0) > at) {
-      signatures.push(signature(job.previous_secret, job.event_id, timestamp, body));
-    }
+    const signed = signatures(job, job.event_id, timestamp, body, at);
     const result = await transport.send(
       job.url,
       {
         'webhook-id': job.event_id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatures.join(' '),
+        'webhook-signature': signed.join(' '),
       },
       body,
     );
