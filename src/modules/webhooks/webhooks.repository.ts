@@ -27,6 +27,25 @@ export async function findEndpoint(db: Db, tenantId: string, id: string): Promis
     .executeTakeFirst();
 }
 
+/**
+ * The endpoint, locked until the transaction ends on PostgreSQL (SQLite's write transaction already
+ * excludes other writers): a read-modify-write such as a rotation then loses no concurrent one.
+ */
+export async function findEndpointForUpdate(
+  db: Db,
+  tenantId: string,
+  id: string,
+  rowLocks: boolean,
+): Promise<EndpointRow | undefined> {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id);
+  if (rowLocks) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
 /** Serialises a tenant's endpoint creations on PostgreSQL, so the per-tenant limit holds. */
 export async function lockTenant(db: Db, tenantId: string, rowLocks: boolean): Promise<void> {
   if (!rowLocks) return;

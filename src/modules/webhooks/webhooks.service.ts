@@ -320,7 +320,8 @@ export function createWebhookService(deps: {
       const now = clock.now();
       const secret = newSecret();
       return store.transaction(async (trx) => {
-        const row = await endpointOf(trx, principal, id);
+        const row = await repo.findEndpointForUpdate(trx, principal.tenant.id, id, store.supportsRowLocks);
+        if (!row) throw notFound('webhook');
         const retired = stillSigning(row.retired_secrets, now);
         if (retired.length >= MAX_RETIRED_SECRETS) {
           throw new AppError(

@@ -232,6 +232,28 @@ for (const dialect of DIALECTS) {
       assert.equal((await api<WebhookObject>('GET', `/v1/webhooks/${hook.id}`)).body.secret, undefined);
     });
 
+    it('loses no secret to concurrent rotations: each replaced one is kept signing', async () => {
+      const hook = (await create(api)).body;
+      const rotations = await Promise.all(
+        Array.from({ length: 5 }, () => api<WebhookObject>('POST', `/v1/webhooks/${hook.id}/rotate-secret`)),
+      );
+      assert.deepEqual(
+        rotations.map((r) => r.status),
+        [200, 200, 200, 200, 200],
+      );
+      const row = await ctx.deps.store.db
+        .selectFrom('webhook_endpoints')
+        .select(['secret', 'retired_secrets'])
+        .where('id', '=', hook.id)
+        .executeTakeFirstOrThrow();
+      const signing = [row.secret, ...retiredOf(row.retired_secrets)];
+      assert.deepEqual(
+        [...signing].sort(),
+        [hook.secret, ...rotations.map((r) => r.body.secret)].sort(),
+        'the original and every new secret, once each',
+      );
+    });
+
     it('queues a test delivery and lists it in the delivery log', async () => {
       const hook = (await create(api, { url: 'https://example.com/hooks/test?x=1' })).body;
       const queued = await api<DeliveryObject>('POST', `/v1/webhooks/${hook.id}/test`);
