@@ -134,6 +134,19 @@ export function envelope<Row, T>(
   };
 }
 
+/**
+ * The envelope of a newest-first page (`newestFirst` in src/db/pagination.ts: by `created`, ties
+ * broken by id), for a window from `pageWindow(query, 'created')`.
+ */
+export function newestFirstEnvelope<Row extends { created: number; id: string }, T>(
+  rows: Row[],
+  total: number,
+  window: PageWindow,
+  present: (row: Row) => T,
+): Envelope<T> {
+  return envelope(rows, total, window, 'created', (row) => [row.created, row.id], present);
+}
+
 /** The envelope's schema around an item schema. */
 export function EnvelopeSchema<T extends Parameters<typeof Type.Array>[0]>(item: T) {
   return Type.Object({

@@ -4,7 +4,7 @@ import { iso } from '../../lib/clock.js';
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
-import { type Envelope, envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
 import { isPermission, type Permission } from '../../http/permissions.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
@@ -232,14 +232,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     async list(principal: Principal, query: PageQuery): Promise<Envelope<ApiKeyObject>> {
       const window = pageWindow(query, 'created');
       const { rows, total } = await repo.pageLiveKeys(store.db, principal.tenant.id, clock.now(), window);
-      return envelope(
-        rows,
-        total,
-        window,
-        'created',
-        (row) => [row.created, row.id],
-        (row) => toObject(row),
-      );
+      return newestFirstEnvelope(rows, total, window, (row) => toObject(row));
     },
 
     /** Every key that still works, masked, newest first (the console's key page). */

@@ -1,7 +1,7 @@
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { notFound, validationError } from '../../http/errors.js';
-import { type Envelope, envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -126,14 +126,7 @@ export function createEventService(
         { type: query.type, from, to },
         window,
       );
-      return envelope(
-        rows,
-        total,
-        window,
-        'created',
-        (row) => [row.created, row.id],
-        (row) => present(row, apiVersion),
-      );
+      return newestFirstEnvelope(rows, total, window, (row) => present(row, apiVersion));
     },
   };
 }

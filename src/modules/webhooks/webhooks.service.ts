@@ -3,7 +3,7 @@ import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
-import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
@@ -265,14 +265,7 @@ export function createWebhookService(deps: {
     async list(principal: Principal, query: PageQuery) {
       const window = pageWindow(query, 'created');
       const { rows, total } = await repo.listEndpoints(store.db, principal.tenant.id, window);
-      return envelope(
-        rows,
-        total,
-        window,
-        'created',
-        (row) => [row.created, row.id],
-        (row) => toObject(row),
-      );
+      return newestFirstEnvelope(rows, total, window, (row) => toObject(row));
     },
 
     async get(principal: Principal, id: string): Promise<WebhookObject> {
@@ -385,14 +378,7 @@ export function createWebhookService(deps: {
         query.status,
         window,
       );
-      return envelope(
-        rows,
-        total,
-        window,
-        'created',
-        (row) => [row.created, row.id],
-        (row) => toDelivery(row, endpoint.url),
-      );
+      return newestFirstEnvelope(rows, total, window, (row) => toDelivery(row, endpoint.url));
     },
 
     /**
