@@ -210,6 +210,7 @@ export async function bulkLoad(
           failure_code: null,
           failure_message: null,
           provider_reference: `sandbox_${paymentId}`,
+          refund_due_at: null,
           created: paidAt,
           updated: refundedAt ?? cancelledAt ?? paidAt,
         });

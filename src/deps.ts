@@ -132,7 +132,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     rateLimiter,
     /** Whether requests are rate limited, counted against the quota and metered (on unless overridden). */
     limitsAndMetering: overrides.limitsAndMetering ?? true,
-    /** Starts background timers (last_used flush, idempotency purge, stale payment sweep, event retention). */
+    /**
+     * Starts background timers (last_used flush, idempotency purge, stale payment and owed refund
+     * sweeps, event retention).
+     */
     start(): void {
       apiKeys.start();
       usageMeter.start();
@@ -146,6 +149,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
       };
       every(10 * 60_000, () => idempotency.purgeExpired(), 'idempotency purge failed');
       every(60_000, () => orders.settleStalePayments(), 'stale payment sweep failed');
+      every(60_000, () => orders.returnOwedRefunds(), 'owed refund sweep failed');
       every(
         10 * 60_000,
         async () => {

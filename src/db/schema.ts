@@ -217,6 +217,11 @@ export interface PaymentsTable {
   failure_code: string | null;
   failure_message: string | null;
   provider_reference: string | null;
+  /**
+   * Set, in the transaction that refunds the payment, until the provider confirms the refund: when
+   * a sweep may send it (again). Null for a payment with no refund owed.
+   */
+  refund_due_at: number | null;
   created: number;
   updated: number;
 }

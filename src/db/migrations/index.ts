@@ -12,6 +12,7 @@ import * as analytics from './0010_analytics.js';
 import * as idempotencyRecovery from './0011_idempotency_recovery.js';
 import * as eventRetention from './0012_event_retention.js';
 import * as retiredSecrets from './0013_retired_secrets.js';
+import * as refundsDue from './0014_refunds_due.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_idempotency_recovery': idempotencyRecovery,
   '0012_event_retention': eventRetention,
   '0013_retired_secrets': retiredSecrets,
+  '0014_refunds_due': refundsDue,
 };

@@ -193,19 +193,25 @@ export function createOrderService(deps: OrderServiceDeps) {
     await products.adjustCounts(trx, order.tenant_id, deltas);
   }
 
-  /** Marks the order's captured payment refunded; the provider is told after the commit. */
+  /**
+   * Marks the order's captured payment refunded, with the provider's confirmation owed
+   * (`refund_due_at`): the provider is told after the commit (`returnMoney`), and should that never
+   * happen (a crash, a provider error), `returnOwedRefunds` tells it once the lease is over.
+   */
   async function refundPayment(trx: Db, order: repo.OrderRow, now: number): Promise<payments.PaymentRow> {
     const payment = order.payment_id === null ? undefined : await payments.findPayment(trx, order.payment_id);
-    if (
-      !payment ||
-      !(await payments.updatePayment(trx, payment.id, 'succeeded', { status: 'refunded', updated: now }))
-    ) {
+    const changes = { status: 'refunded' as const, refund_due_at: now + PAYMENT_LEASE_MS, updated: now };
+    if (!payment || !(await payments.updatePayment(trx, payment.id, 'succeeded', changes))) {
       throw new Error(`order ${order.id} is ${order.status} without a succeeded payment`);
     }
-    return { ...payment, status: 'refunded', updated: now };
+    return { ...payment, ...changes };
   }
 
-  async function returnMoney(payment: payments.PaymentRow): Promise<void> {
+  /**
+   * Tells the provider about a committed refund (idempotent per payment there) and clears what is
+   * owed. On failure the refund stays owed and `returnOwedRefunds` retries it.
+   */
+  async function returnMoney(payment: payments.PaymentRow): Promise<boolean> {
     try {
       await provider.refund({
         paymentId: payment.id,
@@ -214,9 +220,14 @@ export function createOrderService(deps: OrderServiceDeps) {
         currency: payment.currency,
       });
     } catch (error) {
-      // The refund is committed on our side; the provider call is idempotent per payment and can be repeated.
-      logger.error({ err: error, payment_id: payment.id }, 'payment provider refund failed');
+      logger.error(
+        { err: error, payment_id: payment.id },
+        'payment provider refund failed; it will be retried',
+      );
+      return false;
     }
+    await payments.refundConfirmed(store.db, payment.id, clock.now());
+    return true;
   }
 
   interface Settled {
@@ -245,12 +256,15 @@ export function createOrderService(deps: OrderServiceDeps) {
       } else {
         current = { ...payment, status: 'succeeded', provider_reference: result.reference, updated: now };
       }
+      // Cancelled while the charge ran: the money goes straight back, owed in this same transaction.
+      const giveBack = current.status === 'succeeded' && order.status !== 'pending';
       const { status, failure_code, failure_message, provider_reference } = current;
       const moved = await payments.updatePayment(trx, payment.id, 'pending', {
-        status,
+        status: giveBack ? 'refunded' : status,
         failure_code,
         failure_message,
         provider_reference,
+        refund_due_at: giveBack ? now + PAYMENT_LEASE_MS : null,
         updated: now,
       });
       if (!moved) {
@@ -266,9 +280,9 @@ export function createOrderService(deps: OrderServiceDeps) {
         };
       }
       await emitPayment(trx, 'payment.received', current);
-      if (order.status !== 'pending') {
-        // Cancelled while the charge ran: the money goes straight back.
-        return { settled: { order: await load(trx, order), payment: current }, giveBack: true };
+      if (giveBack) {
+        const refunded = { ...current, status: 'refunded' as const, refund_due_at: now + PAYMENT_LEASE_MS };
+        return { settled: { order: await load(trx, order), payment: refunded }, giveBack };
       }
       const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
       await wallet.creditOrderPayment(trx, orderMoneyOf(current));
@@ -277,16 +291,8 @@ export function createOrderService(deps: OrderServiceDeps) {
         giveBack: false,
       };
     });
-    if (!giveBack) return settled;
-    await returnMoney(settled.payment);
-    const refunded = { ...settled.payment, status: 'refunded' as const, updated: clock.now() };
-    await store.transaction((trx) =>
-      payments.updatePayment(trx, refunded.id, 'succeeded', {
-        status: 'refunded',
-        updated: refunded.updated,
-      }),
-    );
-    return { order: settled.order, payment: refunded };
+    if (giveBack) await returnMoney(settled.payment);
+    return settled;
   }
 
   /** Calls the provider (outside any transaction) and records its answer. */
@@ -353,6 +359,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       failure_code: null,
       failure_message: null,
       provider_reference: null,
+      refund_due_at: null,
       created: now,
       updated: now,
     };
@@ -609,6 +616,27 @@ export function createOrderService(deps: OrderServiceDeps) {
      * Settles payment attempts still pending past their lease (their process died, or recording
      * the outcome failed); returns how many it settled. Safe to run from several processes at once.
      */
+    /**
+     * Tells the provider about the committed refunds it has not confirmed once their lease is over
+     * (the process that committed one died, or the provider failed): each is first postponed by a
+     * lease, so concurrent sweepers send it once, and cleared when the provider confirms.
+     */
+    async returnOwedRefunds(limit = 100): Promise<number> {
+      const now = clock.now();
+      const due = await payments.findDueRefunds(store.db, now, limit);
+      let returned = 0;
+      for (const payment of due) {
+        const claimed = await payments.postponeRefund(
+          store.db,
+          payment.id,
+          payment.refund_due_at ?? now,
+          now + PAYMENT_LEASE_MS,
+        );
+        if (claimed && (await returnMoney(payment))) returned++;
+      }
+      return returned;
+    },
+
     async settleStalePayments(limit = 100): Promise<number> {
       const stale = await payments.findStalePayments(store.db, clock.now() - PAYMENT_LEASE_MS, limit);
       let settled = 0;

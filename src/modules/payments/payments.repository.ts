@@ -80,7 +80,10 @@ export async function updatePayment(
   id: string,
   from: PaymentsTable['status'],
   changes: Partial<
-    Pick<PaymentRow, 'status' | 'failure_code' | 'failure_message' | 'provider_reference' | 'updated'>
+    Pick<
+      PaymentRow,
+      'status' | 'failure_code' | 'failure_message' | 'provider_reference' | 'refund_due_at' | 'updated'
+    >
   >,
 ): Promise<boolean> {
   const result = await db
@@ -90,4 +93,35 @@ export async function updatePayment(
     .where('status', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Refunds the provider has not confirmed whose time to be sent (again) has come, oldest first. */
+export async function findDueRefunds(db: Db, now: number, limit: number): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('refund_due_at', 'is not', null)
+    .where('refund_due_at', '<=', now)
+    .orderBy('refund_due_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Moves an owed refund's next try from `due` to `next`; false when another process took it first
+ * (or the provider confirmed it meanwhile).
+ */
+export async function postponeRefund(db: Db, id: string, due: number, next: number): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set({ refund_due_at: next })
+    .where('id', '=', id)
+    .where('refund_due_at', '=', due)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The provider confirmed the refund: nothing is owed any more. */
+export async function refundConfirmed(db: Db, id: string, at: number): Promise<void> {
+  await db.updateTable('payments').set({ refund_due_at: null, updated: at }).where('id', '=', id).execute();
 }
