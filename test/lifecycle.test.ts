@@ -135,6 +135,25 @@ describe('migrations', () => {
   }
 
   it(
+    'end a PostgreSQL session left idle in a transaction after 30 s, so a frozen process frees its locks',
+    { skip: !process.env.TEST_DATABASE_URL },
+    async () => {
+      const fresh = await freshStore('postgres');
+      const config = loadConfig(fresh.env);
+      const store = openStore({ ...config, dataDir: config.dataDir });
+      try {
+        const shown = await sql<{
+          idle_in_transaction_session_timeout: string;
+        }>`SHOW idle_in_transaction_session_timeout`.execute(store.db);
+        assert.equal(shown.rows[0]?.idle_in_transaction_session_timeout, '30s');
+      } finally {
+        await store.close();
+        await fresh.drop();
+      }
+    },
+  );
+
+  it(
     'are safe when several processes start at once on PostgreSQL',
     { skip: !process.env.TEST_DATABASE_URL },
     async () => {

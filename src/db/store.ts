@@ -176,11 +176,17 @@ function openSqlite(dataDir: string): Store {
   };
 }
 
+/** How long PostgreSQL lets a session sit idle inside a transaction before ending it. */
+const IDLE_IN_TRANSACTION_MS = 30_000;
+
 function openPostgres(url: string, schema: string | undefined, poolSize: number): Store {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: 5_000,
+    // A process that stops mid-transaction (frozen, partitioned) must not hold its row locks for
+    // ever: the server ends such a session after 30 s idle in a transaction, and the others go on.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client losing its server (restart, network) must not crash the process, and neither
