@@ -282,7 +282,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   );
   // The developer console: its session-authenticated backend and its pages (outside /v1).
   await typed.register(consoleApiRoutes(deps), { prefix: '/console/api' });
-  await app.register(consolePages());
+  await app.register(consolePages({ gate: gateFor({ auth: 'public' }) }));
   if (options.extraRoutes) await options.extraRoutes(app);
   await app.ready();
   return app;

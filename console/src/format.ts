@@ -42,6 +42,11 @@ export function formatDateTime(iso: string): string {
   return dateTimeFormat.format(new Date(iso));
 }
 
+/** The date, and the time too when it is within a day of `now` ("Nov 21, 2026, 3:04 PM"). */
+export function formatDateNear(iso: string, now: number = Date.now()): string {
+  return Math.abs(Date.parse(iso) - now) < 24 * 3600 * 1000 ? formatDateTime(iso) : formatDate(iso);
+}
+
 /** A UTC calendar day ("2026-11-21") as "Sat, Nov 21", or short as "21 Sat". */
 export function formatDay(date: string, short = false): string {
   return (short ? shortDayFormat : dayFormat).format(new Date(`${date}T00:00:00Z`));

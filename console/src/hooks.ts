@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, describeError } from './api.js';
+import { api, ApiError, describeError } from './api.js';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -13,8 +13,8 @@ export interface Resource<T> {
 
 /**
  * GETs `path` from the console backend, again whenever `path` changes or `reload` is called, and
- * every `refreshMs` while the page is visible. A response to an older path never overwrites a
- * newer one.
+ * every `refreshMs` while the page is visible, unless the last answer was 404 (it is not there to
+ * watch). A response to an older path never overwrites a newer one.
  */
 export function useResource<T>(path: string | null, options: { refreshMs?: number } = {}): Resource<T> {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -45,14 +45,15 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
     );
   }, [path, generation]);
   const loading = requestKey !== undefined && settled !== requestKey;
+  const missing = error instanceof ApiError && error.status === 404;
 
   useEffect(() => {
-    if (!refreshMs || path === null) return;
+    if (!refreshMs || path === null || missing) return;
     const timer = setInterval(() => {
       if (document.visibilityState === 'visible') setGeneration((g) => g + 1);
     }, refreshMs);
     return () => clearInterval(timer);
-  }, [refreshMs, path]);
+  }, [refreshMs, path, missing]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   return { data, error, loading, reload, set: setData };

@@ -1,6 +1,7 @@
 /**
- * The console's page routes under /console. The server answers index.html for exactly these
- * (src/modules/console/console.pages.ts, CONSOLE_PAGES), so a reload of any page works.
+ * The console's page routes under /console. The server answers index.html for these, with or
+ * without a trailing slash (src/modules/console/console.pages.ts, CONSOLE_PAGES), so a reload of
+ * any page works; other page-like paths get index.html with a 404, and the app's "Page not found".
  */
 export const PAGES = {
   overview: '/',

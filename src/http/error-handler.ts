@@ -141,8 +141,8 @@ export class RouteTable {
 }
 
 export interface NotFoundOptions {
-  /** Runs before the 404 or 405 is decided (a refusal from it goes to the error handler). */
-  preHandler?: preHandlerHookHandler;
+  /** Run before the 404 or 405 is decided, in order (a refusal goes to the error handler). */
+  preHandler?: preHandlerHookHandler | preHandlerHookHandler[];
 }
 
 export function installNotFoundHandler(

@@ -1,15 +1,21 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
 import { CopyField } from './CopyField.js';
 import { FormError } from './Form.js';
+import { DialogToasts } from './Toast.js';
 
 interface DialogProps {
   title: string;
-  /** Called on Escape, the close button, or a click on the backdrop. */
+  /** Called on Escape, the close button, or a click on the backdrop (when dismissible). */
   onClose: () => void;
   children: ReactNode;
   /** A short line under the title. */
   description?: ReactNode;
   size?: 'normal' | 'wide';
+  /**
+   * False for a dialog showing something that is shown only once (a new secret): it has no close
+   * button, and Escape and the backdrop leave it open; only its own buttons close it.
+   */
+  dismissible?: boolean;
 }
 
 const FOCUSABLE =
@@ -35,10 +41,17 @@ function keepFocusInside(dialog: HTMLDialogElement, event: KeyboardEvent<HTMLDia
 
 /**
  * A modal on the native <dialog>: showModal() makes the rest of the page inert, Tab cycles through
- * the dialog's controls (never out to the browser), Escape closes it, and focus goes back where it
- * was when it closes. Rendered only while open.
+ * the dialog's controls (never out to the browser), Escape closes it (unless it is not
+ * dismissible), and focus goes back where it was when it closes. Rendered only while open.
  */
-export function Dialog({ title, onClose, children, description, size = 'normal' }: DialogProps) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  description,
+  size = 'normal',
+  dismissible = true,
+}: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
@@ -70,10 +83,18 @@ export function Dialog({ title, onClose, children, description, size = 'normal' 
       aria-describedby={description ? descriptionId : undefined}
       onCancel={(event) => {
         event.preventDefault();
-        close.current();
+        if (dismissible) close.current();
+      }}
+      onClose={() => {
+        // The browser may close a modal itself (a repeated Escape without a user action in
+        // between cannot be refused): the page follows, or one that must stay open shows again.
+        const dialog = ref.current;
+        if (!dialog?.isConnected || dialog.open) return;
+        if (dismissible) close.current();
+        else dialog.showModal();
       }}
       onMouseDown={(event) => {
-        if (event.target === ref.current) close.current();
+        if (dismissible && event.target === ref.current) close.current();
       }}
       onKeyDown={(event) => {
         if (event.key === 'Tab' && ref.current) keepFocusInside(ref.current, event);
@@ -82,14 +103,16 @@ export function Dialog({ title, onClose, children, description, size = 'normal' 
       <div className="dialog-body">
         <header className="dialog-header">
           <h2 id={titleId}>{title}</h2>
-          <button
-            type="button"
-            className="icon-button dialog-close"
-            aria-label="Close"
-            onClick={() => close.current()}
-          >
-            <span aria-hidden="true">×</span>
-          </button>
+          {dismissible ? (
+            <button
+              type="button"
+              className="icon-button dialog-close"
+              aria-label="Close"
+              onClick={() => close.current()}
+            >
+              <span aria-hidden="true">×</span>
+            </button>
+          ) : null}
         </header>
         {description ? (
           <p id={descriptionId} className="dialog-description">
@@ -98,6 +121,7 @@ export function Dialog({ title, onClose, children, description, size = 'normal' 
         ) : null}
         {children}
       </div>
+      <DialogToasts />
     </dialog>
   );
 }
@@ -205,7 +229,7 @@ interface SecretProps {
   doneLabel?: string;
 }
 
-/** Shows a secret the server returns only once, to copy; the one button closes it. */
+/** Shows a secret the server returns only once, to copy; only the one button closes it. */
 export function SecretDialog({
   title,
   description,
@@ -216,7 +240,7 @@ export function SecretDialog({
   doneLabel = 'Done',
 }: SecretProps) {
   return (
-    <Dialog title={title} onClose={onClose} description={description}>
+    <Dialog title={title} onClose={onClose} description={description} dismissible={false}>
       <CopyField label={label} value={value} hint={hint} />
       <div className="dialog-actions">
         <button type="button" className="button button-primary" onClick={onClose}>

@@ -7,7 +7,7 @@ import { CheckboxGroups, Field } from '../components/Form.js';
 import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
-import { formatDate, formatDateTime, timeAgo } from '../format.js';
+import { formatDate, formatDateNear, formatDateTime, timeAgo } from '../format.js';
 import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { ApiKey } from '../types.js';
@@ -276,7 +276,12 @@ export function ApiKeys() {
                       <td data-label="Status">
                         <StatusBadge status={key.status} />
                         {key.expires_at ? (
-                          <div className="hint">Expires {formatDate(key.expires_at)}</div>
+                          <div className="hint">
+                            Expires{' '}
+                            <time dateTime={key.expires_at} title={formatDateTime(key.expires_at)}>
+                              {formatDateNear(key.expires_at, now)}
+                            </time>
+                          </div>
                         ) : null}
                       </td>
                       <td className="row-actions">

@@ -33,11 +33,25 @@ function AuthCard({
   );
 }
 
-function fieldErrors(error: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (error instanceof ApiError)
-    for (const e of error.errors) out[e.field] = `${humanize(e.field)} ${e.message}.`;
-  return out;
+/**
+ * Why the server refused a form: the errors of fields the form shows, to put under them, and the
+ * rest (errors of other fields, or a failure that names no field) as one message for the form.
+ */
+function formErrors(
+  error: unknown,
+  shown: readonly string[],
+): { fields: Record<string, string>; form: string | undefined } {
+  if (error === undefined) return { fields: {}, form: undefined };
+  if (!(error instanceof ApiError) || error.errors.length === 0)
+    return { fields: {}, form: describeError(error) };
+  const fields: Record<string, string> = {};
+  const others: string[] = [];
+  for (const e of error.errors) {
+    const message = `${humanize(e.field)} ${e.message}.`;
+    if (shown.includes(e.field)) fields[e.field] = message;
+    else others.push(message);
+  }
+  return { fields, form: others.length > 0 ? others.join(' ') : undefined };
 }
 
 export function Login() {
@@ -106,7 +120,7 @@ export function Signup() {
   const [form, setForm] = useState({ store_name: '', owner_name: '', email: '', password: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const fields = fieldErrors(error);
+  const { fields, form: formError } = formErrors(error, Object.keys(form));
   const set = (name: keyof typeof form) => (event: React.ChangeEvent<HTMLInputElement>) =>
     setForm((current) => ({ ...current, [name]: event.target.value }));
 
@@ -182,9 +196,7 @@ export function Signup() {
           onChange={set('password')}
           error={fields.password}
         />
-        <FormError
-          error={error !== undefined && Object.keys(fields).length === 0 ? describeError(error) : undefined}
-        />
+        <FormError error={formError} />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Creating your account…' : 'Create account'}
         </button>

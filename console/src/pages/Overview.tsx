@@ -55,6 +55,13 @@ export function QuotaWarning({ usage }: { usage: Usage }) {
   );
 }
 
+/** A changelog line, its `code` spans in code type (a line with an odd backtick shows as written). */
+function ChangelogLine({ line }: { line: string }) {
+  const parts = line.split('`');
+  if (parts.length % 2 === 0) return <>{line}</>;
+  return <>{parts.map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}</>;
+}
+
 function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgraded: () => void }) {
   const [open, setOpen] = useState(false);
   const { busy, error, run } = useAction();
@@ -102,7 +109,9 @@ function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgrade
               </p>
               <ul className="changelog">
                 {(latest?.changelog ?? []).map((line) => (
-                  <li key={line}>{line}</li>
+                  <li key={line}>
+                    <ChangelogLine line={line} />
+                  </li>
                 ))}
               </ul>
               <p className="hint">You cannot go back to an older version afterwards.</p>
@@ -131,7 +140,9 @@ export function UsageCards({ usage }: { usage: Usage }) {
         <h2 id="stat-latency" className="stat-label">
           Average response time
         </h2>
-        <p className="stat-value">{formatMs(usage.average_response_time_ms)}</p>
+        <p className="stat-value">
+          {usage.total_calls === 0 ? '—' : formatMs(usage.average_response_time_ms)}
+        </p>
         <p className="stat-note">Across every endpoint</p>
       </section>
       <section className="card stat" aria-labelledby="stat-errors">

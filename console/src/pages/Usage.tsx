@@ -84,7 +84,14 @@ function DailyChart({ usage }: { usage: UsageData }) {
         <ResponsiveContainer width="100%" height={260}>
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e5e7eb" />
-            <XAxis dataKey="day" interval={0} tickLine={false} axisLine={false} fontSize={12} />
+            {/* Every day's label where there is room; on a narrow screen, as many as fit. */}
+            <XAxis
+              dataKey="day"
+              interval="equidistantPreserveStart"
+              tickLine={false}
+              axisLine={false}
+              fontSize={12}
+            />
             <YAxis
               allowDecimals={false}
               tickLine={false}

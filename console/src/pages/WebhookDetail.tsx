@@ -6,13 +6,40 @@ import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
-import { clockTime, formatDateTime, formatNumber, timeAgo } from '../format.js';
+import { clockTime, formatDateTime, formatNumber, plural, timeAgo } from '../format.js';
 import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { Delivery, Page, Webhook } from '../types.js';
 import { eventsLabel } from './Webhooks.js';
 
 const LOG_PAGE = 25;
+
+/**
+ * When each failed attempt's event is retried next, by attempt id: only for the latest attempt
+ * made of an event, and only while the event has an attempt queued (an attempt's own
+ * next_retry_at stays after its retry ran, or after a manual retry moved the retry up).
+ */
+function nextRetries(deliveries: readonly Delivery[]): Map<string, string> {
+  const queued = new Map<string, string>();
+  const latest = new Map<string, Delivery>();
+  for (const delivery of deliveries) {
+    if (delivery.status === 'pending') {
+      if (delivery.next_retry_at) queued.set(delivery.event_id, delivery.next_retry_at);
+    } else if ((latest.get(delivery.event_id)?.attempt ?? 0) < delivery.attempt) {
+      latest.set(delivery.event_id, delivery);
+    }
+  }
+  const retries = new Map<string, string>();
+  for (const [event, delivery] of latest) {
+    const due = queued.get(event);
+    if (delivery.status === 'failed' && due) retries.set(delivery.id, due);
+  }
+  return retries;
+}
+
+function NextRetry({ at }: { at: string | undefined }) {
+  return at ? <div className="hint">Next retry {formatDateTime(at)}</div> : null;
+}
 
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const [limit, setLimit] = useState(LOG_PAGE);
@@ -50,6 +77,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       </Empty>
     );
   } else {
+    const retries = nextRetries(log.data.data);
     body = (
       <>
         <div className="table-wrap">
@@ -95,9 +123,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                   </td>
                   <td data-label="Response">
                     <ResponseLabel response={delivery.response} status={delivery.response_status} />
-                    {delivery.status === 'failed' && delivery.next_retry_at ? (
-                      <div className="hint">Next retry {formatDateTime(delivery.next_retry_at)}</div>
-                    ) : null}
+                    <NextRetry at={retries.get(delivery.id)} />
                   </td>
                   <td data-label="Duration" className="nowrap numeric">
                     {delivery.duration === null ? '—' : `${formatNumber(delivery.duration)} ms`}
@@ -144,7 +170,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       <div className="card-header">
         <h2 id="log-title">Delivery log</h2>
         <span className="hint">
-          {log.data ? `${formatNumber(log.data.total)} attempts · refreshes automatically` : null}
+          {log.data ? `${plural(log.data.total, 'attempt')} · refreshes automatically` : null}
         </span>
       </div>
       {body}
@@ -156,7 +182,10 @@ export function WebhookDetail() {
   const { id = '' } = useParams();
   // Status and last triggered move with the deliveries: refreshed as often as the log.
   const webhook = useResource<Webhook>(`/webhooks/${encodeURIComponent(id)}`, { refreshMs: 2000 });
-  usePageTitle(webhook.data ? `Webhook ${new URL(webhook.data.url).host}` : 'Webhook');
+  const missing = webhook.error instanceof ApiError && webhook.error.status === 404;
+  usePageTitle(
+    webhook.data ? `Webhook ${new URL(webhook.data.url).host}` : missing ? 'Webhook not found' : 'Webhook',
+  );
   const toast = useToast();
   const navigate = useNavigate();
   const now = useNow();
@@ -175,7 +204,7 @@ export function WebhookDetail() {
   }
 
   if (webhook.data === undefined) {
-    if (webhook.error instanceof ApiError && webhook.error.status === 404) {
+    if (missing) {
       return (
         <>
           <PageHeader title="Webhook not found" />

@@ -60,6 +60,7 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
       <Dialog
         title="Endpoint added"
         onClose={onClose}
+        dismissible={false}
         description="Use this secret to verify the webhook-signature header of every delivery. It is shown only once."
       >
         <CopyField
@@ -69,7 +70,7 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
         />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
-            Close
+            Done
           </button>
           <button
             type="button"

@@ -110,6 +110,25 @@ for (const dialect of skip ? [] : DIALECTS) {
       return page.evaluate<T>(expression);
     }
 
+    /** Whether the element's middle is what a click there would hit (not a backdrop above it). */
+    async function onTop(locator: ReturnType<Page['locator']>): Promise<boolean> {
+      const box = await locator.boundingBox();
+      assert.ok(box, 'the element is shown');
+      const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+      const hit = await inPage<string>(`document.elementFromPoint(${x}, ${y})?.textContent ?? ''`);
+      return hit === (await locator.textContent());
+    }
+
+    /** Escape (twice: the second cannot be refused without a click between) and a backdrop click. */
+    async function tryToDismiss(dialog: ReturnType<Page['locator']>): Promise<void> {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape');
+      await page.mouse.click(3, 3);
+      await page.waitForTimeout(200);
+      assert.equal(await dialog.isVisible(), true, 'the dialog stayed open');
+      assert.equal(await dialog.getByRole('button', { name: 'Close', exact: true }).count(), 0);
+    }
+
     async function nav(label: string): Promise<void> {
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
       await page.getByRole('heading', { level: 1, name: label }).waitFor();
@@ -163,10 +182,30 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.getByRole('heading', { name: 'Log in' }).waitFor();
       await screenshots('login');
       await page.getByRole('link', { name: 'Create an account' }).click();
-      await page.getByLabel('Store name').fill('Northwind Outfitters');
+      await page.getByLabel('Store name').fill('   ');
       await page.getByLabel('Your name').fill('Nora North');
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
+      // A blank store name is refused, and the form says so under the field.
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('Store name must not be blank.').waitFor();
+      assert.equal(await page.getByLabel('Store name').getAttribute('aria-invalid'), 'true');
+      // An error about a field the form does not show still shows, for the whole form.
+      await page.route('**/console/api/signup', (route) =>
+        route.fulfill({
+          status: 400,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({
+            code: 'validation_failed',
+            detail: 'plan is not an accepted field',
+            errors: [{ field: 'plan', message: 'is not an accepted field' }],
+          }),
+        }),
+      );
+      await page.getByLabel('Store name').fill('Northwind Outfitters');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('alert').getByText('Plan is not an accepted field.').waitFor();
+      await page.unroute('**/console/api/signup');
       await screenshots('signup');
       await page.getByRole('button', { name: 'Create account' }).click();
 
@@ -174,10 +213,14 @@ for (const dialect of skip ? [] : DIALECTS) {
       await welcome.waitFor();
       const firstKey = await welcome.getByLabel('API key').inputValue();
       assert.match(firstKey, /^sk_live_[0-9A-Za-z]{40}$/);
-      await page.keyboard.press('Escape');
+      // Shown only once: neither Escape nor a click beside it loses it, only its button.
+      await tryToDismiss(welcome);
+      await welcome.getByRole('button', { name: 'I have saved it' }).click();
       await welcome.waitFor({ state: 'detached' });
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await page.getByText('Total API calls').waitFor();
+      const latency = page.locator('.stat', { hasText: 'Average response time' }).locator('.stat-value');
+      assert.equal(await latency.innerText(), '—', 'no calls yet: no average');
       assert.equal(await page.getByText('Northwind Outfitters').first().isVisible(), true);
 
       // The session cookie is the __Host- one, HttpOnly and Secure, and scripts cannot read it.
@@ -227,6 +270,12 @@ for (const dialect of skip ? [] : DIALECTS) {
       await reveal.waitFor();
       apiKey = await reveal.getByRole('textbox').inputValue();
       assert.match(apiKey, /^sk_live_[0-9A-Za-z]{40}$/);
+      // The toast shows above the dialog's backdrop, not under it.
+      const toast = page.getByText('API key “Storefront” created.');
+      await toast.waitFor();
+      assert.equal(await onTop(toast), true, 'the toast is above the backdrop');
+      await screenshots('api-keys-reveal');
+      await tryToDismiss(reveal);
       await reveal.getByRole('button', { name: 'Copy' }).click();
       await reveal.getByRole('button', { name: 'Copied' }).waitFor();
       assert.equal(await inPage<string>('navigator.clipboard.readText()'), apiKey);
@@ -244,6 +293,26 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(me.body.email, email);
       await page.reload();
       await row.getByText('just now').waitFor();
+
+      // Rolled with an hour's grace, the old key's row says when it stops, to the minute.
+      await page.getByRole('button', { name: 'Roll Storefront' }).click();
+      const roll = page.getByRole('dialog', { name: 'Roll “Storefront”?' });
+      await roll.getByLabel('Keep the old key working for').selectOption('3600');
+      await roll.getByRole('button', { name: 'Roll key' }).click();
+      const rolled = page.getByRole('dialog', { name: 'Key rolled' });
+      apiKey = await rolled.getByRole('textbox').inputValue();
+      assert.match(apiKey, /^sk_live_[0-9A-Za-z]{40}$/);
+      await tryToDismiss(rolled);
+      await rolled.getByRole('button', { name: 'Done' }).click();
+      const old = page.locator('tr', {
+        has: page.getByRole('rowheader', { name: 'Storefront' }),
+        hasText: 'Expires',
+      });
+      assert.match(
+        await old.locator('.hint').innerText(),
+        /^Expires \w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/,
+      );
+      assert.equal(await page.getByRole('rowheader', { name: 'Storefront' }).count(), 2);
       await screenshots('api-keys');
     });
 
@@ -259,6 +328,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       await dialog.getByRole('button', { name: 'Add endpoint' }).click();
       const reveal = page.getByRole('dialog', { name: 'Endpoint added' });
       assert.match(await reveal.getByLabel('Signing secret').inputValue(), /^whsec_/);
+      await tryToDismiss(reveal);
       await reveal.getByRole('button', { name: 'View endpoint' }).click();
       await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
       await page.getByText('No deliveries yet').waitFor();
@@ -274,6 +344,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(cells[3], '200 OK');
       assert.match(cells[4] ?? '', /^\d+ ms$/);
       assert.equal(await delivered.locator('.response-ok').count(), 1, 'a 2xx response is shown as success');
+      await page.getByText('1 attempt · refreshes automatically', { exact: true }).waitFor();
 
       await page.getByRole('button', { name: 'Send test event' }).click();
       await page.locator('tr[data-status="succeeded"]', { hasText: 'webhook.test' }).waitFor();
@@ -288,8 +359,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       await second.getByRole('button', { name: 'Add endpoint' }).click();
       await page
         .getByRole('dialog', { name: 'Endpoint added' })
-        .getByRole('button', { name: 'Close' })
-        .first()
+        .getByRole('button', { name: 'Done' })
         .click();
       const failingRow = page.locator('tr', { hasText: `${failing.url}/hooks/inventory` });
       await failingRow.getByText('Active').waitFor();
@@ -306,9 +376,14 @@ for (const dialect of skip ? [] : DIALECTS) {
       const failed = page.locator('tr[data-status="failed"]', { hasText: 'order.created' });
       await failed.waitFor();
       assert.equal(await failed.locator('.response-error').innerText(), '503 Service Unavailable');
+      // The scheduled retry (an hour on) is still to come.
+      await failed.getByText(/^Next retry /).waitFor();
       await failed.getByRole('button', { name: /^Retry/ }).click();
       await eventually(() => failing.received.length >= 2 || undefined, 15_000, 'the manual retry');
       await page.locator('tr[data-status="failed"]').nth(1).waitFor();
+      // That retry has run now (and was the last of the schedule): no attempt claims another.
+      assert.equal(await page.locator('tr[data-status="pending"]').count(), 0);
+      assert.equal(await page.getByText(/^Next retry /).count(), 0);
       await screenshots('webhook-failing');
     });
 
@@ -359,6 +434,27 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.match(await page.locator('.bar-item', { hasText: 'POST /orders' }).innerText(), /2\s+calls/);
       await page.getByText('Monthly quota used').first().waitFor();
       await screenshots('usage');
+      // Every day is labelled where there is room; on a phone, only as many as fit side by side.
+      const labels = page.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
+      assert.equal(await labels.count(), 7);
+      await page.setViewportSize(NARROW);
+      const chart = page.locator('.chart .recharts-wrapper');
+      await eventually(
+        async () => ((await chart.boundingBox())?.width ?? NARROW.width) < NARROW.width - 40 || undefined,
+        5_000,
+        'the chart to fit the narrow screen',
+      );
+      const boxes: { left: number; right: number }[] = [];
+      for (const label of await labels.all()) {
+        const box = await label.boundingBox();
+        if (box) boxes.push({ left: box.x, right: box.x + box.width });
+      }
+      boxes.sort((a, b) => a.left - b.left);
+      for (let i = 1; i < boxes.length; i++) {
+        const [left, right] = [boxes[i - 1], boxes[i]];
+        assert.ok(left && right && left.right <= right.left, `day labels ${i} and ${i + 1} overlap`);
+      }
+      await page.setViewportSize(WIDE);
     });
 
     it('warns from 80% of the quota and announces a newer API version with an upgrade', async () => {
@@ -382,6 +478,10 @@ for (const dialect of skip ? [] : DIALECTS) {
 
       await page.getByRole('button', { name: `Upgrade to ${latest.release}` }).click();
       const confirm = page.getByRole('dialog', { name: `Upgrade to API ${latest.release}?` });
+      // The changelog's `code` spans are set in code type, not shown with their backticks.
+      const changelog = confirm.locator('.changelog');
+      assert.ok((await changelog.locator('code').count()) > 0);
+      assert.doesNotMatch(await changelog.innerText(), /`/);
       await confirm.getByRole('button', { name: `Upgrade to ${latest.release}` }).click();
       await page.getByText(`Upgraded to API ${latest.release}.`).waitFor();
       await page.getByText(`API ${latest.release} is available`).waitFor({ state: 'detached' });
@@ -391,6 +491,28 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.getByRole('link', { name: 'Upgrade plan' }).click();
       await page.getByRole('heading', { name: 'Plans' }).waitFor();
       assert.equal(await page.locator('.plan-current h3').innerText(), 'Free');
+    });
+
+    it("shows the console's own pages for mistyped addresses, and stops asking for a missing webhook", async () => {
+      await page.goto('/console/keys/');
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      const unknown = await page.goto('/console/no-such-page');
+      assert.equal(unknown?.status(), 404);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+      await page.getByRole('link', { name: 'Go to the overview' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
+      let asked = 0;
+      page.on('request', (request) => {
+        if (request.url().endsWith('/console/api/webhooks/wh_missing')) asked += 1;
+      });
+      await page.goto('/console/webhooks/wh_missing');
+      await page.getByRole('heading', { level: 1, name: 'Webhook not found' }).waitFor();
+      assert.equal(await page.title(), 'Webhook not found · Developer console');
+      const before = asked;
+      assert.ok(before > 0);
+      await page.waitForTimeout(4_500);
+      assert.equal(asked, before, 'a missing webhook is not asked for again every 2 seconds');
     });
 
     it('logs out, and pages send a logged-out visitor to the login page and back', async () => {

@@ -3,14 +3,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Gate } from '../../http/auth.js';
+import { installNotFoundHandler } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 
 /**
  * Serves the console's single-page app (built by `npm run build` into dist/console) under
  * `/console`: hashed assets with a one-year immutable cache, and index.html (never cached) for
- * each of the app's page routes, so a reload of /console/webhooks/wh_... works. Other paths stay
- * JSON 404s, as everywhere else. Without a build, the pages answer a problem+json 503 that says
- * how to make one.
+ * each of the app's page routes, with or without a trailing slash, so a reload of
+ * /console/webhooks/wh_... works. Any other page-like path under /console answers index.html
+ * with a 404, so the app's own "Page not found" shows instead of JSON. Paths under
+ * /console/api and /console/assets, and file names (a dot in the last segment), stay JSON
+ * 404s and 405s, as everywhere else. Without a build, the pages answer a problem+json 503 that
+ * says how to make one.
  */
 
 export const CONSOLE_DIST = path.resolve(
@@ -50,8 +55,23 @@ const CONTENT_SECURITY_POLICY = [
 
 const ASSET_NAME = /^[\w.-]+$/;
 
-export function consolePages(options: { root?: string } = {}): FastifyPluginAsync {
+/** A path the app's router may know: under /console, not its API or assets, and no file name. */
+function isPagePath(path: string): boolean {
+  if (path !== '/console' && !path.startsWith('/console/')) return false;
+  const segments = path.slice('/console/'.length).split('/');
+  if (segments[0] === 'api' || segments[0] === 'assets') return false;
+  return !(segments[segments.length - 1] ?? '').includes('.');
+}
+
+export function consolePages(
+  options: {
+    root?: string;
+    /** The app's gate for public routes (the response's version), run before an unknown page's answer. */
+    gate?: Gate;
+  } = {},
+): FastifyPluginAsync {
   const root = options.root ?? CONSOLE_DIST;
+  const gate = options.gate;
 
   function requireBuild(): void {
     if (!fs.existsSync(path.join(root, 'index.html'))) {
@@ -60,6 +80,12 @@ export function consolePages(options: { root?: string } = {}): FastifyPluginAsyn
         'The developer console has not been built; run `npm run build` and reload.',
       );
     }
+  }
+
+  function sendIndex(reply: FastifyReply) {
+    requireBuild();
+    reply.header('cache-control', 'no-cache');
+    return reply.sendFile('index.html', root, { cacheControl: false });
   }
 
   /** A file of the build, or a JSON 404 (never @fastify/static's callNotFound, which reads as 405). */
@@ -85,13 +111,30 @@ export function consolePages(options: { root?: string } = {}): FastifyPluginAsyn
 
     const options = { config: { auth: 'public' as const }, schema: { hide: true } };
 
-    for (const url of CONSOLE_PAGES) {
-      app.get(url, options, async (_request, reply) => {
-        requireBuild();
-        reply.header('cache-control', 'no-cache');
-        return reply.sendFile('index.html', root, { cacheControl: false });
-      });
+    // Each page with and without a trailing slash (/console/keys/ is the keys page too).
+    const pages = new Set(CONSOLE_PAGES.flatMap((page) => [page, page.replace(/\/?$/, '/')]));
+    for (const url of pages) {
+      app.get(url, options, async (_request, reply) => sendIndex(reply));
     }
+
+    // Unknown paths under /console: a page-like GET gets index.html with a 404 (the app shows
+    // "Page not found"); everything else gets the same JSON 404 or 405 as the rest of the server.
+    await app.register(
+      async (scope) => {
+        installNotFoundHandler(scope, app.routeTable, {
+          preHandler: [
+            ...(gate ? [gate] : []),
+            async (request, reply) => {
+              const path = request.url.split('?')[0] ?? '';
+              if ((request.method === 'GET' || request.method === 'HEAD') && isPagePath(path)) {
+                return sendIndex(reply.code(404));
+              }
+            },
+          ],
+        });
+      },
+      { prefix: '/console' },
+    );
 
     // Vite names every asset after its content hash: cache it for good.
     app.get<{ Params: { '*': string } }>('/console/assets/*', options, async (request, reply) => {

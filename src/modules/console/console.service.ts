@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, validationError } from '../../http/errors.js';
 import { PERMISSIONS } from '../../http/permissions.js';
 import { PLAN_LIMITS } from '../../http/rate-limit.js';
 import { type Clock, iso } from '../../lib/clock.js';
@@ -206,6 +206,8 @@ export function createConsoleService(deps: {
       const now = clock.now();
       await refuseWhileBlocked([addressKey], now, 'sign-ups from this address');
       await countAttempts([[addressKey, THROTTLE.signupPerAddress]], now);
+      // The tenant's name would be refused as `name`; checked here so the refusal names the field sent.
+      if (input.store_name.trim() === '') throw validationError('store_name', 'must not be blank');
       const created = await tenants.create({
         name: input.store_name,
         email: input.email,

@@ -194,6 +194,15 @@ for (const dialect of DIALECTS) {
         body: { store_name: 'X', email: newEmail(), password: 'short' },
       });
       assert.equal(short.status, 400);
+      // A blank store name is refused under the field the form sent, not the tenant's `name`.
+      const blank = await b.request<{ code: string; errors: { field: string; message: string }[] }>(
+        'POST',
+        '/console/api/signup',
+        { body: { store_name: '   ', email: newEmail(), password: PASSWORD } },
+      );
+      assert.equal(blank.status, 400);
+      assert.equal(blank.body.code, 'validation_failed');
+      assert.deepEqual(blank.body.errors, [{ field: 'store_name', message: 'must not be blank' }]);
       const form = await ctx.app.inject({
         method: 'POST',
         url: '/console/api/login',
@@ -798,6 +807,8 @@ describe('console pages', () => {
   async function serve(dir: string): Promise<FastifyInstance> {
     const instance = Fastify();
     const routes = new RouteTable();
+    // As in app.ts: the console's not-found answers decide 404 or 405 from the same table.
+    instance.decorate('routeTable', routes);
     instance.addHook('onRoute', (route) => routes.add(route.method, route.url));
     installErrorHandler(instance);
     installNotFoundHandler(instance, routes);
@@ -825,7 +836,14 @@ describe('console pages', () => {
   });
 
   it('serves index.html for every page route, uncached, with a strict CSP', async () => {
-    for (const url of ['/console', '/console/', '/console/keys', '/console/webhooks/wh_123']) {
+    for (const url of [
+      '/console',
+      '/console/',
+      '/console/keys',
+      '/console/keys/',
+      '/console/webhooks/wh_123',
+      '/console/webhooks/wh_123/',
+    ]) {
       const res = await app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 200, url);
       assert.match(String(res.headers['content-type']), /text\/html/, url);
@@ -850,13 +868,35 @@ describe('console pages', () => {
       '/console/assets/nope.js',
       '/console/assets/..%2Findex.html',
       '/console/api/unknown',
-      '/console/no-such-page',
+      '/console/api',
+      '/console/assets',
+      '/console/robots.txt',
       '/console/../package.json',
     ]) {
       const res = await app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 404, url);
       assert.match(String(res.headers['content-type']), /application\/problem\+json/, url);
     }
+  });
+
+  it("answers index.html with a 404 for an unknown page, so the app shows its own 'Page not found'", async () => {
+    for (const url of ['/console/no-such-page', '/console/keys/extra/', '/console/anything?x=1']) {
+      const res = await app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 404, url);
+      assert.match(String(res.headers['content-type']), /text\/html/, url);
+      assert.match(res.body, /<div id="root">/, url);
+      assert.equal(res.headers['cache-control'], 'no-cache', url);
+      assert.match(String(res.headers['content-security-policy']), /script-src 'self'/, url);
+    }
+    // Other methods get the JSON answers they get everywhere else.
+    const post = await app.inject({ method: 'POST', url: '/console/no-such-page' });
+    assert.equal(post.statusCode, 404);
+    assert.match(String(post.headers['content-type']), /application\/problem\+json/);
+    const put = await app.inject({ method: 'PUT', url: '/console/keys' });
+    assert.equal(put.statusCode, 405);
+    assert.equal(put.headers.allow, 'GET, HEAD');
+    const unbuilt = await missing.inject({ method: 'GET', url: '/console/no-such-page' });
+    assert.equal(unbuilt.statusCode, 503);
   });
 
   it('answers a problem+json 503 that says to build when the console is not built', async () => {

@@ -206,6 +206,13 @@ for (const dialect of DIALECTS) {
       const console = await anonymous('GET', '/console/api/session');
       assert.equal(console.status, 401);
       assert.equal(console.headers['x-service-version'], '2026-11-21');
+      // Unknown console paths: the app's own not-found page (or the 503 of an unbuilt console), and
+      // a JSON 404 under its API.
+      for (const url of ['/console/no-such-page', '/console/api/no-such-thing']) {
+        const res = await anonymous('GET', url, { headers: { 'x-service-version': '2026-09-30' } });
+        assert.ok([404, 503].includes(res.status), `${url}: ${res.status}`);
+        assert.equal(res.headers['x-service-version'], '2026-06-01', url);
+      }
     });
 
     it('upgrades the pinned version explicitly and refuses downgrades', async () => {
