@@ -1,10 +1,6 @@
 import type { Kysely } from 'kysely';
 
-/**
- * Every secret a rotation retires keeps signing for 24 hours, however many rotations follow: the
- * one `previous_secret` becomes `retired_secrets`, a JSON array of `{secret, expires_at}`.
- */
-/** The table as this migration sees it: before and after, both secret columns. */
+/** The table as this migration sees it: both the old and the new secret columns. */
 interface Before {
   webhook_endpoints: {
     id: string;
@@ -14,6 +10,11 @@ interface Before {
   };
 }
 
+/**
+ * Every secret a rotation retires keeps signing for 24 hours, however many rotations follow: the
+ * one `previous_secret` becomes `retired_secrets`, a JSON array of `{secret, expires_at}`, and an
+ * overlap in progress is carried over.
+ */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('webhook_endpoints')

@@ -188,7 +188,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.getByLabel('Password').fill(PASSWORD);
       // A blank store name is refused, and the form says so under the field.
       await page.getByRole('button', { name: 'Create account' }).click();
-      await page.getByText('Store name must not be blank.').waitFor();
+      await page.getByText('Store name must be 1 to 200 characters.').waitFor();
       assert.equal(await page.getByLabel('Store name').getAttribute('aria-invalid'), 'true');
       // An error about a field the form does not show still shows, for the whole form.
       await page.route('**/console/api/signup', (route) =>

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.js';
-import { AppError, validationError } from '../../http/errors.js';
+import { AppError, isAppError } from '../../http/errors.js';
 import { PERMISSIONS } from '../../http/permissions.js';
 import { PLAN_LIMITS } from '../../http/rate-limit.js';
 import { type Clock, iso } from '../../lib/clock.js';
@@ -112,6 +112,18 @@ function consolePrincipal(account: repo.SessionWithOwner): Principal {
 
 export type ConsoleService = ReturnType<typeof createConsoleService>;
 
+/**
+ * The tenant service names the store `name`; the sign-up form sends it as `store_name`, so a
+ * refusal of it names the field the caller sent.
+ */
+function asSignupFields(error: unknown): unknown {
+  if (!isAppError(error) || error.code !== 'validation_failed' || !error.errors) return error;
+  const errors = error.errors.map((e) => (e.field === 'name' ? { ...e, field: 'store_name' } : e));
+  return new AppError('validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; '), {
+    errors,
+  });
+}
+
 export function createConsoleService(deps: {
   store: Store;
   clock: Clock;
@@ -206,16 +218,18 @@ export function createConsoleService(deps: {
       const now = clock.now();
       await refuseWhileBlocked([addressKey], now, 'sign-ups from this address');
       await countAttempts([[addressKey, THROTTLE.signupPerAddress]], now);
-      // The tenant's name would be refused as `name`; checked here so the refusal names the field sent.
-      if (input.store_name.trim() === '') throw validationError('store_name', 'must not be blank');
-      const created = await tenants.create({
-        name: input.store_name,
-        email: input.email,
-        ownerName: input.owner_name,
-        password: input.password,
-        plan: SIGNUP_PLAN,
-        keyName: 'Default key',
-      });
+      const created = await tenants
+        .create({
+          name: input.store_name,
+          email: input.email,
+          ownerName: input.owner_name,
+          password: input.password,
+          plan: SIGNUP_PLAN,
+          keyName: 'Default key',
+        })
+        .catch((error: unknown) => {
+          throw asSignupFields(error);
+        });
       const started = await startSession({ id: created.user.id, tenant_id: created.tenant.id }, replacing);
       return { ...started, apiKey: created.apiKey };
     },

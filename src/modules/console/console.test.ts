@@ -202,7 +202,7 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(blank.status, 400);
       assert.equal(blank.body.code, 'validation_failed');
-      assert.deepEqual(blank.body.errors, [{ field: 'store_name', message: 'must not be blank' }]);
+      assert.deepEqual(blank.body.errors, [{ field: 'store_name', message: 'must be 1 to 200 characters' }]);
       const form = await ctx.app.inject({
         method: 'POST',
         url: '/console/api/login',

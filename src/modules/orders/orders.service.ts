@@ -258,13 +258,14 @@ export function createOrderService(deps: OrderServiceDeps) {
       }
       // Cancelled while the charge ran: the money goes straight back, owed in this same transaction.
       const giveBack = current.status === 'succeeded' && order.status !== 'pending';
+      const refundDueAt = giveBack ? now + PAYMENT_LEASE_MS : null;
       const { status, failure_code, failure_message, provider_reference } = current;
       const moved = await payments.updatePayment(trx, payment.id, 'pending', {
         status: giveBack ? 'refunded' : status,
         failure_code,
         failure_message,
         provider_reference,
-        refund_due_at: giveBack ? now + PAYMENT_LEASE_MS : null,
+        refund_due_at: refundDueAt,
         updated: now,
       });
       if (!moved) {
@@ -281,7 +282,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       }
       await emitPayment(trx, 'payment.received', current);
       if (giveBack) {
-        const refunded = { ...current, status: 'refunded' as const, refund_due_at: now + PAYMENT_LEASE_MS };
+        const refunded = { ...current, status: 'refunded' as const, refund_due_at: refundDueAt };
         return { settled: { order: await load(trx, order), payment: refunded }, giveBack };
       }
       const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
@@ -613,10 +614,6 @@ export function createOrderService(deps: OrderServiceDeps) {
     },
 
     /**
-     * Settles payment attempts still pending past their lease (their process died, or recording
-     * the outcome failed); returns how many it settled. Safe to run from several processes at once.
-     */
-    /**
      * Tells the provider about the committed refunds it has not confirmed once their lease is over
      * (the process that committed one died, or the provider failed): each is first postponed by a
      * lease, so concurrent sweepers send it once, and cleared when the provider confirms.
@@ -637,6 +634,10 @@ export function createOrderService(deps: OrderServiceDeps) {
       return returned;
     },
 
+    /**
+     * Settles payment attempts still pending past their lease (their process died, or recording
+     * the outcome failed); returns how many it settled. Safe to run from several processes at once.
+     */
     async settleStalePayments(limit = 100): Promise<number> {
       const stale = await payments.findStalePayments(store.db, clock.now() - PAYMENT_LEASE_MS, limit);
       let settled = 0;

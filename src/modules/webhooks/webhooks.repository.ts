@@ -18,31 +18,23 @@ export async function insertEndpoint(db: Db, row: EndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
-export async function findEndpoint(db: Db, tenantId: string, id: string): Promise<EndpointRow | undefined> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
 /**
- * The endpoint, locked until the transaction ends on PostgreSQL (SQLite's write transaction already
- * excludes other writers): a read-modify-write such as a rotation then loses no concurrent one.
+ * The endpoint; with `lock` (PostgreSQL: SQLite's write transaction already excludes other
+ * writers) it stays locked until the transaction ends, so a read-modify-write such as a secret
+ * rotation loses no concurrent one.
  */
-export async function findEndpointForUpdate(
+export async function findEndpoint(
   db: Db,
   tenantId: string,
   id: string,
-  rowLocks: boolean,
+  lock = false,
 ): Promise<EndpointRow | undefined> {
   let query = db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id);
-  if (rowLocks) query = query.forUpdate();
+  if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

@@ -172,8 +172,14 @@ export function createWebhookService(deps: {
     return assertSafeWebhookUrl(raw, { allowInsecure: config.webhooks.allowInsecure, resolve: deps.resolve });
   }
 
-  async function endpointOf(db: Db, principal: Principal, id: string): Promise<repo.EndpointRow> {
-    const row = await repo.findEndpoint(db, principal.tenant.id, id);
+  /** One of the caller's endpoints (locked until the transaction ends with `lock`), or 404. */
+  async function endpointOf(
+    db: Db,
+    principal: Principal,
+    id: string,
+    lock = false,
+  ): Promise<repo.EndpointRow> {
+    const row = await repo.findEndpoint(db, principal.tenant.id, id, lock);
     if (!row) throw notFound('webhook');
     return row;
   }
@@ -313,8 +319,7 @@ export function createWebhookService(deps: {
       const now = clock.now();
       const secret = newSecret();
       return store.transaction(async (trx) => {
-        const row = await repo.findEndpointForUpdate(trx, principal.tenant.id, id, store.supportsRowLocks);
-        if (!row) throw notFound('webhook');
+        const row = await endpointOf(trx, principal, id, store.supportsRowLocks);
         const retired = stillSigning(row.retired_secrets, now);
         if (retired.length >= MAX_RETIRED_SECRETS) {
           throw new AppError(
