@@ -11,11 +11,16 @@ import { createOrderService } from './orders.service.js';
  * The demo tenant's catalog and a month of orders in every state, for analytics and the console.
  * Everything goes through the real product and order services, so stock, payments, counts and
  * events hold exactly as in live use; only their clock is a seeding clock that walks through the
- * last 30 days in order, which is how the rows get `created` timestamps in the past.
+ * last four weeks in order, which is how the rows get `created` timestamps in the past.
+ *
+ * All of it stays inside the default event retention (30 days), so the first purge after a start
+ * leaves the demo's events alone.
  */
 
 const DAY = 24 * 3600 * 1000;
 const MINUTE = 60 * 1000;
+/** Orders span this long before now; the catalog is created in the day and a half before that. */
+const HISTORY = 28 * DAY;
 
 type Spec = [name: string, sku: string, price: number, stock: number, description: string];
 
@@ -129,7 +134,7 @@ interface Step {
 
 export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, orderCount = 80): Promise<void> {
   const now = deps.clock.now();
-  const clock = new ManualClock(now - 35 * DAY);
+  const clock = new ManualClock(now - HISTORY - 36 * 60 * MINUTE);
   const events = deps.events.withClock(clock);
   const products = createProductService({ store: deps.store, clock, events });
   const orders = createOrderService({
@@ -163,14 +168,14 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
   }
 
   const steps: Step[] = [];
-  const start = now - 30 * DAY;
+  const start = now - HISTORY;
   for (let i = 0; i < orderCount; i++) {
     // One order of every fate early enough to have got there; after that later days get more
     // orders (a growing store), and recent ones are naturally still at an earlier stage.
     const forced = i < FATES.length;
     const at = forced
-      ? start + rand(22 * DAY)
-      : start + Math.floor(Math.sqrt(rand(1_000_000) / 1_000_000) * 30 * DAY) - rand(60) * MINUTE;
+      ? start + rand(21 * DAY)
+      : start + Math.floor(Math.sqrt(rand(1_000_000) / 1_000_000) * HISTORY) - rand(60) * MINUTE;
     const fate = FATES[forced ? i : rand(FATES.length)] ?? 'delivered';
     const [name, email, city, country] = CUSTOMERS[rand(CUSTOMERS.length)] ??
       CUSTOMERS[0] ?? ['', '', '', ''];
