@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
+import { MAX_AMOUNT } from '../../lib/money.js';
 import type { EventService } from '../events/events.service.js';
 import type { ChargeResult, PaymentProvider } from '../payments/payments.provider.js';
 import { orderMoneyOf, type WalletService } from '../wallet/wallet.service.js';
@@ -404,6 +405,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         );
         const check = (rows: ReadonlyMap<string, products.ProductRow>) => {
           let currency: string | undefined;
+          let total = 0;
           input.items.forEach((item, index) => {
             const product = rows.get(item.product_id);
             if (!product) throw new AppError('not_found', `No such product: ${item.product_id}.`);
@@ -420,7 +422,15 @@ export function createOrderService(deps: OrderServiceDeps) {
               );
             }
             currency = product.currency;
+            total += product.price * item.quantity;
           });
+          // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
+          if (total > MAX_AMOUNT) {
+            throw validationError(
+              'items',
+              `bring the order total to ${total}; an order may total at most ${MAX_AMOUNT} minor units`,
+            );
+          }
         };
         check(found);
 

@@ -5,6 +5,7 @@ import { createDeps } from '../../deps.js';
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { ManualClock } from '../../lib/clock.js';
+import { MAX_AMOUNT } from '../../lib/money.js';
 import {
   type Client,
   client,
@@ -16,7 +17,7 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { spawnServer } from '../../../test/helpers/process.js';
-import type { ProductObject } from '../products/products.schemas.js';
+import { MAX_PRICE, type ProductObject } from '../products/products.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
 import { type OrderAction, PAYMENT_LEASE_MS, TRANSITIONS } from './orders.service.js';
 
@@ -244,6 +245,43 @@ for (const dialect of DIALECTS) {
       );
       const euroOrder = await order([{ product_id: euro.id, quantity: 2 }]);
       assert.equal(euroOrder.body.currency, 'EUR');
+    });
+
+    it('refuses an order whose total the wallet could not take, before reserving or charging anything', async () => {
+      const big = await product({ name: 'Big', price: MAX_PRICE, stock: 5000 });
+      const small = await product({ stock: 5 });
+      const countOf = async (table: 'orders' | 'payments') =>
+        Number(
+          (
+            await ctx.deps.store.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [orders, payments] = [await countOf('orders'), await countOf('payments')];
+      const over = MAX_AMOUNT / MAX_PRICE + 1;
+      const refused = await order(
+        [
+          { product_id: small.id, quantity: 1 },
+          { product_id: big.id, quantity: over },
+        ],
+        { payment_method: 'pm_card_visa' },
+      );
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'validation_failed');
+      assert.equal(refused.body.errors?.[0]?.field, 'items');
+      assert.match(refused.body.errors?.[0]?.message ?? '', new RegExp(String(MAX_AMOUNT)));
+      assert.deepEqual([await stockOf(big.id), await stockOf(small.id)], [5000, 5]);
+      assert.deepEqual([await countOf('orders'), await countOf('payments')], [orders, payments]);
+
+      // At the maximum exactly, it is taken and paid.
+      const most = await order([{ product_id: big.id, quantity: over - 1 }], {
+        payment_method: 'pm_card_visa',
+      });
+      assert.equal(most.status, 201, JSON.stringify(most.body));
+      assert.equal(most.body.total, MAX_AMOUNT);
+      assert.equal(most.body.status, 'paid');
     });
 
     it('charges a payment_method on creation; a decline still creates the pending order', async () => {

@@ -2,9 +2,7 @@ import { type Static, Type } from 'typebox';
 import type { WalletTransactionType } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Nullable, Timestamp } from '../../http/schemas.js';
-
-/** Largest amount one transfer or adjustment may move (minor units): balances stay far below 2^53. */
-export const MAX_AMOUNT = 1_000_000_000_000;
+import { MAX_AMOUNT } from '../../lib/money.js';
 
 export const TRANSACTION_TYPES: readonly WalletTransactionType[] = [
   'payment',

@@ -4,7 +4,7 @@ import { envelope, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { isCurrency } from '../../lib/money.js';
+import { isCurrency, MAX_AMOUNT } from '../../lib/money.js';
 import type { EventService } from '../events/events.service.js';
 import {
   ensurePlatformAccount,
@@ -16,7 +16,6 @@ import {
 import * as repo from './wallet.repository.js';
 import {
   type BalanceObject,
-  MAX_AMOUNT,
   type TransactionListQuery,
   type TransactionObject,
   type TransferBody,
