@@ -380,8 +380,6 @@ export interface WalletTransfersTable {
   /** JSON object of string values. */
   metadata: string;
   entry_id: string;
-  /** The Idempotency-Key the transfer was made with, so a retry after a crash finds it. */
-  idempotency_key: string | null;
   created: number;
 }
 

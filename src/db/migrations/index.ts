@@ -13,6 +13,7 @@ import * as idempotencyRecovery from './0011_idempotency_recovery.js';
 import * as eventRetention from './0012_event_retention.js';
 import * as retiredSecrets from './0013_retired_secrets.js';
 import * as refundsDue from './0014_refunds_due.js';
+import * as transferIdempotency from './0015_transfer_idempotency.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_event_retention': eventRetention,
   '0013_retired_secrets': retiredSecrets,
   '0014_refunds_due': refundsDue,
+  '0015_transfer_idempotency': transferIdempotency,
 };

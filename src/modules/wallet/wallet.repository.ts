@@ -208,19 +208,6 @@ export async function findTransfer(db: Db, tenantId: string, id: string): Promis
     .executeTakeFirst();
 }
 
-export async function findTransferByKey(
-  db: Db,
-  tenantId: string,
-  idempotencyKey: string,
-): Promise<TransferRow | undefined> {
-  return db
-    .selectFrom('wallet_transfers')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('idempotency_key', '=', idempotencyKey)
-    .executeTakeFirst();
-}
-
 /** Newest first, ties broken by id; a cursor seeks past (created, id). Fetches `limit + 1`. */
 export async function listTransfers(db: Db, tenantId: string, window: PageWindow): Promise<TransferRow[]> {
   return db

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import { idempotentWrite } from '../../http/idempotency.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
   BalanceQuery,
@@ -77,7 +78,11 @@ export function walletRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         reply.code(201);
-        return wallet.transfer(principalOf(request).tenant.id, request.body, request.idempotency?.key);
+        return wallet.transfer(
+          principalOf(request).tenant.id,
+          request.body,
+          idempotentWrite(request.idempotency),
+        );
       },
     );
 

@@ -1,5 +1,6 @@
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { envelope, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
@@ -162,17 +163,18 @@ export function createWalletService(deps: WalletServiceDeps) {
     }
   }
 
+  async function getTransfer(tenantId: string, id: string): Promise<TransferObject> {
+    const row = await repo.findTransfer(store.db, tenantId, id);
+    if (!row) throw notFound('transfer');
+    return presentTransfer(row);
+  }
+
   async function transferInTransaction(
     trx: Db,
     tenantId: string,
     input: TransferBody,
-    idempotencyKey: string | undefined,
+    idempotent: IdempotentWrite,
   ): Promise<repo.TransferRow> {
-    if (idempotencyKey !== undefined) {
-      // The same request after a crash that lost the stored response: the transfer is already done.
-      const done = await repo.findTransferByKey(trx, tenantId, idempotencyKey);
-      if (done) return done;
-    }
     const now = clock.now();
     const accounts = await repo.findTransferAccounts(
       trx,
@@ -239,10 +241,10 @@ export function createWalletService(deps: WalletServiceDeps) {
       description: input.description ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
       entry_id: entryId,
-      idempotency_key: idempotencyKey ?? null,
       created: now,
     };
     await repo.insertTransfer(trx, transfer);
+    await idempotent.mark(trx, id);
     await events.emit(trx, {
       tenantId,
       type: 'transfer.created',
@@ -297,24 +299,23 @@ export function createWalletService(deps: WalletServiceDeps) {
      * Moves `amount` from the tenant's wallet in `currency` to another wallet (any tenant's) in
      * one transaction: balanced postings, the transfer, and `transfer.created` for the sender.
      */
+    /**
+     * Moves money to another wallet. A retry whose first answer was lost (a 5xx after the commit)
+     * answers for the transfer that key committed instead of moving the money again.
+     */
     async transfer(
       tenantId: string,
       input: TransferBody,
-      idempotencyKey?: string | undefined,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<TransferObject> {
+      if (idempotent.committed !== null) return getTransfer(tenantId, idempotent.committed);
       checkAmount(input.amount);
       checkCurrency(input.currency);
-      const row = await store.transaction((trx) =>
-        transferInTransaction(trx, tenantId, input, idempotencyKey),
-      );
+      const row = await store.transaction((trx) => transferInTransaction(trx, tenantId, input, idempotent));
       return presentTransfer(row);
     },
 
-    async getTransfer(tenantId: string, id: string): Promise<TransferObject> {
-      const row = await repo.findTransfer(store.db, tenantId, id);
-      if (!row) throw notFound('transfer');
-      return presentTransfer(row);
-    },
+    getTransfer,
 
     async listTransfers(tenantId: string, query: TransferListQuery) {
       const window = pageWindow(query, '-created');

@@ -9,6 +9,7 @@ import {
   createTestContext,
   DIALECTS,
   type TestContext,
+  whileResponsesAreRefused,
 } from '../../../test/helpers/context.js';
 import type { BalanceObject, TransactionObject, TransferObject } from './wallet.schemas.js';
 
@@ -304,21 +305,56 @@ for (const dialect of DIALECTS) {
       assert.equal((await a.api<Page<TransferObject>>('GET', '/v1/wallet/transfers')).body.total, 1);
     });
 
-    it('finds a transfer by its Idempotency-Key when the stored response was lost', async () => {
+    it('answers a retry whose first answer was lost with the transfer it made, moving the money once', async () => {
       const a = await tenant();
       const b = await tenant();
       await credit(a, 1000);
       const body = { amount: 250, currency: 'USD', destination_wallet_id: b.walletId };
-      // The service runs twice with one key, as after a crash between COMMIT and storing the response.
-      const first = await ctx.deps.wallet.transfer(a.id, body, 'lost-response');
-      const second = await ctx.deps.wallet.transfer(a.id, body, 'lost-response');
-      assert.deepEqual(second, first);
+      const send = () => transfer(a, body, { 'idempotency-key': 'lost-response' });
+      // Storing the response fails after the transfer committed (a trigger refuses the update).
+      assert.ok((await whileResponsesAreRefused(ctx.deps.store.db, dialect, send)).status >= 500);
+      const retried = await send();
+      assert.equal(retried.status, 201, JSON.stringify(retried.body));
+      assert.equal(retried.body.amount, 250);
       assert.equal(await balance(a), 750);
       assert.equal(await balance(b), 250);
+      const sent = await a.api<Page<TransferObject>>('GET', '/v1/wallet/transfers');
+      assert.deepEqual(
+        sent.body.data.map((t) => t.id),
+        [retried.body.id],
+        'one transfer',
+      );
+      assert.equal((await send()).headers['idempotent-replayed'], 'true');
       // Without a key, two calls are two transfers.
       await ctx.deps.wallet.transfer(a.id, body);
       await ctx.deps.wallet.transfer(a.id, body);
       assert.equal(await balance(a), 250);
+      await verifyOk();
+    });
+
+    it('treats a key used again after it lapsed (24 hours) as a new request', async () => {
+      const a = await tenant();
+      const b = await tenant();
+      await credit(a, 1000);
+      const headers = { 'idempotency-key': 'payout-key' };
+      const first = await transfer(
+        a,
+        { amount: 7, currency: 'USD', destination_wallet_id: b.walletId },
+        headers,
+      );
+      assert.equal(first.status, 201);
+      clock.advance(25 * 3600 * 1000);
+      const later = await transfer(
+        a,
+        { amount: 90, currency: 'USD', destination_wallet_id: b.walletId, description: 'new payout' },
+        headers,
+      );
+      assert.equal(later.status, 201, JSON.stringify(later.body));
+      assert.equal(later.headers['idempotent-replayed'], undefined);
+      assert.notEqual(later.body.id, first.body.id);
+      assert.equal(later.body.amount, 90);
+      assert.equal(await balance(a), 903);
+      assert.equal(await balance(b), 97);
       await verifyOk();
     });
 
