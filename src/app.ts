@@ -11,7 +11,12 @@ import Fastify, {
 import type { Deps } from './deps.js';
 import { createGate, versionAnswered } from './http/auth.js';
 import { meteringHook } from './http/rate-limit.js';
-import { installErrorHandler, installNotFoundHandler, RouteTable } from './http/error-handler.js';
+import {
+  frameworkErrorHandler,
+  installErrorHandler,
+  installNotFoundHandler,
+  RouteTable,
+} from './http/error-handler.js';
 import { AppError, ERROR_STATUS } from './http/errors.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
@@ -83,6 +88,12 @@ ${Object.entries(ERROR_STATUS)
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const { versions, idempotency, apiKeys } = deps;
   const tls = options.https !== undefined;
+  const latest = versions.latest.version;
+  /** Headers every response carries: its request id, and HSTS over TLS. */
+  const stamp = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+  };
   // Fastify's HTTPS and HTTP instances differ only in the raw server type, which nothing here uses.
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -98,6 +109,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       const inbound = req.headers['x-request-id'];
       return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : newRequestId();
     },
+    frameworkErrors: frameworkErrorHandler((request, reply) => {
+      stamp(request, reply);
+      reply.header('x-service-version', latest);
+    }),
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
 
@@ -114,7 +129,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     versions,
     limiter: deps.limitsAndMetering ? deps.rateLimiter : undefined,
   });
-  const latest = versions.latest.version;
   installErrorHandler(app, {
     // A request refused before its gate answered (shutting down, a console session refused).
     beforeProblem: (request, reply) => {
@@ -208,8 +222,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   // Every request: its id, HSTS, and a 503 while shutting down. A callback hook: no promise.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
-    reply.header('x-request-id', request.id);
-    if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+    stamp(request, reply);
     if (!app.draining) {
       done();
       return;

@@ -32,6 +32,32 @@ for (const dialect of DIALECTS) {
       assert.equal(wrong.headers.allow, 'GET, HEAD');
     });
 
+    it('answers URLs the router refuses (bad percent-encoding, an over-long id) as problems too', async () => {
+      const api = client(ctx.app, key);
+      const probes = [
+        { method: 'GET', url: '/v1/orders/%E0%A4%A', status: 400, code: 'validation_failed' },
+        { method: 'POST', url: '/v1/plugins/%ZZ/install', status: 400, code: 'validation_failed' },
+        { method: 'GET', url: `/v1/orders/${'a'.repeat(101)}`, status: 404, code: 'not_found' },
+      ] as const;
+      for (const probe of probes) {
+        const res = await api<{ code: string; request_id: string; errors?: { field: string }[] }>(
+          probe.method,
+          probe.url,
+        );
+        assert.equal(res.status, probe.status, `${probe.url}: ${JSON.stringify(res.body)}`);
+        assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+        assert.equal(res.body.code, probe.code);
+        assert.match(String(res.headers['x-request-id']), /^req_/);
+        assert.equal(res.body.request_id, res.headers['x-request-id']);
+        assert.ok(res.headers['x-service-version']);
+        if (probe.status === 400)
+          assert.deepEqual(
+            res.body.errors?.map((e) => e.field),
+            ['path'],
+          );
+      }
+    });
+
     it('rejects malformed JSON with 400 invalid_json and changes nothing', async () => {
       const before = await countKeys();
       const res = await client(ctx.app, key)('POST', '/v1/api-keys', {

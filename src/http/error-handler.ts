@@ -29,6 +29,13 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
       return new AppError('invalid_json', 'The request body is not valid JSON.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('invalid_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('validation_failed', 'The URL has a malformed percent-encoding.', {
+        errors: [{ field: 'path', message: 'has a malformed percent-encoding' }],
+      });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // No id is that long: the resource does not exist.
+      return new AppError('not_found', 'No such resource: a path parameter is over 100 characters.');
     default:
       break;
   }
@@ -56,6 +63,18 @@ const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
 export interface ErrorHandlerOptions {
   /** Runs before every problem is sent (e.g. to add a header a refused request still carries). */
   beforeProblem?: (request: FastifyRequest, reply: FastifyReply) => void;
+}
+
+/**
+ * Fastify's `frameworkErrors`: what Fastify refuses before routing (a malformed percent-encoding,
+ * a path parameter over 100 characters) answered as a problem like everything else, with the
+ * headers `stamp` sets on every response.
+ */
+export function frameworkErrorHandler(stamp: (request: FastifyRequest, reply: FastifyReply) => void) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    stamp(request, reply);
+    sendProblem(request, reply, fromFastifyError(error) ?? new AppError('not_found', 'No such resource.'));
+  };
 }
 
 export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
