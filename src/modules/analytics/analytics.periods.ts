@@ -95,7 +95,10 @@ export function resolvePeriod(query: PeriodQuery, now: number, tenantCurrency: s
     query.from === undefined ? to - (DEFAULT_PERIOD_DAYS - 1) * DAY_MS : parseDate('from', query.from);
   if (from > to) throw validationError('from', 'must not be after to');
   if ((to - from) / DAY_MS + 1 > MAX_PERIOD_DAYS) {
-    throw validationError('to', `must be at most ${MAX_PERIOD_DAYS} days from from, both included`);
+    // The field the caller sent: `from` alone is measured to today.
+    throw query.to === undefined
+      ? validationError('from', `must be at most ${MAX_PERIOD_DAYS} days before today (to), both included`)
+      : validationError('to', `must be at most ${MAX_PERIOD_DAYS} days from from, both included`);
   }
   const currency = query.currency ?? tenantCurrency;
   if (!/^[A-Z]{3}$/.test(currency) || !isCurrency(currency)) {

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import { validationError } from '../../http/errors.js';
 import {
   AnalyticsQuery,
   AnalyticsSchema,
@@ -16,6 +17,8 @@ import type { ReportName } from './analytics.service.js';
 
 const PERIOD_RULES =
   'Days are UTC. `from`..`to` covers at most 366 days (400 `validation_failed` names the field otherwise).';
+
+const PAGING = ['limit', 'offset', 'page', 'cursor'] as const;
 
 /** A report as JSON (a list envelope) or, with `format=csv`, as a CSV attachment. */
 function reportResponse(json: TSchema) {
@@ -82,7 +85,13 @@ export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         async (request, reply) => {
           const { tenant } = principalOf(request);
           const { format, ...query } = request.query;
-          if (format === 'csv') return sendCsv(reply, await analytics.exportCsv(name, tenant, query));
+          if (format === 'csv') {
+            // Read from the URL: `limit` has a default once validated.
+            const sent = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1));
+            const paging = PAGING.find((parameter) => sent.has(parameter));
+            if (paging) throw validationError(paging, 'applies to JSON only; format=csv exports every row');
+            return sendCsv(reply, await analytics.exportCsv(name, tenant, query));
+          }
           return analytics.report(name, tenant, query);
         },
       );

@@ -49,7 +49,7 @@ export const ReportQuery = Type.Object(
         enum: ['json', 'csv'],
         default: 'json',
         description:
-          '`csv`: every row of the report as `text/csv` (an attachment); paging applies to JSON only.',
+          '`csv`: every row of the report as `text/csv` (an attachment); paging parameters are refused with it (400).',
       }),
     ),
   },

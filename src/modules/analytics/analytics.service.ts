@@ -361,7 +361,8 @@ export function createAnalyticsService(deps: {
       if (name === 'sales') rows = await salesRows(tenant.id, period);
       else if (name === 'products') rows = await allProducts(tenant.id, period);
       else rows = allCustomers(tenant.id, period);
-      const csv = stringify({ header: true, columns: CSV_COLUMNS[name] });
+      // Text starting with = + - @ is escaped (a leading '), so a spreadsheet never runs it as a formula.
+      const csv = stringify({ header: true, columns: CSV_COLUMNS[name], escape_formulas: true });
       const body = pipeline(Readable.from(rows), csv, (error) => {
         if (error) logger.error({ err: error, report: name }, 'analytics CSV export failed');
       });

@@ -402,11 +402,35 @@ for (const dialect of DIALECTS) {
       assert.match(customers.body, /^ben@example\.com,"Ben, ""B""",2,1500,/m);
     });
 
+    it('exports text a spreadsheet would run as a formula escaped with a leading quote', async () => {
+      const tenant = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      const evil = await product(tenant, { name: '=HYPERLINK("http://evil.example")', price: 500 });
+      await order(
+        '2026-03-10T12:00:00.000Z',
+        {
+          items: [{ product_id: evil, quantity: 1 }],
+          customer: { email: 'formula@example.com', name: '+1 (555) 0100' },
+          payment_method: 'pm_card_visa',
+        },
+        tenant,
+      );
+      const range = 'from=2026-03-10&to=2026-03-10';
+      const products = await tenant<string>('GET', `/v1/analytics/reports/products?${range}&format=csv`);
+      const customers = await tenant<string>('GET', `/v1/analytics/reports/customers?${range}&format=csv`);
+      const cell = (csv: string, column: string) =>
+        (parse(csv, { columns: true }) as Record<string, string>[])[0]?.[column];
+      assert.equal(cell(products.body, 'name'), `'=HYPERLINK("http://evil.example")`);
+      assert.equal(cell(customers.body, 'name'), "'+1 (555) 0100");
+      // Numbers, negative ones included, stay numbers.
+      assert.equal(cell(products.body, 'revenue'), '500');
+    });
+
     it('rejects bad periods, intervals, currencies and parameters naming the field', async () => {
       const cases: [string, string][] = [
         ['from=2026-03-12&to=2026-03-10', 'from'],
         ['from=2025-01-01&to=2026-01-02', 'to'],
         ['to=2026-03-10&from=2025-03-09', 'to'],
+        ['from=2020-01-01', 'from'],
         ['from=2026-02-30', 'from'],
         ['from=20260301', 'from'],
         ['to=yesterday', 'to'],
@@ -435,6 +459,10 @@ for (const dialect of DIALECTS) {
         ['limit=0', 'limit'],
         ['limit=101', 'limit'],
         ['cursor=bm9wZQ', 'cursor'],
+        ['format=csv&cursor=abc', 'cursor'],
+        ['format=csv&limit=20', 'limit'],
+        ['format=csv&offset=0', 'offset'],
+        ['format=csv&page=2', 'page'],
       ]) {
         const res = await api<Problem>('GET', `/v1/analytics/reports/products?${query}`);
         assert.equal(res.status, 400, query);
