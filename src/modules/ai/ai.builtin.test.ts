@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { AppError } from '../../http/errors.js';
 import { BUILTIN_MODEL, createBuiltinProvider, writeDescription } from './ai.builtin.js';
 import { article, categoryPhrase, feature, joinList } from './ai.english.js';
 import { type DescriptionRequest, LENGTH_WORDS, LENGTHS, type ProductFacts, TONES } from './ai.provider.js';
@@ -190,6 +191,26 @@ describe('builtin description writer', () => {
       }),
       { numRuns: 300, seed: 7 },
     );
+  });
+
+  it('refuses keywords that leave no room within the length, naming keywords', () => {
+    // Ten keywords of 13 words each: 130 words before anything else is said.
+    const keywords = Array.from({ length: 10 }, (_, i) =>
+      Array.from({ length: 13 }, (__, j) => `w${i}${String.fromCharCode(97 + j)}`).join(' '),
+    );
+    for (const length of ['short', 'medium'] as const) {
+      assert.throws(
+        () => writeDescription(request({ length, keywords })),
+        (error: AppError) =>
+          error.code === 'validation_failed' &&
+          error.errors?.[0]?.field === 'keywords' &&
+          error.errors[0].message.includes(`over its ${LENGTH_WORDS[length].max}`),
+      );
+    }
+    // They fit a long description, every one of them in it.
+    const long = writeDescription(request({ length: 'long', keywords }));
+    assert.ok(countWords(long) <= LENGTH_WORDS.long.max);
+    for (const keyword of keywords) assert.ok(long.includes(keyword));
   });
 
   it('reports English, no tokens and its model name', async () => {

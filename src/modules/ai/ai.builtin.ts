@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { validationError } from '../../http/errors.js';
 import {
   type AttributeFact,
   attributeFact,
@@ -358,6 +359,13 @@ export function writeDescription(request: DescriptionRequest): string {
   }
   // Short of the minimum, the name may come back more often than is elegant.
   for (const filler of skipped) if (draft.words < min) addFiller(filler);
+  // Every keyword must appear, word for word: when they leave no room, the length cannot be kept.
+  if (keywords.length > 0 && draft.words > max) {
+    throw validationError(
+      'keywords',
+      `would make the ${request.length} description ${draft.words} words long, over its ${max}: send fewer or shorter keywords, or ask for a longer length`,
+    );
+  }
   return draft.text();
 }
 

@@ -60,7 +60,9 @@ export const GenerateDescriptionBody = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 60, pattern: '\\S' }), {
         maxItems: 10,
         uniqueItems: true,
-        description: 'Words or phrases the text must contain, word for word.',
+        description:
+          'Words or phrases the text must contain, word for word. With the built-in writer, more than the ' +
+          'length has room for is a 400 naming `keywords`.',
       }),
     ),
     save: Type.Optional(
