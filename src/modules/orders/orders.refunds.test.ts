@@ -158,6 +158,16 @@ for (const dialect of DIALECTS) {
       assert.equal(after.status, 'cancelled');
       assert.equal(after.payment?.status, 'refunded');
       assert.equal(await available(), 0, 'a cancelled order credits nothing');
+      // Its one event says so: the payment was received and is refunded, nothing to book.
+      const received = await ctx.deps.store.db
+        .selectFrom('events')
+        .select('data')
+        .where('type', '=', 'payment.received')
+        .where('object_id', '=', paymentId)
+        .execute();
+      assert.equal(received.length, 1);
+      const data = JSON.parse(String(received[0]?.data)) as { status: string };
+      assert.equal(data.status, 'refunded');
 
       state.refundFails = false;
       clock.advance(PAYMENT_LEASE_MS);

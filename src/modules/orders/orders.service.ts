@@ -281,11 +281,13 @@ export function createOrderService(deps: OrderServiceDeps) {
           giveBack: false,
         };
       }
-      await emitPayment(trx, 'payment.received', current);
       if (giveBack) {
+        // The event carries the payment as committed: received, and refunded at once.
         const refunded = { ...current, status: 'refunded' as const, refund_due_at: refundDueAt };
+        await emitPayment(trx, 'payment.received', refunded);
         return { settled: { order: await load(trx, order), payment: refunded }, giveBack };
       }
+      await emitPayment(trx, 'payment.received', current);
       const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
       await wallet.creditOrderPayment(trx, orderMoneyOf(current));
       return {
