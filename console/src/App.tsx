@@ -32,13 +32,16 @@ function Starting() {
   );
 }
 
-/** Pages for signed-in users; others go to the login page and come back afterwards. */
+/**
+ * Pages for signed-in users; others go to the login page and come back afterwards (also when the
+ * session expired on a page: the login page says so).
+ */
 function RequireSession({ children }: { children: ReactNode }) {
   const { account, loggedOut } = useSession();
   const location = useLocation();
   if (account === undefined) return <Starting />;
   if (account === null) {
-    const next = location.pathname + location.search;
+    const next = location.pathname + location.search + location.hash;
     const back = !loggedOut && next !== '/';
     return <Navigate to={back ? `${PAGES.login}?next=${encodeURIComponent(next)}` : PAGES.login} replace />;
   }

@@ -25,6 +25,7 @@ export function timeAgo(iso: string | null, now: number = Date.now()): string {
 
 const dateFormat = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric' });
 const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+const instantFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 const dayFormat = new Intl.DateTimeFormat('en', {
   weekday: 'short',
   month: 'short',
@@ -42,6 +43,11 @@ export function formatDateTime(iso: string): string {
   return dateTimeFormat.format(new Date(iso));
 }
 
+/** To the second: "Nov 21, 2026, 3:04:27 PM". */
+export function formatInstant(iso: string): string {
+  return instantFormat.format(new Date(iso));
+}
+
 /** The date, and the time too when it is within a day of `now` ("Nov 21, 2026, 3:04 PM"). */
 export function formatDateNear(iso: string, now: number = Date.now()): string {
   return Math.abs(Date.parse(iso) - now) < 24 * 3600 * 1000 ? formatDateTime(iso) : formatDate(iso);
@@ -52,9 +58,9 @@ export function formatDay(date: string, short = false): string {
   return (short ? shortDayFormat : dayFormat).format(new Date(`${date}T00:00:00Z`));
 }
 
-/** "14:03:27", local time. */
-export function clockTime(iso: string): string {
-  const d = new Date(iso);
+/** "14:03:27", local time, of an ISO timestamp or ms since the epoch. */
+export function clockTime(at: string | number): string {
+  const d = new Date(at);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
@@ -85,4 +91,56 @@ export function humanize(slug: string): string {
 /** "1 call", "2 calls", "1,000 calls". */
 export function plural(n: number, word: string): string {
   return `${formatNumber(n)} ${n === 1 ? word : `${word}s`}`;
+}
+
+const JSON_SPACE = ' \t\n\r';
+
+/**
+ * A body to show as text: indented when it is JSON, otherwise exactly as it came. Only whitespace
+ * between tokens changes, so every value reads as sent (a large number or an escape stays as it
+ * was, which parsing and serializing again would not promise).
+ */
+export function formatBody(body: string): string {
+  try {
+    JSON.parse(body);
+  } catch {
+    return body;
+  }
+  let out = '';
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charAt(i);
+    if (inString) {
+      out += c;
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '{' || c === '[') {
+      let next = i + 1;
+      while (JSON_SPACE.includes(body.charAt(next))) next += 1;
+      if (body.charAt(next) === (c === '{' ? '}' : ']')) {
+        out += c + body.charAt(next);
+        i = next;
+      } else {
+        depth += 1;
+        out += c + newline();
+      }
+    } else if (c === '}' || c === ']') {
+      depth -= 1;
+      out += newline() + c;
+    } else if (c === ',') {
+      out += c + newline();
+    } else if (c === ':') {
+      out += ': ';
+    } else if (!JSON_SPACE.includes(c)) {
+      out += c;
+    }
+  }
+  return out;
 }

@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useId, useRef, useState } from 'react';
 import { api, ApiError, describeError } from './api.js';
+import { StaleContext } from './components/Stale.js';
 
 export interface Resource<T> {
   data: T | undefined;
+  /** Why the last load failed; with `data` set, the data on screen is from an earlier load. */
   error: unknown;
   loading: boolean;
   /** Loads again; the current data stays on screen meanwhile. */
@@ -14,7 +16,9 @@ export interface Resource<T> {
 /**
  * GETs `path` from the console backend, again whenever `path` changes or `reload` is called, and
  * every `refreshMs` while the page is visible, unless the last answer was 404 (it is not there to
- * watch). A response to an older path never overwrites a newer one.
+ * watch). A response to an older path never overwrites a newer one. When a load fails after data
+ * was shown, the data stays and the page's stale-data warning (components/Stale.tsx) says since
+ * when it is out of date and why, with a retry, until a load succeeds again.
  */
 export function useResource<T>(path: string | null, options: { refreshMs?: number } = {}): Resource<T> {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -22,6 +26,8 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
   const [generation, setGeneration] = useState(0);
   /** Which request the data and error on screen answer. */
   const [settled, setSettled] = useState<string>();
+  /** When the data on screen was loaded (ms since the epoch). */
+  const [loadedAt, setLoadedAt] = useState<number>();
   const latest = useRef(0);
   const { refreshMs } = options;
   const requestKey = path === null ? undefined : `${generation} ${path}`;
@@ -35,6 +41,7 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
         if (ticket !== latest.current) return;
         setData(value);
         setError(undefined);
+        setLoadedAt(Date.now());
         setSettled(key);
       },
       (failure: unknown) => {
@@ -56,6 +63,15 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
   }, [refreshMs, path, missing]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
+
+  const stale = useContext(StaleContext);
+  const staleId = useId();
+  const outdated = data !== undefined && error !== undefined;
+  useEffect(() => {
+    if (!stale || !outdated || loadedAt === undefined) return;
+    return stale.report(staleId, { since: loadedAt, error, retry: reload });
+  }, [stale, staleId, outdated, loadedAt, error, reload]);
+
   return { data, error, loading, reload, set: setData };
 }
 

@@ -1,4 +1,13 @@
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { api, ApiError, setCsrfToken, setUnauthorizedHandler } from './api.js';
 import type { Account, SignupResult } from './types.js';
 
@@ -11,6 +20,8 @@ interface SessionState {
   dismissFirstKey(): void;
   /** True after the user logged out here (not when the session expired). */
   loggedOut: boolean;
+  /** True when the server ended the session while the user was signed in here, until the next login. */
+  expired: boolean;
   login(email: string, password: string): Promise<void>;
   signup(input: {
     store_name: string;
@@ -29,12 +40,25 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [error, setError] = useState<unknown>(undefined);
   const [firstKey, setFirstKey] = useState<string>();
   const [loggedOut, setLoggedOut] = useState(false);
+  const [expired, setExpired] = useState(false);
+  /** Signed in, and not logging out: a 401 now means the server ended the session. */
+  const active = useRef(false);
 
   const adopt = useCallback((next: Account | null) => {
     setCsrfToken(next?.csrf_token ?? '');
-    if (next) setLoggedOut(false);
+    active.current = next !== null;
+    if (next) {
+      setLoggedOut(false);
+      setExpired(false);
+    }
     setAccount(next);
   }, []);
+
+  /** The server answered 401: the session is over (expired, or ended elsewhere). */
+  const ended = useCallback(() => {
+    if (active.current) setExpired(true);
+    adopt(null);
+  }, [adopt]);
 
   /** Asks the server who is logged in (401: nobody). */
   const check = useCallback(
@@ -45,17 +69,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
           setError(undefined);
         },
         (failure: unknown) => {
-          if (failure instanceof ApiError && failure.status === 401) adopt(null);
+          if (failure instanceof ApiError && failure.status === 401) ended();
           else setError(failure);
         },
       ),
-    [adopt],
+    [adopt, ended],
   );
 
   useEffect(() => {
-    setUnauthorizedHandler(() => adopt(null));
+    setUnauthorizedHandler(ended);
     void check();
-  }, [adopt, check]);
+  }, [ended, check]);
 
   const value = useMemo<SessionState>(
     () => ({
@@ -65,6 +89,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       firstKey,
       dismissFirstKey: () => setFirstKey(undefined),
       loggedOut,
+      expired,
       async login(email, password) {
         adopt(await api.post<Account>('/login', { email, password }));
       },
@@ -75,6 +100,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         return result;
       },
       async logout() {
+        // Calls still under way may answer 401 once the session is gone: that is no expiry.
+        active.current = false;
         try {
           await api.post('/logout');
         } finally {
@@ -84,7 +111,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         }
       },
     }),
-    [account, error, check, adopt, firstKey, loggedOut],
+    [account, error, check, adopt, firstKey, loggedOut, expired],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -5,6 +5,7 @@ import type {
   ConsoleVersionsSchema,
   SignupResultSchema,
 } from '../../src/modules/console/console.schemas.js';
+import type { EventObject } from '../../src/modules/events/events.service.js';
 import type { PluginSchema, RatingSchema } from '../../src/modules/plugins/plugins.schemas.js';
 import type { UsageSchema } from '../../src/modules/usage/usage.schemas.js';
 import type { DeliverySchema, WebhookSchema } from '../../src/modules/webhooks/webhooks.schemas.js';
@@ -16,6 +17,7 @@ export type SignupResult = Static<typeof SignupResultSchema>;
 export type ApiKey = Static<typeof ApiKeySchema>;
 export type Webhook = Static<typeof WebhookSchema>;
 export type Delivery = Static<typeof DeliverySchema>;
+export type WebhookEvent = EventObject;
 export type Plugin = Static<typeof PluginSchema>;
 export type Rating = Static<typeof RatingSchema>;
 export type Usage = Static<typeof UsageSchema>;

@@ -1,4 +1,5 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+import { createPortal } from 'react-dom';
 import { CopyField } from './CopyField.js';
 import { FormError } from './Form.js';
 import { DialogToasts } from './Toast.js';
@@ -42,7 +43,8 @@ function keepFocusInside(dialog: HTMLDialogElement, event: KeyboardEvent<HTMLDia
 /**
  * A modal on the native <dialog>: showModal() makes the rest of the page inert, Tab cycles through
  * the dialog's controls (never out to the browser), Escape closes it (unless it is not
- * dismissible), and focus goes back where it was when it closes. Rendered only while open.
+ * dismissible), and focus goes back where it was when it closes. Rendered only while open, into
+ * the document's body, so it takes no styles from where it was opened (a banner, a table row).
  */
 export function Dialog({
   title,
@@ -75,7 +77,7 @@ export function Dialog({
     };
   }, []);
 
-  return (
+  return createPortal(
     <dialog
       ref={ref}
       className={`dialog dialog-${size}`}
@@ -122,7 +124,8 @@ export function Dialog({
         {children}
       </div>
       <DialogToasts />
-    </dialog>
+    </dialog>,
+    document.body,
   );
 }
 

@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { useAccount, useSession } from '../session.js';
 import { humanize } from '../format.js';
+import { StaleData } from './Stale.js';
 
 const NAV = [
   { to: '/', label: 'Overview', end: true },
@@ -76,7 +77,9 @@ export function Layout() {
         </div>
       </aside>
       <main id="main" className="main" tabIndex={-1} ref={main}>
-        <Outlet />
+        <StaleData>
+          <Outlet />
+        </StaleData>
       </main>
     </div>
   );

@@ -56,7 +56,7 @@ function formErrors(
 
 export function Login() {
   usePageTitle('Log in');
-  const { login } = useSession();
+  const { login, expired } = useSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -85,6 +85,11 @@ export function Login() {
         </>
       }
     >
+      {expired ? (
+        <p className="banner banner-warning banner-inline auth-notice" role="alert">
+          Your session expired; log in again to continue where you left off.
+        </p>
+      ) : null}
       <form onSubmit={(event) => void submit(event)} noValidate={false}>
         <Field
           label="Email"

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { api } from '../api.js';
 import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
+import { PlansButton } from '../components/Plans.js';
 import { ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDate, formatMs, formatNumber, humanize, percent, plural } from '../format.js';
@@ -48,9 +49,7 @@ export function QuotaWarning({ usage }: { usage: Usage }) {
           Upgrade your plan for a larger quota.
         </p>
       </div>
-      <Link className="button button-primary" to="/usage#plans">
-        Upgrade plan
-      </Link>
+      <PlansButton label="Upgrade plan" className="button button-primary" />
     </div>
   );
 }
@@ -208,7 +207,10 @@ export function Overview() {
           </div>
           <div>
             <dt>Plan</dt>
-            <dd>{humanize(account.tenant.plan)}</dd>
+            <dd className="plan-field">
+              {humanize(account.tenant.plan)}
+              <PlansButton label="Compare plans" className="button button-small" />
+            </dd>
           </div>
         </dl>
       </section>

@@ -1,7 +1,7 @@
-import { useEffect, useId, useState } from 'react';
-import { useLocation } from 'react-router';
+import { useId, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { PageHeader } from '../components/Layout.js';
+import { PlanOptions } from '../components/Plans.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import {
   formatCompact,
@@ -10,12 +10,10 @@ import {
   formatDay,
   formatMs,
   formatNumber,
-  humanize,
   percent,
   plural,
 } from '../format.js';
 import { useResource } from '../hooks.js';
-import { useAccount } from '../session.js';
 import { usePageTitle } from '../title.js';
 import type { Usage as UsageData } from '../types.js';
 import { QuotaWarning, UsageCards } from './Overview.js';
@@ -148,47 +146,11 @@ function DailyChart({ usage }: { usage: UsageData }) {
   );
 }
 
-function Plans() {
-  const account = useAccount();
-  return (
-    <section className="card" id="plans" aria-labelledby="plans-title" tabIndex={-1}>
-      <h2 id="plans-title">Plans</h2>
-      <p className="hint">
-        You are on the {humanize(account.tenant.plan)} plan. Plan changes are made by your platform operator;
-        ask them for the plan you need.
-      </p>
-      <div className="plans">
-        {account.plans.map((plan) => (
-          <div
-            key={plan.name}
-            className={`plan-card${plan.current ? ' plan-current' : ''}`}
-            aria-current={plan.current ? 'true' : undefined}
-          >
-            <h3>{humanize(plan.name)}</h3>
-            <p>
-              <strong>{formatNumber(plan.monthly)}</strong> calls a month
-            </p>
-            <p>
-              <strong>{formatNumber(plan.hourly)}</strong> calls an hour
-            </p>
-            {plan.current ? <span className="badge badge-info">Current plan</span> : null}
-          </div>
-        ))}
-      </div>
-    </section>
-  );
-}
-
 export function Usage() {
   usePageTitle('Usage');
   const [period, setPeriod] = useState<(typeof PERIODS)[number]['value']>('month');
   const usage = useResource<UsageData>(`/usage?period=${period}`, { refreshMs: 10_000 });
   const periodId = useId();
-  const location = useLocation();
-
-  useEffect(() => {
-    if (location.hash === '#plans' && usage.data) document.getElementById('plans')?.focus();
-  }, [location.hash, usage.data]);
 
   return (
     <>
@@ -242,7 +204,10 @@ export function Usage() {
               </div>
             </dl>
           </section>
-          <Plans />
+          <section className="card" aria-labelledby="plans-title">
+            <h2 id="plans-title">Plans</h2>
+            <PlanOptions />
+          </section>
         </>
       )}
     </>

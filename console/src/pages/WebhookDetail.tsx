@@ -2,14 +2,24 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, describeError } from '../api.js';
 import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
-import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
+import { ConfirmDialog, Dialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
+import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
-import { clockTime, formatDateTime, formatNumber, plural, timeAgo } from '../format.js';
+import {
+  clockTime,
+  formatBody,
+  formatDateTime,
+  formatInstant,
+  formatNumber,
+  humanize,
+  plural,
+  timeAgo,
+} from '../format.js';
 import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
-import type { Delivery, Page, Webhook } from '../types.js';
+import type { Delivery, Page, Webhook, WebhookEvent } from '../types.js';
 import { eventsLabel } from './Webhooks.js';
 
 const LOG_PAGE = 25;
@@ -41,6 +51,119 @@ function NextRetry({ at }: { at: string | undefined }) {
   return at ? <div className="hint">Next retry {formatDateTime(at)}</div> : null;
 }
 
+function ResponseBody({ delivery }: { delivery: Delivery }) {
+  if (delivery.response_body === null) {
+    return (
+      <p className="muted">
+        {delivery.status === 'pending'
+          ? 'Not sent yet.'
+          : 'No response body: the endpoint did not answer, or answered without one.'}
+      </p>
+    );
+  }
+  if (delivery.response_body === '') return <p className="muted">The response body was empty.</p>;
+  return <Preformatted label="Response body" text={formatBody(delivery.response_body)} />;
+}
+
+/** The event a delivery sent, as the endpoint received it: rendered in the endpoint's version. */
+function EventPayload({ delivery, webhook }: { delivery: Delivery; webhook: Webhook }) {
+  const event = useResource<WebhookEvent>(
+    `/events/${encodeURIComponent(delivery.event_id)}?api_version=${encodeURIComponent(webhook.api_version)}`,
+  );
+  if (event.data !== undefined) {
+    return <Preformatted label="Event payload" text={JSON.stringify(event.data, null, 2)} />;
+  }
+  if (event.error instanceof ApiError && event.error.status === 404) {
+    return (
+      <p className="muted">This event is no longer kept: events are deleted after the retention period.</p>
+    );
+  }
+  if (event.error !== undefined) {
+    return <ErrorState error={event.error} onRetry={event.reload} title="The event could not be loaded" />;
+  }
+  return <Loading label="Loading the event" rows={2} />;
+}
+
+/** One attempt in full: its outcome, what the endpoint answered and the event it was sent. */
+function DeliveryDialog({
+  delivery,
+  webhook,
+  nextRetry,
+  onClose,
+}: {
+  delivery: Delivery;
+  webhook: Webhook;
+  nextRetry: string | undefined;
+  onClose: () => void;
+}) {
+  const pending = delivery.status === 'pending';
+  return (
+    <Dialog
+      title={`${delivery.event} · attempt ${delivery.attempt}`}
+      description={<span className="mono">{delivery.url}</span>}
+      size="wide"
+      onClose={onClose}
+    >
+      <dl className="details-grid delivery-details">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={delivery.status} label={humanize(delivery.status)} />
+          </dd>
+        </div>
+        <div>
+          <dt>Response</dt>
+          <dd>
+            <ResponseLabel response={delivery.response} status={delivery.response_status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{delivery.duration === null ? '—' : `${formatNumber(delivery.duration)} ms`}</dd>
+        </div>
+        <div>
+          <dt>Attempt</dt>
+          <dd>{delivery.attempt}</dd>
+        </div>
+        <div>
+          <dt>Sent</dt>
+          <dd>{delivery.time ? formatInstant(delivery.time) : 'Not yet'}</dd>
+        </div>
+        <div>
+          <dt>{pending ? 'Due' : 'Next retry'}</dt>
+          <dd>
+            {pending
+              ? delivery.next_retry_at
+                ? formatInstant(delivery.next_retry_at)
+                : '—'
+              : nextRetry
+                ? formatInstant(nextRetry)
+                : 'None'}
+          </dd>
+        </div>
+        <div className="details-span">
+          <dt>Event</dt>
+          <dd className="mono">{delivery.event_id}</dd>
+        </div>
+      </dl>
+      <section className="delivery-section">
+        <div className="card-header">
+          <h3>Response body</h3>
+          <span className="hint">The first 1 KiB is kept</span>
+        </div>
+        <ResponseBody delivery={delivery} />
+      </section>
+      <section className="delivery-section">
+        <div className="card-header">
+          <h3>Event payload</h3>
+          <span className="hint">Payload version {webhook.api_version}</span>
+        </div>
+        <EventPayload delivery={delivery} webhook={webhook} />
+      </section>
+    </Dialog>
+  );
+}
+
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const [limit, setLimit] = useState(LOG_PAGE);
   const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${limit}`, {
@@ -48,6 +171,9 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   });
   const toast = useToast();
   const [retrying, setRetrying] = useState<string>();
+  /** The attempt whose details are open, as last listed (it may have moved past the page since). */
+  const [opened, setOpened] = useState<Delivery>();
+  const retries = nextRetries(log.data?.data ?? []);
 
   async function retry(delivery: Delivery) {
     setRetrying(delivery.id);
@@ -77,7 +203,6 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       </Empty>
     );
   } else {
-    const retries = nextRetries(log.data.data);
     body = (
       <>
         <div className="table-wrap">
@@ -98,7 +223,16 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
             </thead>
             <tbody>
               {log.data.data.map((delivery) => (
-                <tr key={delivery.id} data-delivery-id={delivery.id} data-status={delivery.status}>
+                <tr
+                  key={delivery.id}
+                  data-delivery-id={delivery.id}
+                  data-status={delivery.status}
+                  className="row-link"
+                  // The whole row opens the details for a pointer; the event's button, for the keyboard.
+                  onClick={(event) => {
+                    if (!(event.target as Element).closest('button, a')) setOpened(delivery);
+                  }}
+                >
                   <td data-label="Time" className="mono nowrap">
                     {delivery.time ? (
                       <time dateTime={delivery.time} title={formatDateTime(delivery.time)}>
@@ -116,7 +250,15 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                     )}
                   </td>
                   <td data-label="Event" className="mono">
-                    {delivery.event}
+                    <button
+                      type="button"
+                      className="link-button"
+                      aria-haspopup="dialog"
+                      aria-label={`${delivery.event}, attempt ${delivery.attempt}: details`}
+                      onClick={() => setOpened(delivery)}
+                    >
+                      {delivery.event}
+                    </button>
                   </td>
                   <td data-label="Endpoint" className="mono">
                     {delivery.endpoint}
@@ -174,6 +316,14 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
         </span>
       </div>
       {body}
+      {opened ? (
+        <DeliveryDialog
+          delivery={log.data?.data.find((d) => d.id === opened.id) ?? opened}
+          webhook={webhook}
+          nextRetry={retries.get(opened.id)}
+          onClose={() => setOpened(undefined)}
+        />
+      ) : null}
     </section>
   );
 }

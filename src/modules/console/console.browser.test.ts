@@ -8,6 +8,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { loadConfig } from '../../config.js';
+import { PLAN_LIMITS } from '../../http/rate-limit.js';
 import { type RunningServer, startServer } from '../../server.js';
 
 /**
@@ -55,6 +56,8 @@ for (const dialect of skip ? [] : DIALECTS) {
     /** API calls the test made with keys of the new tenant (the usage page must count them). */
     let apiCalls = 0;
     const problems: string[] = [];
+    /** The failing endpoint's page (its delivery log polls every 2 seconds). */
+    let pollingPage = '';
     const email = `owner-${Date.now()}-${dialect}@example.com`;
 
     async function callApi<T = Record<string, unknown>>(
@@ -139,7 +142,12 @@ for (const dialect of skip ? [] : DIALECTS) {
       fs.mkdirSync(ARTIFACTS, { recursive: true });
       store = await freshStore(dialect);
       healthy = await startReceiver(() => ({ status: 200, body: '{"received":true}' }));
-      failing = await startReceiver(() => ({ status: 503, body: '{"error":"down for maintenance"}' }));
+      // An HTML error page: the delivery log must show it as text, never render it.
+      failing = await startReceiver(() => ({
+        status: 503,
+        body: '<h1 id="injected">Down for maintenance</h1>',
+        headers: { 'content-type': 'text/html' },
+      }));
       server = await startServer(
         loadConfig({ ...store.env, PORT: '0', WEBHOOK_RETRY_SCHEDULE: '3600', DEMO_DATA: 'off' }),
       );
@@ -346,6 +354,29 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(await delivered.locator('.response-ok').count(), 1, 'a 2xx response is shown as success');
       await page.getByText('1 attempt · refreshes automatically', { exact: true }).waitFor();
 
+      // A row opens the attempt in full: outcome, the response body and the event it sent.
+      await delivered.getByRole('button', { name: 'order.created, attempt 1: details' }).click();
+      const details = page.getByRole('dialog', { name: 'order.created · attempt 1' });
+      await details.waitFor();
+      assert.equal(
+        await details.getByLabel('Response body').innerText(),
+        '{\n  "received": true\n}',
+        'the JSON answer, indented',
+      );
+      const payload = details.getByLabel('Event payload');
+      await payload.waitFor();
+      const sent = JSON.parse(healthy.received[0]?.body ?? '{}') as { id: string };
+      assert.deepEqual(JSON.parse(await payload.innerText()), sent, 'the event as the receiver got it');
+      const facts = await details.locator('dl').innerText();
+      assert.match(facts, /Succeeded/);
+      assert.match(facts, /200 OK/);
+      assert.match(facts, /\d+ ms/);
+      assert.match(facts, /Next retry\s+None/i);
+      assert.match(facts, new RegExp(sent.id));
+      await screenshots('webhook-delivery');
+      await page.keyboard.press('Escape');
+      await details.waitFor({ state: 'detached' });
+
       await page.getByRole('button', { name: 'Send test event' }).click();
       await page.locator('tr[data-status="succeeded"]', { hasText: 'webhook.test' }).waitFor();
       await screenshots('webhook-detail');
@@ -378,6 +409,21 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(await failed.locator('.response-error').innerText(), '503 Service Unavailable');
       // The scheduled retry (an hour on) is still to come.
       await failed.getByText(/^Next retry /).waitFor();
+      // Opened by a click anywhere on the row: the HTML answer shows as text, with the retry to come.
+      await failed.locator('td[data-label="Duration"]').click();
+      const failure = page.getByRole('dialog', { name: 'order.created · attempt 1' });
+      assert.equal(
+        await failure.getByLabel('Response body').innerText(),
+        '<h1 id="injected">Down for maintenance</h1>',
+      );
+      assert.equal(await page.locator('#injected').count(), 0, 'the body was not rendered as HTML');
+      const failureFacts = await failure.locator('dl').innerText();
+      assert.match(failureFacts, /Failed/);
+      assert.match(failureFacts, /503 Service Unavailable/);
+      assert.match(failureFacts, /next retry\s+\w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M/i);
+      await failure.getByLabel('Event payload').waitFor();
+      await failure.getByRole('button', { name: 'Close' }).click();
+      await failure.waitFor({ state: 'detached' });
       await failed.getByRole('button', { name: /^Retry/ }).click();
       await eventually(() => failing.received.length >= 2 || undefined, 15_000, 'the manual retry');
       await page.locator('tr[data-status="failed"]').nth(1).waitFor();
@@ -385,6 +431,69 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(await page.locator('tr[data-status="pending"]').count(), 0);
       assert.equal(await page.getByText(/^Next retry /).count(), 0);
       await screenshots('webhook-failing');
+    });
+
+    it('keeps the delivery log on screen when a refresh fails, and says since when it is out of date', async () => {
+      const rows = page.locator('tr[data-status="failed"]');
+      assert.equal(await rows.count(), 2);
+      const warning = page.getByRole('alert').filter({ hasText: 'Couldn’t refresh' });
+      assert.equal(await warning.count(), 0);
+      await page.route('**/console/api/webhooks/*/deliveries?*', (route) =>
+        route.fulfill({
+          status: 503,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({ code: 'service_unavailable', detail: 'The store is unreachable.' }),
+        }),
+      );
+      // The log refreshes every 2 seconds: the next one fails.
+      await warning.waitFor();
+      const text = await warning.innerText();
+      const shown = /showing data from (\d{2}):(\d{2}):(\d{2})/.exec(text);
+      assert.ok(shown, text);
+      const [, hh, mm, ss] = shown.map(Number);
+      const age = (Date.now() - new Date().setHours(hh ?? 0, mm, ss, 0) + 86_400_000) % 86_400_000;
+      assert.ok(age < 15_000, `the time of the last good load, not ${shown[0]}`);
+      assert.match(text, /The store is unreachable\./);
+      assert.equal(await rows.count(), 2, 'the old rows stay');
+      await screenshots('webhook-stale');
+      // A retry that fails again keeps saying so; once the server answers, the warning goes.
+      await warning.getByRole('button', { name: 'Retry' }).click();
+      await page.waitForTimeout(300);
+      assert.equal(await warning.isVisible(), true);
+      await page.unroute('**/console/api/webhooks/*/deliveries?*');
+      await warning.getByRole('button', { name: 'Retry' }).click();
+      await warning.waitFor({ state: 'detached' });
+      assert.equal(await rows.count(), 2);
+    });
+
+    it('sends a visitor whose session expired to the login page, says why, and comes back', async () => {
+      const here = new URL(page.url());
+      assert.match(here.pathname, /^\/console\/webhooks\/wh_/);
+      pollingPage = here.pathname;
+      const { user } = await page.evaluate(async () => {
+        const res = await fetch('/console/api/session');
+        return (await res.json()) as { user: { id: string } };
+      });
+      // The session ends on the server (as after a day idle) while the page polls the log.
+      await server.deps.store.db
+        .updateTable('console_sessions')
+        .set({ expires_at: Date.now() - 1 })
+        .where('user_id', '=', user.id)
+        .execute();
+      await page.waitForURL(
+        (url) =>
+          url.pathname === '/console/login' &&
+          url.searchParams.get('next') === here.pathname.replace('/console', ''),
+      );
+      const notice = page.getByRole('alert').filter({ hasText: 'Your session expired; log in again' });
+      await notice.waitFor();
+      await screenshots('login-expired');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL((url) => url.pathname === here.pathname);
+      await page.locator('tr[data-status="failed"]').nth(1).waitFor();
+      assert.equal(await page.locator('tr[data-status="failed"]').count(), 2);
     });
 
     it('installs and rates a plugin from the marketplace', async () => {
@@ -466,12 +575,13 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.ok(oldest);
       await server.deps.tenants.setApiVersion(account.tenant.id, oldest.version);
       // The calls made so far are 87% of this quota.
-      await server.deps.tenants.setLimits(account.tenant.id, { monthly: Math.ceil((apiCalls * 100) / 87) });
-      const expected = Math.floor((apiCalls * 100) / Math.ceil((apiCalls * 100) / 87));
+      const custom = Math.ceil((apiCalls * 100) / 87);
+      await server.deps.tenants.setLimits(account.tenant.id, { monthly: custom });
+      const expected = Math.floor((apiCalls * 100) / custom);
 
       await nav('Overview');
       await page.getByText(`You have used ${expected}% of your monthly quota`).waitFor();
-      await page.getByRole('link', { name: 'Upgrade plan' }).waitFor();
+      await page.getByRole('button', { name: 'Upgrade plan' }).waitFor();
       const latest = server.deps.versions.latest;
       await page.getByText(`API ${latest.release} is available`).waitFor();
       await screenshots('overview-banners');
@@ -488,9 +598,46 @@ for (const dialect of skip ? [] : DIALECTS) {
       const versions = await callApi<{ pinned: string }>('GET', '/v1/versions');
       assert.equal(versions.body.pinned, latest.version);
 
-      await page.getByRole('link', { name: 'Upgrade plan' }).click();
-      await page.getByRole('heading', { name: 'Plans' }).waitFor();
-      assert.equal(await page.locator('.plan-current h3').innerText(), 'Free');
+      // The plans, the store's own quota and how the operator changes the plan, all from the server.
+      await page.getByRole('button', { name: 'Upgrade plan' }).click();
+      const plans = page.getByRole('dialog', { name: 'Plans and limits' });
+      await plans.waitFor();
+      await screenshots('overview-plans');
+      /** The operator command as one line (it is shown one flag a line, continued with a backslash). */
+      const command = async () =>
+        (await plans.getByLabel('Operator command').innerText()).replace(/ \\\n\s+/g, ' ');
+      for (const [name, limits] of Object.entries(PLAN_LIMITS)) {
+        const card = plans.locator(`[data-plan="${name}"]`);
+        const text = await card.innerText();
+        assert.match(text, new RegExp(`${limits.monthly.toLocaleString('en')}\\s+calls a month`), name);
+        assert.match(text, new RegExp(`${limits.hourly.toLocaleString('en')}\\s+calls an hour`), name);
+      }
+      assert.equal(await plans.locator('[aria-current="true"] h3').innerText(), 'Free');
+      await plans
+        .getByText(
+          `Your store has limits of its own, set by the platform operator: ${custom.toLocaleString('en')} calls a month and ${PLAN_LIMITS.free.hourly.toLocaleString('en')} calls an hour.`,
+        )
+        .waitFor();
+      assert.equal(await plans.getByLabel('Store ID').inputValue(), account.tenant.id);
+      assert.equal(
+        await command(),
+        `npm run --silent admin -- tenant:set-limits --tenant ${account.tenant.id} --plan pro --hourly default --monthly default`,
+      );
+      await plans.getByRole('button', { name: 'Close' }).click();
+      await plans.waitFor({ state: 'detached' });
+
+      // The operator moves the store to Pro meanwhile: the dialog shows it when opened again.
+      await server.deps.tenants.setLimits(account.tenant.id, { plan: 'pro', monthly: null });
+      await page.getByRole('button', { name: 'Compare plans' }).click();
+      await plans.getByText('You are on the Pro plan.').waitFor();
+      assert.equal(await plans.locator('[aria-current="true"] h3').innerText(), 'Pro');
+      assert.equal(await plans.getByText('Your store has limits of its own').count(), 0);
+      assert.equal(
+        await command(),
+        `npm run --silent admin -- tenant:set-limits --tenant ${account.tenant.id} --plan enterprise`,
+      );
+      await page.keyboard.press('Escape');
+      await page.getByText('Pro plan', { exact: true }).waitFor();
     });
 
     it("shows the console's own pages for mistyped addresses, and stops asking for a missing webhook", async () => {
@@ -516,8 +663,22 @@ for (const dialect of skip ? [] : DIALECTS) {
     });
 
     it('logs out, and pages send a logged-out visitor to the login page and back', async () => {
+      // Logging out is no expiry, even when a poll sent before it is answered 401 after it.
+      await page.goto(pollingPage);
+      await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+      let held = 0;
+      await page.route('**/console/api/webhooks/*/deliveries?*', async (route) => {
+        held += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await route.continue();
+      });
+      await eventually(() => held > 0 || undefined, 5_000, 'a poll on its way');
       await page.getByRole('button', { name: 'Log out' }).click();
       await page.waitForURL(/\/console\/login$/);
+      await page.getByRole('heading', { name: 'Log in' }).waitFor();
+      await page.waitForTimeout(2_000);
+      assert.equal(await page.getByText('Your session expired').count(), 0);
+      await page.unroute('**/console/api/webhooks/*/deliveries?*');
       await page.goto('/console/keys');
       await page.waitForURL(/\/console\/login\?next=%2Fkeys$/);
       await page.getByLabel('Email').fill(email);

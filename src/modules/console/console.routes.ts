@@ -13,6 +13,7 @@ import {
   KeyIdParams,
   RollApiKeyBody,
 } from '../api-keys/api-keys.schemas.js';
+import { EventSchema } from '../events/events.routes.js';
 import {
   PluginListQuery,
   PluginParams,
@@ -34,6 +35,8 @@ import {
 import {
   AccountSchema,
   ConsoleVersionsSchema,
+  EventParams,
+  EventQuery,
   LoginBody,
   SignupBody,
   SignupResultSchema,
@@ -131,7 +134,7 @@ const SESSION_ERRORS = errorResponses(401, 403);
 const WRITE_ERRORS = errorResponses(...BODY_ERRORS, 401, 403, 404, 409, 422);
 
 export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
-  const { consoleAccounts: accounts, apiKeys, webhooks, plugins, usage, clock } = deps;
+  const { consoleAccounts: accounts, apiKeys, webhooks, events, plugins, usage, clock } = deps;
   return async (app) => {
     app.decorateRequest('consoleSession', null);
 
@@ -426,6 +429,28 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         reply.code(202);
         return webhooks.retry(sessionOf(request).principal, request.params.id, request.params.delivery_id);
+      },
+    );
+
+    // The event a delivery sent, for the delivery log's details.
+    app.get(
+      '/events/:id',
+      {
+        config: { auth: 'public' },
+        schema: {
+          ...HIDDEN,
+          params: EventParams,
+          querystring: EventQuery,
+          response: { 200: EventSchema, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const session = sessionOf(request);
+        return events.get(
+          session.principal.tenant.id,
+          request.params.id,
+          accounts.eventVersion(session, request.query.api_version),
+        );
       },
     );
 

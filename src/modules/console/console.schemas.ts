@@ -42,6 +42,16 @@ export const AccountSchema = Type.Object({
       current: Type.Boolean(),
     }),
   ),
+  limits: Type.Object(
+    {
+      hourly: Type.Integer(),
+      monthly: Type.Integer(),
+      custom: Type.Boolean({
+        description: "True when the operator set the store's own limits instead of its plan's.",
+      }),
+    },
+    { description: "The limits the store's API keys get now." },
+  ),
   csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every state-changing call.' }),
   expires_at: Timestamp,
 });
@@ -76,3 +86,18 @@ export const UpgradeResultSchema = Type.Object({
   previous_version: Type.String(),
   api_version: Type.String(),
 });
+
+export const EventParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const EventQuery = Type.Object(
+  {
+    api_version: Type.Optional(
+      Type.String({
+        maxLength: 10,
+        description:
+          "Render the event in this version, as `X-Service-Version` would (a webhook endpoint's `api_version` shows the payload it was sent); default the store's pinned version.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

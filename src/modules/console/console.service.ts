@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Store } from '../../db/store.js';
 import { AppError, isAppError } from '../../http/errors.js';
 import { PERMISSIONS } from '../../http/permissions.js';
-import { PLAN_LIMITS } from '../../http/rate-limit.js';
+import { limitsOf, PLAN_LIMITS } from '../../http/rate-limit.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import type { Plan, Principal } from '../../lib/principal.js';
@@ -53,6 +53,7 @@ export interface AccountView {
   user: { id: string; email: string; name: string; role: string };
   tenant: { id: string; name: string; plan: Plan; currency: string; api_version: string };
   plans: { name: Plan; hourly: number; monthly: number; current: boolean }[];
+  limits: { hourly: number; monthly: number; custom: boolean };
   csrf_token: string;
   expires_at: string;
 }
@@ -149,6 +150,10 @@ export function createConsoleService(deps: {
         ...PLAN_LIMITS[name],
         current: name === account.tenant.plan,
       })),
+      limits: {
+        ...limitsOf(account.tenant),
+        custom: account.tenant.hourly_limit !== null || account.tenant.monthly_limit !== null,
+      },
       csrf_token: csrfTokenFor(sessionId),
       expires_at: iso(expiresAt),
     };
@@ -318,6 +323,14 @@ export function createConsoleService(deps: {
         pinned_release: versions.list().find((v) => v.version === pinned)?.release ?? pinned,
         upgrade_available: pinned < latest.version,
       };
+    },
+
+    /**
+     * The version the console shows an event in: `requested` resolved as `X-Service-Version` is
+     * (400 `invalid_version` otherwise), else the store's pinned version, as `GET /v1/events/{id}`.
+     */
+    eventVersion(session: ConsoleSession, requested: string | undefined): string {
+      return requested === undefined ? session.account.tenant.api_version : versions.resolve(requested);
     },
 
     /** The rules of `POST /v1/versions/upgrade`: a known version, never older than the pinned one. */

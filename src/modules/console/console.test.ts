@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { installErrorHandler, installNotFoundHandler, RouteTable } from '../../http/error-handler.js';
+import { PLAN_LIMITS } from '../../http/rate-limit.js';
 import { ManualClock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { consolePages } from './console.pages.js';
@@ -33,6 +34,8 @@ interface Reply<T = Record<string, unknown>> {
 interface Account {
   user: { id: string; email: string };
   tenant: { id: string; plan: string; api_version: string };
+  plans: { name: string; hourly: number; monthly: number; current: boolean }[];
+  limits: { hourly: number; monthly: number; custom: boolean };
   csrf_token: string;
   api_key?: { id: string; key: string; permissions: string[] };
 }
@@ -671,6 +674,75 @@ for (const dialect of DIALECTS) {
       assert.equal((await owner.request('GET', `/console/api/webhooks/${id}`)).status, 404);
     });
 
+    it('shows the event a delivery sent, in the endpoint’s version, and never another tenant’s', async (t) => {
+      const answering = await startReceiver(() => ({
+        status: 202,
+        body: '{"queued":true,"note":"<b>not html</b>"}',
+      }));
+      t.after(() => answering.close());
+      // A store pinned to the oldest version registers an endpoint, then moves to the latest.
+      const mine = browser(ctx.app);
+      const account = await signup(mine);
+      const oldest = ctx.deps.versions.list()[0]?.version ?? '';
+      const latest = ctx.deps.versions.latest.version;
+      await ctx.deps.tenants.setApiVersion(account.body.tenant.id, oldest);
+      const created = await mine.request<{ id: string; api_version: string }>(
+        'POST',
+        '/console/api/webhooks',
+        { body: { url: `${answering.url}/hooks/events`, events: ['order.created'] } },
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      await ctx.deps.tenants.setApiVersion(account.body.tenant.id, latest);
+      assert.equal(
+        created.body.api_version,
+        oldest,
+        'the endpoint renders its payloads in the oldest version',
+      );
+      assert.equal(
+        (await mine.request('POST', `/console/api/webhooks/${created.body.id}/test`, { body: {} })).status,
+        202,
+      );
+      const [sent] = await answering.waitFor(1);
+      assert.ok(sent);
+      const delivery = await eventually(async () => {
+        const res = await mine.request<{
+          data: { event_id: string; status: string; response: string; response_body: string | null }[];
+        }>('GET', `/console/api/webhooks/${created.body.id}/deliveries`);
+        return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
+      });
+      assert.equal(delivery.response, '202 Accepted');
+      assert.equal(delivery.response_body, '{"queued":true,"note":"<b>not html</b>"}');
+
+      // Rendered in the endpoint's version, the event is exactly the body the receiver got.
+      const url = `/console/api/events/${delivery.event_id}`;
+      const event = await mine.request<{ id: string; type: string; api_version: string }>(
+        'GET',
+        `${url}?api_version=${created.body.api_version}`,
+      );
+      assert.equal(event.status, 200, JSON.stringify(event.body));
+      assert.deepEqual(event.body, JSON.parse(sent.body));
+      assert.equal(event.body.id, delivery.event_id);
+      assert.equal(event.body.type, 'webhook.test');
+      assert.equal(event.body.api_version, oldest);
+      // Without a version, the store's pinned one (as GET /v1/events/{id} without X-Service-Version).
+      const pinned = await mine.request<{ api_version: string }>('GET', url);
+      assert.equal(pinned.status, 200);
+      assert.equal(pinned.body.api_version, latest);
+      const malformed = await mine.request<{ code: string }>('GET', `${url}?api_version=yesterday`);
+      assert.equal(malformed.status, 400);
+      assert.equal(malformed.body.code, 'invalid_version');
+      assert.equal((await mine.request('GET', `${url}?format=raw`)).status, 400);
+
+      // Another tenant's event is not found, an unknown one neither, and no session is a 401.
+      const theirs = await stranger.request<{ code: string }>('GET', url);
+      assert.equal(theirs.status, 404);
+      assert.equal(theirs.body.code, 'not_found');
+      assert.equal((await mine.request('GET', '/console/api/events/evt_missing')).status, 404);
+      const anonymous = await browser(ctx.app).request<{ code: string }>('GET', url);
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.body.code, 'authentication_required');
+    });
+
     it('installs, rates and uninstalls plugins for the tenant', async () => {
       const search = await owner.request<{ data: { id: string; name: string; installs: number }[] }>(
         'GET',
@@ -754,6 +826,39 @@ for (const dialect of DIALECTS) {
       const week = await fresh.request<{ total_calls: number }>('GET', '/console/api/usage?period=7d');
       assert.equal(week.body.total_calls, 4);
       assert.equal((await fresh.request('GET', '/console/api/usage?period=year')).status, 400);
+    });
+
+    it("lists the plans and the store's limits from the server, custom ones included", async () => {
+      const b = browser(ctx.app);
+      const account = await signup(b);
+      const session = async () =>
+        (
+          await b.request<{
+            tenant: { plan: string };
+            plans: { name: string; hourly: number; monthly: number; current: boolean }[];
+            limits: { hourly: number; monthly: number; custom: boolean };
+          }>('GET', '/console/api/session')
+        ).body;
+      const plans = Object.entries(PLAN_LIMITS).map(([name, limits]) => ({
+        name,
+        ...limits,
+        current: name === 'free',
+      }));
+      assert.deepEqual(account.body.plans, plans, 'sign-up answers with them too');
+      assert.deepEqual(account.body.limits, { ...PLAN_LIMITS.free, custom: false });
+      assert.deepEqual((await session()).limits, { ...PLAN_LIMITS.free, custom: false });
+
+      // The operator moves the store to Pro and sets its own monthly quota (tenant:set-limits).
+      await ctx.deps.tenants.setLimits(account.body.tenant.id, { plan: 'pro', monthly: 4321 });
+      const moved = await session();
+      assert.equal(moved.tenant.plan, 'pro');
+      assert.deepEqual(
+        moved.plans.filter((p) => p.current).map((p) => p.name),
+        ['pro'],
+      );
+      assert.deepEqual(moved.limits, { hourly: PLAN_LIMITS.pro.hourly, monthly: 4321, custom: true });
+      await ctx.deps.tenants.setLimits(account.body.tenant.id, { monthly: null });
+      assert.deepEqual((await session()).limits, { ...PLAN_LIMITS.pro, custom: false });
     });
 
     it('announces a newer API version and upgrades the tenant to it', async () => {
