@@ -72,8 +72,8 @@ ${Object.entries(ERROR_STATUS)
 * **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
   response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
   concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant. A 5xx is not stored; a retry
-  after one resumes what the first attempt committed (an order, a payment, a product, a transfer, a generation, an API key, a
-  webhook endpoint) instead of doing it again. A secret is shown once: the replay of a response that created one
+  after one resumes what the first attempt committed (an order, a payment, a product, a transfer, a generation, an
+  API key, a webhook endpoint) instead of doing it again. A secret is shown once: the replay of a response that created one
   (an API key, a webhook signing secret) shows the key masked and the signing secret not at all, and the secret is
   never kept in the idempotency store.
 * **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned

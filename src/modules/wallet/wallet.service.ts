@@ -297,11 +297,9 @@ export function createWalletService(deps: WalletServiceDeps) {
 
     /**
      * Moves `amount` from the tenant's wallet in `currency` to another wallet (any tenant's) in
-     * one transaction: balanced postings, the transfer, and `transfer.created` for the sender.
-     */
-    /**
-     * Moves money to another wallet. A retry whose first answer was lost (a 5xx after the commit)
-     * answers for the transfer that key committed instead of moving the money again.
+     * one transaction: balanced postings, the transfer, and `transfer.created` for the sender. A
+     * retry whose first answer was lost (a 5xx after the commit) answers for the transfer its key
+     * committed instead of moving the money again.
      */
     async transfer(
       tenantId: string,
