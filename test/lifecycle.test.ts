@@ -134,6 +134,59 @@ describe('migrations', () => {
     });
   }
 
+  for (const dialect of DIALECTS) {
+    it(`carry a transfer's Idempotency-Key made before 0015 into its key's record (${dialect})`, async () => {
+      const fresh = await freshStore(dialect);
+      const config = loadConfig(fresh.env);
+      const store = openStore({ ...config, dataDir: config.dataDir });
+      try {
+        const migrator = new Migrator({
+          db: store.db,
+          provider: { getMigrations: async () => migrations },
+          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+        });
+        assert.equal((await migrator.migrateTo('0014_refunds_due')).error, undefined);
+        await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
+                  VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
+        for (const [id, currency] of [
+          ['wal_a', 'USD'],
+          ['wal_b', 'EUR'],
+        ]) {
+          await sql`INSERT INTO ledger_accounts (id, type, tenant_id, currency, balance, postings, created, updated)
+                    VALUES (${id}, 'wallet', 'ten_m', ${currency}, 0, 0, 1, 1)`.execute(store.db);
+        }
+        await sql`INSERT INTO ledger_entries (id, type, currency, created)
+                  VALUES ('ent_1', 'transfer', 'USD', 1)`.execute(store.db);
+        await sql`INSERT INTO wallet_transfers (id, tenant_id, source_wallet_id, destination_wallet_id, amount,
+                    currency, metadata, entry_id, idempotency_key, created)
+                  VALUES ('tr_1', 'ten_m', 'wal_a', 'wal_b', 5, 'USD', '{}', 'ent_1', 'payout-1', 1)`.execute(
+          store.db,
+        );
+        for (const key of ['payout-1', 'other-key']) {
+          await sql`INSERT INTO idempotency_keys (tenant_id, key, fingerprint, state, locked_until, created)
+                    VALUES ('ten_m', ${key}, 'f', 'in_flight', 1, 1)`.execute(store.db);
+        }
+        await migrateToLatest(store);
+        const keys = await store.db
+          .selectFrom('idempotency_keys')
+          .select(['key', 'resource_id'])
+          .orderBy('key')
+          .execute();
+        assert.deepEqual(keys, [
+          { key: 'other-key', resource_id: null },
+          { key: 'payout-1', resource_id: 'tr_1' },
+        ]);
+        const columns = (await store.db.introspection.getTables()).find(
+          (t) => t.name === 'wallet_transfers',
+        )?.columns;
+        assert.ok(columns && !columns.some((c) => c.name === 'idempotency_key'));
+      } finally {
+        await store.close();
+        await fresh.drop();
+      }
+    });
+  }
+
   it(
     'end a PostgreSQL session left idle in a transaction after 30 s, so a frozen process frees its locks',
     { skip: !process.env.TEST_DATABASE_URL },
