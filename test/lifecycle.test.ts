@@ -8,7 +8,7 @@ import { runAdmin } from '../src/cli/admin.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { openStore } from '../src/db/store.js';
+import { type DialectName, openStore, type Store } from '../src/db/store.js';
 import { startServer } from '../src/server.js';
 import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
 import { spawnServer } from './helpers/process.js';
@@ -68,46 +68,55 @@ describe('configuration', () => {
   });
 });
 
+/** Runs `fn` on a store opened on a fresh database or schema, then closes and drops it. */
+async function withFreshStore(dialect: DialectName, fn: (store: Store) => Promise<void>): Promise<void> {
+  const fresh = await freshStore(dialect);
+  const config = loadConfig(fresh.env);
+  const store = openStore({ ...config, dataDir: config.dataDir });
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+    await fresh.drop();
+  }
+}
+
+/** Applies the migrations up to `name` only, as a store made by an earlier release has them. */
+async function migrateTo(store: Store, name: string): Promise<void> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations },
+    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+  });
+  assert.equal((await migrator.migrateTo(name)).error, undefined);
+}
+
 describe('migrations', () => {
   for (const dialect of DIALECTS) {
     it(`are idempotent (${dialect})`, async () => {
-      const fresh = await freshStore(dialect);
-      const config = loadConfig(fresh.env);
-      const store = openStore({ ...config, dataDir: config.dataDir });
-      try {
+      await withFreshStore(dialect, async (store) => {
         await migrateToLatest(store);
         await migrateToLatest(store);
         const tables = await store.db.introspection.getTables();
         assert.ok(tables.some((t) => t.name === 'api_keys'));
-      } finally {
-        await store.close();
-        await fresh.drop();
-      }
+      });
     });
   }
 
   for (const dialect of DIALECTS) {
     it(`keep a webhook secret replaced before 0013 signing until it expires (${dialect})`, async () => {
-      const fresh = await freshStore(dialect);
-      const config = loadConfig(fresh.env);
-      const store = openStore({ ...config, dataDir: config.dataDir });
-      try {
-        const migrator = new Migrator({
-          db: store.db,
-          provider: { getMigrations: async () => migrations },
-          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0012_event_retention')).error, undefined);
+      await withFreshStore(dialect, async (store) => {
+        await migrateTo(store, '0012_event_retention');
         await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
-                  VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
+                VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
         for (const [id, previous, until] of [
           ['wh_rotated', 'whsec_old', 1_800_000_000_000],
           ['wh_never', null, null],
         ] as const) {
           await sql`INSERT INTO webhook_endpoints (id, tenant_id, url, events, status, secret, previous_secret,
-                      previous_secret_expires_at, api_version, created, updated)
-                    VALUES (${id}, 'ten_m', 'https://example.com/h', '["*"]', 'Active', 'whsec_new', ${previous},
-                      ${until}, '2026-11-21', 1, 1)`.execute(store.db);
+                    previous_secret_expires_at, api_version, created, updated)
+                  VALUES (${id}, 'ten_m', 'https://example.com/h', '["*"]', 'Active', 'whsec_new', ${previous},
+                    ${until}, '2026-11-21', 1, 1)`.execute(store.db);
         }
         await migrateToLatest(store);
         const rows = await store.db
@@ -127,44 +136,33 @@ describe('migrations', () => {
           (t) => t.name === 'webhook_endpoints',
         )?.columns;
         assert.ok(columns && !columns.some((c) => c.name.startsWith('previous_secret')));
-      } finally {
-        await store.close();
-        await fresh.drop();
-      }
+      });
     });
   }
 
   for (const dialect of DIALECTS) {
     it(`carry a transfer's Idempotency-Key made before 0015 into its key's record (${dialect})`, async () => {
-      const fresh = await freshStore(dialect);
-      const config = loadConfig(fresh.env);
-      const store = openStore({ ...config, dataDir: config.dataDir });
-      try {
-        const migrator = new Migrator({
-          db: store.db,
-          provider: { getMigrations: async () => migrations },
-          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0014_refunds_due')).error, undefined);
+      await withFreshStore(dialect, async (store) => {
+        await migrateTo(store, '0014_refunds_due');
         await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
-                  VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
+                VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
         for (const [id, currency] of [
           ['wal_a', 'USD'],
           ['wal_b', 'EUR'],
         ]) {
           await sql`INSERT INTO ledger_accounts (id, type, tenant_id, currency, balance, postings, created, updated)
-                    VALUES (${id}, 'wallet', 'ten_m', ${currency}, 0, 0, 1, 1)`.execute(store.db);
+                  VALUES (${id}, 'wallet', 'ten_m', ${currency}, 0, 0, 1, 1)`.execute(store.db);
         }
         await sql`INSERT INTO ledger_entries (id, type, currency, created)
-                  VALUES ('ent_1', 'transfer', 'USD', 1)`.execute(store.db);
+                VALUES ('ent_1', 'transfer', 'USD', 1)`.execute(store.db);
         await sql`INSERT INTO wallet_transfers (id, tenant_id, source_wallet_id, destination_wallet_id, amount,
-                    currency, metadata, entry_id, idempotency_key, created)
-                  VALUES ('tr_1', 'ten_m', 'wal_a', 'wal_b', 5, 'USD', '{}', 'ent_1', 'payout-1', 1)`.execute(
+                  currency, metadata, entry_id, idempotency_key, created)
+                VALUES ('tr_1', 'ten_m', 'wal_a', 'wal_b', 5, 'USD', '{}', 'ent_1', 'payout-1', 1)`.execute(
           store.db,
         );
         for (const key of ['payout-1', 'other-key']) {
           await sql`INSERT INTO idempotency_keys (tenant_id, key, fingerprint, state, locked_until, created)
-                    VALUES ('ten_m', ${key}, 'f', 'in_flight', 1, 1)`.execute(store.db);
+                  VALUES ('ten_m', ${key}, 'f', 'in_flight', 1, 1)`.execute(store.db);
         }
         await migrateToLatest(store);
         const keys = await store.db
@@ -180,10 +178,7 @@ describe('migrations', () => {
           (t) => t.name === 'wallet_transfers',
         )?.columns;
         assert.ok(columns && !columns.some((c) => c.name === 'idempotency_key'));
-      } finally {
-        await store.close();
-        await fresh.drop();
-      }
+      });
     });
   }
 
@@ -191,18 +186,12 @@ describe('migrations', () => {
     'end a PostgreSQL session left idle in a transaction after 30 s, so a frozen process frees its locks',
     { skip: !process.env.TEST_DATABASE_URL },
     async () => {
-      const fresh = await freshStore('postgres');
-      const config = loadConfig(fresh.env);
-      const store = openStore({ ...config, dataDir: config.dataDir });
-      try {
+      await withFreshStore('postgres', async (store) => {
         const shown = await sql<{
           idle_in_transaction_session_timeout: string;
         }>`SHOW idle_in_transaction_session_timeout`.execute(store.db);
         assert.equal(shown.rows[0]?.idle_in_transaction_session_timeout, '30s');
-      } finally {
-        await store.close();
-        await fresh.drop();
-      }
+      });
     },
   );
 
