@@ -300,6 +300,11 @@ for (const dialect of DIALECTS) {
       assert.equal(denied.body.required_permission, 'write:ai');
     });
 
+    /** Ten keywords of 13 words each. */
+    const ROOMY_KEYWORDS = Array.from({ length: 10 }, (_, i) =>
+      Array.from({ length: 13 }, (__, j) => `w${i}${String.fromCharCode(97 + j)}`).join(' '),
+    );
+
     it('validates the body, field by field, without coercion', async () => {
       const before = (await generations(ctx, tenantId)).length;
       const cases: [unknown, string][] = [
@@ -313,6 +318,8 @@ for (const dialect of DIALECTS) {
         [{ product: LAMP, keywords: 'lamp' }, 'keywords'],
         [{ product: LAMP, keywords: [''] }, 'keywords[0]'],
         [{ product: LAMP, keywords: ['a', 'a'] }, 'keywords'],
+        // More keywords than a short text has room for (the built-in writer keeps the length).
+        [{ product: LAMP, length: 'short', keywords: ROOMY_KEYWORDS }, 'keywords'],
         [{ product: LAMP, variant: '1' }, 'variant'],
         [{ product: LAMP, variant: -1 }, 'variant'],
         [{ product: LAMP, variant: 1.5 }, 'variant'],
