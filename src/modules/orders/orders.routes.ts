@@ -29,7 +29,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Orders'],
           summary: 'Create an order; reserves its stock',
           description:
-            'Stock is reserved atomically (422 `insufficient_stock` names the product); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
+            'Stock is reserved atomically (422 `insufficient_stock` names the product) and each product reserved emits `product.updated` with its new `stock` (and `product.outofstock` at 0); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
           body: CreateOrderBody,
           response: { 201: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
@@ -143,7 +143,8 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Orders'],
           summary: 'Cancel a pending or paid order',
-          description: 'Puts the stock back (once) and returns a captured payment.',
+          description:
+            'Puts the stock back (once; each product emits `product.updated` with its new `stock`) and returns a captured payment.',
           params: OrderIdParams,
           body: EmptyBody,
           response: { 200: OrderSchema, ...MONEY_BACK_ERRORS },

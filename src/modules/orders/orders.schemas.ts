@@ -89,7 +89,10 @@ export type ShipBody = Static<typeof ShipBody>;
 export const RefundBody = Type.Object(
   {
     restock: Type.Optional(
-      Type.Boolean({ description: 'Put the items back in stock (default false: the goods are gone).' }),
+      Type.Boolean({
+        description:
+          'Put the items back in stock, each product emitting `product.updated` with its new `stock` (default false: the goods are gone).',
+      }),
     ),
   },
   { additionalProperties: false },

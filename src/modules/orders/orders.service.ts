@@ -179,19 +179,51 @@ export function createOrderService(deps: OrderServiceDeps) {
     return { ...before, ...set };
   }
 
-  /** Puts an order's units back, once: callers only reach it through a terminal transition. */
-  async function releaseStock(trx: Db, order: repo.OrderRow, now: number): Promise<void> {
+  /**
+   * Puts an order's units back, once: callers only reach it through a terminal transition. Returns
+   * the products as restocked, for `emitStockChanges` after the order's own event.
+   */
+  async function releaseStock(trx: Db, order: repo.OrderRow, now: number): Promise<products.ProductRow[]> {
     const items = await repo.findItems(trx, [order.id]);
     const deltas: products.CountDelta[] = [];
+    const released = new Map<string, products.ProductRow>();
     for (const item of [...items].sort((a, b) => a.product_id.localeCompare(b.product_id))) {
       const after = await products.releaseStock(trx, order.tenant_id, item.product_id, item.quantity, now);
       // A product deleted since the order was placed has nothing to go back to.
-      if (after && after.stock === item.quantity) {
+      if (!after) continue;
+      released.set(after.id, after);
+      if (after.stock === item.quantity) {
         deltas.push({ ...products.bucketOf({ ...after, stock: 0 }), delta: -1 });
         deltas.push({ ...products.bucketOf(after), delta: 1 });
       }
     }
     await products.adjustCounts(trx, order.tenant_id, deltas);
+    return [...released.values()];
+  }
+
+  /**
+   * `product.updated` for each product whose stock an order moved (inventory subscribers follow
+   * stock through it), and `product.outofstock` for each one the order took to 0, as a PATCH of
+   * `stock` emits them.
+   */
+  async function emitStockChanges(trx: Db, changed: Iterable<products.ProductRow>): Promise<void> {
+    for (const product of changed) {
+      const object = presentProduct(product);
+      await events.emit(trx, {
+        tenantId: product.tenant_id,
+        type: 'product.updated',
+        objectType: 'product',
+        object,
+      });
+      if (product.stock === 0) {
+        await events.emit(trx, {
+          tenantId: product.tenant_id,
+          type: 'product.outofstock',
+          objectType: 'product',
+          object,
+        });
+      }
+    }
   }
 
   /**
@@ -508,16 +540,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         await repo.adjustOrderCounts(trx, tenantId, [{ status: 'pending', delta: 1 }]);
         const created = presentOrder(order, items, attempt);
         await events.emit(trx, { tenantId, type: 'order.created', objectType: 'order', object: created });
-        for (const product of reserved.values()) {
-          if (product.stock === 0) {
-            await events.emit(trx, {
-              tenantId,
-              type: 'product.outofstock',
-              objectType: 'product',
-              object: presentProduct(product),
-            });
-          }
-        }
+        await emitStockChanges(trx, reserved.values());
         return { object: created, payment: attempt };
       });
       if (!payment) return object;
@@ -711,10 +734,12 @@ export function createOrderService(deps: OrderServiceDeps) {
         await idempotent.mark(trx, id);
         const now = clock.now();
         const after = await commitTransition(trx, before, 'cancel', now, { cancelled_at: now, restocked: 1 });
-        await releaseStock(trx, after, now);
+        const restocked = await releaseStock(trx, after, now);
         const payment = before.status === 'paid' ? await refundPayment(trx, before, now) : undefined;
         if (payment) await wallet.debitOrderRefund(trx, orderMoneyOf(payment));
-        return { object: await emitOrder(trx, 'order.cancelled', after), refunded: payment };
+        const object = await emitOrder(trx, 'order.cancelled', after);
+        await emitStockChanges(trx, restocked);
+        return { object, refunded: payment };
       });
       if (refunded) await returnMoney(refunded);
       return object;
@@ -736,10 +761,12 @@ export function createOrderService(deps: OrderServiceDeps) {
           refunded_at: now,
           restocked: restock ? 1 : 0,
         });
-        if (restock) await releaseStock(trx, after, now);
+        const restocked = restock ? await releaseStock(trx, after, now) : [];
         const payment = await refundPayment(trx, before, now);
         await wallet.debitOrderRefund(trx, orderMoneyOf(payment));
-        return { object: await emitOrder(trx, 'order.refunded', after), refunded: payment };
+        const object = await emitOrder(trx, 'order.refunded', after);
+        await emitStockChanges(trx, restocked);
+        return { object, refunded: payment };
       });
       await returnMoney(refunded);
       return object;

@@ -547,6 +547,60 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([back.body.total, back.body.data[0]?.stock], [1, 1]);
     });
 
+    it('emits product.updated with the stock each order leaves or gives back', async () => {
+      const a = await product({ stock: 5 });
+      const b = await product({ stock: 3 });
+      const db = ctx.deps.store.db;
+      /** The stock each product.updated event of `id` carries, oldest first. */
+      const stockSeen = async (id: string) =>
+        (
+          await db
+            .selectFrom('events')
+            .where('type', '=', 'product.updated')
+            .where('object_id', '=', id)
+            .orderBy('created')
+            .select('data')
+            .execute()
+        ).map((e) => (JSON.parse(e.data) as ProductObject).stock);
+
+      const placed = (
+        await order([
+          { product_id: a.id, quantity: 2 },
+          { product_id: b.id, quantity: 3 },
+        ])
+      ).body;
+      assert.deepEqual(await stockSeen(a.id), [3]);
+      assert.deepEqual(await stockSeen(b.id), [0]);
+      assert.equal(await countEvents(db, 'product.outofstock', b.id), 1);
+      assert.equal(await countEvents(db, 'product.outofstock', a.id), 0);
+
+      // A refusal moves no stock and says nothing.
+      clock.advance(1000);
+      assert.equal((await order([{ product_id: b.id, quantity: 1 }])).status, 422);
+      assert.deepEqual(await stockSeen(b.id), [0]);
+
+      clock.advance(1000);
+      await act(placed.id, 'cancel');
+      assert.deepEqual(await stockSeen(a.id), [3, 5]);
+      assert.deepEqual(await stockSeen(b.id), [0, 3]);
+      assert.equal(await countEvents(db, 'product.outofstock', b.id), 1);
+
+      // A refund without restock leaves the stock, and so product.updated, alone.
+      const paid = { payment_method: 'pm_card_visa' };
+      clock.advance(1000);
+      const kept = (await order([{ product_id: a.id, quantity: 1 }], paid)).body;
+      clock.advance(1000);
+      const returned = (await order([{ product_id: a.id, quantity: 2 }], paid)).body;
+      assert.deepEqual(await stockSeen(a.id), [3, 5, 4, 2]);
+      clock.advance(1000);
+      assert.equal((await act(kept.id, 'refund', { restock: false })).status, 200);
+      assert.deepEqual(await stockSeen(a.id), [3, 5, 4, 2]);
+      clock.advance(1000);
+      assert.equal((await act(returned.id, 'refund', { restock: true })).status, 200);
+      assert.deepEqual(await stockSeen(a.id), [3, 5, 4, 2, 4]);
+      assert.equal(await stockOf(a.id), 4);
+    });
+
     it('answers 404 for another tenant’s order on every route', async () => {
       const p = await product();
       const o = (await order([{ product_id: p.id, quantity: 1 }])).body;
@@ -808,6 +862,8 @@ for (const dialect of DIALECTS) {
         assert.equal(r.body.code, 'insufficient_stock');
       assert.equal(await stockOf(p.id), 0);
       assert.equal(await countEvents(ctx.deps.store.db, 'product.outofstock', p.id), 1);
+      // One product.updated for each order placed, none for a refused one.
+      assert.equal(await countEvents(ctx.deps.store.db, 'product.updated', p.id), n);
     });
   });
 }
