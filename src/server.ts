@@ -8,6 +8,9 @@ import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type DemoCredentials, demoCredentialsPath, seedDemoData } from './demo.js';
 import { loadTls, type TlsMaterial } from './tls.js';
 
+/** How often a worker inside the API process looks for deliveries it was not told of. */
+const IN_PROCESS_POLL_MS = 1_000;
+
 export interface RunningServer {
   app: FastifyInstance;
   deps: Deps;
@@ -31,7 +34,10 @@ export async function startServer(
     https: tls ? { key: tls.key, cert: tls.cert } : undefined,
   });
   deps.start();
-  if (config.webhooks.workerInProcess) deps.webhookWorker.start();
+  // In the API process the worker hears of every delivery this process adds, at once, so it polls
+  // only for other processes' (a standalone `npm run worker` polls every 100 ms).
+  if (config.webhooks.workerInProcess)
+    deps.webhookWorker.start({ pollMs: overrides.webhooks?.worker?.pollMs ?? IN_PROCESS_POLL_MS });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

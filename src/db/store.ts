@@ -32,6 +32,12 @@ export interface Store {
    * deadlocks with backoff, so callers never see them.
    */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Calls `fn` once the transaction `trx` belongs to has committed: never when it rolls back, and
+   * on PostgreSQL only for the attempt that committed. Outside a transaction, at once. `fn` must
+   * not throw: the change is committed by then.
+   */
+  afterCommit(trx: Db, fn: () => void): void;
   /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite's write transaction already excludes writers. */
   readonly supportsRowLocks: boolean;
   /**
@@ -137,6 +143,28 @@ function keepingStatements(database: SqliteConnection): SqliteConnection {
   };
 }
 
+/** The `afterCommit` callbacks of the transactions open in this process. */
+function commitCallbacks() {
+  const open = new WeakMap<Db, (() => void)[]>();
+  return {
+    /** Runs `fn` with its own list of callbacks for `trx`, and returns its result and the list. */
+    async collect<T>(trx: Db, fn: (trx: Db) => Promise<T>): Promise<[T, (() => void)[]]> {
+      const callbacks: (() => void)[] = [];
+      open.set(trx, callbacks);
+      try {
+        return [await fn(trx), callbacks];
+      } finally {
+        open.delete(trx);
+      }
+    },
+    add(trx: Db, fn: () => void): void {
+      const callbacks = open.get(trx);
+      if (callbacks) callbacks.push(fn);
+      else fn();
+    },
+  };
+}
+
 function openSqlite(dataDir: string): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const database = new SqliteDatabase(sqliteFile(dataDir));
@@ -145,6 +173,7 @@ function openSqlite(dataDir: string): Store {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
+  const committed = commitCallbacks();
   return {
     dialect: 'sqlite',
     db,
@@ -155,18 +184,21 @@ function openSqlite(dataDir: string): Store {
     async transaction(fn) {
       // Kysely's SQLite driver has one connection guarded by a mutex: holding it for the whole
       // transaction keeps other in-process queries out until COMMIT.
-      return db.connection().execute(async (conn) => {
+      const [result, callbacks] = await db.connection().execute(async (conn) => {
         await sql`BEGIN IMMEDIATE`.execute(conn);
         try {
-          const result = await fn(conn);
+          const done = await committed.collect(conn, fn);
           await sql`COMMIT`.execute(conn);
-          return result;
+          return done;
         } catch (error) {
           if (database.inTransaction) await sql`ROLLBACK`.execute(conn);
           throw error;
         }
       });
+      for (const callback of callbacks) callback();
+      return result;
     },
+    afterCommit: committed.add,
     async ping() {
       await sql`SELECT 1`.execute(db);
     },
@@ -198,6 +230,7 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
   // Channels are per schema: several deployments (or test runs) can share one database.
   const channel = (topic: string) => `cp_${schema ?? 'public'}_${topic}`;
   const listener = createListener(url);
+  const committed = commitCallbacks();
   return {
     dialect: 'postgres',
     db,
@@ -212,13 +245,16 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction().execute(fn);
+          const [result, callbacks] = await db.transaction().execute((trx) => committed.collect(trx, fn));
+          for (const callback of callbacks) callback();
+          return result;
         } catch (error) {
           if (!isRetryable(error) || attempt >= MAX_TX_ATTEMPTS) throw error;
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
         }
       }
     },
+    afterCommit: committed.add,
     async ping() {
       await sql`SELECT 1`.execute(db);
     },

@@ -576,3 +576,57 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`webhook worker wake-ups (${dialect})`, () => {
+    // The worker polls once a minute here: whatever is sent sooner was sent because it woke up.
+    let ctx: TestContext;
+    let api: Client;
+    let tenantId: string;
+    const receivers: Receiver[] = [];
+    const h = helpers(() => ctx);
+
+    before(async () => {
+      ctx = await createTestContext(dialect, {
+        env: { WEBHOOK_RETRY_SCHEDULE: '0.4' },
+        webhooks: { worker: { pollMs: 60_000 } },
+      });
+      const tenant = await createTenant(ctx);
+      tenantId = tenant.tenant.id;
+      api = client(ctx.app, tenant.apiKey.key);
+      ctx.deps.webhookWorker.start();
+    });
+    after(async () => {
+      await ctx.close();
+      await Promise.all(receivers.map((r) => r.close()));
+    });
+
+    it('sends a delivery once the change that made it commits, and its retry once that is due', async () => {
+      const rx = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
+      receivers.push(rx);
+      await h.hook(api, `${rx.url}/wake`, ['product.updated']);
+      await sleep(200); // the worker has looked, found nothing, and waits for its next poll
+      await h.emit(tenantId, 'product.updated', { id: 'prod_wake' });
+      await rx.waitFor(1, 5_000);
+      const first = Date.now();
+      await rx.waitFor(2, 5_000);
+      // The 0.4 s retry (±10%) counts from the end of the first attempt.
+      assert.ok(Date.now() - first >= 350, `retried after ${Date.now() - first} ms`);
+      assert.equal(rx.received[1]?.headers['webhook-id'], rx.received[0]?.headers['webhook-id']);
+    });
+
+    it('sends a retry that waited for a disabled endpoint as soon as it is enabled again', async () => {
+      const rx = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
+      receivers.push(rx);
+      const hook = await h.hook(api, `${rx.url}/paused`, ['product.updated']);
+      await h.emit(tenantId, 'product.updated', { id: 'prod_paused' });
+      await rx.waitFor(1, 5_000);
+      await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: false } });
+      await sleep(800);
+      assert.equal(rx.received.length, 1, 'the retry came due but is not sent while disabled');
+      await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      const received = await rx.waitFor(2, 5_000);
+      assert.equal((JSON.parse(received[1]?.body ?? '{}') as Payload).data.object.id, 'prod_paused');
+    });
+  });
+}

@@ -235,11 +235,11 @@ export async function listDeliveries(
   return { rows, total: Number(n) };
 }
 
-function dueQuery(db: Db, now: number, skipEndpoints: readonly string[]) {
+/** Pending deliveries of enabled endpoints that no live lease holds, outside `skipEndpoints`. */
+function waitingQuery(db: Db, now: number, skipEndpoints: readonly string[]) {
   let query = db
     .selectFrom('webhook_deliveries')
     .where('status', '=', 'pending')
-    .where('due_at', '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .where('endpoint_id', 'in', (eb) =>
       eb.selectFrom('webhook_endpoints').select('id').where('status', '<>', 'Disabled'),
@@ -248,10 +248,21 @@ function dueQuery(db: Db, now: number, skipEndpoints: readonly string[]) {
   return query;
 }
 
-/** A cheap read before taking a write transaction: is anything due at all? */
-export async function anyDue(db: Db, now: number, skipEndpoints: readonly string[]): Promise<boolean> {
-  const row = await dueQuery(db, now, skipEndpoints).select('id').limit(1).executeTakeFirst();
-  return row !== undefined;
+/**
+ * A cheap read before taking a write transaction: when the first waiting delivery comes due
+ * (`now` or earlier: one is due now), or undefined when none waits.
+ */
+export async function nextDue(
+  db: Db,
+  now: number,
+  skipEndpoints: readonly string[],
+): Promise<number | undefined> {
+  const row = await waitingQuery(db, now, skipEndpoints)
+    .select('due_at')
+    .orderBy('due_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.due_at;
 }
 
 /**
@@ -263,7 +274,8 @@ export async function dueCandidates(
   db: Db,
   input: { now: number; limit: number; skipEndpoints: readonly string[]; rowLocks: boolean },
 ) {
-  let query = dueQuery(db, input.now, input.skipEndpoints)
+  let query = waitingQuery(db, input.now, input.skipEndpoints)
+    .where('due_at', '<=', input.now)
     .select(['id', 'endpoint_id'])
     .orderBy('due_at')
     .orderBy('id')

@@ -161,11 +161,15 @@ export function createWebhookService(deps: {
   const { store, clock, config, events } = deps;
   const dueListeners: (() => void)[] = [];
 
-  /** Tells in-process workers that deliveries may be due (they also poll). */
-  function signalDue(): void {
-    // After the current transaction's statements: on SQLite the worker's next query queues behind
-    // the emitting transaction on the one connection, so it sees the committed rows.
-    if (dueListeners.length > 0) setImmediate(() => dueListeners.forEach((listener) => listener()));
+  /**
+   * Tells in-process workers that deliveries may be due (they also poll): once `trx` has
+   * committed, so they find the rows; without `trx`, for a change already committed.
+   */
+  function signalDue(trx?: Db): void {
+    if (dueListeners.length === 0) return;
+    const signal = () => setImmediate(() => dueListeners.forEach((listener) => listener()));
+    if (trx) store.afterCommit(trx, signal);
+    else signal();
   }
 
   async function safeUrl(raw: string): Promise<string> {
@@ -213,7 +217,7 @@ export function createWebhookService(deps: {
       trx,
       targets.map((e) => pendingDelivery(e.id, event, event.created)),
     );
-    signalDue();
+    signalDue(trx);
   });
 
   return {
@@ -292,7 +296,7 @@ export function createWebhookService(deps: {
           changes.failing_since = null;
         }
         await repo.updateEndpoint(trx, principal.tenant.id, id, changes, now);
-        if (changes.status === 'Active') signalDue();
+        if (changes.status === 'Active') signalDue(trx);
         return toObject(await endpointOf(trx, principal, id));
       });
     },

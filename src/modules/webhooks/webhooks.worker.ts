@@ -27,7 +27,11 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Attempts in flight per endpoint in this worker. */
   perEndpoint?: number;
-  /** How often an idle worker looks for due deliveries. */
+  /**
+   * The longest an idle worker waits before looking for due deliveries again. It wakes sooner when
+   * this process adds deliveries, when one of its attempts ends, and when the first waiting
+   * delivery (a scheduled retry) comes due; the poll finds what other processes add.
+   */
   pollMs?: number;
 }
 
@@ -59,7 +63,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   const { store, clock, logger, config, events, transport } = deps;
   const concurrency = options.concurrency ?? 64;
   const perEndpoint = options.perEndpoint ?? 8;
-  const pollMs = options.pollMs ?? 100;
+  let pollMs = options.pollMs ?? 100;
   // Long enough for an attempt (connect + timeout) and its bookkeeping; a dead worker's claims
   // come back after this.
   const leaseMs = 2 * config.webhooks.timeoutMs + 5_000;
@@ -71,6 +75,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let woken = false;
+  /** When the first delivery waiting at the last look comes due (undefined: none waited). */
+  let nextDueAt: number | undefined;
 
   function wake(): void {
     woken = true;
@@ -243,7 +249,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     if (free <= 0) return 0;
     const now = clock.now();
     const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
-    if (!(await repo.anyDue(store.db, now, saturated))) return 0;
+    nextDueAt = await repo.nextDue(store.db, now, saturated);
+    if (nextDueAt === undefined || nextDueAt > now) return 0;
     const jobs = await store.transaction(async (trx) => {
       const candidates = await repo.dueCandidates(trx, {
         now,
@@ -267,6 +274,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     return jobs.length;
   }
 
+  /** Until the first waiting delivery comes due, at most `pollMs`. */
+  function untilNextLook(): number {
+    const wait = nextDueAt === undefined ? pollMs : nextDueAt - clock.now();
+    // Due already yet nothing was claimed (another worker took it, or its endpoint is busy): poll.
+    return wait > 0 ? Math.min(wait, pollMs) : pollMs;
+  }
+
   async function run(): Promise<void> {
     while (running) {
       let claimed = 0;
@@ -278,7 +292,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         continue;
       }
       if (!running) break;
-      if (claimed === 0 || total >= concurrency) await idle(pollMs);
+      if (claimed === 0 || total >= concurrency) await idle(untilNextLook());
     }
   }
 
@@ -286,8 +300,10 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     id,
     wake,
 
-    start(): void {
+    /** `pollMs` overrides the construction option (see `WorkerOptions.pollMs`). */
+    start(startOptions: { pollMs?: number } = {}): void {
       if (running) return;
+      pollMs = startOptions.pollMs ?? pollMs;
       running = true;
       loop = run();
     },
