@@ -9,7 +9,9 @@ import {
   createTestContext,
   DIALECTS,
   type TestContext,
+  type TestContextOptions,
 } from '../../../test/helpers/context.js';
+import type { DialectName } from '../../db/store.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { EventType } from '../events/events.types.js';
@@ -65,6 +67,19 @@ function helpers(ctx: () => TestContext) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A test context with one tenant and its webhook worker running. */
+async function withRunningWorker(dialect: DialectName, options: TestContextOptions) {
+  const ctx = await createTestContext(dialect, options);
+  const tenant = await createTenant(ctx);
+  ctx.deps.webhookWorker.start();
+  return { ctx, tenantId: tenant.tenant.id, api: client(ctx.app, tenant.apiKey.key) };
+}
+
+async function closeAll(ctx: TestContext, receivers: readonly Receiver[]): Promise<void> {
+  await ctx.close();
+  await Promise.all(receivers.map((r) => r.close()));
+}
+
 for (const dialect of DIALECTS) {
   describe(`webhook delivery (${dialect})`, () => {
     let ctx: TestContext;
@@ -80,18 +95,11 @@ for (const dialect of DIALECTS) {
     }
 
     before(async () => {
-      ctx = await createTestContext(dialect, {
+      ({ ctx, tenantId, api } = await withRunningWorker(dialect, {
         env: { WEBHOOK_RETRY_SCHEDULE: '0.3,0.3', WEBHOOK_TIMEOUT_MS: '700' },
-      });
-      const tenant = await createTenant(ctx);
-      tenantId = tenant.tenant.id;
-      api = client(ctx.app, tenant.apiKey.key);
-      ctx.deps.webhookWorker.start();
+      }));
     });
-    after(async () => {
-      await ctx.close();
-      await Promise.all(receivers.map((r) => r.close()));
-    });
+    after(() => closeAll(ctx, receivers));
 
     it('signs every delivery so a standardwebhooks receiver verifies it; tampering fails', async () => {
       const rx = await receiver();
@@ -587,19 +595,12 @@ for (const dialect of DIALECTS) {
     const h = helpers(() => ctx);
 
     before(async () => {
-      ctx = await createTestContext(dialect, {
+      ({ ctx, tenantId, api } = await withRunningWorker(dialect, {
         env: { WEBHOOK_RETRY_SCHEDULE: '0.4' },
         webhooks: { worker: { pollMs: 60_000 } },
-      });
-      const tenant = await createTenant(ctx);
-      tenantId = tenant.tenant.id;
-      api = client(ctx.app, tenant.apiKey.key);
-      ctx.deps.webhookWorker.start();
+      }));
     });
-    after(async () => {
-      await ctx.close();
-      await Promise.all(receivers.map((r) => r.close()));
-    });
+    after(() => closeAll(ctx, receivers));
 
     it('sends a delivery once the change that made it commits, and its retry once that is due', async () => {
       const rx = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
