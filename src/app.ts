@@ -85,6 +85,9 @@ ${Object.entries(ERROR_STATUS)
   the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
 `.trim();
 
+/** Fastify's default `requestIdLogLabel`: the binding of the child logger it asks for per request. */
+const REQUEST_ID_LOG_LABEL = 'reqId';
+
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const { versions, idempotency, apiKeys } = deps;
   const tls = options.https !== undefined;
@@ -99,8 +102,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     loggerInstance: deps.logger,
     // Per-request access lines are off: errors are logged by the error handler, usage is metered.
     logController: new LogController({ disableRequestLogging: true }),
-    // No child logger per request (measurable on hot routes): error logs carry the request id.
-    childLoggerFactory: (logger) => logger,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -115,6 +116,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     }),
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
+
+  // Fastify asks its logger for a child per request, to bind the request id. A pino child per
+  // request is measurable on hot routes, and a custom `childLoggerFactory` is re-validated on every
+  // request; error logs carry the request id themselves, so a request logs through the server's
+  // logger. Other children (none today) are real ones.
+  const serverLog = app.log;
+  const childOf = serverLog.child.bind(serverLog);
+  serverLog.child = (bindings, childOptions) =>
+    REQUEST_ID_LOG_LABEL in bindings ? serverLog : childOf(bindings, childOptions);
 
   app.decorate('draining', false);
   app.decorate('routeTable', new RouteTable());

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
 import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
 
 interface OpenApi {
@@ -201,8 +202,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(accepted, []);
     });
 
-    it('never leaks internals in a 500', async () => {
+    it('never leaks internals in a 500, and logs the error with its request id', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
       const broken = await createTestContext(dialect, {
+        logger,
         extraRoutes: (app) => {
           app.get('/v1/boom', { config: { auth: 'any_key' } }, async () => {
             throw new Error('SELECT secret FROM vault -- internal detail');
@@ -215,6 +219,16 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 500);
         assert.equal(res.body.code, 'internal_error');
         assert.doesNotMatch(res.raw.body, /SELECT|vault|internal detail|at .*\.ts/);
+
+        const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+        const error = logged.find((line) => line.msg === 'unhandled error');
+        assert.equal(error?.reqId, res.headers['x-request-id']);
+        assert.match(String((error?.err as { message?: string } | undefined)?.message), /internal detail/);
+        assert.ok(!lines.some((line) => line.includes(probeKey)), 'the API key is never logged');
+        // Only the per-request child is skipped: other children of the server's logger bind.
+        broken.app.log.child({ component: 'probe' }).info('bound');
+        const bound = lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
+        assert.equal(bound?.component, 'probe');
       } finally {
         await broken.close();
       }
