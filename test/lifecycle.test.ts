@@ -324,6 +324,18 @@ describe('server process', () => {
       assert.equal(me.status, 200);
       assert.match(String(me.headers['strict-transport-security']), /max-age=\d+/);
       assert.equal((JSON.parse(me.body) as { email: string }).email, 'demo@example.com');
+      // Every answer carries HSTS: refusals, unknown paths and the router's own errors too.
+      const refusals = [
+        ['/v1/users/me', 401],
+        ['/v1/no-such-thing', 404],
+        ['/v1/products/%E0%A4%A', 400],
+      ] as const;
+      for (const [refusedPath, status] of refusals) {
+        const refused = await httpsGet(`${server.url}${refusedPath}`, ca);
+        assert.equal(refused.status, status, refusedPath);
+        assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+        assert.match(String(refused.headers['strict-transport-security']), /max-age=\d+/, refusedPath);
+      }
       assert.equal(await server.stop(), 0);
 
       // A second start reuses the certificate and does not print or replace the credentials.
