@@ -6,15 +6,13 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import { isStoreUnavailable } from '../db/store.js';
-import { AppError, isAppError, problemFor } from './errors.js';
+import { AppError, isAppError, problemFor, validationFailed } from './errors.js';
 import { toFieldErrors } from './validation.js';
 
 /** Fastify's own error codes that a client caused, mapped onto the contract's codes. */
 function fromFastifyError(error: FastifyError): AppError | undefined {
   if (error.validation) {
-    const errors = toFieldErrors(error.validation, error.validationContext);
-    const fields = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-    return new AppError('validation_failed', `The request is invalid: ${fields}.`, { errors });
+    return validationFailed(toFieldErrors(error.validation, error.validationContext));
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

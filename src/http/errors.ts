@@ -109,6 +109,12 @@ export function notFound(what: string): AppError {
   return new AppError('not_found', `No such ${what}.`);
 }
 
+/** A 400 that lists every failing field. */
+export function validationFailed(errors: FieldError[]): AppError {
+  const fields = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+  return new AppError('validation_failed', `The request is invalid: ${fields}.`, { errors });
+}
+
 export function validationError(field: string, message: string): AppError {
   return new AppError('validation_failed', `${field} ${message}`, { errors: [{ field, message }] });
 }

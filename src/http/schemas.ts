@@ -4,6 +4,15 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js';
 /** Shared TypeBox pieces: the problem body, timestamps, ids and the error responses of a route. */
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:15:00.000Z'] });
+/**
+ * A currency: an ISO 4217 code the runtime knows, in upper case. The `iso4217` format is ours
+ * (src/http/validation.ts), so an unknown code is listed with the request's other failing fields.
+ */
+export const Currency = Type.String({
+  format: 'iso4217',
+  description: 'ISO 4217, upper case.',
+  examples: ['USD'],
+});
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The body of an action that takes none: absent or `{}`; any field is a 400. */

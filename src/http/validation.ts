@@ -1,17 +1,52 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { Ajv, type ErrorObject, type FormatDefinition, type Options } from 'ajv';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isCurrency } from '../lib/money.js';
 import type { FieldError } from './errors.js';
 
-// ajv-formats ships CommonJS whose default export is the plugin function.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// ajv-formats ships CommonJS whose default export is the plugin.
+const addFormats = addFormatsModule as unknown as FormatsPlugin;
 
 const common: Options = { allErrors: true, strict: false, useDefaults: true, removeAdditional: false };
 
+/** RFC 3339 `date-time`, as ajv-formats checks it (its `compare` serves `formatMinimum`). */
+const rfc3339 = addFormats.get('date-time') as FormatDefinition<string>;
+
+/** An RFC 3339 date-time that is also an instant `Date.parse` can represent. */
+function representable(format: FormatDefinition<string>): (value: string) => boolean {
+  const validate = format.validate;
+  if (typeof validate !== 'function') throw new Error('ajv-formats: date-time has no validate function');
+  return (value) => validate(value) === true && Number.isFinite(Date.parse(value));
+}
+
+/**
+ * The standard formats with their bounds (`formatMinimum`), and ours: `iso4217`, a currency code
+ * the runtime knows, in upper case. `date-time` also demands an instant the runtime can represent:
+ * RFC 3339 allows a leap second (`23:59:60`) that `Date.parse` turns into NaN.
+ */
+function withFormats(ajv: Ajv): Ajv {
+  addFormats(ajv, { keywords: true });
+  ajv.addFormat('iso4217', { type: 'string', validate: isCurrency });
+  ajv.addFormat('date-time', {
+    ...rfc3339,
+    validate: representable(rfc3339),
+  });
+  return ajv;
+}
+
 /** Bodies: never coerced, unknown fields rejected by the schemas (`additionalProperties: false`). */
-const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
+const bodyAjv = withFormats(new Ajv({ ...common, coerceTypes: false }));
 /** Query strings and path params arrive as text: they are coerced. */
-const paramAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+const paramAjv = withFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+
+/** What a value of each format must look like, in place of Ajv's `must match format "…"`. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  iso4217: 'must be an ISO 4217 currency code in upper case',
+  date: 'must be a date (YYYY-MM-DD)',
+  'date-time': 'must be an RFC 3339 timestamp (2026-11-21T10:15:00.000Z)',
+  email: 'must be an email address',
+  uri: 'must be an absolute URL',
+};
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : paramAjv;
@@ -49,6 +84,8 @@ export function toFieldErrors(
       if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
         message = `must be one of ${params.allowedValues.join(', ')}`;
       }
+      if (error.keyword === 'format') message = FORMAT_MESSAGES[String(params.format)] ?? message;
+      if (error.keyword === 'formatMinimum') message = `must be ${String(params.limit)} or later`;
     }
     if (field === '') field = part === 'body' ? 'body' : (part ?? 'request');
     const id = `${field}\u0000${message}`;

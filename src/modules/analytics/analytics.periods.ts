@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.js';
+import { type FieldError, validationFailed } from '../../http/errors.js';
 import { iso } from '../../lib/clock.js';
 import { isCurrency } from '../../lib/money.js';
 
@@ -11,6 +11,8 @@ export const DAY_MS = 24 * 3600 * 1000;
 /** The longest period a query may cover, from and to included. */
 export const MAX_PERIOD_DAYS = 366;
 export const DEFAULT_PERIOD_DAYS = 30;
+/** The first day a period may start on. */
+export const EARLIEST_DAY = '1970-01-01';
 
 export const INTERVALS = ['day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -76,34 +78,51 @@ export interface PeriodQuery {
   currency?: string | undefined;
 }
 
-function parseDate(field: string, value: string): number {
+/** The day a `YYYY-MM-DD` names, or undefined for a malformed or impossible date or one before 1970. */
+function parseDate(value: string): number | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const instant = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : Number.NaN;
-  if (!match || Number.isNaN(instant) || dateOf(instant) !== value || instant < 0) {
-    throw validationError(field, 'must be a date (YYYY-MM-DD) from 1970-01-01 on');
-  }
-  return instant;
+  return match && !Number.isNaN(instant) && dateOf(instant) === value && instant >= 0 ? instant : undefined;
 }
 
 /**
- * The period a query asks for. Defaults: `to` today (UTC), `from` 29 days before `to` (30 days),
- * by day, in the tenant's currency. 400 names the field at fault.
+ * The period a query asks for. Defaults: `to` today (UTC), `from` 29 days before `to` (30 days,
+ * never before 1970-01-01), by day, in the tenant's currency. A 400 lists every field at fault.
  */
 export function resolvePeriod(query: PeriodQuery, now: number, tenantCurrency: string): Period {
-  const to = query.to === undefined ? dayOf(now) : parseDate('to', query.to);
+  const errors: FieldError[] = [];
+  const date = (field: 'from' | 'to', value: string): number | undefined => {
+    const day = parseDate(value);
+    if (day === undefined)
+      errors.push({ field, message: `must be a date (YYYY-MM-DD), ${EARLIEST_DAY} or later` });
+    return day;
+  };
+  const to = query.to === undefined ? dayOf(now) : date('to', query.to);
   const from =
-    query.from === undefined ? to - (DEFAULT_PERIOD_DAYS - 1) * DAY_MS : parseDate('from', query.from);
-  if (from > to) throw validationError('from', 'must not be after to');
-  if ((to - from) / DAY_MS + 1 > MAX_PERIOD_DAYS) {
-    // The field the caller sent: `from` alone is measured to today.
-    throw query.to === undefined
-      ? validationError('from', `must be at most ${MAX_PERIOD_DAYS} days before today (to), both included`)
-      : validationError('to', `must be at most ${MAX_PERIOD_DAYS} days from from, both included`);
+    query.from !== undefined
+      ? date('from', query.from)
+      : to === undefined
+        ? undefined
+        : Math.max(0, to - (DEFAULT_PERIOD_DAYS - 1) * DAY_MS);
+  if (from !== undefined && to !== undefined) {
+    if (from > to) errors.push({ field: 'from', message: 'must not be after to' });
+    else if ((to - from) / DAY_MS + 1 > MAX_PERIOD_DAYS) {
+      // The field the caller sent: `from` alone is measured to today.
+      errors.push(
+        query.to === undefined
+          ? {
+              field: 'from',
+              message: `must be at most ${MAX_PERIOD_DAYS} days before today (to), both included`,
+            }
+          : { field: 'to', message: `must be at most ${MAX_PERIOD_DAYS} days from from, both included` },
+      );
+    }
   }
   const currency = query.currency ?? tenantCurrency;
-  if (!/^[A-Z]{3}$/.test(currency) || !isCurrency(currency)) {
-    throw validationError('currency', 'must be an ISO 4217 currency code in upper case');
+  if (!isCurrency(currency)) {
+    errors.push({ field: 'currency', message: 'must be an ISO 4217 currency code in upper case' });
   }
+  if (errors.length > 0 || from === undefined || to === undefined) throw validationFailed(errors);
   return { from, to, interval: query.interval ?? 'day', currency };
 }
 

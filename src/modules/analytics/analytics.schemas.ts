@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Nullable } from '../../http/schemas.js';
-import { INTERVALS, type Interval, MAX_PERIOD_DAYS } from './analytics.periods.js';
+import { Currency, Nullable } from '../../http/schemas.js';
+import { EARLIEST_DAY, INTERVALS, type Interval, MAX_PERIOD_DAYS } from './analytics.periods.js';
 
 const DateOnly = (description: string) =>
   Type.String({ format: 'date', description, examples: ['2026-11-01'] });
@@ -9,12 +9,18 @@ const DateOnly = (description: string) =>
 const Instant = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2026-11-21T10:15:00.000Z'] });
 
+/** A day a query may name: 1970-01-01 or later. */
+const QueryDay = (description: string) =>
+  Type.String({ ...DateOnly(description), formatMinimum: EARLIEST_DAY });
+
 const PeriodQuery = {
   from: Type.Optional(
-    DateOnly('First UTC day of the period, included. Default: 29 days before `to` (30 days in all).'),
+    QueryDay(
+      'First UTC day of the period, included. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.',
+    ),
   ),
   to: Type.Optional(
-    DateOnly(
+    QueryDay(
       `Last UTC day of the period, included; at most ${MAX_PERIOD_DAYS} days from \`from\`. Default: today.`,
     ),
   ),
@@ -29,9 +35,8 @@ const PeriodQuery = {
   ),
   currency: Type.Optional(
     Type.String({
-      pattern: '^[A-Z]{3}$',
+      ...Currency,
       description: 'ISO 4217; only orders in this currency count. Default: the tenant’s currency.',
-      examples: ['USD'],
     }),
   ),
 };

@@ -227,19 +227,26 @@ export function createAnalyticsService(deps: {
     return envelope(rows, total, window, sort, (row) => [row.revenue, row.email], customerRow);
   }
 
-  async function* allCustomers(tenantId: string, period: Period): AsyncGenerator<CustomerRow> {
-    let after: [number, string] | undefined;
-    for (;;) {
-      const rows = await repo.customerTotals(store.db, tenantId, period.currency, period.from, period.to, {
+  /**
+   * Every customer row, paged by (revenue, email). The first page is read before the response
+   * starts, so a store that cannot answer is still a clean 503 rather than a cut-off 200.
+   */
+  async function allCustomers(tenantId: string, period: Period): Promise<AsyncIterable<CustomerRow>> {
+    const page = (after: [number, string] | undefined) =>
+      repo.customerTotals(store.db, tenantId, period.currency, period.from, period.to, {
         limit: CSV_PAGE,
         offset: 0,
         after,
       });
-      for (const row of rows) yield customerRow(row);
-      const last = rows[rows.length - 1];
-      if (rows.length < CSV_PAGE || last === undefined) return;
-      after = [last.revenue, last.email];
-    }
+    const first = await page(undefined);
+    return (async function* rest() {
+      for (let rows = first; ;) {
+        for (const row of rows) yield customerRow(row);
+        const last = rows[rows.length - 1];
+        if (rows.length < CSV_PAGE || last === undefined) return;
+        rows = await page([last.revenue, last.email]);
+      }
+    })();
   }
 
   /** One row per time bucket, with the summary figures of the bucket. */
@@ -360,9 +367,15 @@ export function createAnalyticsService(deps: {
       let rows: Iterable<object> | AsyncIterable<object>;
       if (name === 'sales') rows = await salesRows(tenant.id, period);
       else if (name === 'products') rows = await allProducts(tenant.id, period);
-      else rows = allCustomers(tenant.id, period);
-      // Text starting with = + - @ is escaped (a leading '), so a spreadsheet never runs it as a formula.
-      const csv = stringify({ header: true, columns: CSV_COLUMNS[name], escape_formulas: true });
+      else rows = await allCustomers(tenant.id, period);
+      // RFC 4180: CRLF line ends. Text starting with = + - @ is escaped (a leading '), so a
+      // spreadsheet never runs it as a formula.
+      const csv = stringify({
+        header: true,
+        columns: CSV_COLUMNS[name],
+        escape_formulas: true,
+        record_delimiter: 'windows',
+      });
       const body = pipeline(Readable.from(rows), csv, (error) => {
         if (error) logger.error({ err: error, report: name }, 'analytics CSV export failed');
       });

@@ -396,7 +396,10 @@ for (const dialect of DIALECTS) {
           'GET',
           `/v1/analytics/reports/${name}?from=2020-01-01&to=2020-01-02&format=csv`,
         );
-        assert.equal(empty.body.split('\n')[0], COLUMNS[name]?.join(','));
+        // RFC 4180: every record ends in CRLF.
+        assert.ok(empty.body.startsWith(`${COLUMNS[name]?.join(',')}\r\n`), empty.body);
+        assert.doesNotMatch(empty.body, /[^\r]\n/);
+        assert.equal(csv.body.split('\r\n').length, rows.length + 2, 'header, rows, and the final CRLF');
       }
       const customers = await api<string>('GET', `/v1/analytics/reports/customers?${range}&format=csv`);
       assert.match(customers.body, /^ben@example\.com,"Ben, ""B""",2,1500,/m);
@@ -452,8 +455,23 @@ for (const dialect of DIALECTS) {
           );
         }
       }
+      // Every field that fails on its own is listed at once; rules between fields (from after
+      // to, the longest period) are checked once each field is valid.
+      const several: [string, string[]][] = [
+        ['from=1969-12-31&to=nope&currency=XYZ', ['from', 'to', 'currency']],
+        ['interval=year&currency=usd&from=2026-02-30', ['from', 'interval', 'currency']],
+      ];
+      for (const [query, fields] of several) {
+        const res = await api<Problem>('GET', `/v1/analytics/reports/sales?${query}`);
+        assert.equal(res.status, 400, query);
+        assert.deepEqual(res.body.errors?.map((e) => e.field).sort(), [...fields].sort(), query);
+      }
       // 366 days, both included, is the most.
       assert.equal((await api('GET', '/v1/analytics?from=2025-01-01&to=2026-01-01')).status, 200);
+      // The default `from` never falls before the earliest day an explicit one may name.
+      const early = await api<Analytics>('GET', '/v1/analytics?to=1970-01-05');
+      assert.equal(early.status, 200);
+      assert.equal(early.body.from, '1970-01-01');
       for (const [query, field] of [
         ['format=xml', 'format'],
         ['limit=0', 'limit'],

@@ -835,6 +835,7 @@ for (const dialect of DIALECTS) {
         ['cursor=bad', 'cursor'],
         ['status=lost', 'status'],
         ['created_from=yesterday', 'created_from'],
+        ['created_to=2026-12-31T23:59:60Z', 'created_to'],
         [`created_from=${made[4]?.created}&created_to=${made[2]?.created}`, 'created_from'],
         ['sort=price', 'sort'],
       ]) {

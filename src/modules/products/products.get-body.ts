@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { AppError } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../http/errors.js';
 import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
 
 /**
@@ -62,9 +62,7 @@ export function getBodyParameters(schema: TSchema) {
       throw new AppError('invalid_json', 'The request body is not valid JSON.');
     }
     if (!validate(body)) {
-      const errors = toFieldErrors(validate.errors ?? [], 'body');
-      const fields = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-      throw new AppError('validation_failed', `The request is invalid: ${fields}.`, { errors });
+      throw validationFailed(toFieldErrors(validate.errors ?? [], 'body'));
     }
     const query = (request.query ?? {}) as Record<string, unknown>;
     request.query = { ...(body as Record<string, unknown>), ...query };

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { ProductStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { Currency, Nullable, Timestamp } from '../../http/schemas.js';
 
 export const PRODUCT_STATUSES: readonly ProductStatus[] = ['active', 'draft', 'archived'];
 export const PRODUCT_SORTS = ['created', '-created', 'price', '-price', 'name'] as const;
@@ -30,11 +30,6 @@ const Price = Type.Integer({
   maximum: MAX_PRICE,
   description: 'Minor units (cents).',
   examples: [1999],
-});
-const Currency = Type.String({
-  pattern: '^[A-Z]{3}$',
-  description: 'ISO 4217, upper case.',
-  examples: ['USD'],
 });
 const Category = Type.String({ minLength: 1, maxLength: 100, examples: ['shoes'] });
 const Stock = Type.Integer({ minimum: 0, maximum: MAX_STOCK });

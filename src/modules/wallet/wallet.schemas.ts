@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { WalletTransactionType } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { Currency, Nullable, Timestamp } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
 
 export const TRANSACTION_TYPES: readonly WalletTransactionType[] = [
@@ -11,12 +11,6 @@ export const TRANSACTION_TYPES: readonly WalletTransactionType[] = [
   'transfer_in',
   'adjustment',
 ];
-
-const Currency = Type.String({
-  pattern: '^[A-Z]{3}$',
-  description: 'ISO 4217, upper case.',
-  examples: ['USD'],
-});
 
 const TransactionType = Type.Unsafe<WalletTransactionType>({
   type: 'string',

@@ -99,9 +99,14 @@ for (const dialect of DIALECTS) {
       const none = await t.api<Problem>('GET', '/v1/wallet/balance?currency=USD');
       assert.equal(none.status, 404);
       assert.equal(none.body.code, 'not_found');
-      const bad = await t.api<Problem>('GET', '/v1/wallet/balance?currency=usd');
-      assert.equal(bad.status, 400);
-      assert.equal(bad.body.errors?.[0]?.field, 'currency');
+      // Not a currency at all is a 400, as on a transfer; a currency without a wallet is a 404.
+      for (const code of ['usd', 'XYZ']) {
+        const bad = await t.api<Problem>('GET', `/v1/wallet/balance?currency=${code}`);
+        assert.equal(bad.status, 400, code);
+        assert.deepEqual(bad.body.errors, [
+          { field: 'currency', message: 'must be an ISO 4217 currency code in upper case' },
+        ]);
+      }
     });
 
     it('renders the balance in the 2026-06-01 shape for a pinned tenant and by header', async () => {
@@ -503,10 +508,13 @@ for (const dialect of DIALECTS) {
       for (const query of [
         'type=bonus',
         'from=yesterday',
+        // RFC 3339 allows a leap second, which no instant here can be: a 400, not an empty list.
+        'to=2026-12-31T23:59:60Z',
         'limit=0',
         'limit=101',
         'colour=red',
         'currency=eur',
+        'currency=XYZ',
       ]) {
         const bad = await t.api<Problem>('GET', `/v1/wallet/transactions?${query}`);
         assert.equal(bad.status, 400, query);
