@@ -35,7 +35,8 @@ export interface GateDeps {
  * The request gate of a route, built once from what the route declares and run in its onRequest,
  * before the body is read, so an unauthenticated caller learns nothing from validation. In order:
  * the API key (401), the tenant's rate limits and quota (429; any valid key is limited and
- * counted, also one without the route's permission, so a 429 comes before a 403), the permission
+ * counted, also one without the route's permission, so a 429 comes before a 403; the per-minute AI
+ * limit only for keys that hold the permission), the permission
  * the route declares in `config.auth` (403), and the version the response is written in (a
  * malformed `X-Service-Version` is a 400). `X-Service-Version` is set on every outcome: the version
  * used, or for a refusal the key's pinned version (the latest without a key).
@@ -104,8 +105,12 @@ export function createGate({ apiKeys, versions, limiter }: GateDeps) {
     const required: Permission | 'any_key' = auth;
     const ai = config?.rateLimit === 'ai';
 
+    function permitted(principal: Principal): boolean {
+      return required === 'any_key' || principal.key.permissions.has(required);
+    }
+
     function permit(request: FastifyRequest, principal: Principal): void {
-      if (required !== 'any_key' && !principal.key.permissions.has(required)) {
+      if (!permitted(principal)) {
         throw new AppError('insufficient_permissions', `This API key lacks the ${required} permission.`, {
           extra: { required_permission: required },
         });
@@ -123,7 +128,9 @@ export function createGate({ apiKeys, versions, limiter }: GateDeps) {
         permit(request, principal);
         return undefined;
       }
-      const decision = limiter.check(principal.tenant, ai);
+      // A key without the route's permission counts against the hour and the month, but does not
+      // spend the tenant's AI allowance on a call that will be refused.
+      const decision = limiter.check(principal.tenant, ai && permitted(principal));
       if (decision instanceof Promise) {
         return decision.then((decided) => {
           enforceDecision(request, reply, decided);

@@ -92,6 +92,7 @@ interface UsageBody {
 }
 
 const AI_PROBE = '/v1/test/ai-probe';
+const AI_WRITE_PROBE = '/v1/test/ai-write-probe';
 
 async function setLimitsWithCli(ctx: TestContext, tenantId: string, ...args: string[]): Promise<void> {
   const result = await runAdmin(['tenant:set-limits', '--tenant', tenantId, ...args, '--json'], ctx.config);
@@ -116,6 +117,9 @@ for (const dialect of DIALECTS) {
           env: backend.env,
           extraRoutes: (app) => {
             app.get(AI_PROBE, { config: { auth: 'any_key', rateLimit: 'ai' } }, async () => ({ ok: true }));
+            app.get(AI_WRITE_PROBE, { config: { auth: 'write:ai', rateLimit: 'ai' } }, async () => ({
+              ok: true,
+            }));
           },
         });
         assert.equal(ctx.deps.rateLimiter.backend, backend.name);
@@ -343,6 +347,26 @@ for (const dialect of DIALECTS) {
         clock.advance(AI_WINDOW_MS);
         const again = await Promise.all(Array.from({ length: 61 }, () => api('GET', AI_PROBE)));
         assert.equal(again.filter((r) => r.status === 200).length, 60);
+      });
+
+      it('refuses a key without the AI permission with 403 without spending the AI allowance', async () => {
+        clock.set('2026-11-21T16:00:00.000Z');
+        const tenant = await createTenant(ctx);
+        const full = client(ctx.app, tenant.apiKey.key);
+        const created = await full<{ key: string }>('POST', '/v1/api-keys', {
+          body: { name: 'usage only', permissions: ['read:usage'] },
+        });
+        const usageOnly = client(ctx.app, created.body.key);
+        const refused = await Promise.all(
+          Array.from({ length: 70 }, () => usageOnly<Problem>('GET', AI_WRITE_PROBE)),
+        );
+        assert.deepEqual([...countBy(refused, (r) => r.status)], [[403, 70]]);
+        // The tenant's AI allowance is whole.
+        const allowed = await Promise.all(Array.from({ length: 61 }, () => full('GET', AI_WRITE_PROBE)));
+        assert.deepEqual([...countBy(allowed, (r) => r.status)].sort(), [
+          [200, 60],
+          [429, 1],
+        ]);
       });
 
       it('starts a new quota at 00:00 UTC on the first of the month', async () => {

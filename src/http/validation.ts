@@ -86,6 +86,8 @@ export function toFieldErrors(
       }
       if (error.keyword === 'format') message = FORMAT_MESSAGES[String(params.format)] ?? message;
       if (error.keyword === 'formatMinimum') message = `must be ${String(params.limit)} or later`;
+      // The schemas' way of saying "some text, not only spaces".
+      if (error.keyword === 'pattern' && params.pattern === '\\S') message = 'must not be blank';
     }
     if (field === '') field = part === 'body' ? 'body' : (part ?? 'request');
     const id = `${field}\u0000${message}`;

@@ -103,7 +103,7 @@ export const InstallBody = Type.Object(
 export const RatingBody = Type.Object(
   {
     stars: Type.Integer({ minimum: 1, maximum: 5 }),
-    comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' })),
   },
   { additionalProperties: false },
 );

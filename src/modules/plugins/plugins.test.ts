@@ -502,6 +502,7 @@ for (const dialect of DIALECTS) {
         { stars: null },
         {},
         { stars: 5, comment: '' },
+        { stars: 5, comment: ' \n\t ' },
         { stars: 5, comment: 'x'.repeat(2001) },
         { stars: 5, tenant_id: 'ten_x' },
       ];
@@ -512,6 +513,10 @@ for (const dialect of DIALECTS) {
       }
       const zero = await api(keyA)('POST', `/v1/plugins/${plugin.id}/ratings`, { body: { stars: 0 } });
       assert.equal((zero.body.errors as { field: string }[])[0]?.field, 'stars');
+      const blank = await api(keyA)('POST', `/v1/plugins/${plugin.id}/ratings`, {
+        body: { stars: 5, comment: '   ' },
+      });
+      assert.deepEqual(blank.body.errors, [{ field: 'comment', message: 'must not be blank' }]);
       const after = await getPlugin(keyA, plugin.id);
       assert.equal(after.rating_count, plugin.rating_count);
       assert.equal(after.rating, plugin.rating);
