@@ -5,8 +5,12 @@ export function isCurrency(code: string): boolean {
   return CURRENCIES.has(code);
 }
 
-/**
- * The largest amount one order, payment, transfer or adjustment may move (minor units), so every
- * balance stays far below 2^53.
- */
+/** The largest amount one order, payment, transfer or adjustment may move (minor units). */
 export const MAX_AMOUNT = 1_000_000_000_000;
+
+/**
+ * The most a wallet may hold (minor units). Transfers and adjustments past it are refused, and a
+ * payment is refused before it is charged; a payment already captured is always credited, and
+ * the margin to 2^53 (about 9,000 maximal payments at once) keeps every balance exact.
+ */
+export const MAX_BALANCE = 1_000_000_000_000_000;

@@ -129,7 +129,8 @@ export const OrderSchema = Type.Object({
   carrier: Nullable(Type.String()),
   tracking_number: Nullable(Type.String()),
   restocked: Type.Boolean({
-    description: 'Whether the items went back in stock (cancel, or refund with restock).',
+    description:
+      'Whether the order gave its items back to stock (cancel, or refund with restock), once. A product deleted since has no stock to take them back.',
   }),
   created: Timestamp,
   updated: Timestamp,

@@ -530,6 +530,9 @@ export function createOrderService(deps: OrderServiceDeps) {
           cancelled_at: null,
           refunded_at: null,
         };
+        if (input.payment_method !== undefined) {
+          await wallet.roomForPayment(trx, tenantId, order.currency, order.total);
+        }
         const attempt =
           input.payment_method === undefined ? undefined : newPayment(order, input.payment_method, now);
         order.payment_id = attempt?.id ?? null;
@@ -631,6 +634,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       try {
         attempt = await store.transaction(async (trx) => {
           const current = await begin(trx, tenantId, id, 'pay');
+          await wallet.roomForPayment(trx, tenantId, current.currency, current.total);
           const row = newPayment(current, method, clock.now());
           await payments.insertPayment(trx, row);
           await repo.updateOrder(trx, tenantId, id, { payment_id: row.id, updated: row.created });

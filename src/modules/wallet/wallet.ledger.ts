@@ -2,6 +2,7 @@ import type { LedgerEntryType, WalletTransactionType } from '../../db/schema.js'
 import type { Db } from '../../db/store.js';
 import { AppError } from '../../http/errors.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
+import { MAX_BALANCE } from '../../lib/money.js';
 import * as repo from './wallet.repository.js';
 
 /**
@@ -75,12 +76,15 @@ export interface EntryInput {
   currency: string;
   created: number;
   lines: PostingLine[];
+  /** Credits may take a wallet past MAX_BALANCE: for a payment already captured, which must land. */
+  uncapped?: boolean;
 }
 
 /**
  * Writes one balanced entry. Wallets are updated in account-id order, so two entries touching the
  * same wallets lock them in the same order on PostgreSQL. A wallet that would go below zero is
- * 422 `insufficient_funds` (the caller's transaction then rolls back as a whole). Returns the
+ * 422 `insufficient_funds`, one that would pass MAX_BALANCE 422 `limit_exceeded` (the caller's
+ * transaction then rolls back as a whole). Returns the
  * entry's id and its postings in the order of `lines`.
  */
 export async function postEntry(
@@ -113,7 +117,15 @@ export async function postEntry(
     let seq: number | null = null;
     let balanceAfter: number | null = null;
     if (line.account.wallet) {
-      const applied = await repo.applyToWallet(trx, line.account.id, line.amount, input.created);
+      const ceiling = input.uncapped === true ? undefined : MAX_BALANCE;
+      const applied = await repo.applyToWallet(trx, line.account.id, line.amount, input.created, ceiling);
+      if (!applied && line.amount > 0) {
+        throw new AppError(
+          'limit_exceeded',
+          `The wallet ${line.account.id} may hold at most ${MAX_BALANCE} ${input.currency}; it cannot take ${line.amount} more.`,
+          { extra: { wallet_id: line.account.id } },
+        );
+      }
       if (!applied) {
         throw new AppError(
           'insufficient_funds',

@@ -92,14 +92,16 @@ export async function findTransferAccounts(
 
 /**
  * Adds `amount` (signed) to a wallet's cached balance and counts the posting, only if the balance
- * stays at or above zero: the conditional update is the last word on insufficient funds, whatever
- * was read before. Returns the new balance and the posting's sequence number, or undefined.
+ * stays at or above zero and, with a `ceiling`, at or below it: the conditional update is the
+ * last word on insufficient funds, whatever was read before. Returns the new balance and the
+ * posting's sequence number, or undefined.
  */
 export async function applyToWallet(
   db: Db,
   walletId: string,
   amount: number,
   now: number,
+  ceiling?: number,
 ): Promise<{ balance: number; postings: number } | undefined> {
   let query = db
     .updateTable('ledger_accounts')
@@ -111,6 +113,7 @@ export async function applyToWallet(
     .where('id', '=', walletId)
     .where('type', '=', 'wallet');
   if (amount < 0) query = query.where('balance', '>=', -amount);
+  if (amount > 0 && ceiling !== undefined) query = query.where('balance', '<=', ceiling - amount);
   const row = await query.returning(['balance', 'postings']).executeTakeFirst();
   if (!row || row.balance === null || row.postings === null) return undefined;
   return { balance: Number(row.balance), postings: Number(row.postings) };

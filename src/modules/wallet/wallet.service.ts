@@ -5,7 +5,7 @@ import { envelope, pageWindow } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { isCurrency, MAX_AMOUNT } from '../../lib/money.js';
+import { isCurrency, MAX_AMOUNT, MAX_BALANCE } from '../../lib/money.js';
 import type { EventService } from '../events/events.service.js';
 import {
   ensurePlatformAccount,
@@ -394,6 +394,21 @@ export function createWalletService(deps: WalletServiceDeps) {
      * A captured order payment, in the orders' transaction: clearing account -> tenant's wallet.
      * A free order (total 0) moves nothing and posts nothing.
      */
+    /**
+     * 422 `limit_exceeded` when a payment of `amount` would take the tenant's wallet past
+     * MAX_BALANCE: checked before anything is charged, since a captured payment always lands.
+     */
+    async roomForPayment(trx: Db, tenantId: string, currency: string, amount: number): Promise<void> {
+      const wallet = await repo.findWallet(trx, tenantId, currency);
+      if (Number(wallet?.balance ?? 0) + amount > MAX_BALANCE) {
+        throw new AppError(
+          'limit_exceeded',
+          `The ${currency} wallet may hold at most ${MAX_BALANCE}; a payment of ${amount} would take it past that.`,
+          { extra: { wallet_id: wallet?.id ?? null } },
+        );
+      }
+    },
+
     async creditOrderPayment(trx: Db, input: OrderMoney): Promise<TransactionObject | null> {
       if (input.amount === 0) return null;
       checkAmount(input.amount);
@@ -404,6 +419,8 @@ export function createWalletService(deps: WalletServiceDeps) {
       const {
         postings: [credited],
       } = await postEntry(trx, {
+        // The provider has the money: it lands even past MAX_BALANCE (`roomForPayment` came first).
+        uncapped: true,
         type: 'payment',
         currency: input.currency,
         created: now,
