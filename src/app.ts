@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import secureJson from 'secure-json-parse';
 import type { Deps } from './deps.js';
 import { createGate, versionAnswered } from './http/auth.js';
 import { meteringHook } from './http/rate-limit.js';
@@ -17,7 +18,7 @@ import {
   installNotFoundHandler,
   RouteTable,
 } from './http/error-handler.js';
-import { AppError, ERROR_STATUS } from './http/errors.js';
+import { AppError, ERROR_STATUS, validationError } from './http/errors.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { newRequestId } from './lib/ids.js';
@@ -85,6 +86,9 @@ ${Object.entries(ERROR_STATUS)
   the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
 `.trim();
 
+/** What secure-json-parse says of a `__proto__` or `constructor.prototype` key. */
+const FORBIDDEN_KEY = /forbidden prototype property/;
+
 /** Fastify's default `requestIdLogLabel`: the binding of the child logger it asks for per request. */
 const REQUEST_ID_LOG_LABEL = 'reqId';
 
@@ -148,18 +152,31 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
   installNotFoundHandler(app, app.routeTable, { preHandler: gateFor({ auth: 'public' }) });
 
-  // JSON only; an empty body is no body. text/plain and everything else is 415.
+  // JSON only; an empty body is no body. text/plain and everything else is 415. Parsed as Fastify
+  // parses it (secure-json-parse), but keeping the reason: a `__proto__` key is valid JSON, refused
+  // because it could poison the prototype of what is built from it.
   app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') {
       done(null, undefined);
       return;
     }
-    parseJson(request, body as string, (error, value) => {
-      if (error) done(new AppError('invalid_json', 'The request body is not valid JSON.'), undefined);
-      else done(null, value);
-    });
+    let value: unknown;
+    try {
+      value = secureJson.parse(body as string, undefined, {
+        protoAction: 'error',
+        constructorAction: 'error',
+      });
+    } catch (error) {
+      done(
+        error instanceof Error && FORBIDDEN_KEY.test(error.message)
+          ? validationError('body', 'must not use __proto__ or constructor.prototype as a key')
+          : new AppError('invalid_json', 'The request body is not valid JSON.'),
+        undefined,
+      );
+      return;
+    }
+    done(null, value);
   });
 
   // Per-route hooks, attached only where they do something, keep GET routes off the hot path.

@@ -70,6 +70,25 @@ for (const dialect of DIALECTS) {
       assert.equal(await countKeys(), before);
     });
 
+    it('refuses a __proto__ or constructor.prototype key as a validation error, not as bad JSON', async () => {
+      const before = await countKeys();
+      for (const payload of [
+        '{"name": "x", "permissions": ["read:users"], "__proto__": {"admin": true}}',
+        '{"name": "x", "permissions": ["read:users"], "constructor": {"prototype": {"admin": true}}}',
+      ]) {
+        const res = await client(ctx.app, key)('POST', '/v1/api-keys', {
+          payload,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(res.status, 400, payload);
+        assert.equal(res.body.code, 'validation_failed');
+        assert.deepEqual(res.body.errors, [
+          { field: 'body', message: 'must not use __proto__ or constructor.prototype as a key' },
+        ]);
+      }
+      assert.equal(await countKeys(), before);
+    });
+
     it('rejects a body that is not JSON with 415', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
         const res = await client(ctx.app, key)('POST', '/v1/api-keys', {
