@@ -70,10 +70,9 @@ export const PluginListQuery = Type.Object(
     ...PageQuery,
     q: Type.Optional(
       Type.String({
-        minLength: 1,
         maxLength: 100,
         description:
-          'Words to find in the name, description, author, slug or category (case-insensitive); every word must match.',
+          'Words to find in the name, description, author, slug or category (case-insensitive); every word must match. Empty: no filter.',
       }),
     ),
     category: Type.Optional(Type.String({ enum: [...PLUGIN_CATEGORIES] })),

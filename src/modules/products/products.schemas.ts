@@ -115,10 +115,10 @@ export const ProductListQuery = Type.Object(
     status: Type.Optional(Status),
     q: Type.Optional(
       Type.String({
-        minLength: 1,
         maxLength: 200,
-        pattern: '^[^\\u0000-\\u001f]+$',
-        description: 'Text in the name, SKU or description (case-insensitive substring).',
+        pattern: '^[^\\u0000-\\u001f]*$',
+        description:
+          'Text in the name, SKU or description (case-insensitive substring). Empty: no text filter, as from an empty search box.',
       }),
     ),
     min_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),

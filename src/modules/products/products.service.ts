@@ -224,7 +224,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
         category: query.category,
         status: query.status,
         inStock: query.in_stock,
-        q: query.q,
+        q: query.q === '' ? undefined : query.q,
         minPrice: query.min_price,
         maxPrice: query.max_price,
       };

@@ -637,6 +637,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await names('q=with gears'), ['Sprocket deluxe']);
       await api('DELETE', `/v1/products/${target.id}`);
       assert.deepEqual(await names('q=sprocket'), []);
+      // An empty search box filters nothing.
+      const everything = await names('sort=name');
+      assert.ok(everything.length > 1);
+      assert.deepEqual(await names('sort=name&q='), everything);
       const res = await api<Problem>('GET', `/v1/products?q=${encodeURIComponent('a\nb')}`);
       assert.equal(res.status, 400);
       assert.equal(res.body.errors?.[0]?.field, 'q');
