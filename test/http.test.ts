@@ -173,6 +173,7 @@ for (const dialect of DIALECTS) {
 
     it('refuses paging past its bounds on every list with a 400, never a 500', async () => {
       const api = client(ctx.app, key);
+      const forged = (cursor: unknown[]) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
       const doc = (await api<OpenApi>('GET', '/v1/openapi.json')).body;
       const lists = Object.entries(doc.paths)
         .filter(([, item]) => item.get?.parameters?.some((p) => p.in === 'query' && p.name === 'offset'))
@@ -184,8 +185,13 @@ for (const dialect of DIALECTS) {
           ['offset=1000000001', 'offset'],
           ['page=10000001', 'page'],
           ['page=461168601842738790', 'page'],
+          // Cursors this API never issues: a sort value past 2^53, an offset past the bounds.
+          [`cursor=${forged(['-created', 1e300, 'x', 0])}`, 'cursor'],
+          [`cursor=${forged(['-created', 1, 'x', 2 ** 53 - 1])}`, 'cursor'],
         ] as const) {
           const res = await api<{ code: string; errors?: { field: string }[] }>('GET', `${url}?${query}`);
+          // A cursor is read once the parent resource is found: an unknown one is a 404 first.
+          if (field === 'cursor' && url.includes('xyz') && res.status === 404) continue;
           assert.equal(res.status, 400, `${url}?${query}: ${JSON.stringify(res.body)}`);
           assert.ok(
             res.body.errors?.some((e) => e.field === field),

@@ -10,10 +10,13 @@ import { validationError } from './errors.js';
 
 /** The deepest `offset` and `page` (at the largest `limit`, the same depth): beyond, a 400. */
 const MAX_OFFSET = 1_000_000_000;
-const MAX_PAGE = MAX_OFFSET / 100;
+const MAX_LIMIT = 100;
+const MAX_PAGE = MAX_OFFSET / MAX_LIMIT;
 
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 20, description: `1 to ${MAX_LIMIT}.` }),
+  ),
   offset: Type.Optional(
     Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip (at most 1,000,000,000).' }),
   ),
@@ -66,10 +69,12 @@ function decodeCursor(raw: string, sort: string): Cursor {
     !Array.isArray(parsed) ||
     parsed.length !== 4 ||
     typeof parsed[0] !== 'string' ||
-    !['string', 'number'].includes(typeof parsed[1]) ||
+    !(typeof parsed[1] === 'string' || Number.isSafeInteger(parsed[1])) ||
     typeof parsed[2] !== 'string' ||
     !Number.isSafeInteger(parsed[3]) ||
-    (parsed[3] as number) < 0
+    (parsed[3] as number) < 0 ||
+    // Offsets this API hands out stay within what `offset` itself accepts.
+    (parsed[3] as number) > MAX_OFFSET + MAX_LIMIT
   ) {
     throw validationError('cursor', 'is not a cursor this API issued');
   }
