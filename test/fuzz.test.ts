@@ -12,6 +12,7 @@ import {
   type TestContext,
 } from './helpers/context.js';
 import { type Schema, valueArbitrary, violations } from './helpers/json-schema-arbitrary.js';
+import { isCurrency } from '../src/lib/money.js';
 
 /**
  * Fuzzing from the OpenAPI document: for every operation it declares, generated valid inputs
@@ -23,7 +24,10 @@ import { type Schema, valueArbitrary, violations } from './helpers/json-schema-a
  * replays a run.
  */
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormatsPlugin = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+/** The standard formats and the API's own (`iso4217`, as src/http/validation.ts defines it). */
+const addFormats = (ajv: Ajv2020): Ajv2020 =>
+  addFormatsPlugin(ajv).addFormat('iso4217', { type: 'string', validate: isCurrency });
 const RUNS = Number(process.env.FUZZ_RUNS ?? 24);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
  * fast-check arbitraries from the JSON Schema subset our OpenAPI document uses (TypeBox output):
  * type (incl. arrays of types), const, enum, anyOf/oneOf, properties/required/additionalProperties,
  * propertyNames, min/maxProperties, items, min/maxItems, uniqueItems, min/maxLength, pattern,
- * format (date-time, date, email, uri), minimum/maximum/exclusive bounds. Anything else is ignored
+ * format (date-time, date, email, uri, iso4217), minimum/maximum/exclusive bounds. Anything else is ignored
  * (the caller checks generated values with Ajv). Written here because the only fast-check
  * JSON-Schema library on npm (json-schema-fast-check 0.0.6) targets fast-check 1 and is not
  * maintained; json-schema-faker draws from its own random source, so fast-check could neither
@@ -57,6 +57,8 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
           noInvalidDate: true,
         })
         .map((d) => d.toISOString().slice(0, 10));
+    case 'iso4217':
+      return fc.constantFrom('USD', 'EUR', 'GBP', 'JPY', 'CHF');
     case 'email':
       return fc
         .tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/), fc.stringMatching(/^[a-z]{2,10}$/))
