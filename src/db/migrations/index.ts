@@ -14,6 +14,7 @@ import * as eventRetention from './0012_event_retention.js';
 import * as retiredSecrets from './0013_retired_secrets.js';
 import * as refundsDue from './0014_refunds_due.js';
 import * as transferIdempotency from './0015_transfer_idempotency.js';
+import * as transferReceiver from './0016_transfer_receiver.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_retired_secrets': retiredSecrets,
   '0014_refunds_due': refundsDue,
   '0015_transfer_idempotency': transferIdempotency,
+  '0016_transfer_receiver': transferReceiver,
 };

@@ -202,32 +202,89 @@ export async function insertTransfer(db: Db, row: TransferRow): Promise<void> {
   await db.insertInto('wallet_transfers').values(row).execute();
 }
 
+/** A transfer the tenant sent, or received into one of its wallets. */
 export async function findTransfer(db: Db, tenantId: string, id: string): Promise<TransferRow | undefined> {
   return db
     .selectFrom('wallet_transfers')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('tenant_id', '=', tenantId),
+        eb.exists(
+          eb
+            .selectFrom('ledger_accounts')
+            .select('ledger_accounts.id')
+            .whereRef('ledger_accounts.id', '=', 'wallet_transfers.destination_wallet_id')
+            .where('ledger_accounts.tenant_id', '=', tenantId),
+        ),
+      ]),
+    )
     .executeTakeFirst();
 }
 
-/** Newest first, ties broken by id; a cursor seeks past (created, id). Fetches `limit + 1`. */
-export async function listTransfers(db: Db, tenantId: string, window: PageWindow): Promise<TransferRow[]> {
-  return db
-    .selectFrom('wallet_transfers')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .$call(newestFirst(window))
-    .execute();
+export type TransferDirection = 'sent' | 'received';
+
+/** Whose transfers a listing holds: those the tenant sent, and those into its wallets. */
+export interface TransferParty {
+  tenantId: string;
+  /** The tenant's wallets (one per currency, so a handful). */
+  walletIds: readonly string[];
+  direction?: TransferDirection | undefined;
 }
 
-export async function countTransfers(db: Db, tenantId: string): Promise<number> {
-  const row = await db
-    .selectFrom('wallet_transfers')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+/**
+ * The party's transfers as disjoint sources, each served by one index on (key, created, id): sent
+ * by `tenant_id`, received by `destination_wallet_id` per wallet. Disjoint because a tenant's
+ * only wallet in a currency is the source of its transfers in it, and a wallet cannot pay itself.
+ */
+function transferSources(db: Db, party: TransferParty) {
+  const sent = db.selectFrom('wallet_transfers').where('tenant_id', '=', party.tenantId);
+  const received = party.walletIds.map((walletId) =>
+    db.selectFrom('wallet_transfers').where('destination_wallet_id', '=', walletId),
+  );
+  if (party.direction === 'sent') return [sent];
+  if (party.direction === 'received') return received;
+  return [sent, ...received];
+}
+
+/**
+ * Newest first, ties broken by id; a cursor seeks past (created, id). Fetches `limit + 1`. With
+ * several sources, each reads its own index only as deep as the page reaches (offset + limit + 1
+ * rows, or limit + 1 past a cursor) and the union of those few rows is sorted and cut.
+ */
+export async function listTransfers(
+  db: Db,
+  party: TransferParty,
+  window: PageWindow,
+): Promise<TransferRow[]> {
+  const [first, ...rest] = transferSources(db, party);
+  if (first === undefined) return [];
+  if (rest.length === 0) return first.selectAll().$call(newestFirst(window)).execute();
+  const reach: PageWindow = window.cursor
+    ? window
+    : { limit: window.offset + window.limit, offset: 0, cursor: undefined };
+  const branch = (source: typeof first) =>
+    db.selectFrom(source.selectAll().$call(newestFirst(reach)).as('branch')).selectAll();
+  const merged = rest.reduce((union, source) => union.unionAll(branch(source)), branch(first));
+  let query = db
+    .selectFrom(merged.as('transfers'))
+    .selectAll()
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(window.limit + 1);
+  if (!window.cursor && window.offset > 0) query = query.offset(window.offset);
+  return query.execute();
+}
+
+/** Counted per source, each on its own index, and summed (the sources are disjoint). */
+export async function countTransfers(db: Db, party: TransferParty): Promise<number> {
+  const counts = await Promise.all(
+    transferSources(db, party).map((source) =>
+      source.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ),
+  );
+  return counts.reduce((total, row) => total + Number(row.n), 0);
 }
 
 /** What a wallet has sent since `since` (epoch ms). */

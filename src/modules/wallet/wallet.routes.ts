@@ -26,8 +26,9 @@ const TRANSFER_DESCRIPTION = `
 Moves \`amount\` from your wallet in \`currency\` to any wallet on the platform (another tenant's, by its id), at once.
 422 \`invalid_destination\` (unknown wallet, or your own wallet), \`currency_mismatch\` (the destination holds
 another currency), \`insufficient_funds\`, \`limit_exceeded\` (the tenant's daily transfer limit per wallet, per UTC
-day). Emits \`transfer.created\`; the receiver sees a \`transfer_in\` transaction. Send an \`Idempotency-Key\`: a retry
-with it never moves the money twice, even after a crash of the server.
+day). Emits \`transfer.created\` to you and to the receiving tenant, in the same transaction as the transfer; the
+receiver sees a \`transfer_in\` transaction and can read the transfer (without your \`metadata\`). Send an
+\`Idempotency-Key\`: a retry with it never moves the money twice, even after a crash of the server.
 `.trim();
 
 export function walletRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -92,7 +93,9 @@ export function walletRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'read:wallet' },
         schema: {
           tags: ['Wallet'],
-          summary: 'List the transfers you sent, newest first',
+          summary: 'List the transfers you sent or received, newest first',
+          description:
+            'Transfers out of your wallets and into them (the `source_id` of a `transfer_out` or `transfer_in` transaction); `direction` narrows to one side. A received transfer shows `metadata` as `{}`: it is the sender’s.',
           querystring: TransferListQuery,
           response: { 200: TransferListSchema },
         },
@@ -106,7 +109,9 @@ export function walletRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'read:wallet' },
         schema: {
           tags: ['Wallet'],
-          summary: 'Get one transfer you sent',
+          summary: 'Get one transfer you sent or received',
+          description:
+            'A transfer out of or into one of your wallets; a received one shows `metadata` as `{}`. Any other transfer is 404.',
           params: TransferIdParams,
           response: { 200: TransferSchema, ...errorResponses(404) },
         },

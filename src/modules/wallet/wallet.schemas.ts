@@ -114,12 +114,29 @@ export const TransferSchema = Type.Object({
   destination_wallet_id: Type.String(),
   status: Type.Literal('succeeded', { description: 'Transfers settle at once.' }),
   description: Nullable(Type.String()),
-  metadata: Metadata,
+  metadata: Type.Unsafe<Record<string, string>>({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'The sender’s own keys and string values; `{}` when the receiving tenant reads the transfer.',
+  }),
   created: Timestamp,
 });
 export type TransferObject = Static<typeof TransferSchema>;
 
-export const TransferListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const TransferListQuery = Type.Object(
+  {
+    ...PageQuery,
+    direction: Type.Optional(
+      Type.Unsafe<'sent' | 'received'>({
+        type: 'string',
+        enum: ['sent', 'received'],
+        description: 'Only the transfers you `sent`, or only those you `received`; default both.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type TransferListQuery = Static<typeof TransferListQuery>;
 
 export const TransferListSchema = EnvelopeSchema(TransferSchema);

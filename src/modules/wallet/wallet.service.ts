@@ -47,7 +47,8 @@ export function presentTransaction(row: repo.PostingRow): TransactionObject {
   };
 }
 
-export function presentTransfer(row: repo.TransferRow): TransferObject {
+/** A transfer as `viewer` sees it: the sender's `metadata` is the sender's own, `{}` to the receiver. */
+export function presentTransfer(row: repo.TransferRow, viewer: string): TransferObject {
   return {
     id: row.id,
     amount: row.amount,
@@ -56,7 +57,7 @@ export function presentTransfer(row: repo.TransferRow): TransferObject {
     destination_wallet_id: row.destination_wallet_id,
     status: 'succeeded',
     description: row.description,
-    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    metadata: row.tenant_id === viewer ? (JSON.parse(row.metadata) as Record<string, string>) : {},
     created: iso(row.created),
   };
 }
@@ -166,7 +167,7 @@ export function createWalletService(deps: WalletServiceDeps) {
   async function getTransfer(tenantId: string, id: string): Promise<TransferObject> {
     const row = await repo.findTransfer(store.db, tenantId, id);
     if (!row) throw notFound('transfer');
-    return presentTransfer(row);
+    return presentTransfer(row, tenantId);
   }
 
   async function transferInTransaction(
@@ -245,12 +246,15 @@ export function createWalletService(deps: WalletServiceDeps) {
     };
     await repo.insertTransfer(trx, transfer);
     await idempotent.mark(trx, id);
-    await events.emit(trx, {
-      tenantId,
-      type: 'transfer.created',
-      objectType: 'transfer',
-      object: presentTransfer(transfer),
-    });
+    // The sender and the receiving tenant each get the event, in the transfer's transaction.
+    for (const party of [tenantId, destination.tenant_id]) {
+      await events.emit(trx, {
+        tenantId: party,
+        type: 'transfer.created',
+        objectType: 'transfer',
+        object: presentTransfer(transfer, party),
+      });
+    }
     return transfer;
   }
 
@@ -297,9 +301,9 @@ export function createWalletService(deps: WalletServiceDeps) {
 
     /**
      * Moves `amount` from the tenant's wallet in `currency` to another wallet (any tenant's) in
-     * one transaction: balanced postings, the transfer, and `transfer.created` for the sender. A
-     * retry whose first answer was lost (a 5xx after the commit) answers for the transfer its key
-     * committed instead of moving the money again.
+     * one transaction: balanced postings, the transfer, and `transfer.created` for the sender and
+     * for the receiving tenant. A retry whose first answer was lost (a 5xx after the commit)
+     * answers for the transfer its key committed instead of moving the money again.
      */
     async transfer(
       tenantId: string,
@@ -310,21 +314,35 @@ export function createWalletService(deps: WalletServiceDeps) {
       checkAmount(input.amount);
       checkCurrency(input.currency);
       const row = await store.transaction((trx) => transferInTransaction(trx, tenantId, input, idempotent));
-      return presentTransfer(row);
+      return presentTransfer(row, tenantId);
     },
 
     getTransfer,
 
+    /** The transfers the tenant sent or received (`direction` narrows to one), newest first. */
     async listTransfers(tenantId: string, query: TransferListQuery) {
       const window = pageWindow(query, '-created');
       if (window.cursor && typeof window.cursor.after[0] !== 'number') {
         throw validationError('cursor', 'is not a cursor this API issued');
       }
+      const wallets = query.direction === 'sent' ? [] : await repo.listWallets(store.db, tenantId);
+      const party: repo.TransferParty = {
+        tenantId,
+        walletIds: wallets.map((wallet) => wallet.id),
+        direction: query.direction,
+      };
       const [rows, total] = await Promise.all([
-        repo.listTransfers(store.db, tenantId, window),
-        repo.countTransfers(store.db, tenantId),
+        repo.listTransfers(store.db, party, window),
+        repo.countTransfers(store.db, party),
       ]);
-      return envelope(rows, total, window, '-created', (row) => [row.created, row.id], presentTransfer);
+      return envelope(
+        rows,
+        total,
+        window,
+        '-created',
+        (row) => [row.created, row.id],
+        (row) => presentTransfer(row, tenantId),
+      );
     },
 
     /**

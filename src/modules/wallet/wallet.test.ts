@@ -151,7 +151,7 @@ for (const dialect of DIALECTS) {
       assert.equal(missing.body.code, 'not_found');
     });
 
-    it('transfers between tenants: balanced postings, a transfer_in for the receiver, an event for the sender', async () => {
+    it('transfers between tenants: balanced postings, a transfer_in for the receiver, an event for each side', async () => {
       const a = await tenant();
       const b = await tenant();
       await credit(a, 5000);
@@ -202,25 +202,33 @@ for (const dialect of DIALECTS) {
         [['transfer_in', 1200, 1200, res.body.id, 'Invoice 42']],
       );
 
-      const events = await a.api<Page<{ type: string; data: { object: TransferObject } }>>(
+      const events = await a.api<Page<{ id: string; type: string; data: { object: TransferObject } }>>(
         'GET',
         '/v1/events?type=transfer.created',
       );
       assert.equal(events.body.total, 1);
       assert.deepEqual(events.body.data[0]?.data.object, res.body);
-      const receiverEvents = await b.api<Page<unknown>>('GET', '/v1/events?type=transfer.created');
-      assert.equal(receiverEvents.body.total, 0);
+      // The receiver gets its own event with the same transfer, without the sender's metadata.
+      const receiverEvents = await b.api<Page<{ id: string; data: { object: TransferObject } }>>(
+        'GET',
+        '/v1/events?type=transfer.created',
+      );
+      assert.equal(receiverEvents.body.total, 1);
+      assert.deepEqual(receiverEvents.body.data[0]?.data.object, { ...res.body, metadata: {} });
+      assert.notEqual(receiverEvents.body.data[0]?.id, events.body.data[0]?.id);
 
       const listed = await a.api<Page<TransferObject>>('GET', '/v1/wallet/transfers');
       assert.deepEqual(listed.body.data, [res.body]);
       assert.equal(listed.body.total, 1);
       const one = await a.api<TransferObject>('GET', `/v1/wallet/transfers/${res.body.id}`);
       assert.deepEqual(one.body, res.body);
-      // The receiver sees its transfer_in, not the sender's transfer object.
-      const foreign = await b.api<Problem>('GET', `/v1/wallet/transfers/${res.body.id}`);
-      assert.equal(foreign.status, 404);
-      assert.equal(foreign.body.code, 'not_found');
-      assert.equal((await b.api<Page<TransferObject>>('GET', '/v1/wallet/transfers')).body.total, 0);
+      // The receiver reads the transfer its transfer_in points at; the metadata stays the sender's.
+      const received = await b.api<TransferObject>('GET', `/v1/wallet/transfers/${res.body.id}`);
+      assert.equal(received.status, 200);
+      assert.deepEqual(received.body, { ...res.body, metadata: {} });
+      const receivedList = await b.api<Page<TransferObject>>('GET', '/v1/wallet/transfers');
+      assert.deepEqual(receivedList.body.data, [{ ...res.body, metadata: {} }]);
+      assert.equal(receivedList.body.total, 1);
       await verifyOk();
     });
 
@@ -553,6 +561,140 @@ for (const dialect of DIALECTS) {
         ids.slice(2, 4),
       );
       assert.equal(next.body.page, 2);
+    });
+
+    it('shows the receiving tenant a transfer, lists sent and received, and hides it from a third tenant', async () => {
+      const a = await tenant();
+      const b = await tenant();
+      const c = await tenant();
+      await credit(a, 5000);
+      await credit(a, 5000, 'EUR');
+      await credit(b, 500);
+      await credit(b, 1, 'EUR');
+      const bEur = (await b.api<BalanceObject>('GET', '/v1/wallet/balance?currency=EUR')).body.wallet_id;
+      const hook = await b.api<{ id: string }>('POST', '/v1/webhooks', {
+        body: { url: 'http://127.0.0.1:9/hooks', events: ['transfer.created'] },
+      });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      const sent: TransferObject[] = [];
+      for (const body of [
+        { amount: 1200, currency: 'USD', destination_wallet_id: b.walletId, metadata: { invoice: '42' } },
+        { amount: 300, currency: 'EUR', destination_wallet_id: bEur, metadata: { invoice: '43' } },
+      ]) {
+        clock.advance(1000);
+        const res = await transfer(a, body);
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        sent.push(res.body);
+      }
+      clock.advance(1000);
+      const back = await transfer(b, {
+        amount: 100,
+        currency: 'USD',
+        destination_wallet_id: a.walletId,
+        metadata: { refund: 'yes' },
+      });
+      assert.equal(back.status, 201, JSON.stringify(back.body));
+      const [usd, eur] = sent.map((t) => ({ ...t, metadata: {} }));
+      assert.ok(usd && eur);
+
+      // The receiver reads each transfer by the source_id of its transfer_in.
+      const txns = await b.api<Page<TransactionObject>>('GET', '/v1/wallet/transactions?type=transfer_in');
+      assert.deepEqual(
+        txns.body.data.map((t) => t.source_id),
+        [eur.id, usd.id],
+      );
+      for (const expected of [usd, eur]) {
+        const one = await b.api<TransferObject>('GET', `/v1/wallet/transfers/${expected.id}`);
+        assert.equal(one.status, 200, JSON.stringify(one.body));
+        assert.deepEqual(one.body, expected);
+      }
+
+      // Sent and received in one list, newest first across wallets, with exact totals and paging.
+      const all = await b.api<Page<TransferObject>>('GET', '/v1/wallet/transfers');
+      assert.deepEqual(all.body.data, [back.body, eur, usd]);
+      assert.equal(all.body.total, 3);
+      const seen: TransferObject[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: Page<TransferObject> } = await b.api<Page<TransferObject>>(
+          'GET',
+          `/v1/wallet/transfers?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        assert.equal(page.body.total, 3);
+        seen.push(...page.body.data);
+        cursor = page.body.next_cursor;
+      } while (cursor !== null);
+      assert.deepEqual(seen, [back.body, eur, usd]);
+      const third = await b.api<Page<TransferObject>>('GET', '/v1/wallet/transfers?limit=1&offset=2');
+      assert.deepEqual(third.body.data, [usd]);
+      assert.equal(third.body.has_more, false);
+      const received = await b.api<Page<TransferObject>>('GET', '/v1/wallet/transfers?direction=received');
+      assert.deepEqual(received.body.data, [eur, usd]);
+      assert.equal(received.body.total, 2);
+      const own = await b.api<Page<TransferObject>>('GET', '/v1/wallet/transfers?direction=sent');
+      assert.deepEqual(own.body.data, [back.body]);
+      assert.equal(own.body.total, 1);
+      const bad = await b.api<Problem>('GET', '/v1/wallet/transfers?direction=both');
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.code, 'validation_failed');
+
+      // The sender's view keeps its metadata; what it received shows without the other's.
+      const senderList = await a.api<Page<TransferObject>>('GET', '/v1/wallet/transfers');
+      assert.deepEqual(senderList.body.data, [{ ...back.body, metadata: {} }, ...sent.slice().reverse()]);
+      const senderSent = await a.api<Page<TransferObject>>('GET', '/v1/wallet/transfers?direction=sent');
+      assert.deepEqual(senderSent.body.data, sent.slice().reverse());
+
+      // The receiver's events, one per transfer it took part in, and a delivery queued for each.
+      const events = await b.api<Page<{ id: string; data: { object: TransferObject } }>>(
+        'GET',
+        '/v1/events?type=transfer.created',
+      );
+      assert.deepEqual(
+        events.body.data.map((e) => e.data.object),
+        [back.body, eur, usd],
+      );
+      const deliveries = await b.api<Page<{ event_id: string; event: string }>>(
+        'GET',
+        `/v1/webhooks/${hook.body.id}/deliveries?limit=100`,
+      );
+      assert.deepEqual(
+        deliveries.body.data.map((d) => d.event_id).sort(),
+        events.body.data.map((e) => e.id).sort(),
+      );
+
+      // A third tenant sees none of it.
+      for (const t of [...sent, back.body]) {
+        const foreign = await c.api<Problem>('GET', `/v1/wallet/transfers/${t.id}`);
+        assert.equal(foreign.status, 404);
+        assert.equal(foreign.body.code, 'not_found');
+      }
+      assert.equal((await c.api<Page<TransferObject>>('GET', '/v1/wallet/transfers')).body.total, 0);
+      assert.equal((await c.api<Page<unknown>>('GET', '/v1/events?type=transfer.created')).body.total, 0);
+      await verifyOk();
+    });
+
+    it("writes the receiver's transfer.created in the transfer's transaction: no event, no transfer", async () => {
+      const a = await tenant();
+      const b = await tenant();
+      await credit(a, 1000);
+      let failFor: string | null = b.id;
+      ctx.deps.events.onEmit(async (_trx, event) => {
+        if (event.tenant_id === failFor && event.type === 'transfer.created')
+          throw new Error('outbox refused');
+      });
+      try {
+        const res = await transfer(a, { amount: 400, currency: 'USD', destination_wallet_id: b.walletId });
+        assert.equal(res.status, 500, JSON.stringify(res.body));
+      } finally {
+        failFor = null;
+      }
+      assert.equal(await balance(a), 1000);
+      assert.equal(await balance(b), 0);
+      for (const t of [a, b]) {
+        assert.equal((await t.api<Page<unknown>>('GET', '/v1/wallet/transfers')).body.total, 0);
+        assert.equal((await t.api<Page<unknown>>('GET', '/v1/events?type=transfer.created')).body.total, 0);
+      }
+      await verifyOk();
     });
 
     async function product(t: Tenant, price: number, currency?: string): Promise<string> {
