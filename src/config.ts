@@ -102,6 +102,22 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
+/**
+ * A URL the server calls with a key of its own (`AI_BASE_URL`): credentials in it would be sent
+ * nowhere useful and written to the logs with the URL, so they are refused (the key has its own
+ * variable). The message never repeats the value.
+ */
+function serviceUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const value = url(env, name, protocols);
+  if (value !== undefined) {
+    const parsed = new URL(value);
+    if (parsed.username !== '' || parsed.password !== '') {
+      throw new ConfigError(name, 'must not contain a user name or password (give the key in AI_API_KEY)');
+    }
+  }
+  return value;
+}
+
 function retrySchedule(env: Env): number[] {
   const raw = str(env, 'WEBHOOK_RETRY_SCHEDULE');
   if (raw === undefined) return [...DEFAULT_RETRY_SCHEDULE];
@@ -151,7 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoData: bool(env, 'DEMO_DATA', true),
     ai: {
       provider: oneOf(env, 'AI_PROVIDER', ['builtin', 'openai'] as const, 'builtin'),
-      baseUrl: url(env, 'AI_BASE_URL', ['http:', 'https:']),
+      baseUrl: serviceUrl(env, 'AI_BASE_URL', ['http:', 'https:']),
       apiKey: str(env, 'AI_API_KEY'),
       model: str(env, 'AI_MODEL'),
       timeoutMs: int(env, 'AI_TIMEOUT_MS', 30_000, 100, 600_000),

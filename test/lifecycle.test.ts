@@ -38,6 +38,8 @@ describe('configuration', () => {
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
       [{ DEMO_DATA: 'sometimes' }, 'DEMO_DATA'],
       [{ AI_PROVIDER: 'magic' }, 'AI_PROVIDER'],
+      [{ AI_BASE_URL: 'http://user:secret@127.0.0.1:11434/v1' }, 'AI_BASE_URL'],
+      [{ AI_BASE_URL: 'https://:secret@api.example.com/v1' }, 'AI_BASE_URL'],
       [{ WEBHOOK_TIMEOUT_MS: '-1' }, 'WEBHOOK_TIMEOUT_MS'],
       [{ WEBHOOK_RETRY_SCHEDULE: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
       [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { AppError } from '../../http/errors.js';
 import { BUILTIN_MODEL, createBuiltinProvider, writeDescription } from './ai.builtin.js';
-import { article, categoryPhrase, feature, joinList } from './ai.english.js';
+import { article, capitalize, categoryPhrase, feature, joinList, shortName } from './ai.english.js';
+import { PHRASES } from './ai.phrases.js';
 import { type DescriptionRequest, LENGTH_WORDS, LENGTHS, type ProductFacts, TONES } from './ai.provider.js';
 import { countWords, trimToLastSentence } from './ai.text.js';
 
@@ -49,6 +50,11 @@ function mentions(text: string, phrase: string): boolean {
   return text.toLowerCase().includes(phrase.toLowerCase());
 }
 
+/** Sentences whose first letter is lower case: `Psst! the lamp ...`. */
+function lowerCaseStarts(text: string): string[] {
+  return sentences(text).filter((sentence) => /^[^\p{L}\p{N}]*\p{Ll}/u.test(sentence));
+}
+
 describe('builtin description writer', () => {
   for (const tone of TONES) {
     for (const length of LENGTHS) {
@@ -61,7 +67,7 @@ describe('builtin description writer', () => {
         for (const value of Object.values(LAMP.attributes)) {
           assert.ok(mentions(text, value), `mentions the attribute "${value}":\n${text}`);
         }
-        for (const keyword of KEYWORDS) assert.ok(mentions(text, keyword), `uses the keyword "${keyword}"`);
+        for (const keyword of KEYWORDS) assert.ok(text.includes(keyword), `uses the keyword "${keyword}"`);
         assert.doesNotMatch(text, PLACEHOLDER);
         assert.doesNotMatch(text, INVENTED);
         const all = sentences(text).map((s) => s.toLowerCase());
@@ -152,7 +158,7 @@ describe('builtin description writer', () => {
         }),
       );
       assert.ok(countWords(text) <= LENGTH_WORDS.short.max, `${countWords(text)} words:\n${text}`);
-      for (const keyword of KEYWORDS) assert.ok(mentions(text, keyword));
+      for (const keyword of KEYWORDS) assert.ok(text.includes(keyword));
       assert.ok(text.includes('Omni Gadget'));
     }
   });
@@ -183,7 +189,7 @@ describe('builtin description writer', () => {
         const text = writeDescription(req);
         assert.ok(text.includes(name));
         for (const keyword of keywords)
-          assert.ok(mentions(text, keyword), `keyword "${keyword}" in:\n${text}`);
+          assert.ok(text.includes(keyword), `keyword "${keyword}" in:\n${text}`);
         assert.doesNotMatch(text, PLACEHOLDER);
         assert.ok(countWords(text) >= LENGTH_WORDS[length].min, `${countWords(text)} words:\n${text}`);
         assert.ok(countWords(text) <= LENGTH_WORDS[length].max, `${countWords(text)} words:\n${text}`);
@@ -191,6 +197,108 @@ describe('builtin description writer', () => {
       }),
       { numRuns: 300, seed: 7 },
     );
+  });
+
+  it('weaves in a keyword as written when the text says it only in another case', () => {
+    const product: ProductFacts = { name: 'Desk Lamp', category: 'lighting', attributes: {}, features: [] };
+    for (const tone of TONES) {
+      for (const length of LENGTHS) {
+        const text = writeDescription(
+          request({ tone, length, product, keywords: ['DESK LAMP', 'Lighting'] }),
+        );
+        assert.ok(text.includes('DESK LAMP'), `${tone} ${length}: "DESK LAMP" word for word:\n${text}`);
+        assert.ok(text.includes('Lighting'), `${tone} ${length}: "Lighting" word for word:\n${text}`);
+      }
+    }
+  });
+
+  for (const length of LENGTHS) {
+    it(`keeps ${length} copy within range for the longest names and categories`, () => {
+      const { min, max } = LENGTH_WORDS[length];
+      const check = (product: ProductFacts, tone: DescriptionRequest['tone'], variant: number) => {
+        const req = request({ tone, length, keywords: [], variant, product });
+        const text = writeDescription(req);
+        const words = countWords(text);
+        assert.ok(words >= min && words <= max, `${words} words, expected ${min}-${max}:\n${text}`);
+        assert.ok(mentions(text, shortName(product.name, 6)), `names the product:\n${text}`);
+        assert.doesNotMatch(text, PLACEHOLDER);
+        assert.deepEqual(lowerCaseStarts(text), []);
+        assert.equal(writeDescription(req), text);
+      };
+      // The audited case: a 199-character name of 100 one-letter words, and a 99-character category.
+      const letters = (n: number) =>
+        Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26))).join(' ');
+      for (const tone of TONES) {
+        for (const category of [null, letters(50), 'lighting']) {
+          check({ name: letters(100), category, attributes: { color: 'red' }, features: [] }, tone, 0);
+        }
+        check(
+          { name: '台灯'.repeat(100), category: '照明'.repeat(50), attributes: {}, features: [] },
+          tone,
+          0,
+        );
+      }
+      const word = fc.stringMatching(/^[A-Za-z][a-z]{0,9}$/);
+      const longText = (minChars: number, maxChars: number) =>
+        fc
+          .array(word, { minLength: 1, maxLength: 100 })
+          .map((words) => words.join(' ').slice(0, maxChars).trim())
+          .filter((text) => text.length >= minChars);
+      const input = fc.record({
+        name: longText(60, 200),
+        category: fc.option(longText(30, 100), { nil: null }),
+        attributes: fc.dictionary(word, word, { maxKeys: 3 }),
+        features: fc.array(word, { maxLength: 3 }),
+        tone: fc.constantFrom(...TONES),
+        variant: fc.nat(1000),
+      });
+      fc.assert(
+        fc.property(input, ({ name, category, attributes, features, tone, variant }) =>
+          check({ name, category, attributes, features }, tone, variant),
+        ),
+        { numRuns: 200, seed: 11 },
+      );
+    });
+  }
+
+  it('starts every sentence with a capital letter, in every tone, length and variant', () => {
+    // A lower-case name reads `the desk lamp`: wherever it starts a sentence, it must be capitalized.
+    const args = {
+      n: 'the desk lamp',
+      c: 'lamps',
+      label: 'lamps',
+      l: 'an adjustable arm',
+      k: 'reading light',
+    };
+    for (const [tone, bank] of Object.entries(PHRASES)) {
+      const lines = [
+        ...bank.intros.map((line) => line(args.n)),
+        ...bank.categoryIntros.map((line) => line(args.n, args.c)),
+        ...bank.categoryLines.map((line) => line(args.c, args.label)),
+        ...bank.nounFeatures.map((line) => line(args.l)),
+        ...bank.adjectiveFeatures.map((line) => line('foldable')),
+        ...bank.keywordLines.map((line) => line(args.k, args.n)),
+        ...bank.fillers.map((line) => line(args.n)),
+        ...bank.categoryFillers.map((line) => line(args.c, args.n)),
+        ...bank.closings.map((line) => line(args.n)),
+      ];
+      // The writer capitalizes a line's first letter; what follows is the template's own.
+      for (const line of lines) assert.deepEqual(lowerCaseStarts(capitalize(line)), [], `${tone}: ${line}`);
+    }
+    const products: ProductFacts[] = [
+      { ...LAMP, name: 'desk lamp' },
+      { name: 'desk lamp', category: null, attributes: {}, features: [] },
+    ];
+    for (const tone of TONES) {
+      for (const length of LENGTHS) {
+        for (let variant = 0; variant < 20; variant++) {
+          for (const product of products) {
+            const text = writeDescription(request({ tone, length, variant, product }));
+            assert.deepEqual(lowerCaseStarts(text), [], `${tone} ${length} ${variant}:\n${text}`);
+          }
+        }
+      }
+    }
   });
 
   it('refuses keywords that leave no room within the length, naming keywords', () => {
@@ -277,6 +385,13 @@ describe('text helpers', () => {
   it('counts words, not punctuation', () => {
     assert.equal(countWords('One, two — three!\n\nFour 5.'), 5);
     assert.equal(countWords('  '), 0);
+    assert.equal(countWords('A water-resistant USB-C lamp, 1.2 kg, and/or R&D at 10:30 for $89.00.'), 12);
+  });
+
+  it('counts words in text without spaces (Chinese, Japanese)', () => {
+    assert.equal(countWords('我喜欢这个台灯。它很亮！'), 6);
+    assert.equal(countWords('このランプはとても明るいです。'), 6);
+    assert.equal(countWords('USB-C 台灯'), 2);
   });
 
   it('cuts a text back to its last full sentence', () => {
@@ -284,5 +399,20 @@ describe('text helpers', () => {
     assert.equal(trimToLastSentence('Is it? "Quoted." And then'), 'Is it? "Quoted."');
     assert.equal(trimToLastSentence('no sentence end at all here'), 'no sentence end at all');
     assert.equal(trimToLastSentence('Version 2.5 is out. Then'), 'Version 2.5 is out.');
+  });
+
+  it('cuts text without spaces back to its last full sentence', () => {
+    assert.equal(trimToLastSentence('这是一盏台灯。它很亮！它的灯光'), '这是一盏台灯。它很亮！');
+    assert.equal(trimToLastSentence('明るいです。「いいね！」と言う'), '明るいです。「いいね！」');
+    assert.equal(
+      trimToLastSentence('这是台灯!它很亮.它的'),
+      '这是台灯!它很亮.',
+      'ASCII marks before a character',
+    );
+    assert.equal(
+      trimToLastSentence('这是一盏很亮的台灯'),
+      '这是一盏很亮的',
+      'no sentence: the last word goes',
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
   feature,
   joinList,
   productRef,
+  shortName,
   withAlso,
 } from './ai.english.js';
 import { PHRASES, type ToneBank } from './ai.phrases.js';
@@ -30,6 +31,9 @@ import { countWords } from './ai.text.js';
  */
 
 export const BUILTIN_MODEL = 'builtin-copy-1';
+
+/** Names up to this many words are said in full throughout; longer ones by their head after the opening. */
+const REFERENCE_NAME_WORDS = 6;
 
 /** sfc32: a small, fast PRNG with a 128-bit state, here seeded from SHA-256 of the input. */
 class Random {
@@ -158,10 +162,10 @@ class Draft {
   }
 }
 
-/** Whether the text already says `phrase` as whole words, whatever the case. */
+/** Whether the text already says `phrase` word for word: as whole words, in the same case. */
 function mentions(text: string, phrase: string): boolean {
   const escaped = phrase.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 
 /** A fact sentence that can drop items from its end to fit the budget: `render(n)` says the first n. */
@@ -277,7 +281,11 @@ export function writeDescription(request: DescriptionRequest): string {
   const last = paragraphs - 1;
   const factParagraph = Math.min(1, last);
 
-  const name = productRef(request.product.name);
+  // A long name or category must not crowd out the length: the opening says at most a third of
+  // the longest text in name, and a sixth in category (else it leaves the category out); later
+  // sentences say a long name by its head.
+  const fullName = productRef(shortName(request.product.name, Math.floor(max / 3)));
+  const name = productRef(shortName(request.product.name, REFERENCE_NAME_WORDS));
   const category = request.product.category ? categoryPhrase(request.product.category) : null;
   const label = request.product.category ? categoryLabel(request.product.category) : null;
   const attributes = Object.entries(request.product.attributes)
@@ -290,11 +298,11 @@ export function writeDescription(request: DescriptionRequest): string {
   const unlimited = Number.MAX_SAFE_INTEGER;
 
   // 1. The opening names the product (and its category, half the time).
-  const categoryInIntro = category !== null && rng.chance(0.5);
+  const categoryInIntro = category !== null && rng.chance(0.5) && countWords(category) <= max / 6;
   const intro =
     category !== null && categoryInIntro
-      ? rng.pick(bank.categoryIntros)(name, category)
-      : rng.pick(bank.intros)(name);
+      ? rng.pick(bank.categoryIntros)(fullName, category)
+      : rng.pick(bank.intros)(fullName);
   draft.add(0, 'intro', intro, unlimited);
 
   // 2. Room is kept for the keywords (they must appear) and, beyond `short`, the closing line.
@@ -304,7 +312,7 @@ export function writeDescription(request: DescriptionRequest): string {
     ? bank.keywordLines.filter((line) => !line('', name).includes(name))
     : bank.keywordLines;
   const keywordLine = rng.pick(keywordLines.length > 0 ? keywordLines : bank.keywordLines);
-  const missingKeywords = () => keywords.filter((k) => !mentions(`${draft.text()} ${name}`, k));
+  const missingKeywords = () => keywords.filter((k) => !mentions(draft.text(), k));
   const keywordWords = () => {
     const missing = missingKeywords();
     return missing.length === 0 ? 0 : countWords(keywordLine(joinList(missing, 'or'), name));

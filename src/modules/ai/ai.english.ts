@@ -5,6 +5,8 @@
  * dressed up with words that might add a claim.
  */
 
+import { countWords, firstWords } from './ai.text.js';
+
 /** Words kept capitalized mid-sentence (brands, standards, nationalities). */
 const KEEP_CASE = new Set(
   [
@@ -257,6 +259,23 @@ export function categoryLabel(category: string): string {
 export function productRef(name: string): string {
   const clean = name.replace(/\s+/g, ' ').trim();
   return /^(the|a|an|our|my|your)\s/i.test(clean) ? clean : `the ${clean}`;
+}
+
+/** Where the head of a long name ends: `Desk Lamp, LED`, `Desk Lamp with USB`, `Desk Lamp | Brand`. */
+const NAME_BREAK = /\s*[,;|([{–—]|\s[-:/]\s|\s(?:with|for|featuring|including|plus|by|in|and|&)\s/i;
+/** Words a shortened name should not end on. */
+const DANGLING = /(?:\s+(?:the|a|an|of|and|or|with|for|in|on|to|by|&))+$/i;
+
+/**
+ * A name of more than `maxWords` words shortened to its head, cut at its first natural break and
+ * within `maxWords` (`Aurora Desk Lamp with Adjustable Arm` -> `Aurora Desk Lamp`); a name within
+ * `maxWords` is kept whole. The writer says long names this way so that they fit the length.
+ */
+export function shortName(name: string, maxWords: number): string {
+  const clean = name.replace(/\s+/g, ' ').trim();
+  if (countWords(clean) <= maxWords) return clean;
+  const head = clean.split(NAME_BREAK)[0] ?? '';
+  return firstWords(countWords(head) > 0 ? head : clean, maxWords).replace(DANGLING, '');
 }
 
 /** `battery_life`, `batteryLife`, `Battery Life` -> `battery life`. */

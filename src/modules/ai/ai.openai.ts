@@ -16,14 +16,20 @@ import { languageName, trimToLastSentence } from './ai.text.js';
  * LM Studio, ...) over plain fetch. One deadline (`AI_TIMEOUT_MS`) covers the whole call,
  * retry included, so a caller never waits longer than that. A 429, a 5xx or a connection failure
  * is retried once (after `Retry-After` when the server gives one that fits in the deadline);
- * anything else that is not a usable completion is `502 ai_provider_error`, and running out of
- * time is `504 ai_provider_timeout`. What the provider said is logged, never shown to the caller.
+ * anything else that is not a usable completion is `502 ai_provider_error` at once (a redirect,
+ * which is never followed, and a body over `MAX_BODY_BYTES`, which is not read further, included),
+ * and running out of time is `504 ai_provider_timeout`. What the provider said is logged, never
+ * shown to the caller.
  */
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 const RETRY_DELAY_MS = 300;
 const LOGGED_BODY_CHARS = 500;
+/** The largest reply read: a completion of the longest length is a few kilobytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** The longest model name reported; a longer one is cut. */
+export const MAX_MODEL_CHARS = 200;
 
 export interface OpenAiOptions {
   baseUrl: string | undefined;
@@ -101,13 +107,32 @@ function contentText(content: unknown): string | undefined {
   return parts.length > 0 ? parts.join('') : undefined;
 }
 
-/** Drops what chat models wrap around the text: reasoning blocks, quotes, markdown emphasis. */
+/** Control characters but the newline: `\p{Cc}` except `\n`. */
+const CONTROL = /[^\P{Cc}\n]/gu;
+
+/**
+ * Drops what chat models wrap around the text: reasoning blocks, quotes, control characters and
+ * markdown (headings, list markers, rules, quotes, code, links, emphasis), so the description is
+ * plain text. Emphasis is unwrapped only when its markers pair up around a word or phrase, so
+ * `snake_case` and `2 * 3` stay as they are.
+ */
 export function cleanCompletion(text: string): string {
   let out = text
     .replace(/\r\n?/g, '\n')
     .replace(/<think>[\s\S]*?(<\/think>|$)/g, '')
+    .replace(/\t/g, ' ')
+    .replace(CONTROL, '')
+    .replace(/^ *(?:```|~~~).*$/gm, '')
+    .replace(/^ *([-*_])(?: *\1){2,} *$/gm, '')
+    .replace(/^ *#{1,6}(?: +(.*?))??(?: +#+)? *$/gm, '$1')
+    .replace(/^ *(?:> ?)+/gm, '')
+    .replace(/^ *(?:[-*+•]|\d{1,3}[.)]) +/gm, '')
+    .replace(/!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?: +"[^"\n]*")?\)/g, '$1')
+    .replace(/(`+)([^`\n]+?)\1(?!`)/g, '$2')
     .replace(/\*\*|__/g, '')
-    .replace(/[ \t]+\n/g, '\n')
+    .replace(/(^|[^\p{L}\p{N}*])\*(?![\s*])([^*\n]*?[^\s*])\*(?![\p{L}\p{N}*])/gmu, '$1$2')
+    .replace(/(^|[^\p{L}\p{N}_])_(?![\s_])([^_\n]*?[^\s_])_(?![\p{L}\p{N}_])/gmu, '$1$2')
+    .replace(/ +\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   if (/^(["“«]).*(["”»])$/s.test(out) && !/["“”«»]/.test(out.slice(1, -1))) out = out.slice(1, -1).trim();
@@ -120,6 +145,44 @@ function retryAfterMs(headers: Headers): number | undefined {
   if (headers.has('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
   const seconds = headers.get('retry-after');
   return seconds !== null && /^\d+(\.\d+)?$/.test(seconds.trim()) ? Number(seconds) * 1000 : undefined;
+}
+
+/** The model the provider names, without control characters and at most `MAX_MODEL_CHARS` long. */
+function modelName(value: unknown, fallback: string): string {
+  if (typeof value !== 'string') return fallback;
+  const name = [...value.replace(CONTROL, '').trim()].slice(0, MAX_MODEL_CHARS).join('').trim();
+  return name === '' ? fallback : name;
+}
+
+/** Stops reading a reply; cancelling its body aborts the request, which closes the connection. */
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/**
+ * The body as text, or undefined when it holds more than `limit` bytes: reading stops there and
+ * the request is aborted, so an endless or huge reply costs at most `limit` bytes of memory.
+ */
+async function readBody(response: Response, limit: number): Promise<string | undefined> {
+  if (Number(response.headers.get('content-length')) > limit) {
+    await discard(response);
+    return undefined;
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): DescriptionProvider {
@@ -171,7 +234,7 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
     return {
       text: description,
       language: request.language,
-      model: typeof data.model === 'string' && data.model.trim() !== '' ? data.model : model,
+      model: modelName(data.model, model),
       inputTokens: tokens(usage.prompt_tokens),
       outputTokens: tokens(usage.completion_tokens),
       truncated,
@@ -196,18 +259,20 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
         const retry = attempt === 1;
         let status: number;
         let responseHeaders: Headers;
-        let text: string;
+        let text: string | undefined;
         try {
           const response = await fetch(url, {
             method: 'POST',
             headers,
             body: payload,
             signal,
-            redirect: 'error',
+            // A redirect is answered as it is, never followed: the request carries the API key.
+            redirect: 'manual',
           });
           status = response.status;
           responseHeaders = response.headers;
-          text = await response.text();
+          if (status >= 300 && status <= 399) await discard(response);
+          else text = await readBody(response, MAX_BODY_BYTES);
         } catch (error) {
           if (signal.aborted) throw timeout();
           if (retry) {
@@ -216,6 +281,18 @@ export function createOpenAiProvider(options: OpenAiOptions, logger: Logger): De
             continue;
           }
           throw failure('The AI provider could not be reached.', { err: error });
+        }
+        if (status >= 300 && status <= 399) {
+          throw failure(`The AI provider answered with a redirect (${status}), which is not followed.`, {
+            status,
+            location: responseHeaders.get('location'),
+          });
+        }
+        if (text === undefined) {
+          throw failure(`The AI provider answered with more than ${MAX_BODY_BYTES} bytes.`, {
+            status,
+            limit: MAX_BODY_BYTES,
+          });
         }
         if (status === 429 || status >= 500) {
           const wait = retryAfterMs(responseHeaders) ?? RETRY_DELAY_MS;

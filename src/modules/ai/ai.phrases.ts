@@ -1,11 +1,13 @@
+import { capitalize } from './ai.english.js';
 import type { Tone } from './ai.provider.js';
 
 /**
  * The built-in writer's phrase banks, one per tone. Every line either carries a fact it is given
  * (the name, the category, an attribute, a feature, a keyword) or carries none at all: no line
  * may claim quality, materials, origin, availability, shipping or anything else the input does
- * not say. `name` is the product as the text names it (`the Aurora Desk Lamp`); sentences are
- * capitalized by the writer.
+ * not say. `name` is the product as the text names it (`the Aurora Desk Lamp`); the writer
+ * capitalizes the first sentence of a line, and a line that goes on after `.`, `!` or `?` capitalizes
+ * what starts its next sentence itself (`Psst! ${capitalize(n)} ...`).
  */
 
 type Named = (name: string) => string;
@@ -255,7 +257,7 @@ const playful: ToneBank = {
   intros: [
     (n) => `Drumroll, please: ${n} is here!`,
     (n) => `Stop scrolling, because ${n} just entered the chat.`,
-    (n) => `Psst! ${n} would like a word.`,
+    (n) => `Psst! ${capitalize(n)} would like a word.`,
     (n) => `Plot twist: the thing you didn't know you needed is ${n}.`,
     (n) => `Hold onto your hats, folks, it's ${n}!`,
   ],
@@ -282,7 +284,7 @@ const playful: ToneBank = {
     (k) => `On the hunt for ${k}? Consider the hunt over!`,
     (k) => `Did somebody say ${k}? We heard you loud and clear.`,
     (k) => `Searching for ${k}? Your search just got a whole lot more fun.`,
-    (k, n) => `Dreaming of ${k}? ${n} is ready when you are.`,
+    (k, n) => `Dreaming of ${k}? ${capitalize(n)} is ready when you are.`,
   ],
   fillers: [
     () => 'Trust us, your cart is going to love this.',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { AI_LIMIT_PER_MINUTE } from '../../http/rate-limit.js';
 import { ManualClock } from '../../lib/clock.js';
@@ -630,6 +631,120 @@ for (const dialect of DIALECTS) {
       assert.equal(res.body.word_count, 7);
       const row = (await generations(ctx, tenantId)).find((r) => r.id === res.body.id);
       assert.equal(row?.truncated, 1);
+    });
+
+    it('answers a redirect with 502 at once: never followed, never retried', async () => {
+      for (const status of [301, 302, 307, 308]) {
+        received = [];
+        handler = (res) =>
+          json(res, status, { error: 'moved' }, { location: '/v1/elsewhere/chat/completions' });
+        const res = await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP } });
+        assert.equal(res.status, 502, `${status}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'ai_provider_error');
+        assert.deepEqual(
+          received.map((r) => r.url),
+          ['/v1/chat/completions'],
+          `${status}: one request, to the configured URL only`,
+        );
+      }
+    });
+
+    it('answers 502 without retrying for a reply over 1 MiB, and stops reading it', async () => {
+      // A usable completion, only too large: read whole, it would be a 201.
+      handler = (res) => json(res, 200, completion('A bright lamp. '.repeat(75_000)));
+      const large = await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP } });
+      assert.equal(large.status, 502, JSON.stringify(large.body));
+      assert.equal(large.body.code, 'ai_provider_error');
+      assert.equal(received.length, 1, 'not retried');
+
+      // A reply that never ends: the request is ended once the limit is passed, well before the deadline.
+      received = [];
+      let onClose = () => {};
+      const closed = new Promise<void>((resolve) => (onClose = resolve));
+      handler = (res) => {
+        res.on('close', onClose);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"choices":[{"message":{"role":"assistant","content":"');
+        const chunk = 'A bright lamp. '.repeat(4_000);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+        };
+        res.on('drain', pump);
+        pump();
+      };
+      const started = performance.now();
+      const endless = await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP } });
+      assert.equal(endless.status, 502, JSON.stringify(endless.body));
+      assert.equal(endless.body.code, 'ai_provider_error');
+      assert.ok(performance.now() - started < 900, 'answered before AI_TIMEOUT_MS');
+      assert.equal(received.length, 1, 'not retried');
+      const closedAt = await Promise.race([
+        closed.then(() => performance.now()),
+        sleep(2_000).then(() => Infinity),
+      ]);
+      assert.ok(
+        closedAt - started < 900,
+        'the connection closed when the limit was passed, not at the deadline',
+      );
+    });
+
+    it('saves plain text: markdown and control characters go, an over-long model name is cut', async () => {
+      const markdown = [
+        '# Aurora Desk Lamp',
+        '',
+        'The **Aurora Desk Lamp** is *bright* and _warm_, with a ***brushed brass*** finish.',
+        '',
+        '## Highlights ##',
+        '- Adjustable arm',
+        '* Three brightness levels',
+        '+ Aluminium body',
+        '1. Works with `USB-C` power',
+        '2) See [our guide](https://example.com/lamp_(2026) "Guide") for details.',
+        '',
+        'Keep snake_case_names and 2 * 3 * 4 as they are.\u0000\u0007\tDone.',
+      ].join('\n');
+      handler = (res) =>
+        json(res, 200, { ...completion(markdown), model: `big\u0007-model-${'x'.repeat(500)}` });
+      const res = await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(
+        res.body.description,
+        [
+          'Aurora Desk Lamp',
+          '',
+          'The Aurora Desk Lamp is bright and warm, with a brushed brass finish.',
+          '',
+          'Highlights',
+          'Adjustable arm',
+          'Three brightness levels',
+          'Aluminium body',
+          'Works with USB-C power',
+          'See our guide for details.',
+          '',
+          'Keep snake_case_names and 2 * 3 * 4 as they are. Done.',
+        ].join('\n'),
+      );
+      assert.equal(res.body.model, `big-model-${'x'.repeat(190)}`);
+      const row = (await generations(ctx, tenantId)).find((r) => r.id === res.body.id);
+      assert.equal(row?.model, res.body.model);
+    });
+
+    it('cuts Chinese and Japanese text back to its last full sentence, and counts its words', async () => {
+      handler = (res) => json(res, 200, completion('这是一盏台灯。它很亮！它的灯光', 'length'));
+      const cut = await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP, language: 'zh' } });
+      assert.equal(cut.status, 201, JSON.stringify(cut.body));
+      assert.equal(cut.body.description, '这是一盏台灯。它很亮！');
+      assert.equal(cut.body.truncated, true);
+      assert.equal(cut.body.word_count, 6);
+
+      // Over the 5000 characters a description holds: cut back to a full sentence within them.
+      const sentence = 'このランプはとても明るいです。';
+      handler = (res) => json(res, 200, completion(sentence.repeat(400)));
+      const long = await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP, language: 'ja' } });
+      assert.equal(long.status, 201, JSON.stringify(long.body));
+      assert.equal(long.body.description, sentence.repeat(333));
+      assert.equal(long.body.truncated, true);
+      assert.equal(long.body.word_count, 333 * 6);
     });
 
     it('answers 502 when the provider cannot be reached', async () => {
