@@ -85,6 +85,20 @@ export function assertCanGrant(principal: Principal, permissions: readonly Permi
   }
 }
 
+/**
+ * A key that expires cannot make a key that outlives it (by creating or rolling one): that would
+ * be a more powerful key, as much as one with more permissions.
+ */
+function assertOutlivedBy(principal: Principal, expiresAt: number | null): void {
+  const own = principal.key.expiresAt;
+  if (own !== null && (expiresAt === null || expiresAt > own)) {
+    throw new AppError(
+      'insufficient_permissions',
+      `This key expires at ${iso(own)}; it cannot make a key that outlives it.`,
+    );
+  }
+}
+
 interface CacheEntry {
   principal: Principal;
   cachedAt: number;
@@ -254,11 +268,13 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     ): Promise<ApiKeyObject> {
       if (idempotent.committed !== null) return current(principal, idempotent.committed);
       assertCanGrant(principal, input.permissions);
-      let expiresAt: number | null = null;
+      // Without `expires_at`, a key made by an expiring key expires with it.
+      let expiresAt: number | null = principal.key.expiresAt;
       if (input.expires_at !== undefined) {
         expiresAt = Date.parse(input.expires_at);
         if (!(expiresAt > clock.now())) throw validationError('expires_at', 'must be in the future');
       }
+      assertOutlivedBy(principal, expiresAt);
       return store.transaction(async (trx) => {
         const created = await insertKey(trx, {
           tenantId: principal.tenant.id,
@@ -273,8 +289,9 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     },
 
     /**
-     * A new key with the same name and permissions; the old one works until now + grace. A retry
-     * whose first attempt committed answers the new key, masked (as `create`).
+     * A new key with the same name, permissions and expiry; the old one works until now + grace
+     * (never past its own expiry). A retry whose first attempt committed answers the new key,
+     * masked (as `create`).
      */
     async roll(
       principal: Principal,
@@ -289,6 +306,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
         if (!old) throw notFound('API key');
         const permissions = parsePermissions(old.permissions);
         assertCanGrant(principal, permissions);
+        assertOutlivedBy(principal, old.expires_at);
         await store.notify(trx, INVALIDATION_TOPIC, `key:${old.id}`);
         if (graceSeconds === 0) await repo.revokeKey(trx, old.id, now);
         else
@@ -303,7 +321,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
           userId: principal.userId,
           name: old.name,
           permissions,
-          expiresAt: null,
+          expiresAt: old.expires_at,
         });
         await idempotent.mark(trx, rolled.id);
         return rolled;

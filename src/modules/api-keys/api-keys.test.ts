@@ -169,6 +169,58 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('never lets a key that expires make a key that outlives it', async () => {
+      const api = client(ctx.app, fullKey);
+      const expiresAt = new Date(clock.now() + HOUR).toISOString();
+      const short = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: {
+          name: 'Short',
+          permissions: ['read:keys', 'write:keys', 'read:users'],
+          expires_at: expiresAt,
+        },
+      });
+      assert.equal(short.status, 201);
+      const shortApi = client(ctx.app, short.body.key);
+
+      // Without expires_at, its keys expire with it; a later expiry is refused, an earlier one is fine.
+      const inherited = await shortApi<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Child', permissions: ['read:users'] },
+      });
+      assert.equal(inherited.status, 201);
+      assert.equal(inherited.body.expires_at, expiresAt);
+      const later = await shortApi('POST', '/v1/api-keys', {
+        body: {
+          name: 'Longer',
+          permissions: ['read:users'],
+          expires_at: new Date(clock.now() + 2 * HOUR).toISOString(),
+        },
+      });
+      assert.equal(later.status, 403);
+      assert.equal(later.body.code, 'insufficient_permissions');
+      const earlier = await shortApi<KeyBody>('POST', '/v1/api-keys', {
+        body: {
+          name: 'Shorter',
+          permissions: ['read:users'],
+          expires_at: new Date(clock.now() + HOUR / 2).toISOString(),
+        },
+      });
+      assert.equal(earlier.status, 201);
+
+      // Rolling keeps the key's expiry, and cannot turn a key that never expires into the caller's.
+      const selfRolled = await shortApi<KeyBody>('POST', `/v1/api-keys/${short.body.id}/roll`, {
+        body: { expires_in_seconds: 60 },
+      });
+      assert.equal(selfRolled.status, 201);
+      assert.equal(selfRolled.body.expires_at, expiresAt);
+      const permanent = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Permanent', permissions: ['read:users'] },
+      });
+      const rollPermanent = await shortApi('POST', `/v1/api-keys/${permanent.body.id}/roll`, { body: {} });
+      assert.equal(rollPermanent.status, 403);
+      assert.equal(rollPermanent.body.code, 'insufficient_permissions');
+      assert.equal((await client(ctx.app, permanent.body.key)('GET', '/v1/users/me')).status, 200);
+    });
+
     it('rolls a key: the new one works at once, the old one until the grace period ends', async () => {
       const api = client(ctx.app, fullKey);
       const old = await api<KeyBody>('POST', '/v1/api-keys', {
