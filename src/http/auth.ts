@@ -89,8 +89,17 @@ export function createGate({ apiKeys, versions, limiter }: GateDeps) {
       );
   }
 
+  /**
+   * Routes without a key (health checks, the docs, the OpenAPI document, the console, unknown
+   * paths) answer in the version asked for when it resolves, else in the latest: a malformed or
+   * retired version is not theirs to refuse, and a probe or a 404 must not turn into a 400.
+   */
   function versionOnly(request: FastifyRequest): undefined {
-    resolveVersion(request);
+    try {
+      resolveVersion(request);
+    } catch {
+      request.apiVersion = latest;
+    }
     return undefined;
   }
 

@@ -196,12 +196,20 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(unknown.status, 404);
       assert.equal(unknown.headers['x-service-version'], '2026-06-01', 'the requested version, resolved');
-      const malformed = await anonymous('GET', '/v1/no-such-thing', {
-        headers: { 'x-service-version': 'soon' },
-      });
-      assert.equal(malformed.status, 400);
-      assert.equal(malformed.body.code, 'invalid_version');
-      assert.equal(malformed.headers['x-service-version'], '2026-11-21');
+      // Without a key, a version that does not resolve is no reason to refuse: unknown paths stay
+      // 404s, and health checks, the OpenAPI document and the docs answer, in the latest version.
+      for (const bad of ['soon', '1999-01-01']) {
+        const malformed = await anonymous('GET', '/v1/no-such-thing', {
+          headers: { 'x-service-version': bad },
+        });
+        assert.equal(malformed.status, 404, bad);
+        assert.equal(malformed.headers['x-service-version'], '2026-11-21');
+        for (const url of ['/healthz', '/readyz', '/v1/openapi.json', '/docs/']) {
+          const res = await anonymous('GET', url, { headers: { 'x-service-version': bad } });
+          assert.equal(res.status, 200, `${url} with ${bad}`);
+          assert.equal(res.headers['x-service-version'], '2026-11-21', url);
+        }
+      }
       // The console's session check runs before the route's gate: refused, still versioned.
       const console = await anonymous('GET', '/console/api/session');
       assert.equal(console.status, 401);
