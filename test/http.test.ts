@@ -188,6 +188,8 @@ for (const dialect of DIALECTS) {
           // Cursors this API never issues: a sort value past 2^53, an offset past the bounds.
           [`cursor=${forged(['-created', 1e300, 'x', 0])}`, 'cursor'],
           [`cursor=${forged(['-created', 1, 'x', 2 ** 53 - 1])}`, 'cursor'],
+          [`cursor=${forged(['created', 'abc', 'zzz', 0])}`, 'cursor'],
+          [`cursor=${forged(['-created', 'abc', 'zzz', 0])}`, 'cursor'],
         ] as const) {
           const res = await api<{ code: string; errors?: { field: string }[] }>('GET', `${url}?${query}`);
           // A cursor is read once the parent resource is found: an unknown one is a 404 first.

@@ -58,6 +58,8 @@ export function encodeCursor(cursor: Cursor): string {
   );
 }
 
+const TIME_SORTS: ReadonlySet<string> = new Set(['created', '-created']);
+
 function decodeCursor(raw: string, sort: string): Cursor {
   let parsed: unknown;
   try {
@@ -80,6 +82,10 @@ function decodeCursor(raw: string, sort: string): Cursor {
   }
   if (parsed[0] !== sort)
     throw validationError('cursor', `was issued for sort "${parsed[0]}", not "${sort}"`);
+  // A list in creation order seeks on a timestamp: a number.
+  if (TIME_SORTS.has(sort) && typeof parsed[1] !== 'number') {
+    throw validationError('cursor', 'is not a cursor this API issued');
+  }
   return { sort, after: [parsed[1] as CursorValue, parsed[2] as string], offset: parsed[3] as number };
 }
 
