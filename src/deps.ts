@@ -140,10 +140,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
       apiKeys.start();
       usageMeter.start();
       if (maintenance.length > 0) return;
-      const every = (ms: number, job: () => Promise<unknown>, failure: string) => {
-        const timer = setInterval(() => {
+      const every = (ms: number, job: () => Promise<unknown>, failure: string, atStart = false) => {
+        const run = () => {
           job().catch((error: unknown) => logger.warn({ err: error }, failure));
-        }, ms);
+        };
+        if (atStart) run();
+        const timer = setInterval(run, ms);
         timer.unref();
         maintenance.push(timer);
       };
@@ -157,6 +159,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
           if (purged > 0) logger.info({ events: purged }, 'expired events and their delivery log deleted');
         },
         'event retention purge failed',
+        // At start too: a store that was down, or a lowered EVENT_RETENTION_DAYS, is tidied at once.
+        true,
       );
     },
     /** Flushes buffered state and closes the store. */

@@ -350,6 +350,40 @@ describe('server process', () => {
     }
   });
 
+  it('deletes events past EVENT_RETENTION_DAYS when it starts, not ten minutes later', async () => {
+    const fresh = await freshStore('sqlite');
+    const env = { ...fresh.env, TLS: 'off', DEMO_DATA: 'on' };
+    try {
+      // The demo store holds four weeks of events.
+      const first = await spawnServer(env);
+      const { api_key: key } = JSON.parse(
+        fs.readFileSync(path.join(fresh.dataDir, 'demo-credentials.json'), 'utf8'),
+      ) as { api_key: string };
+      const olderThanTwoDays = `/v1/events?created_to=${new Date(Date.now() - 2 * 86_400_000).toISOString()}`;
+      const count = async (url: string, query: string) => {
+        const res = await fetch(`${url}${query}`, { headers: { authorization: `Bearer ${key}` } });
+        assert.equal(res.status, 200);
+        return ((await res.json()) as { total: number }).total;
+      };
+      assert.ok((await count(first.url, olderThanTwoDays)) > 0);
+      assert.equal(await first.stop(), 0);
+
+      const second = await spawnServer({ ...env, EVENT_RETENTION_DAYS: '1' });
+      try {
+        const deadline = Date.now() + 10_000;
+        while ((await count(second.url, olderThanTwoDays)) > 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.equal(await count(second.url, olderThanTwoDays), 0);
+        assert.ok((await count(second.url, '/v1/events')) > 0, 'the last day is kept');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('drains on shutdown: in-flight requests finish, new ones get 503, the store closes', async () => {
     const fresh = await freshStore('sqlite');
     let release: () => void = () => undefined;

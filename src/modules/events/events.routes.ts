@@ -52,7 +52,7 @@ export function eventRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Events'],
           summary: 'Get one event',
-          description: `${RETENTION} An event past it is 404.`,
+          description: `${RETENTION} An event past it is deleted when the server starts and every 10 minutes, and is 404 from then on.`,
           params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
           response: { 200: EventSchema, ...errorResponses(404) },
         },
