@@ -29,7 +29,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Orders'],
           summary: 'Create an order; reserves its stock',
           description:
-            'Stock is reserved atomically (422 `insufficient_stock` names the product) and each product reserved emits `product.updated` with its new `stock` (and `product.outofstock` at 0); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
+            'Stock is reserved atomically (422 `insufficient_stock` names the product) and each product reserved emits `product.updated` with its new `stock` (and `product.outofstock` at 0); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep; a payment that would take the wallet past its maximum (10^15 minor units) is 422 `limit_exceeded` before anything is charged, and no order is made. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
           body: CreateOrderBody,
           response: { 201: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
@@ -80,7 +80,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Orders'],
           summary: 'Pay a pending order',
           description:
-            'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded. A retry with the same `Idempotency-Key` after a 5xx resumes that attempt: the order is never charged twice.',
+            'A declined method is 422 `payment_failed` (with `failure_code`); the attempt is recorded. A payment that would take the wallet past its maximum (10^15 minor units) is 422 `limit_exceeded`, before anything is charged. A retry with the same `Idempotency-Key` after a 5xx resumes that attempt: the order is never charged twice.',
           params: OrderIdParams,
           body: PayBody,
           response: { 200: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },

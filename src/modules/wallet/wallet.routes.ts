@@ -26,7 +26,7 @@ const TRANSFER_DESCRIPTION = `
 Moves \`amount\` from your wallet in \`currency\` to any wallet on the platform (another tenant's, by its id), at once.
 422 \`invalid_destination\` (unknown wallet, or your own wallet), \`currency_mismatch\` (the destination holds
 another currency), \`insufficient_funds\`, \`limit_exceeded\` (the tenant's daily transfer limit per wallet, per UTC
-day). Emits \`transfer.created\` to you and to the receiving tenant, in the same transaction as the transfer; the
+day, or a destination that would hold more than its maximum of 10^15 minor units). Emits \`transfer.created\` to you and to the receiving tenant, in the same transaction as the transfer; the
 receiver sees a \`transfer_in\` transaction and can read the transfer (without your \`metadata\`). Send an
 \`Idempotency-Key\`: a retry with it never moves the money twice, even after a crash of the server.
 `.trim();
