@@ -172,6 +172,11 @@ function openSqlite(dataDir: string): Store {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // SQLite's own lower() folds ASCII only ('É' stays 'É'); search matches case-insensitively in
+  // every script, as PostgreSQL's lower() does.
+  database.function('unicode_lower', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? text.toLowerCase() : text,
+  );
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
   const committed = commitCallbacks();
   return {

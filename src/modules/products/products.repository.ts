@@ -187,11 +187,13 @@ export interface ReadPlan {
 }
 
 /**
- * What `q` searches, exactly as the search indexes of migration 0003 are built: name, SKU and
- * description joined by newlines (`q` cannot contain one, so no match spans two fields).
+ * What `q` searches: name, SKU and description joined by newlines (`q` cannot contain one, so no
+ * match spans two fields), lower-cased in every script. On PostgreSQL exactly as migration 0003's
+ * trigram index is built; on SQLite with `unicode_lower` (src/db/store.ts), since SQLite's lower()
+ * folds ASCII only, while the FTS5 trigram table that narrows the rows folds case itself.
  */
 const SEARCH_TEXT: Record<DialectName, string> = {
-  sqlite: "lower(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, ''))",
+  sqlite: "unicode_lower(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, ''))",
   postgres: "lower(name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, ''))",
 };
 

@@ -625,6 +625,17 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('searches case-insensitively in every script, not only ASCII', async () => {
+      const created = await api<ProductObject>('POST', '/v1/products', {
+        body: { name: 'Émile Crème Brûlée', price: 700, description: 'ÄÖÜ straße' },
+      });
+      assert.equal(created.status, 201);
+      for (const q of ['Émile', 'émile', 'ÉMILE', 'Émi', 'ém', 'CRÈME', 'äöü', 'ÄÖÜ']) {
+        assert.deepEqual(await names(`q=${encodeURIComponent(q)}`), ['Émile Crème Brûlée'], q);
+      }
+      await api('DELETE', `/v1/products/${created.body.id}`);
+    });
+
     it('keeps the search index in step with edits and deletes, and refuses control characters', async () => {
       const target = made[5] as ProductObject;
       await api('PATCH', `/v1/products/${target.id}`, { body: { name: 'Sprocket deluxe' } });
