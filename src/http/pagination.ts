@@ -28,7 +28,12 @@ export const PageQuery = {
     }),
   ),
   cursor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 512, description: 'Opaque; `next_cursor` of the previous page.' }),
+    // Long enough for the longest sort value a cursor carries: a 200-character name.
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'Opaque; `next_cursor` of the previous page.',
+    }),
   ),
 };
 

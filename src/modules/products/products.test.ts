@@ -625,6 +625,25 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('pages by name with a cursor also past the longest names', async () => {
+      const category = 'longest-names';
+      const longest = ['é'.repeat(200), '😀'.repeat(200), '"'.repeat(200)];
+      for (const name of longest) {
+        const res = await api('POST', '/v1/products', { body: { name, price: 1, category } });
+        assert.equal(res.status, 201);
+      }
+      const walked: string[] = [];
+      let url = `/v1/products?category=${category}&sort=name&limit=1`;
+      for (;;) {
+        const page = await api<Envelope<ProductObject>>('GET', url);
+        assert.equal(page.status, 200, JSON.stringify(page.body));
+        walked.push(...page.body.data.map((p) => p.name));
+        if (!page.body.next_cursor) break;
+        url = `/v1/products?category=${category}&sort=name&limit=1&cursor=${page.body.next_cursor}`;
+      }
+      assert.deepEqual(walked, [...longest].sort());
+    });
+
     it('searches case-insensitively in every script, not only ASCII', async () => {
       const created = await api<ProductObject>('POST', '/v1/products', {
         body: { name: 'Émile Crème Brûlée', price: 700, description: 'ÄÖÜ straße' },
