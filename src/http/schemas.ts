@@ -4,6 +4,12 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js';
 /** Shared TypeBox pieces: the problem body, timestamps, ids and the error responses of a route. */
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:15:00.000Z'] });
+/** One line of text: no control characters, and not blank. */
+export const LINE_PATTERN =
+  '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
+/** Text of several lines: no control characters but the tab and line ends (LF, CR). */
+export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+
 /**
  * A currency: an ISO 4217 code the runtime knows, in upper case. The `iso4217` format is ours
  * (src/http/validation.ts), so an unknown code is listed with the request's other failing fields.

@@ -3,6 +3,7 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isCurrency } from '../lib/money.js';
 import type { FieldError } from './errors.js';
+import { LINE_PATTERN, TEXT_PATTERN } from './schemas.js';
 
 // ajv-formats ships CommonJS whose default export is the plugin.
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
@@ -38,6 +39,14 @@ function withFormats(ajv: Ajv): Ajv {
 const bodyAjv = withFormats(new Ajv({ ...common, coerceTypes: false }));
 /** Query strings and path params arrive as text: they are coerced. */
 const paramAjv = withFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+
+/** The shared text patterns in words, in place of Ajv's `must match pattern "…"`. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  // The schemas' way of saying "some text, not only spaces".
+  '\\S': 'must not be blank',
+  [LINE_PATTERN]: 'must be one line of text, not blank, without control characters',
+  [TEXT_PATTERN]: 'must not contain control characters (newlines and tabs are fine)',
+};
 
 /** What a value of each format must look like, in place of Ajv's `must match format "…"`. */
 const FORMAT_MESSAGES: Record<string, string> = {
@@ -86,8 +95,7 @@ export function toFieldErrors(
       }
       if (error.keyword === 'format') message = FORMAT_MESSAGES[String(params.format)] ?? message;
       if (error.keyword === 'formatMinimum') message = `must be ${String(params.limit)} or later`;
-      // The schemas' way of saying "some text, not only spaces".
-      if (error.keyword === 'pattern' && params.pattern === '\\S') message = 'must not be blank';
+      if (error.keyword === 'pattern') message = PATTERN_MESSAGES[String(params.pattern)] ?? message;
     }
     if (field === '') field = part === 'body' ? 'body' : (part ?? 'request');
     const id = `${field}\u0000${message}`;

@@ -52,12 +52,13 @@ const PRODUCTS: Record<Currency, { name: string; price: number; category: string
   ],
   EUR: [
     { name: 'Beanie', price: 1_999, category: 'hats' },
-    { name: 'Socks\nwool', price: 899, category: null },
+    { name: 'Socks; wool', price: 899, category: null },
     { name: 'Sandal', price: 4_500, category: 'shoes' },
   ],
 };
 const EMAILS = ['ana@example.com', 'ben@example.com', 'cy@example.com', 'dee@example.com'];
-const NAMES = ['Ana, A.', 'Ana "B"'];
+// CSV must quote commas, quotes and line breaks (product names are one line; customer names may not be).
+const NAMES = ['Ana, A.', 'Ana "B"\nsecond line'];
 
 const whenArbitrary: fc.Arbitrary<When> = fc.oneof(
   {

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { ProductStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Currency, Nullable, Timestamp } from '../../http/schemas.js';
+import { Currency, LINE_PATTERN, Nullable, Timestamp, TEXT_PATTERN } from '../../http/schemas.js';
 
 export const PRODUCT_STATUSES: readonly ProductStatus[] = ['active', 'draft', 'archived'];
 export const PRODUCT_SORTS = ['created', '-created', 'price', '-price', 'name'] as const;
@@ -14,10 +14,10 @@ export const MAX_STOCK = 1_000_000_000;
 const Name = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '\\S',
-  description: '1 to 200 characters.',
+  pattern: LINE_PATTERN,
+  description: '1 to 200 characters on one line, not blank.',
 });
-const Description = Type.String({ maxLength: 5000 });
+const Description = Type.String({ maxLength: 5000, pattern: TEXT_PATTERN });
 const Sku = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -31,7 +31,7 @@ const Price = Type.Integer({
   description: 'Minor units (cents).',
   examples: [1999],
 });
-const Category = Type.String({ minLength: 1, maxLength: 100, examples: ['shoes'] });
+const Category = Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['shoes'] });
 const Stock = Type.Integer({ minimum: 0, maximum: MAX_STOCK });
 const Status = Type.Unsafe<ProductStatus>({
   type: 'string',
@@ -44,12 +44,15 @@ const Images = Type.Array(
 );
 const Attributes = Type.Unsafe<Record<string, string>>({
   type: 'object',
-  additionalProperties: { type: 'string', maxLength: 500 },
-  propertyNames: { minLength: 1, maxLength: 100 },
+  additionalProperties: { type: 'string', maxLength: 500, pattern: TEXT_PATTERN },
+  propertyNames: { minLength: 1, maxLength: 100, pattern: LINE_PATTERN },
   maxProperties: 50,
   description: 'A flat map of string values (at most 50), e.g. {"color": "black"}.',
 });
-const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20, uniqueItems: true });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: LINE_PATTERN }), {
+  maxItems: 20,
+  uniqueItems: true,
+});
 
 export const ProductSchema = Type.Object({
   id: Type.String({ examples: ['prod_3kTq9ZpW2bX9sT2uV7wY3cE5'] }),

@@ -177,6 +177,15 @@ for (const dialect of DIALECTS) {
         [{ ...base, name: '' }, 'name'],
         [{ ...base, name: '   ' }, 'name'],
         [{ ...base, name: 'x'.repeat(201) }, 'name'],
+        // Names, categories, tags and attribute keys are one line without control characters;
+        // descriptions and attribute values may break lines but hold no other control character.
+        [{ ...base, name: 'nul\u0000tail' }, 'name'],
+        [{ ...base, name: 'two\nlines' }, 'name'],
+        [{ ...base, category: '   ' }, 'category'],
+        [{ ...base, tags: ['  '] }, 'tags[0]'],
+        [{ ...base, description: 'bell\u0007' }, 'description'],
+        [{ ...base, attributes: { 'bad\tkey': 'x' } }, 'attributes'],
+        [{ ...base, attributes: { color: 'esc\u001b[31m' } }, 'attributes.color'],
         [{ price: 100 }, 'name'],
         [{ name: 'No price' }, 'price'],
         [{ ...base, price: -1 }, 'price'],
@@ -207,6 +216,12 @@ for (const dialect of DIALECTS) {
           `${JSON.stringify(body)} should name ${field}: ${JSON.stringify(res.body.errors)}`,
         );
       }
+      const controlled = await api<Problem>('POST', '/v1/products', { body: { ...base, name: 'a\u0000' } });
+      assert.deepEqual(controlled.body.errors, [
+        { field: 'name', message: 'must be one line of text, not blank, without control characters' },
+      ]);
+      // Line ends and tabs are text.
+      await create({ name: 'Multi-line description', price: 1, description: 'one\r\ntwo\n\tthree' });
       const target = await create({ name: 'Patch target', price: 100 });
       for (const [body, field] of [
         [{}, 'body'],
