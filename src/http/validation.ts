@@ -70,6 +70,10 @@ function fieldPath(instancePath: string, extra?: string): string {
   return out;
 }
 
+function isNullBranch(error: Partial<ErrorObject>): boolean {
+  return error.keyword === 'type' && (error.params as { type?: unknown } | undefined)?.type === 'null';
+}
+
 /** Ajv's errors as the contract's `{field, message}` list, one entry per failing field and rule. */
 export function toFieldErrors(
   errors: readonly Partial<ErrorObject>[],
@@ -77,6 +81,11 @@ export function toFieldErrors(
 ): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  // A nullable field (`anyOf: [schema, null]`) that fails its schema also fails `null`: that
+  // branch's "must be null" says nothing the field's own errors do not.
+  const failedOtherwise = new Set(
+    errors.filter((e) => e.keyword !== 'anyOf' && !isNullBranch(e)).map((e) => e.instancePath ?? ''),
+  );
   for (const error of errors) {
     const params = (error.params ?? {}) as Record<string, unknown>;
     let field: string;
@@ -101,6 +110,7 @@ export function toFieldErrors(
     const id = `${field}\u0000${message}`;
     // anyOf/union failures repeat themselves per branch; one line per distinct problem is enough.
     if (error.keyword === 'anyOf' || seen.has(id)) continue;
+    if (isNullBranch(error) && failedOtherwise.has(error.instancePath ?? '')) continue;
     seen.add(id);
     out.push({ field, message });
   }
