@@ -19,7 +19,7 @@ import {
   RouteTable,
 } from './http/error-handler.js';
 import { AppError, ERROR_STATUS, validationError } from './http/errors.js';
-import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses } from './http/schemas.js';
+import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { newRequestId } from './lib/ids.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
@@ -234,7 +234,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
     const authenticated = auth !== undefined && auth !== 'public';
     const statuses = authenticated
-      ? AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key')
+      ? [
+          ...AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key'),
+          // Every authenticated POST takes an Idempotency-Key: 409 while in flight, 422 on reuse.
+          ...(methods.includes('POST') ? IDEMPOTENCY_ERRORS : []),
+        ]
       : COMMON_ERRORS;
     const response = (route.schema.response ?? {}) as Record<number, unknown>;
     for (const [status, schema] of Object.entries(errorResponses(...statuses)))

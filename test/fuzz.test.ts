@@ -99,6 +99,27 @@ function poolOf(path: string, name: string): string {
   return segments[at - 1] ?? name;
 }
 
+/** `value` with a NUL appended to one of its strings (picked by `seed`), or undefined if it has none. */
+function withNul(value: unknown, seed: number): unknown {
+  const paths: (string | number)[][] = [];
+  const walk = (node: unknown, at: (string | number)[]) => {
+    if (typeof node === 'string') paths.push(at);
+    else if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...at, i]));
+    else if (node !== null && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) walk(v, [...at, k]);
+    }
+  };
+  walk(value, []);
+  const target = paths[seed % Math.max(1, paths.length)];
+  if (target === undefined || target.length === 0) return undefined;
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  let parent = copy;
+  for (const step of target.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
+  const last = target[target.length - 1] as string | number;
+  parent[last] = `${String(parent[last])}\u0000`;
+  return copy;
+}
+
 interface Request {
   method: Operation['method'];
   url: string;
@@ -462,6 +483,41 @@ for (const dialect of DIALECTS) {
                 body === undefined ? {} : ({ 'content-type': 'application/json' } as Record<string, string>),
               payload: body === undefined ? undefined : JSON.stringify(body),
               label: `path ${param.name} over its maxLength`,
+            };
+          });
+        }
+        // A NUL character (U+0000) in any string: PostgreSQL's text cannot hold one, SQLite's can;
+        // both must refuse it the same way, never as a 5xx and never by storing it.
+        if (op.body) {
+          breakers.push(({ path, query, body, seed }) => {
+            const planted = withNul(body ?? {}, seed);
+            if (planted === undefined) return undefined;
+            return {
+              method: op.method,
+              url: render(op, path, query),
+              headers: { 'content-type': 'application/json' },
+              payload: JSON.stringify(planted),
+              label: 'NUL in a body string',
+            };
+          });
+        }
+        const textual = [...queryParams, ...pathParams].filter((p) => p.schema.type === 'string');
+        if (textual.length > 0) {
+          breakers.push(({ path, query, body, seed }) => {
+            const param = textual[seed % textual.length];
+            if (!param) return undefined;
+            const where = param.in === 'path' ? path : query;
+            const value = `${String(where[param.name] ?? 'x')}\u0000`;
+            return {
+              method: op.method,
+              url:
+                param.in === 'path'
+                  ? render(op, { ...path, [param.name]: value }, query)
+                  : render(op, path, { ...query, [param.name]: value }),
+              headers:
+                body === undefined ? {} : ({ 'content-type': 'application/json' } as Record<string, string>),
+              payload: body === undefined ? undefined : JSON.stringify(body),
+              label: `NUL in ${param.in} ${param.name}`,
             };
           });
         }

@@ -207,6 +207,57 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('refuses a cursor of its own sort whose value has the other type or whose text holds a control character', async () => {
+      const api = client(ctx.app, key);
+      const encode = (cursor: unknown[]) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+      // Found on PostgreSQL: `GET /plugins?cursor=` with a text `installs` value was a 500.
+      const urls = [
+        '/v1/plugins',
+        '/v1/plugins?sort=rating',
+        '/v1/plugins?sort=name',
+        '/v1/api-keys',
+        '/v1/products?sort=name',
+        '/v1/products?sort=-price',
+      ];
+      await api('POST', '/v1/api-keys', { body: { name: 'Cursor', permissions: ['read:users'] } });
+      await api('POST', '/v1/products', { body: { name: 'Cursor A', price: 100 } });
+      await api('POST', '/v1/products', { body: { name: 'Cursor B', price: 200 } });
+      for (const url of urls) {
+        const first = await api<{ next_cursor: string | null }>(
+          'GET',
+          `${url}${url.includes('?') ? '&' : '?'}limit=1`,
+        );
+        assert.equal(first.status, 200, url);
+        const issued = first.body.next_cursor;
+        assert.ok(issued, `${url} issued no cursor`);
+        const [sort, value, id, offset] = JSON.parse(Buffer.from(issued, 'base64url').toString()) as [
+          string,
+          string | number,
+          string,
+          number,
+        ];
+        const other = typeof value === 'number' ? 'abc' : 42;
+        for (const forged of [
+          [sort, other, id, offset],
+          [sort, value, `${id}\u0000`, offset],
+          ...(typeof value === 'string' ? [[sort, `${value}\u0000`, id, offset]] : []),
+        ]) {
+          const res = await api<{ code: string; errors?: { field: string }[] }>(
+            'GET',
+            `${url}${url.includes('?') ? '&' : '?'}cursor=${encode(forged)}`,
+          );
+          assert.equal(res.status, 400, `${url} ${JSON.stringify(forged)}: ${JSON.stringify(res.body)}`);
+          assert.deepEqual(
+            res.body.errors?.map((e) => e.field),
+            ['cursor'],
+          );
+        }
+        // The issued cursor itself still works.
+        const second = await api('GET', `${url}${url.includes('?') ? '&' : '?'}cursor=${issued}`);
+        assert.equal(second.status, 200, url);
+      }
+    });
+
     it('refuses an unknown body field on every POST and PATCH with a 400 naming it', async () => {
       const api = client(ctx.app, key);
       const writes = ctx.app.routeTable.entries.filter(

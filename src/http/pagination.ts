@@ -63,9 +63,13 @@ export function encodeCursor(cursor: Cursor): string {
   );
 }
 
-const TIME_SORTS: ReadonlySet<string> = new Set(['created', '-created']);
+/** What a sort seeks on: a number (timestamps, prices, counts) or text (names). */
+export type SortValueType = 'number' | 'string';
 
-function decodeCursor(raw: string, sort: string): Cursor {
+/** Control characters never occur in a value a cursor carries; PostgreSQL refuses NUL in text. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function decodeCursor(raw: string, sort: string, seeksOn: SortValueType): Cursor {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
@@ -78,6 +82,7 @@ function decodeCursor(raw: string, sort: string): Cursor {
     typeof parsed[0] !== 'string' ||
     !(typeof parsed[1] === 'string' || Number.isSafeInteger(parsed[1])) ||
     typeof parsed[2] !== 'string' ||
+    CONTROL.test(parsed[2]) ||
     !Number.isSafeInteger(parsed[3]) ||
     (parsed[3] as number) < 0 ||
     // Offsets this API hands out stay within what `offset` itself accepts.
@@ -87,21 +92,25 @@ function decodeCursor(raw: string, sort: string): Cursor {
   }
   if (parsed[0] !== sort)
     throw validationError('cursor', `was issued for sort "${parsed[0]}", not "${sort}"`);
-  // A list in creation order seeks on a timestamp: a number.
-  if (TIME_SORTS.has(sort) && typeof parsed[1] !== 'number') {
+  // A sort value of the other type (or text with control characters) would reach the query as a
+  // comparison the database refuses or answers with a meaningless page.
+  if (typeof parsed[1] !== seeksOn || (typeof parsed[1] === 'string' && CONTROL.test(parsed[1]))) {
     throw validationError('cursor', 'is not a cursor this API issued');
   }
   return { sort, after: [parsed[1] as CursorValue, parsed[2] as string], offset: parsed[3] as number };
 }
 
-/** Resolves `limit`, `offset`/`page` and `cursor` into one window; 400 names a bad field. */
-export function pageWindow(query: PageQuery, sort: string): PageWindow {
+/**
+ * Resolves `limit`, `offset`/`page` and `cursor` into one window; 400 names a bad field. `seeksOn`
+ * is the type of the sort's values (creation time, price and counts are numbers; names are text).
+ */
+export function pageWindow(query: PageQuery, sort: string, seeksOn: SortValueType = 'number'): PageWindow {
   const limit = query.limit ?? 20;
   if (query.cursor !== undefined) {
     if (query.offset !== undefined || query.page !== undefined) {
       throw validationError('cursor', 'cannot be combined with offset or page');
     }
-    const cursor = decodeCursor(query.cursor, sort);
+    const cursor = decodeCursor(query.cursor, sort, seeksOn);
     return { limit, offset: cursor.offset, cursor };
   }
   if (query.offset !== undefined && query.page !== undefined && query.offset !== (query.page - 1) * limit) {

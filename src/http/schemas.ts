@@ -84,6 +84,8 @@ export function errorResponses(...statuses: number[]): Record<number, ProblemRes
 
 /** Statuses any authenticated `/v1` route can answer; added to every such route automatically. */
 export const AUTHENTICATED_ERRORS = [400, 401, 403, 429, 500, 503];
+/** Statuses any authenticated POST can answer through its `Idempotency-Key`; added automatically. */
+export const IDEMPOTENCY_ERRORS = [409, 422];
 /** Statuses any route can answer. */
 export const COMMON_ERRORS = [500, 503];
 /** Statuses of any route that takes a JSON body. */

@@ -57,9 +57,46 @@ const FORMAT_MESSAGES: Record<string, string> = {
   uri: 'must be an absolute URL',
 };
 
+const NUL_IN_VALUE = 'must not contain the NUL character (\\u0000)';
+const NUL_IN_NAME = 'must not have a field name containing the NUL character (\\u0000)';
+
+/**
+ * Every string in `value` (and every field name) holding U+0000, as Ajv errors. PostgreSQL's text
+ * cannot store it and SQLite's can, so it is refused everywhere, whatever the field's schema says.
+ */
+function nulErrors(value: unknown, instancePath: string, out: ErrorObject[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) out.push(nulError(instancePath, NUL_IN_VALUE));
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) nulErrors(value[i], `${instancePath}/${i}`, out);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) out.push(nulError(instancePath, NUL_IN_NAME));
+      else nulErrors(item, `${instancePath}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, out);
+    }
+  }
+}
+
+function nulError(instancePath: string, message: string): ErrorObject {
+  return { instancePath, schemaPath: '', keyword: 'nul', params: {}, message };
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : paramAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = ajv.compile(schema as object);
+  const checked = ((data: unknown) => {
+    const valid = validate(data);
+    const found: ErrorObject[] = [];
+    nulErrors(data, '', found);
+    // A field its schema already refuses (a pattern without control characters, say) is named once.
+    const failed = new Set((validate.errors ?? []).map((e) => e.instancePath));
+    const nul = found.filter((e) => !failed.has(e.instancePath));
+    checked.errors = nul.length === 0 ? validate.errors : [...(validate.errors ?? []), ...nul];
+    return valid === true && found.length === 0;
+  }) as Validate;
+  return checked;
 };
 
 function fieldPath(instancePath: string, extra?: string): string {

@@ -90,7 +90,7 @@ export function createPluginService(deps: { store: Store; clock: Clock }) {
   return {
     async list(tenantId: string, query: PluginListQuery) {
       const sort = query.sort !== undefined && isSort(query.sort) ? query.sort : 'installs';
-      const window = pageWindow(query, sort);
+      const window = pageWindow(query, sort, sort === 'name' ? 'string' : 'number');
       const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       const filter = { words, category: query.category, installed: query.installed };
       const { rows, total } = await repo.listPlugins(store.db, store.dialect, tenantId, filter, sort, window);

@@ -124,8 +124,12 @@ export const ProductListQuery = Type.Object(
           'Text in the name, SKU or description (case-insensitive substring). Empty: no text filter, as from an empty search box.',
       }),
     ),
-    min_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),
-    max_price: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units, inclusive.' })),
+    min_price: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_PRICE, description: 'Minor units, inclusive (0 to 10^10).' }),
+    ),
+    max_price: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_PRICE, description: 'Minor units, inclusive (0 to 10^10).' }),
+    ),
     in_stock: Type.Optional(Type.Boolean({ description: '`true`: stock > 0; `false`: stock = 0.' })),
     sort: Type.Optional(
       Type.Unsafe<ProductSort>({

@@ -214,12 +214,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       ) {
         throw validationError('min_price', 'must not be greater than max_price');
       }
-      const window = pageWindow(query, sort);
-      if (window.cursor) {
-        const expected = repo.sortColumn(sort) === 'name' ? 'string' : 'number';
-        if (typeof window.cursor.after[0] !== expected)
-          throw validationError('cursor', 'is not a cursor this API issued');
-      }
+      const window = pageWindow(query, sort, repo.sortColumn(sort) === 'name' ? 'string' : 'number');
       const filter: repo.ProductFilter = {
         category: query.category,
         status: query.status,
