@@ -25,7 +25,11 @@ import { createUserService } from './modules/users/users.service.js';
 import { createWebhookService } from './modules/webhooks/webhooks.service.js';
 import { createTransport } from './modules/webhooks/webhooks.transport.js';
 import { type Resolver, systemResolver } from './modules/webhooks/webhooks.url.js';
-import { createWebhookWorker, type WorkerOptions } from './modules/webhooks/webhooks.worker.js';
+import {
+  createWebhookWorker,
+  DEFAULT_CONCURRENCY,
+  type WorkerOptions,
+} from './modules/webhooks/webhooks.worker.js';
 import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
 
 /**
@@ -84,7 +88,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const webhookTransport = createTransport({
     allowInsecure: config.webhooks.allowInsecure,
     timeoutMs: config.webhooks.timeoutMs,
-    connectionsPerOrigin: webhookWorkerOptions.perEndpoint,
+    // Endpoints on one host (two paths of one integration, many tenants of one platform) share
+    // its connections: as many as the worker's attempts, so an attempt never waits behind another
+    // endpoint's slow ones for a connection while its timeout runs. The worker caps each endpoint.
+    connectionsPerOrigin: webhookWorkerOptions.concurrency ?? DEFAULT_CONCURRENCY,
     resolve,
     ca: overrides.webhooks?.ca,
   });

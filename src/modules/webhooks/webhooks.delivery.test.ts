@@ -379,6 +379,29 @@ for (const dialect of DIALECTS) {
       assert.ok(slow.maxConcurrent <= 8, `slow receiver saw ${slow.maxConcurrent} at once`);
       assert.ok(slow.maxConcurrent >= 4, `slow receiver saw only ${slow.maxConcurrent} at once`);
     });
+
+    it("serves another tenant's endpoint on the same host while a hanging one holds its 8 attempts", async () => {
+      // Found by an audit: connections were shared per host, 8 of them, so 8 hanging attempts to
+      // one endpoint made every other endpoint on that host wait, time out unsent and turn Degraded.
+      const shared = await receiver((req) => (req.path === '/hang' ? { hang: true } : { status: 200 }));
+      const a = await createTenant(ctx);
+      const b = await createTenant(ctx);
+      await h.hook(client(ctx.app, a.apiKey.key), `${shared.url}/hang`, ['order.created']);
+      const apiB = client(ctx.app, b.apiKey.key);
+      const healthy = await h.hook(apiB, `${shared.url}/ok`, ['product.updated']);
+      for (let i = 0; i < 8; i++) await h.emit(a.tenant.id, 'order.created', { id: `ord_${i}` });
+      await shared.waitFor(8, 5_000);
+      await h.emit(b.tenant.id, 'product.updated', { id: 'prod_1' });
+      await shared.waitFor(9, 650);
+      const log = await eventually(async () => {
+        const entries = (
+          await apiB<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${healthy.id}/deliveries`)
+        ).body.data;
+        return entries.some((e) => e.status !== 'pending') ? entries : undefined;
+      });
+      assert.equal(log[0]?.status, 'succeeded', JSON.stringify(log[0]));
+      assert.equal((await apiB<WebhookObject>('GET', `/v1/webhooks/${healthy.id}`)).body.status, 'Active');
+    });
   });
 
   describe(`webhook delivery with a manual clock (${dialect})`, () => {

@@ -283,6 +283,9 @@ export function createWebhookService(deps: {
     },
 
     async update(principal: Principal, id: string, input: UpdateWebhookBody): Promise<WebhookObject> {
+      // Another tenant's endpoint or an unknown id is a 404 before its new URL is looked up (a DNS
+      // lookup outside the transaction, which reads the endpoint again).
+      if (input.url !== undefined) await endpointOf(store.db, principal, id);
       const changes: repo.EndpointChanges = {};
       if (input.url !== undefined) changes.url = await safeUrl(input.url);
       if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));

@@ -322,6 +322,9 @@ for (const dialect of DIALECTS) {
       const probes: [Parameters<Client>[0], string, Record<string, unknown>?][] = [
         ['GET', `/v1/webhooks/${hook.id}`],
         ['PATCH', `/v1/webhooks/${hook.id}`, { description: 'mine now' }],
+        // A URL the endpoint could not take is still a 404 first: nothing is looked up for it.
+        ['PATCH', `/v1/webhooks/${hook.id}`, { url: 'ftp://example.com/in' }],
+        ['PATCH', '/v1/webhooks/wh_doesnotexist', { url: 'ftp://example.com/in' }],
         ['DELETE', `/v1/webhooks/${hook.id}`],
         ['POST', `/v1/webhooks/${hook.id}/rotate-secret`],
         ['POST', `/v1/webhooks/${hook.id}/test`],

@@ -19,6 +19,8 @@ import { type AttemptResult, signatures, type Transport } from './webhooks.trans
  */
 
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+/** Attempts in flight in one worker, unless its options say otherwise. */
+export const DEFAULT_CONCURRENCY = 64;
 /** Random spread of each retry delay: +/- this fraction. */
 const RETRY_JITTER = 0.1;
 
@@ -61,7 +63,7 @@ export type WebhookWorker = ReturnType<typeof createWebhookWorker>;
 
 export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {}) {
   const { store, clock, logger, config, events, transport } = deps;
-  const concurrency = options.concurrency ?? 64;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perEndpoint = options.perEndpoint ?? 8;
   let pollMs = options.pollMs ?? 100;
   // Long enough for an attempt (connect + timeout) and its bookkeeping; a dead worker's claims
