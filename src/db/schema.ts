@@ -109,6 +109,8 @@ export interface WebhookDeliveriesTable {
   /** A worker's claim on a pending row; another worker may take it once this has passed. */
   lease_until: number | null;
   lease_owner: string | null;
+  /** 1 while the endpoint is Disabled: a pending delivery kept out of the queue (migration 0018). */
+  held: number;
   time: number | null;
   url: string | null;
   response: string | null;

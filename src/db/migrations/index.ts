@@ -15,6 +15,7 @@ import * as retiredSecrets from './0013_retired_secrets.js';
 import * as refundsDue from './0014_refunds_due.js';
 import * as transferIdempotency from './0015_transfer_idempotency.js';
 import * as transferReceiver from './0016_transfer_receiver.js';
+import * as heldDeliveries from './0018_held_deliveries.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014_refunds_due': refundsDue,
   '0015_transfer_idempotency': transferIdempotency,
   '0016_transfer_receiver': transferReceiver,
+  '0018_held_deliveries': heldDeliveries,
 };

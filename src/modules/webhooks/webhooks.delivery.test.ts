@@ -528,12 +528,23 @@ for (const dialect of DIALECTS) {
       const log = await h.log(api, hook.id);
       assert.equal(log.length, 3);
       assert.equal(log[2]?.status, 'pending', 'the next attempt waits for re-enabling');
+      // Held out of the queue (migration 0018), in the transaction that disabled the endpoint.
+      const held = async () =>
+        (
+          await ctx.deps.store.db
+            .selectFrom('webhook_deliveries')
+            .select('held')
+            .where('id', '=', log[2]?.id ?? '')
+            .executeTakeFirstOrThrow()
+        ).held;
+      assert.equal(await held(), 1);
       clock.advance(3600_000);
       await sleep(400);
       assert.equal(rx.received.length, 2, 'nothing is sent while disabled');
 
       answer = 200;
       await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      assert.equal(await held(), 0);
       await rx.waitFor(3);
       await eventually(async () => (await h.log(api, hook.id))[2]?.status === 'succeeded');
       assert.equal((await h.get(api, hook.id)).status, 'Active');

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookStatus } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
@@ -132,7 +133,7 @@ export async function recordEndpointOutcome(
 ): Promise<void> {
   const { ok, gone, at, failingFrom, succeeded } = outcome;
   const limit = at - disableAfterMs;
-  await db
+  const updated = await db
     .updateTable('webhook_endpoints')
     .set((eb) => {
       const since =
@@ -163,10 +164,28 @@ export async function recordEndpointOutcome(
       };
     })
     .where('id', '=', id)
-    .execute();
+    .returning('status')
+    .executeTakeFirst();
+  // Disabled now (or before): its retries just scheduled in this transaction wait with the rest.
+  if (updated?.status === 'Disabled') await holdDeliveries(db, id, true);
 }
 
 // ---- deliveries
+
+/**
+ * Holds the endpoint's pending deliveries out of the queue (`held`, migration 0018) while it is
+ * Disabled, or releases them when it is enabled again. Rows a concurrent fan-out adds unheld still
+ * wait: the queue also checks the endpoint's status.
+ */
+export async function holdDeliveries(db: Db, endpointId: string, held: boolean): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ held: held ? 1 : 0 })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('held', '=', held ? 0 : 1)
+    .execute();
+}
 
 export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
@@ -235,11 +254,14 @@ export async function listDeliveries(
   return { rows, total: Number(n) };
 }
 
-/** Pending deliveries of enabled endpoints that no live lease holds, outside `skipEndpoints`. */
+/**
+ * Pending deliveries of enabled endpoints that no live lease holds, outside `skipEndpoints`. The
+ * literal `status = 'pending' AND held = 0` is the predicate of the queue's partial index.
+ */
 function waitingQuery(db: Db, now: number, skipEndpoints: readonly string[]) {
   let query = db
     .selectFrom('webhook_deliveries')
-    .where('status', '=', 'pending')
+    .where(sql<boolean>`status = 'pending' AND held = 0`)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .where('endpoint_id', 'in', (eb) =>
       eb.selectFrom('webhook_endpoints').select('id').where('status', '<>', 'Disabled'),

@@ -138,6 +138,7 @@ export function pendingDelivery(
     due_at: now,
     lease_until: null,
     lease_owner: null,
+    held: 0,
     time: null,
     url: null,
     response: null,
@@ -299,7 +300,12 @@ export function createWebhookService(deps: {
           changes.failing_since = null;
         }
         await repo.updateEndpoint(trx, principal.tenant.id, id, changes, now);
-        if (changes.status === 'Active') signalDue(trx);
+        if (changes.status === 'Disabled' && row.status !== 'Disabled')
+          await repo.holdDeliveries(trx, id, true);
+        if (changes.status === 'Active') {
+          await repo.holdDeliveries(trx, id, false);
+          signalDue(trx);
+        }
         return toObject(await endpointOf(trx, principal, id));
       });
     },
