@@ -16,6 +16,7 @@ import * as refundsDue from './0014_refunds_due.js';
 import * as transferIdempotency from './0015_transfer_idempotency.js';
 import * as transferReceiver from './0016_transfer_receiver.js';
 import * as heldDeliveries from './0018_held_deliveries.js';
+import * as listCounts from './0019_list_counts.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_transfer_idempotency': transferIdempotency,
   '0016_transfer_receiver': transferReceiver,
   '0018_held_deliveries': heldDeliveries,
+  '0019_list_counts': listCounts,
 };
