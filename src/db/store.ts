@@ -165,6 +165,16 @@ function commitCallbacks() {
   };
 }
 
+/**
+ * The case fold product search compares with, on both sides of the comparison: lower-cased, then
+ * `ς` as `σ` and COMBINING DOT ABOVE (U+0307) dropped. JavaScript lower-cases a word-final `Σ` to
+ * `ς` and `İ` to `i` + U+0307, so without the last two steps `ΚΑΣ` would not find `ΚΑΣΑΣ`, nor
+ * `istanbul` find `İstanbul`. PostgreSQL folds the same way in SQL (`SEARCH_TEXT` in products.repository.ts).
+ */
+export function searchFold(text: string): string {
+  return text.toLowerCase().replaceAll('\u03c2', '\u03c3').replaceAll('\u0307', '');
+}
+
 function openSqlite(dataDir: string): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const database = new SqliteDatabase(sqliteFile(dataDir));
@@ -172,10 +182,9 @@ function openSqlite(dataDir: string): Store {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // SQLite's own lower() folds ASCII only ('É' stays 'É'); search matches case-insensitively in
-  // every script, as PostgreSQL's lower() does.
-  database.function('unicode_lower', { deterministic: true }, (text: unknown) =>
-    typeof text === 'string' ? text.toLowerCase() : text,
+  // Product search folds with this, since SQLite's own lower() folds ASCII only ('É' stays 'É').
+  database.function('search_fold', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? searchFold(text) : text,
   );
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
   const committed = commitCallbacks();

@@ -15,6 +15,7 @@ import * as retiredSecrets from './0013_retired_secrets.js';
 import * as refundsDue from './0014_refunds_due.js';
 import * as transferIdempotency from './0015_transfer_idempotency.js';
 import * as transferReceiver from './0016_transfer_receiver.js';
+import * as searchFold from './0017_search_fold.js';
 import * as heldDeliveries from './0018_held_deliveries.js';
 import * as listCounts from './0019_list_counts.js';
 
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0014_refunds_due': refundsDue,
   '0015_transfer_idempotency': transferIdempotency,
   '0016_transfer_receiver': transferReceiver,
+  '0017_search_fold': searchFold,
   '0018_held_deliveries': heldDeliveries,
   '0019_list_counts': listCounts,
 };

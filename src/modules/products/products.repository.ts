@@ -1,6 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { ProductCountsTable, ProductStatus, ProductsTable } from '../../db/schema.js';
-import type { Db, DialectName } from '../../db/store.js';
+import { type Db, type DialectName, searchFold } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
 import type { ProductSort } from './products.schemas.js';
 
@@ -187,28 +187,40 @@ export interface ReadPlan {
 }
 
 /**
- * What `q` searches: name, SKU and description joined by newlines (`q` cannot contain one, so no
- * match spans two fields), lower-cased in every script. On PostgreSQL exactly as migration 0003's
- * trigram index is built; on SQLite with `unicode_lower` (src/db/store.ts), since SQLite's lower()
- * folds ASCII only, while the FTS5 trigram table that narrows the rows folds case itself.
+ * PostgreSQL's half of the search fold (`searchFold` in src/db/store.ts): lower(), then `ς` as `σ`
+ * and U+0307 dropped. translate() deletes the characters of its second argument that have no
+ * counterpart in the third: here U+0307.
  */
-const SEARCH_TEXT: Record<DialectName, string> = {
-  sqlite: "unicode_lower(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, ''))",
-  postgres: "lower(name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, ''))",
+function pgFold(text: RawBuilder<string>): RawBuilder<string> {
+  return sql`translate(lower(${text}), '\u03c2\u0307', '\u03c3')`;
+}
+
+/**
+ * What `q` searches: name, SKU and description joined by newlines (`q` cannot contain one, so no
+ * match spans two fields), case-folded in every script. The text and `q` go through one fold, so
+ * they compare alike (Greek final sigma and Turkish `İ` included): on PostgreSQL the SQL of
+ * `pgFold`, exactly as migration 0017's trigram index is built; on SQLite `search_fold`, which is
+ * `searchFold` (src/db/store.ts), since SQLite's lower() folds ASCII only. The FTS5 trigram table
+ * that narrows the rows on SQLite holds the folded text too (migration 0017).
+ */
+const SEARCH_TEXT: Record<DialectName, RawBuilder<string>> = {
+  sqlite: sql`search_fold(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, ''))`,
+  postgres: pgFold(sql`name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, '')`),
 };
 
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+function likePattern(folded: string): string {
+  return `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** An FTS5 phrase: the trigram tokenizer turns it into a substring match. */
-function ftsPhrase(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
+function ftsPhrase(folded: string): string {
+  return `"${folded.replaceAll('"', '""')}"`;
 }
 
 function filtered(db: Db, tenantId: string, filter: ProductFilter, plan: ReadPlan, sortedByPrice = false) {
+  const q = filter.q === undefined ? undefined : { text: filter.q, folded: searchFold(filter.q) };
   const useFts =
-    plan.dialect === 'sqlite' && plan.filterIndexes && filter.q !== undefined && [...filter.q].length >= 3;
+    plan.dialect === 'sqlite' && plan.filterIndexes && q !== undefined && [...q.folded].length >= 3;
   // With the FTS table narrowing the rows, SQLite must start from it: `+tenant_id` keeps it from
   // preferring a tenant index and probing every row of the tenant against the FTS result.
   let query = db
@@ -223,15 +235,16 @@ function filtered(db: Db, tenantId: string, filter: ProductFilter, plan: ReadPla
   const price = plan.filterIndexes || sortedByPrice ? sql`price` : sql`+price`;
   if (filter.minPrice !== undefined) query = query.where(sql<boolean>`${price} >= ${filter.minPrice}`);
   if (filter.maxPrice !== undefined) query = query.where(sql<boolean>`${price} <= ${filter.maxPrice}`);
-  if (filter.q !== undefined) {
+  if (q !== undefined) {
     // The LIKE defines the match; on PostgreSQL the trigram index serves it directly, on SQLite
-    // the FTS5 trigram table narrows the rows first (it needs at least 3 characters).
-    query = query.where(
-      sql<boolean>`${sql.raw(SEARCH_TEXT[plan.dialect])} like ${likePattern(filter.q)} escape '\\'`,
-    );
+    // the FTS5 trigram table narrows the rows first (it needs at least 3 characters). PostgreSQL
+    // folds the pattern with the SQL that folds the text: its lower() is not JavaScript's.
+    const pattern =
+      plan.dialect === 'sqlite' ? sql.val(likePattern(q.folded)) : pgFold(sql.val(likePattern(q.text)));
+    query = query.where(sql<boolean>`${SEARCH_TEXT[plan.dialect]} like ${pattern} escape '\\'`);
     if (useFts) {
       query = query.where(
-        sql<boolean>`seq in (select rowid from products_search where products_search match ${ftsPhrase(filter.q)})`,
+        sql<boolean>`seq in (select rowid from products_search where products_search match ${ftsPhrase(q.folded)})`,
       );
     }
   }

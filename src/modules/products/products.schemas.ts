@@ -121,7 +121,7 @@ export const ProductListQuery = Type.Object(
         maxLength: 200,
         pattern: '^[^\\u0000-\\u001f]*$',
         description:
-          'Text in the name, SKU or description (case-insensitive substring). Empty: no text filter, as from an empty search box.',
+          'Text in the name, SKU or description (case-insensitive substring in every script, Greek final sigma and Turkish İ included). Empty: no text filter, as from an empty search box.',
       }),
     ),
     min_price: Type.Optional(
