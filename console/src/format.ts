@@ -34,9 +34,24 @@ const dayFormat = new Intl.DateTimeFormat('en', {
 });
 const shortDayFormat = new Intl.DateTimeFormat('en', { weekday: 'short', day: 'numeric', timeZone: 'UTC' });
 
-/** "Nov 21, 2026" */
+/** "Nov 21, 2026", the date where the browser is. */
 export function formatDate(iso: string): string {
   return dateFormat.format(new Date(iso));
+}
+
+const utcDateFormat = new Intl.DateTimeFormat('en', {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
+
+/**
+ * "Nov 1, 2026": the UTC calendar date of a UTC midnight (a usage period's start, the quota's
+ * reset), the same wherever the browser is (in New York, local time would make it Oct 31).
+ */
+export function formatUtcDate(iso: string): string {
+  return utcDateFormat.format(new Date(iso));
 }
 
 export function formatDateTime(iso: string): string {

@@ -1,5 +1,5 @@
 import { useCallback, useContext, useEffect, useId, useRef, useState } from 'react';
-import { api, ApiError, describeError } from './api.js';
+import { api, ApiError, describeFailure } from './api.js';
 import { StaleContext } from './components/Stale.js';
 
 export interface Resource<T> {
@@ -16,7 +16,8 @@ export interface Resource<T> {
 /**
  * GETs `path` from the console backend, again whenever `path` changes or `reload` is called, and
  * every `refreshMs` while the page is visible, unless the last answer was 404 (it is not there to
- * watch). A response to an older path never overwrites a newer one. When a load fails after data
+ * watch: its data goes too, so the page says it is missing rather than showing it as it was). A
+ * response to an older path never overwrites a newer one. When a load fails otherwise after data
  * was shown, the data stays and the page's stale-data warning (components/Stale.tsx) says since
  * when it is out of date and why, with a retry, until a load succeeds again.
  */
@@ -46,6 +47,8 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
       },
       (failure: unknown) => {
         if (ticket !== latest.current) return;
+        // Not found: what was shown is gone (deleted meanwhile), not merely out of date.
+        if (failure instanceof ApiError && failure.status === 404) setData(undefined);
         setError(failure);
         setSettled(key);
       },
@@ -97,17 +100,23 @@ export function useNow(ms = 30_000): number {
 
 export interface Action {
   busy: boolean;
-  /** Why the last run failed, or a message set with setError (a check before running). */
-  error: string | undefined;
-  setError: (error: string | undefined) => void;
-  /** Runs `action` with busy set and the last error cleared; resolves to the new error, if any. */
+  /**
+   * Why the last run failed (what it threw: an ApiError, for FormError and formErrors to word),
+   * or a message set with setError (a check before running); undefined when nothing failed.
+   */
+  error: unknown;
+  setError: (error: unknown) => void;
+  /**
+   * Runs `action` with busy set and the last error cleared; resolves to the new error's message
+   * (with the request id to quote when the server failed), if any.
+   */
   run: (action: () => Promise<void>) => Promise<string | undefined>;
 }
 
-/** The busy flag and error message of a form or button that calls the API. */
+/** The busy flag and error of a form or button that calls the API. */
 export function useAction(): Action {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<unknown>();
 
   async function run(action: () => Promise<void>): Promise<string | undefined> {
     setBusy(true);
@@ -116,9 +125,8 @@ export function useAction(): Action {
       await action();
       return undefined;
     } catch (failure) {
-      const message = describeError(failure);
-      setError(message);
-      return message;
+      setError(failure);
+      return describeFailure(failure);
     } finally {
       setBusy(false);
     }

@@ -1,3 +1,5 @@
+import { useState } from 'react';
+
 const TONES: Record<string, string> = {
   Active: 'success',
   Expiring: 'warning',
@@ -18,8 +20,14 @@ export function StatusBadge({ status, label }: { status: string; label?: string 
   );
 }
 
+/**
+ * Items as chips; with `max`, the first `max` and a "+N more" button that shows the rest in place
+ * (and "Show less" to fold them again), by click, tap or keyboard alike.
+ */
 export function Chips({ items, max }: { items: readonly string[]; max?: number }) {
-  const shown = max === undefined ? items : items.slice(0, max);
+  const [expanded, setExpanded] = useState(false);
+  const folds = max !== undefined && items.length > max;
+  const shown = folds && !expanded ? items.slice(0, max) : items;
   const rest = items.length - shown.length;
   return (
     <ul className="chips" aria-label={`${items.length} item${items.length === 1 ? '' : 's'}`}>
@@ -28,9 +36,16 @@ export function Chips({ items, max }: { items: readonly string[]; max?: number }
           {item}
         </li>
       ))}
-      {rest > 0 ? (
-        <li className="chip chip-more" title={items.slice(shown.length).join(', ')}>
-          +{rest} more
+      {folds ? (
+        <li className="chip-toggle">
+          <button
+            type="button"
+            className="chip chip-more"
+            aria-expanded={expanded}
+            onClick={() => setExpanded(!expanded)}
+          >
+            {expanded ? 'Show less' : `+${rest} more`}
+          </button>
         </li>
       ) : null}
     </ul>

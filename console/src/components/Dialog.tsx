@@ -139,7 +139,8 @@ interface FormDialogProps {
   busyLabel: string;
   tone?: 'danger' | 'primary';
   busy?: boolean;
-  error?: string | undefined;
+  /** Why the last submit failed: a message, or the failure (see FormError). */
+  error?: unknown;
   size?: 'normal' | 'wide';
   children: ReactNode;
 }
@@ -186,7 +187,8 @@ interface ConfirmProps {
   confirmLabel: string;
   tone?: 'danger' | 'primary';
   busy?: boolean;
-  error?: string | undefined;
+  /** Why the last submit failed: a message, or the failure (see FormError). */
+  error?: unknown;
   onConfirm: () => void;
   onClose: () => void;
   children?: ReactNode;

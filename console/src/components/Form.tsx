@@ -1,4 +1,6 @@
 import { type InputHTMLAttributes, useId } from 'react';
+import { describeError } from '../api.js';
+import { RequestId } from './States.js';
 
 /** A labelled input with an optional hint, or the field's error in its place. */
 export function Field({
@@ -31,12 +33,16 @@ export function Field({
   );
 }
 
-/** Why a form was not accepted, announced as it appears; nothing when there is no error. */
-export function FormError({ error }: { error: string | undefined }) {
-  return error ? (
-    <p className="form-error" role="alert">
-      {error}
-    </p>
+/**
+ * Why a form was not accepted (a message, or the failure: with its request id when the server
+ * failed), announced as it appears; nothing when there is no error.
+ */
+export function FormError({ error }: { error: unknown }) {
+  return error !== undefined && error !== '' ? (
+    <div className="form-error" role="alert">
+      <p>{describeError(error)}</p>
+      <RequestId error={error} />
+    </div>
   ) : null;
 }
 

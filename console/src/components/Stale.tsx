@@ -1,6 +1,7 @@
 import { createContext, type ReactNode, useMemo, useState } from 'react';
 import { describeError } from '../api.js';
 import { clockTime } from '../format.js';
+import { RequestId } from './States.js';
 
 /** Data on screen that a later load could not refresh. */
 export interface StaleReport {
@@ -52,7 +53,9 @@ export function StaleData({ children }: { children: ReactNode }) {
         <div className="banner banner-warning stale" role="alert">
           <div>
             <strong>Couldn’t refresh — showing data from {clockTime(oldest.since)}</strong>
-            <p>{describeError(oldest.error)}</p>
+            <p>
+              {describeError(oldest.error)} <RequestId error={oldest.error} />
+            </p>
           </div>
           <button
             type="button"

@@ -41,7 +41,7 @@ export function RateInput({
           disabled={disabled}
           onClick={() => onRate(stars)}
         >
-          <span aria-hidden="true">★</span>
+          <span aria-hidden="true">{value !== undefined && stars <= value ? '★' : '☆'}</span>
         </button>
       ))}
     </div>

@@ -1,5 +1,5 @@
-import type { ReactNode } from 'react';
-import { describeError } from '../api.js';
+import { type ReactNode, useState } from 'react';
+import { describeError, requestIdOf } from '../api.js';
 
 /** Placeholder rows while a page loads. */
 export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?: number }) {
@@ -10,6 +10,40 @@ export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?
         <div key={i} className="skeleton" aria-hidden="true" />
       ))}
     </div>
+  );
+}
+
+/**
+ * "Request ID: req_…" with a copy button, for a failure on the server's side: what the message
+ * asks to quote. Nothing for other failures.
+ */
+export function RequestId({ error }: { error: unknown }) {
+  const id = requestIdOf(error);
+  const [copied, setCopied] = useState<string>();
+  if (id === undefined) return null;
+
+  async function copy(value: string) {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(value);
+    } catch {
+      // No clipboard (an insecure origin, a refusal): the id stays selectable as text.
+      setCopied(undefined);
+    }
+  }
+
+  return (
+    <span className="request-id">
+      Request ID: <code className="mono">{id}</code>{' '}
+      <button
+        type="button"
+        className="button button-small button-ghost"
+        onClick={() => void copy(id)}
+        aria-label={copied === id ? 'Request ID copied' : 'Copy the request ID'}
+      >
+        {copied === id ? 'Copied' : 'Copy'}
+      </button>
+    </span>
   );
 }
 
@@ -26,6 +60,7 @@ export function ErrorState({
     <div className="state state-error" role="alert">
       <h3>{title}</h3>
       <p>{describeError(error)}</p>
+      <RequestId error={error} />
       {onRetry ? (
         <button type="button" className="button" onClick={onRetry}>
           Try again

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { PERMISSIONS } from '../../../src/http/permissions.js';
-import { api } from '../api.js';
+import { api, formErrors } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { ConfirmDialog, FormDialog, SecretDialog } from '../components/Dialog.js';
 import { CheckboxGroups, Field } from '../components/Form.js';
@@ -30,14 +30,26 @@ const PRESETS: { label: string; permissions: Permission[] }[] = [
   { label: 'Everything', permissions: [...PERMISSIONS] },
 ];
 
+/** The create form's fields, by their name in the API, and their labels. */
+const KEY_FIELDS = { name: 'Name', expires_at: 'Expires on' };
+
+/** The calendar date `days` from today where the browser is, as a date input's value ("2026-11-22"). */
+function localDate(days: number): string {
+  const date = new Date();
+  date.setDate(date.getDate() + days);
+  return [date.getFullYear(), date.getMonth() + 1, date.getDate()]
+    .map((n, i) => String(n).padStart(i === 0 ? 4 : 2, '0'))
+    .join('-');
+}
+
 function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (key: ApiKey) => void }) {
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Set<Permission>>(new Set());
   const [expires, setExpires] = useState('');
   const { busy, error, setError, run } = useAction();
+  const [blankName, setBlankName] = useState(false);
+  const { fields, form } = formErrors(error, KEY_FIELDS);
   const [created, setCreated] = useState<ApiKey>();
-  const today = new Date();
-  const minDate = new Date(today.getTime() + 24 * 3600 * 1000).toISOString().slice(0, 10);
 
   function toggle(permission: Permission, on: boolean) {
     setPermissions((current) => {
@@ -49,6 +61,10 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
   }
 
   function submit() {
+    setError(undefined);
+    // Blanks only would be sent as an empty name: refused here, under the field.
+    setBlankName(name.trim() === '');
+    if (name.trim() === '') return;
     if (permissions.size === 0) {
       setError('Choose at least one permission.');
       return;
@@ -86,15 +102,19 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
       submitLabel="Create key"
       busyLabel="Creating…"
       busy={busy}
-      error={error}
+      error={form}
     >
       <Field
-        label="Name"
+        label={KEY_FIELDS.name}
         required
         maxLength={100}
         value={name}
-        onChange={(e) => setName(e.target.value)}
+        onChange={(e) => {
+          setName(e.target.value);
+          setBlankName(false);
+        }}
         placeholder="e.g. Storefront production"
+        error={blankName ? 'Enter a name for the key.' : fields.name}
         autoFocus
       />
       <fieldset className="fieldset">
@@ -125,12 +145,13 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         />
       </fieldset>
       <Field
-        label="Expires on"
+        label={KEY_FIELDS.expires_at}
         type="date"
-        min={minDate}
+        min={localDate(1)}
         value={expires}
         onChange={(e) => setExpires(e.target.value)}
         hint="Optional. Leave empty for a key that does not expire. Keys show as Expiring in their last 7 days."
+        error={fields.expires_at}
       />
     </FormDialog>
   );
@@ -231,7 +252,7 @@ export function ApiKeys() {
               Create a key to start calling the API.
             </Empty>
           ) : (
-            <div className="table-wrap">
+            <div className="table-wrap table-wrap-keys">
               <table className="table">
                 <caption className="visually-hidden">API keys</caption>
                 <thead>
@@ -274,15 +295,18 @@ export function ApiKeys() {
                         )}
                       </td>
                       <td data-label="Status">
-                        <StatusBadge status={key.status} />
-                        {key.expires_at ? (
-                          <div className="hint">
-                            Expires{' '}
-                            <time dateTime={key.expires_at} title={formatDateTime(key.expires_at)}>
-                              {formatDateNear(key.expires_at, now)}
-                            </time>
-                          </div>
-                        ) : null}
+                        {/* One block: as a card, the badge and its expiry stay together by the label. */}
+                        <div>
+                          <StatusBadge status={key.status} />
+                          {key.expires_at ? (
+                            <div className="hint">
+                              Expires{' '}
+                              <time dateTime={key.expires_at} title={formatDateTime(key.expires_at)}>
+                                {formatDateNear(key.expires_at, now)}
+                              </time>
+                            </div>
+                          ) : null}
+                        </div>
                       </td>
                       <td className="row-actions">
                         <button

@@ -1,8 +1,7 @@
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
-import { ApiError, describeError } from '../api.js';
+import { describeError, formErrors } from '../api.js';
 import { Field, FormError } from '../components/Form.js';
-import { humanize } from '../format.js';
 import { useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
 
@@ -31,27 +30,6 @@ function AuthCard({
       </div>
     </main>
   );
-}
-
-/**
- * Why the server refused a form: the errors of fields the form shows, to put under them, and the
- * rest (errors of other fields, or a failure that names no field) as one message for the form.
- */
-function formErrors(
-  error: unknown,
-  shown: readonly string[],
-): { fields: Record<string, string>; form: string | undefined } {
-  if (error === undefined) return { fields: {}, form: undefined };
-  if (!(error instanceof ApiError) || error.errors.length === 0)
-    return { fields: {}, form: describeError(error) };
-  const fields: Record<string, string> = {};
-  const others: string[] = [];
-  for (const e of error.errors) {
-    const message = `${humanize(e.field)} ${e.message}.`;
-    if (shown.includes(e.field)) fields[e.field] = message;
-    else others.push(message);
-  }
-  return { fields, form: others.length > 0 ? others.join(' ') : undefined };
 }
 
 export function Login() {
@@ -119,13 +97,21 @@ export function Login() {
   );
 }
 
+/** The sign-up form's fields, by their name in the API, and their labels. */
+const SIGNUP_FIELDS = {
+  store_name: 'Store name',
+  owner_name: 'Your name',
+  email: 'Email',
+  password: 'Password',
+};
+
 export function Signup() {
   usePageTitle('Create an account');
   const { signup } = useSession();
   const [form, setForm] = useState({ store_name: '', owner_name: '', email: '', password: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const { fields, form: formError } = formErrors(error, Object.keys(form));
+  const { fields, form: formError } = formErrors(error, SIGNUP_FIELDS);
   const set = (name: keyof typeof form) => (event: React.ChangeEvent<HTMLInputElement>) =>
     setForm((current) => ({ ...current, [name]: event.target.value }));
 
@@ -159,7 +145,7 @@ export function Signup() {
     >
       <form onSubmit={(event) => void submit(event)}>
         <Field
-          label="Store name"
+          label={SIGNUP_FIELDS.store_name}
           name="store_name"
           required
           maxLength={200}
@@ -169,7 +155,7 @@ export function Signup() {
           autoFocus
         />
         <Field
-          label="Your name"
+          label={SIGNUP_FIELDS.owner_name}
           name="owner_name"
           autoComplete="name"
           maxLength={200}
@@ -179,7 +165,7 @@ export function Signup() {
           error={fields.owner_name}
         />
         <Field
-          label="Email"
+          label={SIGNUP_FIELDS.email}
           type="email"
           name="email"
           autoComplete="email"
@@ -189,7 +175,7 @@ export function Signup() {
           error={fields.email}
         />
         <Field
-          label="Password"
+          label={SIGNUP_FIELDS.password}
           type="password"
           name="password"
           autoComplete="new-password"

@@ -6,7 +6,7 @@ import { PageHeader } from '../components/Layout.js';
 import { PlansButton } from '../components/Plans.js';
 import { ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
-import { formatDate, formatMs, formatNumber, humanize, percent, plural } from '../format.js';
+import { formatMs, formatNumber, formatUtcDate, humanize, percent, plural } from '../format.js';
 import { useAction, useResource } from '../hooks.js';
 import { useAccount, useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
@@ -44,8 +44,8 @@ export function QuotaWarning({ usage }: { usage: Usage }) {
         </strong>
         <p>
           {over
-            ? `API calls are refused with 429 until the quota resets on ${formatDate(usage.quota.resets_at)}.`
-            : `${plural(usage.quota.remaining, 'call')} left until it resets on ${formatDate(usage.quota.resets_at)}.`}{' '}
+            ? `API calls are refused with 429 until the quota resets on ${formatUtcDate(usage.quota.resets_at)}.`
+            : `${plural(usage.quota.remaining, 'call')} left until it resets on ${formatUtcDate(usage.quota.resets_at)}.`}{' '}
           Upgrade your plan for a larger quota.
         </p>
       </div>
@@ -133,7 +133,7 @@ export function UsageCards({ usage }: { usage: Usage }) {
         <p className="stat-value" data-testid="total-calls">
           {formatNumber(usage.total_calls)}
         </p>
-        <p className="stat-note">Since {formatDate(usage.period.from)}</p>
+        <p className="stat-note">Since {formatUtcDate(usage.period.from)}</p>
       </section>
       <section className="card stat" aria-labelledby="stat-latency">
         <h2 id="stat-latency" className="stat-label">
@@ -162,7 +162,7 @@ export function UsageCards({ usage }: { usage: Usage }) {
           <span className="stat-of">/ {formatNumber(usage.quota.limit)}</span>
         </p>
         <QuotaBar used={usage.quota.used} limit={usage.quota.limit} label="Monthly quota used" />
-        <p className="stat-note">Resets {formatDate(usage.quota.resets_at)}</p>
+        <p className="stat-note">Resets {formatUtcDate(usage.quota.resets_at)}</p>
       </section>
     </div>
   );

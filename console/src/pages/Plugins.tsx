@@ -1,12 +1,13 @@
 import { useId, useMemo, useState } from 'react';
-import { api, describeError } from '../api.js';
+import { api, describeFailure } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
+import { ConfirmDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { RateInput, Stars } from '../components/Stars.js';
 import { useToast } from '../components/Toast.js';
 import { formatNumber, humanize } from '../format.js';
-import { useDebounced, useResource } from '../hooks.js';
+import { useAction, useDebounced, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { Page, Plugin, Rating } from '../types.js';
 
@@ -16,22 +17,77 @@ const SORTS = [
   { value: 'name', label: 'Name' },
 ] as const;
 
+/** What installing grants a plugin: its permissions and its events, each as chips or "None". */
+function Grants({ plugin, max }: { plugin: Plugin; max?: number }) {
+  return (
+    <dl className="plugin-grants">
+      <div>
+        <dt>Permissions</dt>
+        <dd>{plugin.permissions.length > 0 ? <Chips items={plugin.permissions} max={max} /> : 'None'}</dd>
+      </div>
+      <div>
+        <dt>Events</dt>
+        <dd>{plugin.events.length > 0 ? <Chips items={plugin.events} max={max} /> : 'None'}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** Installing asks first, and says what the plugin is granted. */
+function InstallDialog({
+  plugin,
+  onClose,
+  onInstalled,
+}: {
+  plugin: Plugin;
+  onClose: () => void;
+  onInstalled: (plugin: Plugin) => void;
+}) {
+  const { busy, error, run } = useAction();
+
+  function install() {
+    void run(async () => {
+      onInstalled(await api.post<Plugin>(`/plugins/${plugin.id}/install`));
+      onClose();
+    });
+  }
+
+  return (
+    <ConfirmDialog
+      title={`Install ${plugin.name}?`}
+      tone="primary"
+      confirmLabel="Install"
+      busy={busy}
+      error={error}
+      onClose={onClose}
+      onConfirm={install}
+      message={
+        <>
+          <p>
+            {plugin.name} by {plugin.author} is granted these permissions on your store’s data and receives
+            these events, until you uninstall it.
+          </p>
+          <Grants plugin={plugin} />
+        </>
+      }
+    />
+  );
+}
+
 function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: Plugin) => void }) {
   const toast = useToast();
   const [busy, setBusy] = useState(false);
+  const [installing, setInstalling] = useState(false);
   const [myRating, setMyRating] = useState<number>();
   const titleId = useId();
 
-  async function toggleInstall() {
+  async function uninstall() {
     setBusy(true);
     try {
-      const next = plugin.installed
-        ? await api.delete<Plugin>(`/plugins/${plugin.id}/install`)
-        : await api.post<Plugin>(`/plugins/${plugin.id}/install`);
-      onChange(next);
-      toast(next.installed ? `${plugin.name} installed.` : `${plugin.name} uninstalled.`);
+      onChange(await api.delete<Plugin>(`/plugins/${plugin.id}/install`));
+      toast(`${plugin.name} uninstalled.`);
     } catch (failure) {
-      toast(describeError(failure), 'error');
+      toast(describeFailure(failure), 'error');
     } finally {
       setBusy(false);
     }
@@ -45,7 +101,7 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
       onChange(await api.get<Plugin>(`/plugins/${plugin.id}`));
       toast(`You rated ${plugin.name} ${stars} star${stars === 1 ? '' : 's'}.`);
     } catch (failure) {
-      toast(describeError(failure), 'error');
+      toast(describeFailure(failure), 'error');
     } finally {
       setBusy(false);
     }
@@ -85,18 +141,15 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
           {formatNumber(plugin.installs)} installs
         </span>
       </div>
-      {plugin.permissions.length > 0 ? (
-        <div className="plugin-permissions">
-          <span className="hint">Needs</span> <Chips items={plugin.permissions} max={3} />
-        </div>
-      ) : null}
+      <Grants plugin={plugin} max={3} />
       <footer className="plugin-actions">
         <button
           type="button"
           className={`button ${plugin.installed ? '' : 'button-primary'}`}
           disabled={busy}
-          onClick={() => void toggleInstall()}
+          onClick={() => (plugin.installed ? void uninstall() : setInstalling(true))}
           aria-label={`${plugin.installed ? 'Uninstall' : 'Install'} ${plugin.name}`}
+          aria-haspopup={plugin.installed ? undefined : 'dialog'}
         >
           {plugin.installed ? 'Uninstall' : 'Install'}
         </button>
@@ -109,6 +162,16 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
           />
         ) : null}
       </footer>
+      {installing ? (
+        <InstallDialog
+          plugin={plugin}
+          onClose={() => setInstalling(false)}
+          onInstalled={(next) => {
+            onChange(next);
+            toast(`${plugin.name} installed.`);
+          }}
+        />
+      ) : null}
     </article>
   );
 }

@@ -5,11 +5,11 @@ import { PlanOptions } from '../components/Plans.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import {
   formatCompact,
-  formatDate,
   formatDateTime,
   formatDay,
   formatMs,
   formatNumber,
+  formatUtcDate,
   percent,
   plural,
 } from '../format.js';
@@ -58,6 +58,9 @@ function TopEndpoints({ usage }: { usage: UsageData }) {
     </section>
   );
 }
+
+/** Dark amber: the legend's "Errors", set in it, reads 5:1 on white (a lighter amber, 2:1). */
+const ERRORS_COLOR = '#b45309';
 
 function DailyChart({ usage }: { usage: UsageData }) {
   const data = usage.daily_calls.map((day) => ({
@@ -116,7 +119,7 @@ function DailyChart({ usage }: { usage: UsageData }) {
             <Bar
               dataKey="Errors"
               stackId="calls"
-              fill="#f59e0b"
+              fill={ERRORS_COLOR}
               radius={[4, 4, 0, 0]}
               isAnimationActive={false}
             />
@@ -191,7 +194,7 @@ export function Usage() {
                 <dt>Monthly quota</dt>
                 <dd>
                   {formatNumber(usage.data.quota.used)} of {formatNumber(usage.data.quota.limit)} used (
-                  {usage.data.quota.percent_used}%), resets {formatDate(usage.data.quota.resets_at)}
+                  {usage.data.quota.percent_used}%), resets {formatUtcDate(usage.data.quota.resets_at)}
                 </dd>
               </div>
               <div>

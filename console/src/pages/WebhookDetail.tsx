@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ApiError, describeError } from '../api.js';
+import { api, ApiError, describeFailure } from '../api.js';
 import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
 import { ConfirmDialog, Dialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
@@ -20,7 +20,7 @@ import {
 import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { Delivery, Page, Webhook, WebhookEvent } from '../types.js';
-import { eventsLabel } from './Webhooks.js';
+import { EditWebhookDialog, eventsLabel } from './Webhooks.js';
 
 const LOG_PAGE = 25;
 
@@ -164,16 +164,43 @@ function DeliveryDialog({
   );
 }
 
+/**
+ * The latest attempts, refreshed every 2 seconds, and older ones a page at a time (with the
+ * previous page's `next_cursor`) on request: as many as there are, not only the latest 100.
+ */
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
-  const [limit, setLimit] = useState(LOG_PAGE);
-  const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${limit}`, {
+  const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${LOG_PAGE}`, {
     refreshMs: 2000,
   });
+  /**
+   * What "Show older" loaded, and where the next page starts (null: no more). Its rows begin with
+   * the latest page as it was then, so a row that new attempts push out of the latest page stays.
+   */
+  const [older, setOlder] = useState<{ rows: Delivery[]; cursor: string | null }>();
+  const [loadingOlder, setLoadingOlder] = useState(false);
   const toast = useToast();
   const [retrying, setRetrying] = useState<string>();
   /** The attempt whose details are open, as last listed (it may have moved past the page since). */
   const [opened, setOpened] = useState<Delivery>();
-  const retries = nextRetries(log.data?.data ?? []);
+  const latest = log.data?.data ?? [];
+  const latestIds = new Set(latest.map((delivery) => delivery.id));
+  const deliveries = [...latest, ...(older?.rows ?? []).filter((delivery) => !latestIds.has(delivery.id))];
+  const cursor = older ? older.cursor : log.data?.has_more ? log.data.next_cursor : null;
+  const retries = nextRetries(deliveries);
+
+  async function showOlder(from: string) {
+    setLoadingOlder(true);
+    try {
+      const page = await api.get<Page<Delivery>>(
+        `/webhooks/${webhook.id}/deliveries?limit=${LOG_PAGE}&cursor=${encodeURIComponent(from)}`,
+      );
+      setOlder({ rows: [...deliveries, ...page.data], cursor: page.has_more ? page.next_cursor : null });
+    } catch (failure) {
+      toast(describeFailure(failure), 'error');
+    } finally {
+      setLoadingOlder(false);
+    }
+  }
 
   async function retry(delivery: Delivery) {
     setRetrying(delivery.id);
@@ -182,7 +209,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       toast(`Retrying ${delivery.event}.`);
       log.reload();
     } catch (failure) {
-      toast(describeError(failure), 'error');
+      toast(describeFailure(failure), 'error');
     } finally {
       setRetrying(undefined);
     }
@@ -196,7 +223,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       ) : (
         <Loading label="Loading deliveries" />
       );
-  } else if (log.data.data.length === 0) {
+  } else if (deliveries.length === 0) {
     body = (
       <Empty title="No deliveries yet">
         Deliveries appear here as events happen. Send a test event to try the endpoint now.
@@ -222,7 +249,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
               </tr>
             </thead>
             <tbody>
-              {log.data.data.map((delivery) => (
+              {deliveries.map((delivery) => (
                 <tr
                   key={delivery.id}
                   data-delivery-id={delivery.id}
@@ -260,7 +287,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                       {delivery.event}
                     </button>
                   </td>
-                  <td data-label="Endpoint" className="mono">
+                  <td data-label="Endpoint" className="mono break-anywhere">
                     {delivery.endpoint}
                   </td>
                   <td data-label="Response">
@@ -291,15 +318,15 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
             </tbody>
           </table>
         </div>
-        {log.data.has_more ? (
+        {cursor ? (
           <div className="load-more">
             <button
               type="button"
               className="button"
-              onClick={() => setLimit((l) => Math.min(100, l + LOG_PAGE))}
-              disabled={limit >= 100}
+              onClick={() => void showOlder(cursor)}
+              disabled={loadingOlder}
             >
-              {limit >= 100 ? 'Showing the latest 100 attempts' : 'Show more'}
+              {loadingOlder ? 'Loading…' : 'Show older attempts'}
             </button>
           </div>
         ) : null}
@@ -318,7 +345,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       {body}
       {opened ? (
         <DeliveryDialog
-          delivery={log.data?.data.find((d) => d.id === opened.id) ?? opened}
+          delivery={deliveries.find((d) => d.id === opened.id) ?? opened}
           webhook={webhook}
           nextRetry={retries.get(opened.id)}
           onClose={() => setOpened(undefined)}
@@ -339,7 +366,7 @@ export function WebhookDetail() {
   const toast = useToast();
   const navigate = useNavigate();
   const now = useNow();
-  const [dialog, setDialog] = useState<'rotate' | 'delete' | 'disable' | null>(null);
+  const [dialog, setDialog] = useState<'edit' | 'rotate' | 'delete' | 'disable' | null>(null);
   const [secret, setSecret] = useState<string>();
   const { busy, error, setError, run } = useAction();
 
@@ -395,6 +422,9 @@ export function WebhookDetail() {
               }
             >
               Send test event
+            </button>
+            <button type="button" className="button" onClick={() => open('edit')} aria-haspopup="dialog">
+              Edit
             </button>
             <button type="button" className="button" onClick={() => open('rotate')}>
               Rotate secret
@@ -471,6 +501,16 @@ export function WebhookDetail() {
       </section>
       <DeliveryLog webhook={data} />
 
+      {dialog === 'edit' ? (
+        <EditWebhookDialog
+          webhook={data}
+          onClose={() => setDialog(null)}
+          onSaved={(saved) => {
+            webhook.set(saved);
+            toast('Endpoint updated.');
+          }}
+        />
+      ) : null}
       {dialog === 'rotate' && secret === undefined ? (
         <ConfirmDialog
           title="Rotate the signing secret?"

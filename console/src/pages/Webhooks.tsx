@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
-import { api } from '../api.js';
+import { api, formErrors } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { CopyField } from '../components/CopyField.js';
 import { Dialog, FormDialog } from '../components/Dialog.js';
@@ -30,30 +30,149 @@ export function eventsLabel(events: readonly string[]): string[] {
   return events.includes('*') ? ['All events'] : [...events];
 }
 
-function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [all, setAll] = useState(false);
-  const [events, setEvents] = useState<Set<string>>(new Set());
+/** The endpoint form's fields, by their name in the API, and their labels. */
+const WEBHOOK_FIELDS = { url: 'Endpoint URL', description: 'Description' };
+
+/** An endpoint as its form holds it: the URL, the description, and all events or some. */
+interface EndpointDraft {
+  url: string;
+  description: string;
+  all: boolean;
+  events: ReadonlySet<string>;
+}
+
+function draftOf(webhook: Webhook | undefined): EndpointDraft {
+  return {
+    url: webhook?.url ?? '',
+    description: webhook?.description ?? '',
+    all: webhook?.events.includes('*') ?? false,
+    events: new Set(webhook?.events.filter((type) => type !== '*') ?? []),
+  };
+}
+
+/** The URL, the description (null: none) and the events, as the API takes them. */
+function endpointBody(draft: EndpointDraft): { url: string; events: string[]; description: string | null } {
+  return {
+    url: draft.url.trim(),
+    events: draft.all ? ['*'] : SUBSCRIBABLE.filter((type) => draft.events.has(type)),
+    description: draft.description.trim() || null,
+  };
+}
+
+/**
+ * The endpoint form (adding one, or editing one): its fields, the server's errors under them, and
+ * the check before sending (some events). Submits the endpoint's body as the API takes it.
+ */
+function EndpointForm({
+  title,
+  initial,
+  submitLabel,
+  busyLabel,
+  onClose,
+  onSubmit,
+}: {
+  title: string;
+  initial: EndpointDraft;
+  submitLabel: string;
+  busyLabel: string;
+  onClose: () => void;
+  onSubmit: (body: ReturnType<typeof endpointBody>) => Promise<void>;
+}) {
+  const [draft, setDraft] = useState(initial);
   const { busy, error, setError, run } = useAction();
-  const [created, setCreated] = useState<Webhook>();
-  const navigate = useNavigate();
+  const { fields, form } = formErrors(error, WEBHOOK_FIELDS);
+  const edit = (change: Partial<EndpointDraft>) => setDraft((current) => ({ ...current, ...change }));
 
   function submit() {
-    if (!all && events.size === 0) {
+    if (!draft.all && draft.events.size === 0) {
       setError('Choose at least one event, or all events.');
       return;
     }
-    void run(async () => {
-      const webhook = await api.post<Webhook>('/webhooks', {
-        url: url.trim(),
-        events: all ? ['*'] : SUBSCRIBABLE.filter((type) => events.has(type)),
-        ...(description.trim() ? { description: description.trim() } : {}),
-      });
-      setCreated(webhook);
-      onCreated();
-    });
+    void run(() => onSubmit(endpointBody(draft)));
   }
+
+  return (
+    <FormDialog
+      title={title}
+      size="wide"
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel={submitLabel}
+      busyLabel={busyLabel}
+      busy={busy}
+      error={form}
+    >
+      <Field
+        label={WEBHOOK_FIELDS.url}
+        type="url"
+        required
+        maxLength={2048}
+        placeholder="https://example.com/webhooks/commerce"
+        value={draft.url}
+        onChange={(e) => edit({ url: e.target.value })}
+        error={fields.url}
+        autoFocus
+      />
+      <Field
+        label={WEBHOOK_FIELDS.description}
+        maxLength={500}
+        placeholder="Optional"
+        value={draft.description}
+        onChange={(e) => edit({ description: e.target.value })}
+        error={fields.description}
+      />
+      <fieldset className="fieldset">
+        <legend>Events to send</legend>
+        <label className="check check-strong">
+          <input type="checkbox" checked={draft.all} onChange={(e) => edit({ all: e.target.checked })} />
+          <span>All events, including types added later</span>
+        </label>
+        <CheckboxGroups
+          groups={groupEvents()}
+          disabled={draft.all}
+          checked={(type) => draft.all || draft.events.has(type)}
+          onChange={(type, on) =>
+            setDraft((current) => {
+              const events = new Set(current.events);
+              if (on) events.add(type);
+              else events.delete(type);
+              return { ...current, events };
+            })
+          }
+        />
+      </fieldset>
+    </FormDialog>
+  );
+}
+
+/** Changes an endpoint's URL, description and events (its secret and status stay). */
+export function EditWebhookDialog({
+  webhook,
+  onClose,
+  onSaved,
+}: {
+  webhook: Webhook;
+  onClose: () => void;
+  onSaved: (webhook: Webhook) => void;
+}) {
+  return (
+    <EndpointForm
+      title="Edit endpoint"
+      initial={draftOf(webhook)}
+      submitLabel="Save changes"
+      busyLabel="Saving…"
+      onClose={onClose}
+      onSubmit={async (body) => {
+        onSaved(await api.patch<Webhook>(`/webhooks/${webhook.id}`, body));
+        onClose();
+      }}
+    />
+  );
+}
+
+function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
+  const [created, setCreated] = useState<Webhook>();
+  const navigate = useNavigate();
 
   if (created) {
     return (
@@ -85,54 +204,19 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
   }
 
   return (
-    <FormDialog
+    <EndpointForm
       title="Add webhook endpoint"
-      size="wide"
-      onClose={onClose}
-      onSubmit={submit}
+      initial={draftOf(undefined)}
       submitLabel="Add endpoint"
       busyLabel="Adding…"
-      busy={busy}
-      error={error}
-    >
-      <Field
-        label="Endpoint URL"
-        type="url"
-        required
-        maxLength={2048}
-        placeholder="https://example.com/webhooks/commerce"
-        value={url}
-        onChange={(e) => setUrl(e.target.value)}
-        autoFocus
-      />
-      <Field
-        label="Description"
-        maxLength={500}
-        placeholder="Optional"
-        value={description}
-        onChange={(e) => setDescription(e.target.value)}
-      />
-      <fieldset className="fieldset">
-        <legend>Events to send</legend>
-        <label className="check check-strong">
-          <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
-          <span>All events, including types added later</span>
-        </label>
-        <CheckboxGroups
-          groups={groupEvents()}
-          disabled={all}
-          checked={(type) => all || events.has(type)}
-          onChange={(type, on) =>
-            setEvents((current) => {
-              const next = new Set(current);
-              if (on) next.add(type);
-              else next.delete(type);
-              return next;
-            })
-          }
-        />
-      </fieldset>
-    </FormDialog>
+      onClose={onClose}
+      onSubmit={async ({ description, ...body }) => {
+        setCreated(
+          await api.post<Webhook>('/webhooks', description === null ? body : { ...body, description }),
+        );
+        onCreated();
+      }}
+    />
   );
 }
 

@@ -58,6 +58,8 @@ for (const dialect of skip ? [] : DIALECTS) {
     const problems: string[] = [];
     /** The failing endpoint's page (its delivery log polls every 2 seconds). */
     let pollingPage = '';
+    /** The page of the endpoint with a long URL. */
+    let longUrlPage = '';
     const email = `owner-${Date.now()}-${dialect}@example.com`;
 
     async function callApi<T = Record<string, unknown>>(
@@ -130,6 +132,18 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.waitForTimeout(200);
       assert.equal(await dialog.isVisible(), true, 'the dialog stayed open');
       assert.equal(await dialog.getByRole('button', { name: 'Close', exact: true }).count(), 0);
+    }
+
+    /** The WCAG contrast of the text color of the element `element` finds in the page, on white. */
+    async function contrastOnWhite(element: string): Promise<number> {
+      const color = await inPage<string>(`getComputedStyle(${element}).color`);
+      const channels = /^rgb\((\d+), (\d+), (\d+)\)$/.exec(color);
+      assert.ok(channels, `an opaque color, not ${color}`);
+      const [r = 0, g = 0, b = 0] = channels.slice(1).map((c) => {
+        const v = Number(c) / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
+      return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05);
     }
 
     async function nav(label: string): Promise<void> {
@@ -324,6 +338,186 @@ for (const dialect of skip ? [] : DIALECTS) {
       await screenshots('api-keys');
     });
 
+    it('fits the API keys table on laptop screens, and "+N more" shows the rest of the permissions', async () => {
+      for (const viewport of [
+        { width: 1024, height: 768 },
+        { width: 1280, height: 800 },
+      ]) {
+        await page.setViewportSize(viewport);
+        const rows = page.locator('tr[data-key-id]');
+        assert.equal(await rows.count(), 3, 'the first key, and Storefront rolled');
+        for (const row of await rows.all()) {
+          for (const action of ['Roll', 'Revoke']) {
+            const button = row.getByRole('button', { name: new RegExp(`^${action} `) });
+            await button.scrollIntoViewIfNeeded();
+            const box = await button.boundingBox();
+            assert.ok(box, `${action} is shown`);
+            assert.ok(
+              box.x >= 0 && box.x + box.width <= viewport.width,
+              `${action} lies within the ${viewport.width}px screen (${box.x}..${box.x + box.width})`,
+            );
+            assert.equal(await onTop(button), true, `${action} is not covered at ${viewport.width}px`);
+          }
+        }
+        const overflow = await inPage<number>('document.documentElement.scrollWidth - window.innerWidth');
+        assert.ok(overflow <= 0, `the keys page scrolls sideways by ${overflow}px at ${viewport.width}px`);
+      }
+      await page.setViewportSize(WIDE);
+
+      // Storefront's five permissions: three, and a button (not a tooltip) for the other two.
+      const row = page.locator('tr', {
+        has: page.getByRole('rowheader', { name: 'Storefront' }),
+        hasNotText: 'Expires',
+      });
+      const chips = row.locator('.chips');
+      assert.equal(await chips.getByText('read:users', { exact: true }).count(), 0);
+      const more = chips.getByRole('button', { name: '+2 more' });
+      assert.equal(await more.getAttribute('aria-expanded'), 'false');
+      await more.click();
+      await chips.getByText('read:users', { exact: true }).waitFor();
+      assert.equal(await chips.locator('li.chip').count(), 5);
+      // From the keyboard too: Enter on the button folds them again.
+      const less = chips.getByRole('button', { name: 'Show less' });
+      assert.equal(await less.getAttribute('aria-expanded'), 'true');
+      await less.focus();
+      await page.keyboard.press('Enter');
+      await chips.getByRole('button', { name: '+2 more' }).waitFor();
+      assert.equal(await chips.locator('li.chip').count(), 3);
+    });
+
+    it('says under the field what is wrong with a refused key or endpoint, and never sends a blank name', async () => {
+      const created: string[] = [];
+      const watch = (request: { method(): string; url(): string }) => {
+        if (request.method() === 'POST' && /\/console\/api\/(api-keys|webhooks)$/.test(request.url())) {
+          created.push(request.url());
+        }
+      };
+      page.on('request', watch);
+      try {
+        await page.getByRole('button', { name: 'Create key' }).first().click();
+        const dialog = page.getByRole('dialog', { name: 'Create API key' });
+        const name = dialog.getByLabel('Name');
+        await name.fill('   ');
+        await dialog.getByRole('checkbox', { name: 'read:orders', exact: true }).check();
+        await dialog.getByRole('button', { name: 'Create key' }).click();
+        const blank = dialog.getByText('Enter a name for the key.');
+        await blank.waitFor();
+        assert.equal(await name.getAttribute('aria-invalid'), 'true');
+        assert.equal(await name.getAttribute('aria-describedby'), await blank.getAttribute('id'));
+        assert.deepEqual(created, [], 'a blank name is not sent');
+
+        // The server's refusal of a field, worded for people, under that field.
+        await page.route('**/console/api/api-keys', (route) =>
+          route.request().method() === 'POST'
+            ? route.fulfill({
+                status: 400,
+                contentType: 'application/problem+json',
+                body: JSON.stringify({
+                  code: 'validation_failed',
+                  detail: 'The request is invalid: name must NOT have more than 100 characters.',
+                  errors: [{ field: 'name', message: 'must NOT have more than 100 characters' }],
+                }),
+              })
+            : route.fallback(),
+        );
+        await name.fill('Reporting');
+        await dialog.getByRole('button', { name: 'Create key' }).click();
+        const tooLong = dialog.getByText('Name must be at most 100 characters.');
+        await tooLong.waitFor();
+        assert.equal(await name.getAttribute('aria-describedby'), await tooLong.getAttribute('id'));
+        assert.equal(await dialog.locator('.form-error').count(), 0, 'said once, by the field');
+        await page.unroute('**/console/api/api-keys');
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'detached' });
+
+        // A URL the server refuses (ftp:) says so by the URL field, in its words.
+        await nav('Webhooks');
+        await page.getByRole('button', { name: 'Add endpoint' }).first().click();
+        const endpoint = page.getByRole('dialog', { name: 'Add webhook endpoint' });
+        const url = endpoint.getByLabel('Endpoint URL');
+        await url.fill('ftp://example.com/hooks');
+        await endpoint.getByRole('checkbox', { name: 'order.created' }).check();
+        await endpoint.getByRole('button', { name: 'Add endpoint' }).click();
+        const https = endpoint.getByText('Endpoint URL must use https.');
+        await https.waitFor();
+        assert.equal(await url.getAttribute('aria-invalid'), 'true');
+        assert.equal(await url.getAttribute('aria-describedby'), await https.getAttribute('id'));
+        await endpoint.getByRole('button', { name: 'Cancel' }).click();
+        await endpoint.waitFor({ state: 'detached' });
+      } finally {
+        page.off('request', watch);
+      }
+    });
+
+    it('shows the request id of a server failure to quote, and the wait a 429 asks for', async () => {
+      const requestId = 'req_0123456789abcdef0123456789abcdef';
+      await page.route('**/console/api/api-keys', (route) =>
+        route.fulfill({
+          status: 500,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({
+            type: '/docs#error-internal_error',
+            title: 'Internal server error',
+            status: 500,
+            code: 'internal_error',
+            detail: 'Something went wrong on our side. Retry later; quote the request_id if it persists.',
+            request_id: requestId,
+          }),
+        }),
+      );
+      await nav('API keys');
+      const failure = page.getByRole('alert').filter({ hasText: 'Something went wrong on our side' });
+      await failure.getByText(`Request ID: ${requestId}`).waitFor();
+      await failure.getByRole('button', { name: 'Copy the request ID' }).click();
+      await failure.getByRole('button', { name: 'Request ID copied' }).waitFor();
+      assert.equal(await inPage<string>('navigator.clipboard.readText()'), requestId);
+      await page.unroute('**/console/api/api-keys');
+
+      // A 429 from something in front of the server (no problem body) still says how long to wait.
+      await page.route('**/console/api/webhooks?*', (route) =>
+        route.fulfill({
+          status: 429,
+          contentType: 'text/html',
+          headers: { 'retry-after': '30' },
+          body: '<html><body>Too Many Requests</body></html>',
+        }),
+      );
+      await nav('Webhooks');
+      await page.getByRole('alert').getByText('Too many requests. Retry in 30 seconds.').waitFor();
+      await page.unroute('**/console/api/webhooks?*');
+      await page.getByRole('button', { name: 'Try again' }).click();
+      await page.getByText('No webhook endpoints').waitFor();
+    });
+
+    it('shows the usage period from the 1st and allows tomorrow as an expiry, in New York', async () => {
+      // 03:00 UTC: still the day before in New York, whose local tomorrow is this UTC day.
+      const now = new Date();
+      now.setUTCHours(3, 0, 0, 0);
+      const ny = await browser.newContext({
+        viewport: WIDE,
+        baseURL: server.url,
+        locale: 'en-US',
+        timezoneId: 'America/New_York',
+        storageState: await context.storageState(),
+      });
+      try {
+        const nyPage = await ny.newPage();
+        await nyPage.clock.setFixedTime(now);
+        await nyPage.goto('/console/');
+        const since = nyPage.locator('.stat', { hasText: 'Total API calls' }).locator('.stat-note');
+        assert.match(await since.innerText(), /^Since [A-Z][a-z]{2} 1, \d{4}$/);
+        const resets = nyPage.locator('.stat', { hasText: 'Monthly quota used' }).locator('.stat-note');
+        assert.match(await resets.innerText(), /^Resets [A-Z][a-z]{2} 1, \d{4}$/);
+
+        await nyPage.goto('/console/keys');
+        await nyPage.getByRole('button', { name: 'Create key' }).first().click();
+        const expires = nyPage.getByRole('dialog', { name: 'Create API key' }).getByLabel('Expires on');
+        assert.equal(await expires.getAttribute('min'), now.toISOString().slice(0, 10));
+      } finally {
+        await ny.close();
+      }
+    });
+
     it('shows webhook deliveries in the log, and a failing receiver turns its endpoint Degraded', async () => {
       await nav('Webhooks');
       await page.getByText('No webhook endpoints').waitFor();
@@ -496,6 +690,148 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(await page.locator('tr[data-status="failed"]').count(), 2);
     });
 
+    it('breaks a long webhook URL in the delivery log and its dialog, on a phone and a laptop', async () => {
+      // One long token, like a chat service's hook URL: nothing to break it at but anywhere.
+      const hookPath =
+        '/api/webhooks/1187741234567890123/Xq7LrVb2kP9sN4tYw8ZcH3mJ6fD1gR5uE0aQiOoTlKjBnMvCxW_yzA-pq1rs2tu3vw4xy';
+      await nav('Webhooks');
+      await page.getByRole('button', { name: 'Add endpoint' }).first().click();
+      const dialog = page.getByRole('dialog', { name: 'Add webhook endpoint' });
+      await dialog.getByLabel('Endpoint URL').fill(`${healthy.url}${hookPath}`);
+      await dialog.getByRole('checkbox', { name: 'order.created' }).check();
+      await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+      await page
+        .getByRole('dialog', { name: 'Endpoint added' })
+        .getByRole('button', { name: 'View endpoint' })
+        .click();
+      await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+      longUrlPage = new URL(page.url()).pathname;
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const row = page.locator('tr[data-status="succeeded"]', { hasText: 'webhook.test' });
+      await row.waitFor();
+      assert.equal(
+        await row
+          .locator('td[data-label="Endpoint"]')
+          .innerText()
+          .then((t) => t.replace(/\s/g, '')),
+        hookPath,
+      );
+
+      for (const viewport of [NARROW, WIDE]) {
+        await page.setViewportSize(viewport);
+        const overflow = await inPage<number>('document.documentElement.scrollWidth - window.innerWidth');
+        assert.ok(
+          overflow <= 0,
+          `the endpoint page scrolls sideways by ${overflow}px at ${viewport.width}px`,
+        );
+        // Every column of the log is in view: the Retry button is not scrolled off to the side.
+        const wrapOverflow = await inPage<number>(
+          "(w => w.scrollWidth - w.clientWidth)(document.querySelector('.table-log').parentElement)",
+        );
+        assert.ok(wrapOverflow <= 0, `the log scrolls sideways by ${wrapOverflow}px at ${viewport.width}px`);
+        const retry = row.getByRole('button', { name: /^Retry/ });
+        await retry.scrollIntoViewIfNeeded();
+        const retryBox = await retry.boundingBox();
+        assert.ok(
+          retryBox && retryBox.x >= 0 && retryBox.x + retryBox.width <= viewport.width,
+          `Retry is in view at ${viewport.width}px`,
+        );
+
+        await row.getByRole('button', { name: 'webhook.test, attempt 1: details' }).click();
+        const details = page.getByRole('dialog', { name: 'webhook.test · attempt 1' });
+        await details.getByLabel('Event payload').waitFor();
+        const box = await details.boundingBox();
+        assert.ok(box && box.x >= 0 && box.x + box.width <= viewport.width, 'the dialog fits the screen');
+        const inside = await inPage<number>(
+          "(d => d.scrollWidth - d.clientWidth)(document.querySelector('dialog[open]'))",
+        );
+        assert.ok(inside <= 0, `the dialog scrolls sideways by ${inside}px at ${viewport.width}px`);
+        if (viewport === NARROW) await screenshots('webhook-long-url');
+        await page.keyboard.press('Escape');
+        await details.waitFor({ state: 'detached' });
+      }
+    });
+
+    it("edits an endpoint's description and events, and pages back through all of its attempts", async () => {
+      assert.equal(new URL(page.url()).pathname, longUrlPage);
+      const id = longUrlPage.split('/').pop() ?? '';
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      const edit = page.getByRole('dialog', { name: 'Edit endpoint' });
+      assert.match(
+        await edit.getByLabel('Endpoint URL').inputValue(),
+        /\/api\/webhooks\/1187741234567890123\//,
+      );
+      assert.equal(await edit.getByRole('checkbox', { name: 'order.created' }).isChecked(), true);
+      await edit.getByLabel('Description').fill('Chat alerts');
+      await edit.getByRole('checkbox', { name: 'order.shipped' }).check();
+      await edit.getByRole('button', { name: 'Save changes' }).click();
+      await edit.waitFor({ state: 'detached' });
+      await page.getByText('Endpoint updated.').waitFor();
+      await page.locator('.page-description', { hasText: 'Chat alerts' }).waitFor();
+      await page.locator('.details').getByText('order.shipped', { exact: true }).waitFor();
+      const saved = await page.evaluate(async (webhook) => {
+        const res = await fetch(`/console/api/webhooks/${webhook}`);
+        return (await res.json()) as { description: string; events: string[] };
+      }, id);
+      assert.equal(saved.description, 'Chat alerts');
+      assert.deepEqual([...saved.events].sort(), ['order.created', 'order.shipped']);
+
+      // More attempts than the 100 the log once stopped at: the older ones come a page at a time,
+      // with the cursor of the page before, until there are no more.
+      const sent = await page.evaluate(async (webhook) => {
+        const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+        let accepted = 0;
+        for (let i = 0; i < 105; i++) {
+          const res = await fetch(`/console/api/webhooks/${webhook}/test`, {
+            method: 'POST',
+            headers: { 'x-csrf-token': session.csrf_token, 'content-type': 'application/json' },
+            body: '{}',
+          });
+          if (res.status === 202) accepted += 1;
+        }
+        return accepted;
+      }, id);
+      assert.equal(sent, 105);
+      await page.getByText('106 attempts · refreshes automatically', { exact: true }).waitFor();
+      const rows = page.locator('.table-log tbody tr');
+      assert.equal(await rows.count(), 25, 'the latest page');
+      const older = page.getByRole('button', { name: 'Show older attempts' });
+      for (let shown = 25; shown < 106; shown = Math.min(106, shown + 25)) {
+        await older.click();
+        const expected = Math.min(106, shown + 25);
+        await eventually(
+          async () => (await rows.count()) === expected || undefined,
+          5_000,
+          `${expected} rows`,
+        );
+      }
+      assert.equal(await older.count(), 0, 'no more to show');
+      const distinct = await inPage<number>(
+        "new Set([...document.querySelectorAll('.table-log tbody tr')].map((row) => row.dataset.deliveryId)).size",
+      );
+      assert.equal(distinct, 106, 'each attempt once');
+    });
+
+    it('says a webhook deleted elsewhere is gone, instead of showing it as live', async () => {
+      assert.equal(new URL(page.url()).pathname, longUrlPage);
+      await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+      const id = longUrlPage.split('/').pop() ?? '';
+      // Deleted meanwhile, as from another tab: the page's next refresh finds it gone.
+      const status = await page.evaluate(async (webhook) => {
+        const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+        const res = await fetch(`/console/api/webhooks/${webhook}`, {
+          method: 'DELETE',
+          headers: { 'x-csrf-token': session.csrf_token },
+        });
+        return res.status;
+      }, id);
+      assert.equal(status, 204);
+      await page.getByRole('heading', { level: 1, name: 'Webhook not found' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Send test event' }).count(), 0);
+      assert.equal(await page.getByRole('heading', { name: 'Delivery log' }).count(), 0);
+      assert.equal(await page.getByText('Couldn’t refresh').count(), 0, 'gone, not out of date');
+    });
+
     it('installs and rates a plugin from the marketplace', async () => {
       await nav('Plugins');
       await page.locator('[data-plugin]').first().waitFor();
@@ -511,11 +847,46 @@ for (const dialect of skip ? [] : DIALECTS) {
       const before = await installs();
       assert.match(await card.getByTestId('rating').innerText(), /\d\.\d/);
 
-      await card.getByRole('button', { name: 'Install Slack Order Notifications', exact: true }).click();
+      // What installing grants: the card lists the permissions and the events, and Install asks
+      // first, listing them all; Cancel installs nothing.
+      const slack = await page.evaluate(async () => {
+        const res = await fetch('/console/api/plugins?q=slack&limit=100');
+        const body = (await res.json()) as {
+          data: { slug: string; permissions: string[]; events: string[] }[];
+        };
+        return body.data.find((p) => p.slug === 'slack-order-notifications');
+      });
+      assert.ok(
+        slack && slack.permissions.length > 0 && slack.events.length > 0,
+        'it needs and hears something',
+      );
+      const grants = card.locator('.plugin-grants');
+      for (const granted of [...slack.permissions.slice(0, 3), ...slack.events.slice(0, 3)]) {
+        await grants.getByText(granted, { exact: true }).waitFor();
+      }
+      const install = card.getByRole('button', { name: 'Install Slack Order Notifications', exact: true });
+      const consent = page.getByRole('dialog', { name: 'Install Slack Order Notifications?' });
+      await install.click();
+      for (const granted of [...slack.permissions, ...slack.events]) {
+        assert.equal(await consent.getByText(granted, { exact: true }).count(), 1, `${granted} is listed`);
+      }
+      await consent.getByRole('button', { name: 'Cancel' }).click();
+      await consent.waitFor({ state: 'detached' });
+      assert.equal(await card.getByText('Installed').count(), 0);
+      assert.equal(await installs(), before);
+      await install.click();
+      await consent.getByRole('button', { name: 'Install', exact: true }).click();
       await card.getByText('Installed').waitFor();
       assert.equal(await installs(), before + 1);
+      // The rating stars stand out from the card (3:1), set or not.
+      const star = (n: number) =>
+        `document.querySelector('[data-plugin="slack-order-notifications"] button[aria-label$=" ${n} star${n === 1 ? '' : 's'}"]')`;
+      assert.ok((await contrastOnWhite(star(4))) >= 3, 'an unset star');
       await card.getByRole('button', { name: 'Rate Slack Order Notifications 4 stars' }).click();
       await card.getByText('Your rating: 4').waitFor();
+      await page.mouse.move(0, 0);
+      assert.ok((await contrastOnWhite(star(4))) >= 3, 'a set star');
+      assert.ok((await contrastOnWhite(star(5))) >= 3, 'an unset star beside set ones');
       await page.getByText('You rated Slack Order Notifications 4 stars.').waitFor();
       assert.match(await card.getByTestId('rating').innerText(), /^\D*\d\.\d/);
       await screenshots('plugins-search');
@@ -542,6 +913,11 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.match(await top.innerText(), /2\s+calls/);
       assert.match(await page.locator('.bar-item', { hasText: 'POST /orders' }).innerText(), /2\s+calls/);
       await page.getByText('Monthly quota used').first().waitFor();
+      // The legend's labels are text: 4.5:1 on the white card.
+      for (const series of ['Successful', 'Errors']) {
+        const label = `[...document.querySelectorAll('.recharts-legend-item-text')].find((e) => e.textContent === '${series}')`;
+        assert.ok((await contrastOnWhite(label)) >= 4.5, `the legend's "${series}"`);
+      }
       await screenshots('usage');
       // Every day is labelled where there is room; on a phone, only as many as fit side by side.
       const labels = page.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
