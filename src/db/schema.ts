@@ -121,43 +121,6 @@ export interface WebhookDeliveriesTable {
   created: number;
 }
 
-/** Rows a kept count is split over, so concurrent writers rarely update the same one. */
-export const COUNT_SHARDS = 8;
-
-const shards = new WeakMap<object, number>();
-
-/**
- * The shard a transaction (or connection) changes kept counts in: picked at random once, so one
- * transaction holds a single row per count and two transactions rarely share one. (Those that do,
- * changing two counts in opposite orders, can deadlock on PostgreSQL: the store retries them.)
- */
-export function countShard(db: object): number {
-  let shard = shards.get(db);
-  if (shard === undefined) {
-    shard = Math.floor(Math.random() * COUNT_SHARDS);
-    shards.set(db, shard);
-  }
-  return shard;
-}
-
-/** How many of a tenant's events have each type (migration 0019). */
-export interface EventCountsTable {
-  tenant_id: string;
-  type: string;
-  /** One of `COUNT_SHARDS` rows a count is split over; the count is their sum. */
-  shard: number;
-  n: number;
-}
-
-/** How many of an endpoint's deliveries have each status (migration 0019). */
-export interface WebhookDeliveryCountsTable {
-  endpoint_id: string;
-  status: WebhookDeliveriesTable['status'];
-  /** One of `COUNT_SHARDS` rows a count is split over; the count is their sum. */
-  shard: number;
-  n: number;
-}
-
 export type ProductStatus = 'active' | 'draft' | 'archived';
 
 export interface ProductsTable {
@@ -532,8 +495,6 @@ export interface Database {
   payments: PaymentsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
-  event_counts: EventCountsTable;
-  webhook_delivery_counts: WebhookDeliveryCountsTable;
   plugins: PluginsTable;
   plugin_installations: PluginInstallationsTable;
   plugin_ratings: PluginRatingsTable;

@@ -1,14 +1,8 @@
 import { sql } from 'kysely';
-import {
-  countShard,
-  type WebhookDeliveriesTable,
-  type WebhookEndpointsTable,
-  type WebhookStatus,
-} from '../../db/schema.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookStatus } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../http/pagination.js';
-import { adjustEventCounts } from '../events/events.repository.js';
 
 /**
  * Webhook endpoints and delivery attempts. The only dialect difference is in `claimDue`: on
@@ -193,49 +187,8 @@ export async function holdDeliveries(db: Db, endpointId: string, held: boolean):
     .execute();
 }
 
-/** Adds deliveries and counts them. */
 export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await insertUncounted(db, rows);
-  await adjustDeliveryCounts(
-    db,
-    rows.map((row) => ({ endpoint_id: row.endpoint_id, status: row.status, delta: 1 })),
-  );
-}
-
-/** Adds deliveries whose counts the caller adjusts (`adjustDeliveryCounts`) with its other changes. */
-export async function insertUncounted(db: Db, rows: DeliveryRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
-}
-
-export type DeliveryCountDelta = { endpoint_id: string; status: DeliveryRow['status']; delta: number };
-
-/**
- * Keeps `webhook_delivery_counts` in step with deliveries added, settled or deleted: deltas summed
- * per endpoint and status, applied in sorted order (a fixed lock order). A transaction that makes
- * several changes adjusts once, with all of them.
- */
-export async function adjustDeliveryCounts(db: Db, deltas: readonly DeliveryCountDelta[]): Promise<void> {
-  const summed = new Map<string, DeliveryCountDelta>();
-  for (const { endpoint_id, status, delta } of deltas) {
-    const key = `${endpoint_id} ${status}`;
-    const entry = summed.get(key) ?? { endpoint_id, status, delta: 0 };
-    entry.delta += delta;
-    summed.set(key, entry);
-  }
-  for (const key of [...summed.keys()].sort()) {
-    const { endpoint_id, status, delta } = summed.get(key) as DeliveryCountDelta;
-    if (delta === 0) continue;
-    await db
-      .insertInto('webhook_delivery_counts')
-      .values({ endpoint_id, status, shard: countShard(db), n: delta })
-      .onConflict((oc) =>
-        oc
-          .columns(['endpoint_id', 'status', 'shard'])
-          .doUpdateSet((eb) => ({ n: eb('webhook_delivery_counts.n', '+', eb.ref('excluded.n')) })),
-      )
-      .execute();
-  }
 }
 
 export async function findDelivery(
@@ -295,11 +248,8 @@ export async function listDeliveries(
     .selectAll()
     .$call(newestFirst(window))
     .execute();
-  // The endpoint is the tenant's (the caller found it): its kept counts are the exact total.
-  let counted = db.selectFrom('webhook_delivery_counts').where('endpoint_id', '=', endpointId);
-  if (status !== undefined) counted = counted.where('status', '=', status as DeliveryRow['status']);
-  const { n } = await counted
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
+  const { n } = await deliveriesOf(db, tenantId, endpointId, status)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return { rows, total: Number(n) };
 }
@@ -403,8 +353,7 @@ export type Job = Awaited<ReturnType<typeof loadJobs>>[number];
 
 /**
  * Writes an attempt's outcome, only while `owner` still holds the lease on the pending row (a
- * worker whose lease ran out and was taken over records nothing). Returns whether it did; the
- * caller moves the delivery from `pending` to its status in the kept counts.
+ * worker whose lease ran out and was taken over records nothing). Returns whether it did.
  */
 export async function completeAttempt(
   db: Db,
@@ -487,17 +436,12 @@ export async function deleteEventsAndLog(db: Db, ids: readonly string[]): Promis
     .select('event_id')
     .where('event_id', 'in', [...ids])
     .where('status', '=', 'pending');
-  const deliveries = await db
+  await db
     .deleteFrom('webhook_deliveries')
     .where('event_id', 'in', [...ids])
     .where('event_id', 'not in', pendingOf)
-    .returning(['endpoint_id', 'status'])
     .execute();
-  await adjustDeliveryCounts(
-    db,
-    deliveries.map((row) => ({ endpoint_id: row.endpoint_id, status: row.status, delta: -1 })),
-  );
-  const events = await db
+  const result = await db
     .deleteFrom('events')
     .where('id', 'in', [...ids])
     .where(({ not, exists, selectFrom }) =>
@@ -505,14 +449,6 @@ export async function deleteEventsAndLog(db: Db, ids: readonly string[]): Promis
         exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id')),
       ),
     )
-    .returning(['tenant_id', 'type'])
-    .execute();
-  const byType = new Map<string, { tenant_id: string; type: string; delta: number }>();
-  for (const { tenant_id, type } of events) {
-    const entry = byType.get(`${tenant_id} ${type}`) ?? { tenant_id, type, delta: 0 };
-    entry.delta -= 1;
-    byType.set(`${tenant_id} ${type}`, entry);
-  }
-  await adjustEventCounts(db, [...byType.values()]);
-  return events.length;
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -118,8 +118,6 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   async function writeOutcomes(batch: readonly Outcome[]): Promise<void> {
     await store.transaction(async (trx) => {
       const recorded: Pick<Outcome, 'job' | 'result' | 'at'>[] = [];
-      // The batch's changes to the kept counts, applied together (one lock order for all).
-      const counted: repo.DeliveryCountDelta[] = [];
       for (const { job, result, at, ended } of batch) {
         const gone = result.status === 410;
         const delay =
@@ -143,18 +141,12 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
           continue;
         }
         recorded.push({ job, result, at });
-        counted.push(
-          { endpoint_id: job.endpoint_id, status: 'pending', delta: -1 },
-          { endpoint_id: job.endpoint_id, status: result.ok ? 'succeeded' : 'failed', delta: 1 },
-        );
         if (nextAt !== null) {
           const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
           const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
-          await repo.insertUncounted(trx, [{ ...next, due_at: nextAt }]);
-          counted.push({ endpoint_id: job.endpoint_id, status: 'pending', delta: 1 });
+          await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
         }
       }
-      await repo.adjustDeliveryCounts(trx, counted);
       // One status update per endpoint, in id order so concurrent batches never deadlock.
       recorded.sort((a, b) =>
         a.job.endpoint_id === b.job.endpoint_id
