@@ -161,6 +161,13 @@ for (const dialect of DIALECTS) {
       assert.ok(me?.security, 'GET /v1/users/me declares its security');
       for (const status of ['200', '401', '403', '429', '500'])
         assert.ok(me.responses[status], `documents ${status}`);
+      // Every POST that takes a key takes an Idempotency-Key: its 409 (in flight) and 422 (reused).
+      const posts = Object.entries(doc.body.paths).filter(([, item]) => item.post?.security);
+      assert.ok(posts.length >= 15, `${posts.length} POST operations`);
+      for (const [path, item] of posts) {
+        for (const status of ['409', '422'])
+          assert.ok(item.post?.responses[status], `POST ${path} documents ${status}`);
+      }
       // Problems are documented as the media type they are served as.
       assert.deepEqual(Object.keys((me.responses['401'] as { content: object }).content), [
         'application/problem+json',

@@ -87,14 +87,15 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   const ajv = httpPart === 'body' ? bodyAjv : paramAjv;
   const validate = ajv.compile(schema as object);
   const checked = ((data: unknown) => {
-    const valid = validate(data);
+    const valid = validate(data) === true;
     const found: ErrorObject[] = [];
     nulErrors(data, '', found);
+    checked.errors = validate.errors;
+    if (found.length === 0) return valid;
     // A field its schema already refuses (a pattern without control characters, say) is named once.
     const failed = new Set((validate.errors ?? []).map((e) => e.instancePath));
-    const nul = found.filter((e) => !failed.has(e.instancePath));
-    checked.errors = nul.length === 0 ? validate.errors : [...(validate.errors ?? []), ...nul];
-    return valid === true && found.length === 0;
+    checked.errors = [...(validate.errors ?? []), ...found.filter((e) => !failed.has(e.instancePath))];
+    return false;
   }) as Validate;
   return checked;
 };

@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, Migrator, sql } from 'kysely';
+import { loadConfig } from '../../config.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { migrations } from '../../db/migrations/index.js';
+import { openStore } from '../../db/store.js';
 import {
   type Client,
   client,
   createTenant,
   createTestContext,
   DIALECTS,
+  freshStore,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { sentQueries } from '../../../test/helpers/queries.js';
@@ -104,6 +109,65 @@ for (const dialect of DIALECTS) {
       assert.equal(enabled.body.status, 'Active');
       assert.equal(Number(await heldCount()), 0);
       assert.ok((await repo.nextDue(ctx.deps.store.db, now, [])) !== undefined);
+    });
+  });
+
+  describe(`webhook queue, migrated store (${dialect})`, () => {
+    it('holds the pending deliveries of endpoints that were Disabled before migration 0018', async () => {
+      const fresh = await freshStore(dialect);
+      const config = loadConfig(fresh.env);
+      const store = openStore({ ...config, dataDir: config.dataDir });
+      try {
+        const migrator = new Migrator({
+          db: store.db,
+          provider: { getMigrations: async () => migrations },
+          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+        });
+        assert.equal((await migrator.migrateTo('0017_search_fold')).error, undefined);
+        await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
+                  VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
+        await sql`INSERT INTO events (id, tenant_id, type, object_type, object_id, data, created)
+                  VALUES ('evt_m', 'ten_m', 'product.updated', 'product', 'prod_1', '{}', 1)`.execute(
+          store.db,
+        );
+        for (const [endpoint, status] of [
+          ['wh_off', 'Disabled'],
+          ['wh_on', 'Active'],
+        ]) {
+          await sql`INSERT INTO webhook_endpoints (id, tenant_id, url, events, description, secret, status,
+                      api_version, created, updated)
+                    VALUES (${endpoint}, 'ten_m', 'https://example.com/in', '["*"]', NULL, 'whsec_x', ${status},
+                      '2026-11-21', 1, 1)`.execute(store.db);
+          for (const [suffix, delivery] of [
+            ['p', 'pending'],
+            ['s', 'succeeded'],
+          ]) {
+            await sql`INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, attempt,
+                        manual, status, due_at, created)
+                      VALUES (${`del_${endpoint}_${suffix}`}, 'ten_m', ${endpoint}, 'evt_m', 'product.updated', 1,
+                        0, ${delivery}, 1, 1)`.execute(store.db);
+          }
+        }
+        await migrateToLatest(store);
+        const rows = await store.db
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'held'])
+          .orderBy('id')
+          .execute();
+        assert.deepEqual(
+          rows.map((row) => [row.id, Number(row.held)]),
+          [
+            ['del_wh_off_p', 1],
+            ['del_wh_off_s', 0],
+            ['del_wh_on_p', 0],
+            ['del_wh_on_s', 0],
+          ],
+        );
+        assert.equal(await repo.nextDue(store.db, 10, []), 1, 'the enabled endpoint is still queued');
+      } finally {
+        await store.close();
+        await fresh.drop();
+      }
     });
   });
 }
