@@ -16,6 +16,7 @@ import { createEventService } from './modules/events/events.service.js';
 import { createOrderService } from './modules/orders/orders.service.js';
 import { createWalletService } from './modules/wallet/wallet.service.js';
 import { createSandboxProvider, type PaymentProvider } from './modules/payments/payments.provider.js';
+import { createPaymentService } from './modules/payments/payments.service.js';
 import { createPluginService } from './modules/plugins/plugins.service.js';
 import { createProductService } from './modules/products/products.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
@@ -81,7 +82,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     config.ai.provider === 'openai' ? createOpenAiProvider(config.ai, logger) : createBuiltinProvider();
   const ai = createAiService({ store, clock, products, provider: aiProvider });
   const wallet = createWalletService({ store, clock, events });
-  const orders = createOrderService({ store, clock, events, provider: paymentProvider, logger, wallet });
+  const payments = createPaymentService({ store, clock, events, provider: paymentProvider, logger, wallet });
+  const orders = createOrderService({ store, clock, events, logger, payments });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
   const webhooks = createWebhookService({ store, clock, config, events, resolve });
   const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };
@@ -127,6 +129,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     products,
     ai,
     orders,
+    /** Charges, settles and refunds orders' payments; owns the stale payment and owed refund sweeps. */
+    payments,
     wallet,
     idempotency,
     webhooks,
@@ -157,8 +161,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
         maintenance.push(timer);
       };
       every(10 * 60_000, () => idempotency.purgeExpired(), 'idempotency purge failed');
-      every(60_000, () => orders.settleStalePayments(), 'stale payment sweep failed');
-      every(60_000, () => orders.returnOwedRefunds(), 'owed refund sweep failed');
+      every(60_000, () => payments.settleStalePayments(), 'stale payment sweep failed');
+      every(60_000, () => payments.returnOwedRefunds(), 'owed refund sweep failed');
       every(
         10 * 60_000,
         async () => {

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { isAppError } from '../../http/errors.js';
 import { ManualClock } from '../../lib/clock.js';
+import { createPaymentService } from '../payments/payments.service.js';
 import { createProductService } from '../products/products.service.js';
 import type { CreatedTenant } from '../tenants/tenants.service.js';
 import { createWalletService } from '../wallet/wallet.service.js';
@@ -137,7 +138,7 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
   const clock = new ManualClock(now - HISTORY - 36 * 60 * MINUTE);
   const events = deps.events.withClock(clock);
   const products = createProductService({ store: deps.store, clock, events });
-  const orders = createOrderService({
+  const payments = createPaymentService({
     store: deps.store,
     clock,
     events,
@@ -145,6 +146,7 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
     logger: deps.logger,
     wallet: createWalletService({ store: deps.store, clock, events }),
   });
+  const orders = createOrderService({ store: deps.store, clock, events, logger: deps.logger, payments });
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
   const rand = random(20261121);
 

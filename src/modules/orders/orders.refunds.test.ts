@@ -10,8 +10,8 @@ import {
 } from '../../../test/helpers/context.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createSandboxProvider, type PaymentProvider } from '../payments/payments.provider.js';
+import { PAYMENT_LEASE_MS } from '../payments/payments.service.js';
 import type { OrderObject } from './orders.schemas.js';
-import { PAYMENT_LEASE_MS } from './orders.service.js';
 
 /**
  * A refund is committed before the payment provider is told. When the telling never happens (the
@@ -100,16 +100,16 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(state.refunded, []);
 
         state.refundFails = false;
-        assert.equal(await ctx.deps.orders.returnOwedRefunds(), 0, 'within its lease');
+        assert.equal(await ctx.deps.payments.returnOwedRefunds(), 0, 'within its lease');
         clock.advance(PAYMENT_LEASE_MS);
         const sweeps = await Promise.all([
-          ctx.deps.orders.returnOwedRefunds(),
-          ctx.deps.orders.returnOwedRefunds(),
+          ctx.deps.payments.returnOwedRefunds(),
+          ctx.deps.payments.returnOwedRefunds(),
         ]);
         assert.equal(sweeps[0] + sweeps[1], 1);
         assert.deepEqual(state.refunded, [paymentId], 'told once');
         assert.equal(await owed(paymentId), null);
-        assert.equal(await ctx.deps.orders.returnOwedRefunds(), 0);
+        assert.equal(await ctx.deps.payments.returnOwedRefunds(), 0);
         state.refunded.length = 0;
       });
     }
@@ -171,7 +171,7 @@ for (const dialect of DIALECTS) {
 
       state.refundFails = false;
       clock.advance(PAYMENT_LEASE_MS);
-      assert.equal(await ctx.deps.orders.returnOwedRefunds(), 1);
+      assert.equal(await ctx.deps.payments.returnOwedRefunds(), 1);
       assert.deepEqual(state.refunded, [paymentId]);
       assert.equal(await owed(paymentId), null);
       state.refunded.length = 0;

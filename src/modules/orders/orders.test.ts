@@ -19,7 +19,8 @@ import {
 import { spawnServer } from '../../../test/helpers/process.js';
 import { MAX_PRICE, type ProductObject } from '../products/products.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
-import { type OrderAction, PAYMENT_LEASE_MS, TRANSITIONS } from './orders.service.js';
+import { PAYMENT_LEASE_MS } from '../payments/payments.service.js';
+import { type OrderAction, TRANSITIONS } from './orders.lifecycle.js';
 
 interface Problem {
   code: string;
@@ -652,11 +653,11 @@ for (const dialect of DIALECTS) {
       assert.equal(await countEvents(db, 'order.created', first.body.id), 1);
 
       // Within its lease the attempt belongs to its process; past it, the sweep settles it once.
-      await ctx.deps.orders.settleStalePayments();
+      await ctx.deps.payments.settleStalePayments();
       assert.equal((await api<OrderObject>('GET', `/v1/orders/${first.body.id}`)).body.status, 'pending');
       clock.advance(PAYMENT_LEASE_MS);
-      await ctx.deps.orders.settleStalePayments();
-      await ctx.deps.orders.settleStalePayments();
+      await ctx.deps.payments.settleStalePayments();
+      await ctx.deps.payments.settleStalePayments();
       const settled = (await api<OrderObject>('GET', `/v1/orders/${first.body.id}`)).body;
       assert.equal(settled.status, 'paid');
       assert.equal(settled.payment?.id, first.body.payment?.id);

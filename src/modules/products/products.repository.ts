@@ -7,13 +7,6 @@ import type { ProductSort } from './products.schemas.js';
 /** A product as stored; `seq` (the search index key) stays inside the database. */
 export type ProductRow = Omit<Selectable<ProductsTable>, 'seq'>;
 
-/** A unique index refused a row: SQLite's constraint code or PostgreSQL's 23505. */
-export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
-  const code = String((error as { code: unknown }).code);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 export async function insertProducts(db: Db, rows: ProductRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('products').values(rows).execute();
 }

@@ -1,4 +1,5 @@
 import type { Db, Store } from '../../db/store.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { envelope, pageWindow } from '../../http/pagination.js';
@@ -74,7 +75,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     try {
       return await write();
     } catch (error) {
-      if (sku && repo.isUniqueViolation(error)) throw duplicateSku(sku);
+      if (sku && isUniqueViolation(error)) throw duplicateSku(sku);
       throw error;
     }
   }
