@@ -8,7 +8,6 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import secureJson from 'secure-json-parse';
 import type { Deps } from './deps.js';
 import { createGate, versionAnswered } from './http/auth.js';
 import { meteringHook } from './http/rate-limit.js';
@@ -18,10 +17,12 @@ import {
   installNotFoundHandler,
   RouteTable,
 } from './http/error-handler.js';
-import { AppError, ERROR_STATUS, validationError } from './http/errors.js';
+import { AppError, ERROR_STATUS, MAX_FIELD_ERRORS } from './http/errors.js';
+import { parseJsonBody } from './http/json-body.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './http/schemas.js';
-import { validatorCompiler } from './http/validation.js';
-import { newRequestId } from './lib/ids.js';
+import { MAX_DEPTH, validatorCompiler } from './http/validation.js';
+import { clientErrorHandler, guardConnections, openFileLimit } from './http/connections.js';
+import { requestIdOf } from './http/request-id.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
@@ -61,7 +62,7 @@ declare module 'fastify' {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-const REQUEST_ID_PATTERN = /^[\w.:@-]{1,128}$/;
+const HSTS = 'max-age=63072000; includeSubDomains';
 
 const API_DESCRIPTION = `
 Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk_live_...\`.
@@ -70,6 +71,11 @@ Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk
 ${Object.entries(ERROR_STATUS)
   .map(([code, status]) => `  <a id="error-${code}"></a>\`${status} ${code}\``)
   .join(',\n')}.
+* **Request bodies** are JSON in UTF-8 (other bytes are \`400 invalid_json\`), at most 1 MiB, with objects and
+  arrays nested at most ${MAX_DEPTH} levels. Text must be well-formed Unicode without NUL; names and other one-line
+  fields hold no control characters, line or paragraph separators, bidirectional controls or U+FEFF, and longer text
+  only line breaks and tabs among them. A \`400 validation_failed\` lists at most ${MAX_FIELD_ERRORS} failing fields in
+  \`errors\`, with \`errors_truncated: true\` when there were more, or when a large body was refused at its first error.
 * **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
   response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
   concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant. A 5xx is not stored; a retry
@@ -84,10 +90,17 @@ ${Object.entries(ERROR_STATUS)
   enterprise 100,000/10,000,000) and 60 AI requests per minute. Every authenticated response carries
   \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-Limit/Remaining/Reset\` (the hourly window); over a limit
   the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
+  A client address with 20 unknown, revoked or expired keys within the last minute gets \`429 rate_limited\` with
+  \`Retry-After\` for any key the server has not seen valid, without the key being checked; keys it has seen valid
+  keep working from that address.
+* **Connections**: a request that does not arrive in time (by default its headers within 10 s, all of it within
+  30 s) is answered \`408 request_timeout\`, headers over 16 KiB \`431 request_header_fields_too_large\`, and what
+  HTTP/1.1 cannot parse \`400 validation_failed\` naming the part; a connection opened beyond the server's cap
+  gets \`503 service_unavailable\` with \`Retry-After\`. These answers close the connection.
+* **503 service_unavailable** comes with \`Retry-After\` (seconds): the server is shutting down, or the store is
+  unreachable, refusing connections or busy (a lock wait or a statement past its timeout, too many of the tenant's
+  requests waiting at once). Retry it; a POST retried with the same \`Idempotency-Key\` is never applied twice.
 `.trim();
-
-/** What secure-json-parse says of a `__proto__` or `constructor.prototype` key. */
-const FORBIDDEN_KEY = /forbidden prototype property/;
 
 /** Fastify's default `requestIdLogLabel`: the binding of the child logger it asks for per request. */
 const REQUEST_ID_LOG_LABEL = 'reqId';
@@ -96,10 +109,19 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const { versions, idempotency, apiKeys } = deps;
   const tls = options.https !== undefined;
   const latest = versions.latest.version;
+  const limits = deps.config.connections;
+  // Node checks every second (or more often for shorter limits) which requests are late. A request
+  // without a Host header reaches the onRequest hook below, which refuses it as a problem.
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(limits.headersTimeoutMs / 4)),
+    requireHostHeader: false,
+  };
   /** Headers every response carries: its request id, and HSTS over TLS. */
   const stamp = (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
-    if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+    if (tls) reply.header('strict-transport-security', HSTS);
   };
   // Fastify's HTTPS and HTTP instances differ only in the raw server type, which nothing here uses.
   const app = Fastify({
@@ -110,16 +132,28 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     requestIdHeader: false,
-    genReqId: (req) => {
-      const inbound = req.headers['x-request-id'];
-      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : newRequestId();
-    },
+    genReqId: requestIdOf,
     frameworkErrors: frameworkErrorHandler((request, reply) => {
       stamp(request, reply);
       reply.header('x-service-version', latest);
     }),
-    ...(options.https ? { https: options.https } : {}),
+    // A request must arrive in time, and a TLS handshake within the headers' time; what Node
+    // refuses is answered as a problem (src/http/connections.ts).
+    requestTimeout: limits.requestTimeoutMs,
+    clientErrorHandler: clientErrorHandler(limits, {
+      'x-service-version': latest,
+      ...(tls ? { 'strict-transport-security': HSTS } : {}),
+    }),
+    ...(options.https
+      ? { https: { ...options.https, ...serverOptions, handshakeTimeout: limits.headersTimeoutMs } }
+      : { http: serverOptions }),
   }) as unknown as FastifyInstance;
+  const connections = guardConnections(app.server, {
+    max: limits.max,
+    fileLimit: openFileLimit(),
+    tls,
+    logger: deps.logger,
+  });
 
   // Fastify asks its logger for a child per request, to bind the request id. A pino child per
   // request is measurable on hot routes, and a custom `childLoggerFactory` is re-validated on every
@@ -142,6 +176,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     apiKeys,
     versions,
     limiter: deps.limitsAndMetering ? deps.rateLimiter : undefined,
+    asTenant: deps.store.asTenant,
   });
   installErrorHandler(app, {
     // A request refused before its gate answered (shutting down, a console session refused).
@@ -152,28 +187,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
   installNotFoundHandler(app, app.routeTable, { preHandler: gateFor({ auth: 'public' }) });
 
-  // JSON only; an empty body is no body. text/plain and everything else is 415. Parsed as Fastify
-  // parses it (secure-json-parse), but keeping the reason: a `__proto__` key is valid JSON, refused
-  // because it could poison the prototype of what is built from it.
+  // JSON only (text/plain and everything else is 415), in UTF-8; an empty body is no body.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') {
-      done(null, undefined);
-      return;
-    }
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     let value: unknown;
     try {
-      value = secureJson.parse(body as string, undefined, {
-        protoAction: 'error',
-        constructorAction: 'error',
-      });
+      value = parseJsonBody(body as Buffer);
     } catch (error) {
-      done(
-        error instanceof Error && FORBIDDEN_KEY.test(error.message)
-          ? validationError('body', 'must not use __proto__ or constructor.prototype as a key')
-          : new AppError('invalid_json', 'The request body is not valid JSON.'),
-        undefined,
-      );
+      done(error as Error, undefined);
       return;
     }
     done(null, value);
@@ -198,7 +219,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const recordIdempotent =
     (replayed: FastifyContextConfig['replayed']) =>
     async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      await idempotency.finish(request, reply, payload, replayed);
+      // The answer is decided: recording it must not wait behind the tenant's queued requests.
+      await deps.store.outsideTenant(() => idempotency.finish(request, reply, payload, replayed));
       return payload;
     };
 
@@ -251,11 +273,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     }
   });
 
-  // Every request: its id, HSTS, and a 503 while shutting down. A callback hook: no promise.
+  // Every request: its id, HSTS, and a 503 while shutting down. A callback hook: no promise. A
+  // connection over the cap, or a request Node would have refused, is refused here.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     stamp(request, reply);
     if (!app.draining) {
-      done();
+      done(connections.refusal(request.raw));
       return;
     }
     reply.header('connection', 'close');

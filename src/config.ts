@@ -13,6 +13,12 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string | undefined;
+  /** How long a statement waits for a lock (`DATABASE_LOCK_TIMEOUT_MS`, default 5000; SQLite too). */
+  readonly databaseLockTimeoutMs: number;
+  /** How long one PostgreSQL statement may run (`DATABASE_STATEMENT_TIMEOUT_MS`, default 30000). */
+  readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL pool connections one tenant may hold or wait for (`DATABASE_TENANT_CONNECTIONS`; half the pool). */
+  readonly databaseTenantConnections: number | undefined;
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `cp:`), for deployments sharing one Redis. */
   readonly redisKeyPrefix: string;
@@ -35,6 +41,15 @@ export interface Config {
   /** Days events and the webhook delivery log are kept (`EVENT_RETENTION_DAYS`, default 30). */
   readonly eventRetentionDays: number;
   readonly shutdownTimeoutMs: number;
+  /** Client connections and how long a request may take to arrive (src/http/connections.ts). */
+  readonly connections: {
+    /** Connections served at once (`MAX_CONNECTIONS`), lowered to fit the open-file limit. */
+    readonly max: number;
+    /** A request's headers, and a TLS handshake, must arrive within this (`HEADERS_TIMEOUT_MS`). */
+    readonly headersTimeoutMs: number;
+    /** A whole request, its body included, must arrive within this (`REQUEST_TIMEOUT_MS`). */
+    readonly requestTimeoutMs: number;
+  };
   /** scrypt cost for new password hashes, as log2(N). */
   readonly passwordScryptLog2N: number;
 }
@@ -140,6 +155,15 @@ function redisKeyPrefix(env: Env): string {
   return raw;
 }
 
+function connections(env: Env): Config['connections'] {
+  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not be over REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  return { max: int(env, 'MAX_CONNECTIONS', 1_000, 1, 1_000_000), headersTimeoutMs, requestTimeoutMs };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const tlsEnabled = bool(env, 'TLS', true);
   const certFile = str(env, 'TLS_CERT');
@@ -160,6 +184,12 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseSchema: schema,
+    databaseLockTimeoutMs: int(env, 'DATABASE_LOCK_TIMEOUT_MS', 5_000, 100, 3_600_000),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 100, 86_400_000),
+    databaseTenantConnections:
+      str(env, 'DATABASE_TENANT_CONNECTIONS') === undefined
+        ? undefined
+        : int(env, 'DATABASE_TENANT_CONNECTIONS', 1, 1, 1_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: redisKeyPrefix(env),
     tls: { enabled: tlsEnabled, certFile, keyFile },
@@ -180,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    connections: connections(env),
     passwordScryptLog2N: int(env, 'PASSWORD_SCRYPT_LOG2N', 17, 10, 20),
   };
   if (config.ai.provider === 'openai' && config.ai.baseUrl === undefined && config.ai.apiKey === undefined) {

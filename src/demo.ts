@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Deps } from './deps.js';
 import { randomBase62 } from './lib/ids.js';
+import { ensurePrivateDir } from './lib/private-files.js';
 import { seedDemoCommerce } from './modules/orders/orders.demo.js';
 
 export interface DemoCredentials {
@@ -47,7 +48,7 @@ export async function seedDemoData(deps: Deps): Promise<DemoCredentials | undefi
     api_key: created.apiKey.key,
     created: new Date(deps.clock.now()).toISOString(),
   };
-  fs.mkdirSync(deps.config.dataDir, { recursive: true });
+  ensurePrivateDir(deps.config.dataDir);
   fs.writeFileSync(demoCredentialsPath(deps.config.dataDir), `${JSON.stringify(credentials, null, 2)}\n`, {
     mode: 0o600,
   });

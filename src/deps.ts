@@ -60,6 +60,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     databaseUrl: config.databaseUrl,
     databaseSchema: config.databaseSchema,
     dataDir: config.dataDir,
+    databaseLockTimeoutMs: config.databaseLockTimeoutMs,
+    databaseStatementTimeoutMs: config.databaseStatementTimeoutMs,
+    databaseTenantConnections: config.databaseTenantConnections,
     ...(overrides.poolSize ? { poolSize: overrides.poolSize } : {}),
   });
   try {

@@ -6,6 +6,7 @@ import { type AppOptions, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type DemoCredentials, demoCredentialsPath, seedDemoData } from './demo.js';
+import { openToOthers } from './lib/private-files.js';
 import { loadTls, type TlsMaterial } from './tls.js';
 
 /** How often a worker inside the API process looks for deliveries it was not told of. */
@@ -27,6 +28,12 @@ export async function startServer(
   appOptions: Pick<AppOptions, 'extraRoutes'> = {},
 ): Promise<RunningServer> {
   const deps = await createDeps(config, overrides);
+  if (openToOthers(config.dataDir)) {
+    deps.logger.warn(
+      { data_dir: config.dataDir },
+      'DATA_DIR is open to other users: chmod 700 it (the files the server writes there are 0600)',
+    );
+  }
   const tls = config.tls.enabled ? await loadTls(config) : undefined;
   const demo = config.demoData ? await seedDemoData(deps) : undefined;
   const app = await buildApp(deps, {

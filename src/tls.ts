@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from './config.js';
+import { ensurePrivateDir, ensurePrivateFile } from './lib/private-files.js';
 
 export interface TlsMaterial {
   key: string;
@@ -33,7 +34,7 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   const keyPath = path.join(dir, 'key.pem');
   let generated = false;
   if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dir);
     const now = new Date();
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
@@ -59,6 +60,8 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
     fs.writeFileSync(certPath, pems.cert, { mode: 0o644 });
     generated = true;
   }
+  // A key written by an earlier version, or copied in, is made 0600 too.
+  ensurePrivateFile(keyPath);
   const cert = fs.readFileSync(certPath, 'utf8');
   return {
     cert,

@@ -11,7 +11,7 @@ import { migrations } from '../src/db/migrations/index.js';
 import { type DialectName, openStore, type Store } from '../src/db/store.js';
 import { startServer } from '../src/server.js';
 import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
-import { spawnServer } from './helpers/process.js';
+import { SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
 
 function httpsGet(url: string, ca: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
@@ -44,6 +44,8 @@ describe('configuration', () => {
       [{ WEBHOOK_RETRY_SCHEDULE: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
       [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
       [{ DATABASE_SCHEMA: 'Robert"); DROP' }, 'DATABASE_SCHEMA'],
+      [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
+      [{ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }, 'HEADERS_TIMEOUT_MS'],
     ];
     for (const [env, variable] of cases) {
       assert.throws(
@@ -58,10 +60,13 @@ describe('configuration', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.tls.enabled, true);
     assert.deepEqual(config.webhooks.retryScheduleSeconds, [5, 300, 1800, 7200, 18000, 36000, 36000]);
+    assert.deepEqual(config.connections, { max: 1_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    // The headers' limit follows a shorter request limit.
+    assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).connections.headersTimeoutMs, 5_000);
     assert.ok(Object.isFrozen(config));
   });
 
-  it('stops the server process with a message naming the variable', async () => {
+  it('stops the server process with a message naming the variable', { skip: SKIP_IN_UNIT_RUN }, async () => {
     await assert.rejects(spawnServer({ PORT: 'abc' }), (error: Error) => {
       assert.match(error.message, /exited with 1/);
       assert.match(error.message, /PORT must be a whole number/);
@@ -306,7 +311,7 @@ describe('operator CLI', () => {
   }
 });
 
-describe('server process', () => {
+describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
   it('serves HTTPS with a self-signed certificate, HSTS and demo data, and exits 0 on SIGTERM', async () => {
     const fresh = await freshStore('sqlite');
     const env = { ...fresh.env, TLS: 'on', DEMO_DATA: 'on' };

@@ -1,19 +1,21 @@
 import { Migrator, sql } from 'kysely';
 import { migrations } from './migrations/index.js';
-import type { Store } from './store.js';
+import type { Db, Store } from './store.js';
 
 const provider = { getMigrations: async () => migrations };
 
 /**
  * Applies pending migrations. Idempotent. On PostgreSQL a session-level advisory lock, keyed by
  * the current schema, serialises processes that start at the same moment, so the second one finds
- * the work done instead of racing on CREATE TABLE.
+ * the work done instead of racing on CREATE TABLE. The migrations run on that lock's connection,
+ * without the lock and statement timeouts requests have: the second process waits as long as the
+ * first takes, and an index build on a large table runs to its end.
  */
 export async function migrateToLatest(store: Store): Promise<void> {
-  const run = async () => {
+  const run = async (db: Db) => {
     // Kysely looks for its bookkeeping tables by name across schemas: name ours explicitly.
     const migrator = new Migrator({
-      db: store.db,
+      db,
       provider,
       // Modules add migrations independently; one that sorts before an applied one still runs.
       allowUnorderedMigrations: true,
@@ -34,13 +36,21 @@ export async function migrateToLatest(store: Store): Promise<void> {
       );
     }
   };
-  if (store.dialect === 'sqlite') return run();
+  if (store.dialect === 'sqlite') return run(store.db);
   await store.db.connection().execute(async (conn) => {
-    await sql`SELECT pg_advisory_lock(hashtext(current_schema()))`.execute(conn);
+    await sql`SET lock_timeout = 0`.execute(conn);
+    await sql`SET statement_timeout = 0`.execute(conn);
     try {
-      await run();
+      await sql`SELECT pg_advisory_lock(hashtext(current_schema()))`.execute(conn);
+      try {
+        await run(conn);
+      } finally {
+        await sql`SELECT pg_advisory_unlock(hashtext(current_schema()))`.execute(conn);
+      }
     } finally {
-      await sql`SELECT pg_advisory_unlock(hashtext(current_schema()))`.execute(conn);
+      // Back to the pool's settings before the connection goes back to the pool.
+      await sql`RESET lock_timeout`.execute(conn);
+      await sql`RESET statement_timeout`.execute(conn);
     }
   });
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -11,7 +10,9 @@ import {
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
+import { ensurePrivateDir, ensurePrivateFile } from '../lib/private-files.js';
 import type { Database } from './schema.js';
+import { createTenantShare } from './tenant-share.js';
 
 /**
  * The one module that knows which database is underneath. Everything else talks to `Store`:
@@ -52,6 +53,24 @@ export interface Store {
    * listener that caches must then drop what it holds. The listener stops with `close()`.
    */
   listen(topic: string, onMessage: (payload: string) => void, onGap: () => void): void;
+  /**
+   * Runs `fn`, and everything it starts, as `tenantId`'s: on PostgreSQL the tenant then holds or
+   * waits for at most its share of the pool (`DATABASE_TENANT_CONNECTIONS`), so requests of one
+   * tenant stuck on a row lock leave the rest of the pool to the others (src/db/tenant-share.ts).
+   * Undefined on SQLite, whose one connection serves one statement at a time and is never held
+   * across a wait.
+   */
+  readonly asTenant: (<T>(tenantId: string, fn: () => T) => T) | undefined;
+  /**
+   * Runs `fn`, and everything it starts, outside the share of the tenant running: for the
+   * bookkeeping that ends a request already answered (its Idempotency-Key), which must not queue
+   * behind the tenant's own waiting requests.
+   */
+  outsideTenant<T>(fn: () => T): T;
+  /**
+   * Resolves when the store can serve requests; otherwise rejects, within `READY_TIMEOUT_MS`, with
+   * an error `storeUnavailable` names (unreachable, refusing new connections, or no answer in time).
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,7 +80,18 @@ export interface StoreOptions {
   databaseSchema?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** How long a statement waits for a lock: PostgreSQL's `lock_timeout`, SQLite's busy timeout. */
+  databaseLockTimeoutMs?: number;
+  /** How long one statement may run on PostgreSQL (`statement_timeout`). */
+  databaseStatementTimeoutMs?: number;
+  /** Pool connections one tenant may hold or wait for at once (default: half the pool). */
+  databaseTenantConnections?: number | undefined;
 }
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** How long `ping` (and so `/readyz`) takes at most to say the store is not ready. */
+export const READY_TIMEOUT_MS = 2_000;
 
 // int8 (COUNT, SUM of integers, epoch milliseconds, minor units) and numeric (SUM of int8) as
 // numbers: every value we keep stays far below 2^53.
@@ -81,12 +111,42 @@ function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Whether `error` means the database cannot be reached right now (refused or lost connection,
- * server shutting down, restarting or starting up): a transient condition the HTTP layer answers
- * with 503 so clients retry, not a bug. PostgreSQL class 08 (connection exception), 57P01-57P03
- * (admin/crash shutdown, cannot connect now), socket errors and pg's own connection messages.
+ * Why the store cannot serve a request right now, a transient condition the HTTP layer answers
+ * with 503 and `Retry-After` so clients retry (never a bug, never a 500):
+ * - `unreachable`: refused or lost connection, server shutting down or restarting (PostgreSQL
+ *   class 08, 57P01-57P02, socket errors, pg's own connection messages);
+ * - `refusing_connections`: the server is up but takes no new connection (class 53 insufficient
+ *   resources, e.g. 53300 too many connections for the role or in all; 57P03 cannot connect now);
+ * - `lock_timeout`: a statement waited for a lock longer than `DATABASE_LOCK_TIMEOUT_MS`
+ *   (PostgreSQL 55P03; SQLite's busy timeout, SQLITE_BUSY);
+ * - `statement_timeout`: a statement ran longer than `DATABASE_STATEMENT_TIMEOUT_MS`, or was
+ *   cancelled (57014);
+ * - `busy`: no pool connection came free in time (every one in use, or new ones not made);
+ * - `tenant_busy`: the tenant's share of the pool stayed taken (src/db/tenant-share.ts);
+ * - `no_answer`: the database did not answer `ping` within READY_TIMEOUT_MS.
  */
-const UNAVAILABLE_PG_CODES = new Set(['57P01', '57P02', '57P03']);
+export type StoreUnavailableReason =
+  | 'unreachable'
+  | 'refusing_connections'
+  | 'lock_timeout'
+  | 'statement_timeout'
+  | 'busy'
+  | 'tenant_busy'
+  | 'no_answer';
+
+/** A refusal of our own making: the tenant's share stayed taken, or the store did not answer in time. */
+export class StoreUnavailableError extends Error {
+  constructor(
+    readonly reason: StoreUnavailableReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+const UNREACHABLE_PG_CODES = new Set(['57P01', '57P02']);
+const REFUSING_PG_CODES = new Set(['57P03']);
 const UNAVAILABLE_SOCKET_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -97,25 +157,44 @@ const UNAVAILABLE_SOCKET_CODES = new Set([
   'EAI_AGAIN',
 ]);
 const UNAVAILABLE_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
+/** pg-pool's answer to a request that waited CONNECT_TIMEOUT_MS in its queue. */
+const POOL_WAIT_MESSAGE = /^timeout exceeded when trying to connect/;
 
-export function isStoreUnavailable(error: unknown, depth = 0): boolean {
-  if (typeof error !== 'object' || error === null || depth > 3) return false;
+function reasonOfCode(code: string): StoreUnavailableReason | undefined {
+  if (code === '55P03' || code.startsWith('SQLITE_BUSY')) return 'lock_timeout';
+  if (code === '57014') return 'statement_timeout';
+  if (REFUSING_PG_CODES.has(code) || (code.length === 5 && code.startsWith('53')))
+    return 'refusing_connections';
+  if (UNREACHABLE_PG_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_SOCKET_CODES.has(code)) {
+    return 'unreachable';
+  }
+  return undefined;
+}
+
+export function storeUnavailable(error: unknown, depth = 0): StoreUnavailableReason | undefined {
+  if (typeof error !== 'object' || error === null || depth > 3) return undefined;
+  if (error instanceof StoreUnavailableError) return error.reason;
   const { code, message, errors, cause } = error as {
     code?: unknown;
     message?: unknown;
     errors?: unknown;
     cause?: unknown;
   };
-  if (typeof code === 'string') {
-    if (UNAVAILABLE_PG_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_SOCKET_CODES.has(code)) {
-      return true;
+  const byCode = typeof code === 'string' ? reasonOfCode(code) : undefined;
+  if (byCode) return byCode;
+  if (typeof message === 'string') {
+    if (UNAVAILABLE_MESSAGES.test(message)) return 'unreachable';
+    if (POOL_WAIT_MESSAGE.test(message)) return 'busy';
+  }
+  // net.connect to several addresses fails with an AggregateError; wrappers keep the original as cause.
+  if (Array.isArray(errors)) {
+    for (const inner of errors) {
+      const reason = storeUnavailable(inner, depth + 1);
+      if (reason) return reason;
     }
   }
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
-  // net.connect to several addresses fails with an AggregateError; wrappers keep the original as cause.
-  if (Array.isArray(errors) && errors.some((inner) => isStoreUnavailable(inner, depth + 1))) return true;
-  return cause !== undefined && isStoreUnavailable(cause, depth + 1);
+  return cause === undefined ? undefined : storeUnavailable(cause, depth + 1);
 }
 
 export function sqliteFile(dataDir: string): string {
@@ -175,13 +254,18 @@ export function searchFold(text: string): string {
   return text.toLowerCase().replaceAll('\u03c2', '\u03c3').replaceAll('\u0307', '');
 }
 
-function openSqlite(dataDir: string): Store {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const database = new SqliteDatabase(sqliteFile(dataDir));
+function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
+  ensurePrivateDir(dataDir);
+  // The store holds webhook signing secrets: 0600, and SQLite creates its -wal and -shm alike.
+  const file = sqliteFile(dataDir);
+  for (const part of [file, `${file}-wal`, `${file}-shm`]) ensurePrivateFile(part, { create: part === file });
+  const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  // A write waits this long for another process's write (the operator CLI), then fails SQLITE_BUSY:
+  // 503 with Retry-After. better-sqlite3 waits synchronously, so this is also how long the process stalls.
+  database.pragma(`busy_timeout = ${Math.trunc(lockTimeoutMs)}`);
   // Product search folds with this, since SQLite's own lower() folds ASCII only ('É' stays 'É').
   database.function('search_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? searchFold(text) : text,
@@ -193,6 +277,8 @@ function openSqlite(dataDir: string): Store {
     db,
     schema: undefined,
     supportsRowLocks: false,
+    asTenant: undefined,
+    outsideTenant: (fn) => fn(),
     async notify() {},
     listen() {},
     async transaction(fn) {
@@ -225,14 +311,57 @@ function openSqlite(dataDir: string): Store {
 /** How long PostgreSQL lets a session sit idle inside a transaction before ending it. */
 const IDLE_IN_TRANSACTION_MS = 30_000;
 
-function openPostgres(url: string, schema: string | undefined, poolSize: number): Store {
+/** How long a request waits for a pool connection. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * How long a request beyond its tenant's share waits for one of the share's connections: twice
+ * the pool's wait, since queueing behind the tenant's own burst is to be expected (transfers from
+ * one wallet run one at a time), unlike finding no connection at all.
+ */
+const TENANT_WAIT_MS = 2 * CONNECT_TIMEOUT_MS;
+/**
+ * A tenant may have this many requests per connection of its share waiting for one; past that a
+ * request is refused at once rather than queued (its wait is bounded by TENANT_WAIT_MS anyway).
+ */
+const QUEUED_PER_CONNECTION = 64;
+/** While new connections fail, `ping` tries one at most this often. */
+const PROBE_INTERVAL_MS = 1_000;
+
+interface PostgresOptions {
+  poolSize: number;
+  lockTimeoutMs: number;
+  statementTimeoutMs: number;
+  tenantConnections: number | undefined;
+}
+
+/** Rejects with `no_answer` when `work` has not settled within `ms`. */
+async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreUnavailableError('no_answer', `The database did not answer within ${ms} ms.`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function openPostgres(url: string, schema: string | undefined, options: PostgresOptions): Store {
   const pool = new pg.Pool({
     connectionString: url,
-    max: poolSize,
-    connectionTimeoutMillis: 5_000,
+    max: options.poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // A process that stops mid-transaction (frozen, partitioned) must not hold its row locks for
     // ever: the server ends such a session after 30 s idle in a transaction, and the others go on.
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    // No statement waits on a lock, or runs, without end: it fails 55P03 or 57014, answered 503
+    // with Retry-After, and its connection goes back to the pool.
+    lock_timeout: options.lockTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client losing its server (restart, network) must not crash the process, and neither
@@ -240,7 +369,64 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
   // query fails (503 service_unavailable) and the pool drops it on release.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Whether a new connection failed (the server refusing or gone) since `ping` last made one
+  // itself: connections the pool already holds may still answer while new ones are refused, so
+  // `ping` then tries a new one before it says ready.
+  let connectFailed = false;
+  const perTenant = options.tenantConnections ?? Math.max(1, Math.floor(options.poolSize / 2));
+  const share = createTenantShare<pg.PoolClient>(
+    () =>
+      pool.connect().catch((error: unknown) => {
+        const reason = storeUnavailable(error);
+        if (reason === 'unreachable' || reason === 'refusing_connections') connectFailed = true;
+        throw error;
+      }),
+    {
+      perTenant,
+      waitMs: TENANT_WAIT_MS,
+      queueLimit: perTenant * QUEUED_PER_CONNECTION,
+      refuse: (why) =>
+        new StoreUnavailableError(
+          'tenant_busy',
+          why === 'queue_full'
+            ? 'Too many requests of this tenant are waiting for the database.'
+            : `No connection of this tenant's share came free within ${TENANT_WAIT_MS} ms.`,
+        ),
+    },
+  );
+  pool.on('release', (_error, client) => share.released(client));
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: { connect: share.connect, end: () => pool.end() } }),
+  });
+
+  let pinging: Promise<void> | undefined;
+  /** A connection of its own, outside the pool: whether the server takes new ones right now. */
+  let probing: Promise<void> | undefined;
+  let lastProbe: { at: number; error: unknown } | undefined;
+  function probe(): Promise<void> {
+    if (probing) return probing;
+    if (lastProbe && Date.now() - lastProbe.at < PROBE_INTERVAL_MS) return Promise.reject(lastProbe.error);
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: READY_TIMEOUT_MS });
+    client.on('error', () => undefined);
+    probing = client
+      .connect()
+      .then(
+        () => {
+          connectFailed = false;
+          lastProbe = undefined;
+        },
+        (error: unknown) => {
+          lastProbe = { at: Date.now(), error };
+          throw error;
+        },
+      )
+      .finally(() => {
+        probing = undefined;
+        client.end().catch(() => undefined);
+      });
+    return probing;
+  }
+
   // Channels are per schema: several deployments (or test runs) can share one database.
   const channel = (topic: string) => `cp_${schema ?? 'public'}_${topic}`;
   const listener = createListener(url);
@@ -250,6 +436,8 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     db,
     schema: schema ?? 'public',
     supportsRowLocks: true,
+    asTenant: share.run,
+    outsideTenant: share.outside,
     async notify(trx, topic, payload) {
       await sql`SELECT pg_notify(${channel(topic)}, ${payload})`.execute(trx);
     },
@@ -269,8 +457,18 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
       }
     },
     afterCommit: committed.add,
-    async ping() {
-      await sql`SELECT 1`.execute(db);
+    ping() {
+      // One at a time: however often /readyz is asked, it takes one pool connection at most.
+      pinging ??= within(
+        READY_TIMEOUT_MS,
+        (async () => {
+          if (connectFailed) await probe();
+          await sql`SELECT 1`.execute(db);
+        })(),
+      ).finally(() => {
+        pinging = undefined;
+      });
+      return pinging;
     },
     async close() {
       await listener.close();
@@ -362,7 +560,13 @@ function createListener(url: string) {
 }
 
 export function openStore(options: StoreOptions): Store {
+  const lockTimeoutMs = options.databaseLockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10)
-    : openSqlite(options.dataDir);
+    ? openPostgres(options.databaseUrl, options.databaseSchema, {
+        poolSize: options.poolSize ?? 10,
+        lockTimeoutMs,
+        statementTimeoutMs: options.databaseStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+        tenantConnections: options.databaseTenantConnections,
+      })
+    : openSqlite(options.dataDir, lockTimeoutMs);
 }

@@ -29,23 +29,27 @@ export interface GateDeps {
   versions: VersionRegistry;
   /** Absent when limits and metering are off. */
   limiter: RateLimiter | undefined;
+  /** The store's `asTenant`: the rest of an admitted request runs as its tenant's (PostgreSQL). */
+  asTenant?: (<T>(tenantId: string, fn: () => T) => T) | undefined;
 }
 
 /**
  * The request gate of a route, built once from what the route declares and run in its onRequest,
  * before the body is read, so an unauthenticated caller learns nothing from validation. In order:
- * the API key (401), the tenant's rate limits and quota (429; any valid key is limited and
- * counted, also one without the route's permission, so a 429 comes before a 403; the per-minute AI
- * limit only for keys that hold the permission), the permission
+ * the API key (401; 429 for a key not seen valid, from an address that keeps presenting unknown
+ * ones: see `ApiKeyService.authenticate`), the tenant's rate limits and quota (429; any valid key
+ * is limited and counted, also one without the route's permission, so a 429 comes before a 403;
+ * the per-minute AI limit only for keys that hold the permission), the permission
  * the route declares in `config.auth` (403), and the version the response is written in (a
  * malformed `X-Service-Version` is a 400). `X-Service-Version` is set on every outcome: the version
- * used, or for a refusal the key's pinned version (the latest without a key).
+ * used, or for a refusal the key's pinned version (the latest without a key). An admitted request
+ * goes on as its tenant's (`asTenant`), so the store holds it to the tenant's share of connections.
  *
  * It calls back rather than returning a promise, and runs synchronously when the key is trusted
  * from memory and the counters are this process's, as they are for nearly every request: no
  * promise and no microtask on the hot path. Otherwise it goes on when the store or Redis answers.
  */
-export function createGate({ apiKeys, versions, limiter }: GateDeps) {
+export function createGate({ apiKeys, versions, limiter, asTenant }: GateDeps) {
   const latest = versions.latest.version;
 
   function resolveVersion(request: FastifyRequest): void {
@@ -63,8 +67,9 @@ export function createGate({ apiKeys, versions, limiter }: GateDeps) {
     error?: unknown,
   ): void {
     reply.header('x-service-version', versionAnswered(request, latest));
-    if (error === undefined) done();
-    else done(error as Error);
+    if (error !== undefined) done(error as Error);
+    else if (asTenant && request.principal) asTenant(request.principal.tenant.id, done);
+    else done();
   }
 
   /** Runs a step that finishes now (undefined) or later (a promise), then answers. */
@@ -152,7 +157,7 @@ export function createGate({ apiKeys, versions, limiter }: GateDeps) {
     }
 
     function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
-      const principal = apiKeys.authenticate(request.headers.authorization);
+      const principal = apiKeys.authenticate(request.headers.authorization, request.ip);
       if (principal instanceof Promise) {
         return principal.then((authenticated) => limit(request, reply, authenticated));
       }

@@ -5,14 +5,14 @@ import type {
   FastifyRequest,
   preHandlerHookHandler,
 } from 'fastify';
-import { isStoreUnavailable } from '../db/store.js';
-import { AppError, isAppError, problemFor, validationFailed } from './errors.js';
-import { toFieldErrors } from './validation.js';
+import { type StoreUnavailableReason, storeUnavailable } from '../db/store.js';
+import { AppError, isAppError, problemFor } from './errors.js';
+import { validationProblem } from './validation.js';
 
 /** Fastify's own error codes that a client caused, mapped onto the contract's codes. */
 function fromFastifyError(error: FastifyError): AppError | undefined {
   if (error.validation) {
-    return validationFailed(toFieldErrors(error.validation, error.validationContext));
+    return validationProblem(error.validation, error.validationContext);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -58,6 +58,28 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 /** While the store is unreachable every request fails alike: one warning per this interval. */
 const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
 
+const UNAVAILABLE_DETAILS: Record<StoreUnavailableReason, string> = {
+  unreachable: 'The database is unreachable; retry the request shortly.',
+  refusing_connections: 'The database is refusing new connections; retry the request shortly.',
+  lock_timeout:
+    'A record this request needs is locked by another operation, and the wait timed out; retry the request shortly.',
+  statement_timeout: 'The database took too long to answer and the request was cancelled; retry it shortly.',
+  busy: 'No database connection came free in time; retry the request shortly.',
+  tenant_busy: 'Too many requests of this account are waiting for the database; retry the request shortly.',
+  no_answer: 'The database did not answer in time; retry the request shortly.',
+};
+
+/**
+ * The answer while the store cannot serve a request (`storeUnavailable` says why): 503
+ * service_unavailable with `Retry-After`, never a 500. A 5xx releases an Idempotency-Key, so the
+ * retry may carry the same one.
+ */
+export function storeUnavailableProblem(reason: StoreUnavailableReason): AppError {
+  return new AppError('service_unavailable', UNAVAILABLE_DETAILS[reason], {
+    headers: { 'retry-after': '1' },
+  });
+}
+
 export interface ErrorHandlerOptions {
   /** Runs before every problem is sent (e.g. to add a header a refused request still carries). */
   beforeProblem?: (request: FastifyRequest, reply: FastifyReply) => void;
@@ -82,8 +104,10 @@ export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerO
     options.beforeProblem?.(request, reply);
     const known = isAppError(error) ? error : fromFastifyError(error);
     if (known) return sendProblem(request, reply, known);
-    if (isStoreUnavailable(error)) {
-      // The database is down, restarting or unreachable: a retry will do, the process stays up.
+    const unavailable = storeUnavailable(error);
+    if (unavailable) {
+      // The database is down, refusing connections, or a lock wait or statement ran out of time:
+      // a retry will do, the process stays up.
       unavailableAnswers++;
       const now = Date.now();
       if (now - unavailableLoggedAt >= UNAVAILABLE_LOG_INTERVAL_MS) {
@@ -92,6 +116,7 @@ export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerO
             err: error,
             reqId: request.id,
             route: request.routeOptions.url,
+            reason: unavailable,
             answered_503_since_last_warning: unavailableAnswers,
           },
           'store unavailable',
@@ -99,13 +124,7 @@ export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerO
         unavailableLoggedAt = now;
         unavailableAnswers = 0;
       }
-      return sendProblem(
-        request,
-        reply,
-        new AppError('service_unavailable', 'The database is unreachable; retry the request shortly.', {
-          headers: { 'retry-after': '1' },
-        }),
-      );
+      return sendProblem(request, reply, storeUnavailableProblem(unavailable));
     }
     request.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unhandled error');
     return sendProblem(

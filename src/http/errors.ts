@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   insufficient_permissions: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_key_in_use: 409,
   invalid_state_transition: 409,
   duplicate_sku: 409,
@@ -29,6 +30,7 @@ export const ERROR_STATUS = {
   limit_exceeded: 422,
   rate_limited: 429,
   quota_exceeded: 429,
+  request_header_fields_too_large: 431,
   internal_error: 500,
   ai_provider_error: 502,
   service_unavailable: 503,
@@ -48,6 +50,7 @@ const TITLES: Record<ErrorCode, string> = {
   insufficient_permissions: 'Insufficient permissions',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  request_timeout: 'Request timeout',
   idempotency_key_in_use: 'Idempotency key in use',
   invalid_state_transition: 'Invalid state transition',
   duplicate_sku: 'Duplicate SKU',
@@ -63,6 +66,7 @@ const TITLES: Record<ErrorCode, string> = {
   limit_exceeded: 'Limit exceeded',
   rate_limited: 'Rate limit exceeded',
   quota_exceeded: 'Monthly quota exceeded',
+  request_header_fields_too_large: 'Request header fields too large',
   internal_error: 'Internal server error',
   ai_provider_error: 'AI provider error',
   service_unavailable: 'Service unavailable',
@@ -109,10 +113,29 @@ export function notFound(what: string): AppError {
   return new AppError('not_found', `No such ${what}.`);
 }
 
-/** A 400 that lists every failing field. */
-export function validationFailed(errors: FieldError[]): AppError {
-  const fields = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-  return new AppError('validation_failed', `The request is invalid: ${fields}.`, { errors });
+/** The most failing fields a validation problem lists in `errors`. */
+export const MAX_FIELD_ERRORS = 50;
+/** How many of them its `detail` names. */
+const DETAIL_FIELDS = 3;
+
+/**
+ * A 400 that lists the failing fields, at most `MAX_FIELD_ERRORS`. When the list stops short of
+ * every failing field (it was longer, or `truncated`: validation stopped early), the problem says
+ * so with `errors_truncated: true`.
+ */
+export function validationFailed(errors: FieldError[], options: { truncated?: boolean } = {}): AppError {
+  const truncated = options.truncated === true || errors.length > MAX_FIELD_ERRORS;
+  const listed = errors.slice(0, MAX_FIELD_ERRORS);
+  const named = listed
+    .slice(0, DETAIL_FIELDS)
+    .map((e) => `${e.field} ${e.message}`)
+    .join('; ');
+  const rest = listed.length - DETAIL_FIELDS;
+  const more = truncated ? '; and more' : rest > 0 ? `; and ${rest} more (see errors)` : '';
+  return new AppError('validation_failed', `The request is invalid: ${named}${more}.`, {
+    errors: listed,
+    ...(truncated ? { extra: { errors_truncated: true } } : {}),
+  });
 }
 
 export function validationError(field: string, message: string): AppError {

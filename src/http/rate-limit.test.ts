@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
@@ -16,6 +15,7 @@ import {
   type TestContext,
 } from '../../test/helpers/context.js';
 import { counterBackends, dropRedisKeys, redisTestPrefix } from '../../test/helpers/redis.js';
+import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
 import {
   AI_WINDOW_MS,
   createRateLimiter,
@@ -25,57 +25,6 @@ import {
   limitsOf,
   PLAN_LIMITS,
 } from './rate-limit.js';
-
-/** A TCP proxy in front of Redis that the test can take down and bring back on the same port. */
-interface TcpProxy {
-  port: number;
-  pause(): Promise<void>;
-  resume(): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startTcpProxy(target: URL): Promise<TcpProxy> {
-  const sockets = new Set<net.Socket>();
-  let server: net.Server | undefined;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      const listening = net.createServer((inbound) => {
-        const outbound = net.connect(Number(target.port || 6379), target.hostname);
-        for (const socket of [inbound, outbound]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => {
-            inbound.destroy();
-            outbound.destroy();
-          });
-        }
-        inbound.pipe(outbound).pipe(inbound);
-      });
-      listening.once('error', reject);
-      listening.listen(port, '127.0.0.1', () => {
-        port = (listening.address() as net.AddressInfo).port;
-        server = listening;
-        resolve();
-      });
-    });
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      if (!server) return resolve();
-      server.close(() => resolve());
-      server = undefined;
-      for (const socket of sockets) socket.destroy();
-    });
-  await listen();
-  return {
-    get port() {
-      return port;
-    },
-    pause,
-    resume: listen,
-    close: pause,
-  };
-}
 
 interface Problem {
   code: string;
@@ -97,6 +46,15 @@ const AI_WRITE_PROBE = '/v1/test/ai-write-probe';
 async function setLimitsWithCli(ctx: TestContext, tenantId: string, ...args: string[]): Promise<void> {
   const result = await runAdmin(['tenant:set-limits', '--tenant', tenantId, ...args, '--json'], ctx.config);
   assert.equal(result.code, 0, result.stderr);
+}
+
+/** Polls `condition` every 20 ms for up to 10 s. */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function countBy<T>(items: T[], key: (item: T) => string | number): Map<string | number, number> {
@@ -447,7 +405,7 @@ for (const dialect of DIALECTS) {
         await dropRedisKeys(prefix);
       });
 
-      it('counts locally during the outage and adds those calls to Redis once it is back', async () => {
+      it('counts locally during the outage and hands those calls to Redis once, when it is back', async () => {
         const tenant = await createTenant(ctx);
         await ctx.deps.tenants.setLimits(tenant.tenant.id, { monthly: 40 });
         const api = client(ctx.app, tenant.apiKey.key);
@@ -460,29 +418,26 @@ for (const dialect of DIALECTS) {
           return Number(match[1]);
         };
         const said = (text: string) => lines.filter((line) => line.includes(text)).length;
+        const inUse = () => ctx.deps.rateLimiter.redisState()?.inUse === true;
 
         assert.deepEqual([await monthlyLeft(), await monthlyLeft(), await monthlyLeft()], [39, 38, 37]);
         await proxy.pause();
-        // Local counters, seeded from the stored usage (3 calls), take over.
+        await eventually(() => !inUse(), 'the process to notice the lost connection');
+        // Local counters, starting from the 3 calls Redis had counted, take over.
         assert.deepEqual([await monthlyLeft(), await monthlyLeft()], [36, 35]);
         assert.equal(said('Redis is unreachable'), 1);
 
+        // Back (Redis kept its data): the process hands the 2 calls over by itself, before any request.
         await proxy.resume();
-        let localCalls = 2;
-        let left = 0;
-        const deadline = Date.now() + 15_000;
-        for (;;) {
-          left = await monthlyLeft();
-          if (said('Redis is reachable again') > 0) break;
-          localCalls += 1;
-          assert.equal(left, 37 - localCalls, 'still counting locally');
-          assert.ok(Date.now() < deadline, 'Redis did not come back');
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        // The first call back is counted in Redis, which had seen 3; then the outage's calls join.
-        assert.equal(left, 36);
-        assert.equal(await monthlyLeft(), 40 - (3 + 1 + localCalls + 1));
-        assert.equal(said('Redis is unreachable'), 1);
+        await eventually(() => said('Redis is reachable again') === 1, 'the process to use Redis again');
+        assert.equal(await monthlyLeft(), 34);
+
+        // Another lost connection, without calls meanwhile: nothing is handed over a second time.
+        await proxy.pause();
+        await eventually(() => !inUse(), 'the process to notice the lost connection');
+        await proxy.resume();
+        await eventually(inUse, 'the process to use Redis again');
+        assert.equal(await monthlyLeft(), 33);
       });
     },
   );

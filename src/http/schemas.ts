@@ -1,14 +1,37 @@
 import { type TSchema, Type } from 'typebox';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { ERROR_STATUS, type ErrorCode, MAX_FIELD_ERRORS } from './errors.js';
 
 /** Shared TypeBox pieces: the problem body, timestamps, ids and the error responses of a route. */
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:15:00.000Z'] });
-/** One line of text: no control characters, and not blank. */
-export const LINE_PATTERN =
-  '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
-/** Text of several lines: no control characters but the tab and line ends (LF, CR). */
-export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+/**
+ * What no text may hold: the C0 controls but the tab and the line ends (LF, CR), DEL, the C1
+ * controls (U+0085, the "next line", among them), the line and paragraph separators, the
+ * bidirectional embeddings, overrides and isolates (which reorder what a reader sees), the byte
+ * order mark and the interlinear annotation marks. Lone surrogates are refused for every string by
+ * the request walk (src/http/validation.ts), so no pattern needs to name them.
+ */
+const NEVER_IN_TEXT =
+  '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\ufff9-\\ufffb';
+/** ...and what one line may not hold besides: the tab and the line ends. */
+const NEVER_IN_LINE = `\\u0009\\u000a\\u000d${NEVER_IN_TEXT}`;
+/** The white space (`\s`) a line may hold. */
+const LINE_SPACE = ' \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000';
+
+// The "not blank" patterns take the leading white space apart from the first visible character, so
+// a regular expression engine walks a long refused string once, not once per character.
+
+/** One line of text, not blank: a name, a label, a one-line description, a map key. */
+export const LINE_PATTERN = `^[${LINE_SPACE}]*[^\\s${NEVER_IN_LINE}][^${NEVER_IN_LINE}]*$`;
+/** One line of text that may be empty or blank (an optional address line, a search). */
+export const LINE_OR_EMPTY_PATTERN = `^[^${NEVER_IN_LINE}]*$`;
+/** Text of several lines (tabs and line ends allowed), possibly empty. */
+export const TEXT_PATTERN = `^[^${NEVER_IN_TEXT}]*$`;
+/** Text of several lines, not blank. */
+export const NONBLANK_TEXT_PATTERN = `^[\\t\\n\\r${LINE_SPACE}]*[^\\s${NEVER_IN_TEXT}][^${NEVER_IN_TEXT}]*$`;
+/** A character one line may not hold; one text may not hold (to name it in an error). */
+export const REFUSED_IN_LINE = new RegExp(`[${NEVER_IN_LINE}]`, 'u');
+export const REFUSED_IN_TEXT = new RegExp(`[${NEVER_IN_TEXT}]`, 'u');
 
 /**
  * A currency: an ISO 4217 code the runtime knows, in upper case. The `iso4217` format is ours
@@ -34,7 +57,17 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     code: Type.String({ enum: Object.keys(ERROR_STATUS) }),
     request_id: Type.String(),
-    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+    errors: Type.Optional(
+      Type.Array(FieldErrorSchema, {
+        maxItems: MAX_FIELD_ERRORS,
+        description: `The failing fields (validation only), at most ${MAX_FIELD_ERRORS}.`,
+      }),
+    ),
+    errors_truncated: Type.Optional(
+      Type.Boolean({
+        description: `\`true\` when \`errors\` does not list every failing field: past ${MAX_FIELD_ERRORS}, or for a large input, where validation stops at the first errors.`,
+      }),
+    ),
     required_permission: Type.Optional(Type.String()),
     supported_versions: Type.Optional(Type.Array(Type.String())),
   },
@@ -57,7 +90,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   429: 'Rate limit or monthly quota exceeded',
   500: 'Internal error',
   502: 'Upstream provider error',
-  503: 'Shutting down or store unreachable',
+  503: 'Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds',
   504: 'Upstream provider timeout',
 };
 

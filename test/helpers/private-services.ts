@@ -47,8 +47,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export interface PrivatePostgres {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication). */
   url: string;
@@ -128,6 +126,8 @@ export interface PrivateRedis {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGKILL (`kill -9`): no shutdown; without persistence, the next start is empty. */
+  crash(): Promise<void>;
   start(): Promise<void>;
   destroy(): Promise<void>;
 }
@@ -181,7 +181,16 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       if (!current || current.exitCode !== null) return;
       const exited = new Promise((resolve) => current.once('exit', resolve));
       current.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000).then(() => current.kill('SIGKILL'))]);
+      const overdue = setTimeout(() => current.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(overdue);
+    },
+    async crash() {
+      const current = child;
+      child = undefined;
+      if (!current || current.exitCode !== null) return;
+      const exited = new Promise((resolve) => current.once('exit', resolve));
+      current.kill('SIGKILL');
       await exited;
     },
     async destroy() {

@@ -21,7 +21,17 @@ export interface SpawnOptions {
    * Default: `listening on URL` (the server). For `src/worker.ts`: `WORKER_READY`.
    */
   ready?: RegExp;
+  /** Start under this open-file limit (soft and hard, through `sh -c 'ulimit -n N'`). */
+  openFileLimit?: number;
 }
+
+/**
+ * The `skip` option of a suite that starts server or worker processes: `npm run test:unit`
+ * (scripts/test.mjs --unit, which sets TEST_UNIT) leaves those to the full `npm test`.
+ */
+export const SKIP_IN_UNIT_RUN: string | false = process.env.TEST_UNIT
+  ? 'starts server or worker processes: run by npm test, not npm run test:unit'
+  : false;
 
 /** The line `src/worker.ts` prints once it delivers. */
 export const WORKER_READY = /Webhook worker \S+ running/;
@@ -36,7 +46,12 @@ export async function spawnServer(
   options: SpawnOptions = {},
 ): Promise<ServerProcess> {
   const ready = options.ready ?? /listening on (\S+)/;
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const args = ['--import', 'tsx', entry];
+  const [command, commandArgs] =
+    options.openFileLimit === undefined
+      ? [process.execPath, args]
+      : ['sh', ['-c', `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

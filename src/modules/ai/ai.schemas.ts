@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
 import { type Length, LENGTHS, type Tone, TONES } from './ai.provider.js';
 
 const ToneSchema = Type.Unsafe<Tone>({
@@ -16,19 +16,19 @@ const LengthSchema = Type.Unsafe<Length>({
 
 const ProductFactsBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-    category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: LINE_PATTERN }),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN })),
     attributes: Type.Optional(
       Type.Unsafe<Record<string, string>>({
         type: 'object',
-        additionalProperties: { type: 'string', maxLength: 500 },
-        propertyNames: { minLength: 1, maxLength: 100 },
+        additionalProperties: { type: 'string', maxLength: 500, pattern: TEXT_PATTERN },
+        propertyNames: { minLength: 1, maxLength: 100, pattern: LINE_PATTERN },
         maxProperties: 50,
         description: 'A flat map of string values, e.g. {"color": "black", "weight": "1.2 kg"}.',
       }),
     ),
     features: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: LINE_PATTERN }), {
         maxItems: 20,
         description: 'Short phrases, e.g. "adjustable arm", "keeps drinks cold for 24 hours".',
       }),
@@ -57,7 +57,7 @@ export const GenerateDescriptionBody = Type.Object(
       }),
     ),
     keywords: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 60, pattern: '\\S' }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: 60, pattern: LINE_PATTERN }), {
         maxItems: 10,
         uniqueItems: true,
         description:

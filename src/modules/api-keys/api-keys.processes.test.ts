@@ -8,6 +8,9 @@ import type { Principal } from '../../lib/principal.js';
 import { freshStore, type TestStore } from '../../../test/helpers/context.js';
 import { eventually } from '../../../test/helpers/webhook-receiver.js';
 
+/** The client address the keys are presented from. */
+const LOOPBACK = '127.0.0.1';
+
 /**
  * Two processes' worth of wiring (each its own pool, key cache and listener) on one PostgreSQL
  * schema. The observer's clock stands still, so its 5 s cache never runs out by itself: a change
@@ -29,7 +32,7 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
     observer.start();
     const tenant = await actor.tenants.create({ name: 'Two processes', email: 'two@example.com' });
     key = tenant.apiKey.key;
-    owner = await actor.apiKeys.authenticate(`Bearer ${key}`);
+    owner = await actor.apiKeys.authenticate(`Bearer ${key}`, LOOPBACK);
   });
   after(async () => {
     await actor.close();
@@ -39,7 +42,7 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
 
   const refused = async (header: string) => {
     try {
-      await observer.apiKeys.authenticate(header);
+      await observer.apiKeys.authenticate(header, LOOPBACK);
       return false;
     } catch (error) {
       return (error as { code?: string }).code;
@@ -49,7 +52,7 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
   it('refuses a key revoked by another process without waiting for the cache', async () => {
     const doomed = await actor.apiKeys.create(owner, { name: 'doomed', permissions: ['read:products'] });
     const header = `Bearer ${doomed.key}`;
-    await observer.apiKeys.authenticate(header); // cached by the observer
+    await observer.apiKeys.authenticate(header, LOOPBACK); // cached by the observer
     await actor.apiKeys.revoke(owner, doomed.id);
     assert.equal(await eventually(() => refused(header), 10_000, 'the revocation'), 'invalid_api_key');
   });
@@ -57,18 +60,18 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
   it('refuses a rolled key at once in every process when rolled without overlap', async () => {
     const rolled = await actor.apiKeys.create(owner, { name: 'rolled', permissions: ['read:products'] });
     const header = `Bearer ${rolled.key}`;
-    await observer.apiKeys.authenticate(header);
+    await observer.apiKeys.authenticate(header, LOOPBACK);
     await actor.apiKeys.roll(owner, rolled.id, 0);
     assert.equal(await eventually(() => refused(header), 10_000, 'the roll'), 'invalid_api_key');
   });
 
   it('serves new limits set by another process', async () => {
     const header = `Bearer ${key}`;
-    const before = await observer.apiKeys.authenticate(header);
+    const before = await observer.apiKeys.authenticate(header, LOOPBACK);
     await actor.tenants.setLimits(before.tenant.id, { hourly: 7 });
     const hourly = await eventually(
       async () => {
-        const limit = (await observer.apiKeys.authenticate(header)).tenant.hourly_limit;
+        const limit = (await observer.apiKeys.authenticate(header, LOOPBACK)).tenant.hourly_limit;
         return limit === 7 ? limit : undefined;
       },
       10_000,
@@ -80,7 +83,7 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
   it('drops its cache after losing its listening connection, so changes it missed still apply', async () => {
     const missed = await actor.apiKeys.create(owner, { name: 'missed', permissions: ['read:products'] });
     const header = `Bearer ${missed.key}`;
-    await observer.apiKeys.authenticate(header);
+    await observer.apiKeys.authenticate(header, LOOPBACK);
     // Revoked behind every process's back (no notification), and the listeners cut off.
     await sql`UPDATE api_keys SET revoked_at = ${Date.now()} WHERE id = ${missed.id}`.execute(actor.store.db);
     await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity

@@ -95,6 +95,8 @@ export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['API keys'],
           summary: 'Revoke a key; it stops working at once',
+          description:
+            'A key can only revoke a key whose every permission it holds itself, and a key with an expiry only keys that expire with it or earlier (403 `insufficient_permissions`, with `required_permission` naming the first permission it lacks): it may revoke the keys it could have created or rolled, itself always included.',
           params: KeyIdParams,
           response: { 204: { type: 'null', description: 'Revoked' }, ...errorResponses(404) },
         },

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { PERMISSIONS, type Permission } from '../../http/permissions.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 
 export const PermissionSchema = Type.Unsafe<Permission>({
   type: 'string',
@@ -32,7 +32,12 @@ export const ApiKeyListQuery = Type.Object(PageQuery, { additionalProperties: fa
 
 export const CreateApiKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: LINE_PATTERN,
+      description: 'One line, not blank.',
+    }),
     permissions: Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future.' })),
   },

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import type { Db, Store } from '../../db/store.js';
+import { clientAddressKey, createFailureWindow } from '../../http/client-address.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
 import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
@@ -22,6 +23,11 @@ const CACHE_MAX_ENTRIES = 10_000;
 const LAST_USED_FLUSH_MS = 2_000;
 /** The store topic on which processes tell each other to drop cached principals. */
 const INVALIDATION_TOPIC = 'principals';
+/**
+ * Unknown, revoked or expired keys one client address may present per minute (per process). Past
+ * that, a key this process has not seen valid is refused with 429 before it is looked up.
+ */
+export const KEY_FAILURES = { limit: 20, windowMs: 60_000, maxClients: 10_000 } as const;
 
 export interface ApiKeyObject {
   id: string;
@@ -71,30 +77,39 @@ function unauthorized(
   return new AppError(code, detail, { headers: { 'www-authenticate': error } });
 }
 
-/** Refuses to hand out a permission the caller does not hold itself. */
-export function assertCanGrant(principal: Principal, permissions: readonly Permission[]): void {
+/**
+ * What a key does to another key: it can only do it to a key no more powerful than itself, one
+ * whose every permission it holds and that does not outlive it. A key always passes for itself.
+ */
+type KeyAction = 'grant' | 'roll' | 'revoke';
+
+/** Refuses a key with a permission the caller does not hold itself (naming the first missing one). */
+export function assertHolds(
+  principal: Principal,
+  permissions: readonly Permission[],
+  action: KeyAction,
+): void {
   const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
   if (missing) {
-    throw new AppError(
-      'insufficient_permissions',
-      `This key cannot grant ${missing}, which it does not hold.`,
-      {
-        extra: { required_permission: missing },
-      },
-    );
+    const detail =
+      action === 'grant'
+        ? `This key cannot grant ${missing}, which it does not hold.`
+        : `This key cannot ${action} a key with ${missing}, which it does not hold.`;
+    throw new AppError('insufficient_permissions', detail, { extra: { required_permission: missing } });
   }
 }
 
 /**
- * A key that expires cannot make a key that outlives it (by creating or rolling one): that would
- * be a more powerful key, as much as one with more permissions.
+ * A key that expires cannot make a key that outlives it (by creating or rolling one), nor revoke
+ * one: that would be a more powerful key, as much as one with more permissions.
  */
-function assertOutlivedBy(principal: Principal, expiresAt: number | null): void {
+function assertOutlivedBy(principal: Principal, expiresAt: number | null, action: KeyAction): void {
   const own = principal.key.expiresAt;
   if (own !== null && (expiresAt === null || expiresAt > own)) {
+    const what = action === 'revoke' ? 'revoke' : 'make';
     throw new AppError(
       'insufficient_permissions',
-      `This key expires at ${iso(own)}; it cannot make a key that outlives it.`,
+      `This key expires at ${iso(own)}; it cannot ${what} a key that outlives it.`,
     );
   }
 }
@@ -108,7 +123,13 @@ export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
 export function createApiKeyService(deps: { store: Store; clock: Clock; logger: Logger }) {
   const { store, clock, logger } = deps;
+  /**
+   * Principals by key digest. An entry older than CACHE_TTL_MS is read again before it is used,
+   * but stays as the knowledge that the key was valid (see `authenticate`) until it is evicted or
+   * the key is revoked; unknown keys never enter it.
+   */
   const cache = new Map<string, CacheEntry>();
+  const failures = createFailureWindow(KEY_FAILURES);
   const pendingLastUsed = new Map<string, number>();
   let flushTimer: NodeJS.Timeout | undefined;
 
@@ -176,11 +197,15 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     }
   }
 
-  /** Reads a key by its digest and caches its principal; a missing or revoked key is a 401. */
-  async function lookUp(hash: string, now: number): Promise<Principal> {
+  /**
+   * Reads a key by its digest and caches its principal; a missing or revoked key is a 401, and a
+   * failure of the client.
+   */
+  async function lookUp(hash: string, now: number, client: string): Promise<Principal> {
     const row = await repo.findKeyWithTenantByHash(store.db, hash);
     if (!row || row.revoked_at !== null) {
       cache.delete(hash);
+      failures.record(client, now);
       throw unauthorized('invalid_api_key', 'The API key is not valid.');
     }
     const principal: Principal = {
@@ -208,9 +233,10 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     return toObject(row);
   }
 
-  /** An expired key is a 401; a usable one is noted as used now. */
-  function usable(principal: Principal, now: number): Principal {
+  /** An expired key is a 401 (and a failure of the client); a usable one is noted as used now. */
+  function usable(principal: Principal, now: number, address: string): Principal {
     if (principal.key.expiresAt !== null && principal.key.expiresAt <= now) {
+      failures.record(clientAddressKey(address), now);
       throw unauthorized('api_key_expired', 'The API key has expired.');
     }
     pendingLastUsed.set(principal.key.id, now);
@@ -221,11 +247,18 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     insertKey,
 
     /**
-     * Resolves an `Authorization` header to a principal, or throws the contract's 401. A key
-     * trusted from memory is answered synchronously (no promise on the hot path); otherwise the
-     * returned promise settles once the store answered, rejecting with the 401.
+     * Resolves an `Authorization` header sent from `address` (the client's IP) to a principal, or
+     * throws the contract's 401. A key trusted from memory is answered synchronously (no promise on
+     * the hot path); otherwise the returned promise settles once the store answered, rejecting with
+     * the 401.
+     *
+     * An address that presented KEY_FAILURES.limit unknown, revoked or expired keys within a minute
+     * gets 429 `rate_limited` for any key this process has not seen valid, before the store is
+     * read, until its oldest counted failure is a minute old (refusals are not counted, so a slot
+     * opens again each time one ages out). A key this process has seen valid (cached, however long
+     * ago, and not revoked since) is read and served as from any address: valid keys are not slowed.
      */
-    authenticate(header: string | undefined): Principal | Promise<Principal> {
+    authenticate(header: string | undefined, address: string): Principal | Promise<Principal> {
       const match = header === undefined ? null : BEARER_PATTERN.exec(header);
       if (!match?.[1]) {
         throw unauthorized(
@@ -238,8 +271,20 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       const hash = hashKey(raw);
       const now = clock.now();
       const cached = cache.get(hash);
-      if (cached && now - cached.cachedAt < CACHE_TTL_MS) return usable(cached.principal, now);
-      return lookUp(hash, now).then((principal) => usable(principal, now));
+      if (cached && now - cached.cachedAt < CACHE_TTL_MS) return usable(cached.principal, now, address);
+      const client = clientAddressKey(address);
+      if (!cached) {
+        const waitMs = failures.waitMs(client, now);
+        if (waitMs > 0) {
+          const seconds = Math.ceil(waitMs / 1000);
+          throw new AppError(
+            'rate_limited',
+            `Too many unknown, revoked or expired API keys from this address; retry in ${seconds} s.`,
+            { headers: { 'retry-after': String(seconds) } },
+          );
+        }
+      }
+      return lookUp(hash, now, client).then((principal) => usable(principal, now, address));
     },
 
     /** A page of the keys that still work, masked, newest first. */
@@ -267,14 +312,14 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<ApiKeyObject> {
       if (idempotent.committed !== null) return current(principal, idempotent.committed);
-      assertCanGrant(principal, input.permissions);
+      assertHolds(principal, input.permissions, 'grant');
       // Without `expires_at`, a key made by an expiring key expires with it.
       let expiresAt: number | null = principal.key.expiresAt;
       if (input.expires_at !== undefined) {
         expiresAt = Date.parse(input.expires_at);
         if (!(expiresAt > clock.now())) throw validationError('expires_at', 'must be in the future');
       }
-      assertOutlivedBy(principal, expiresAt);
+      assertOutlivedBy(principal, expiresAt, 'grant');
       return store.transaction(async (trx) => {
         const created = await insertKey(trx, {
           tenantId: principal.tenant.id,
@@ -305,8 +350,8 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
         const old = await repo.findLiveKey(trx, principal.tenant.id, id, now);
         if (!old) throw notFound('API key');
         const permissions = parsePermissions(old.permissions);
-        assertCanGrant(principal, permissions);
-        assertOutlivedBy(principal, old.expires_at);
+        assertHolds(principal, permissions, 'roll');
+        assertOutlivedBy(principal, old.expires_at, 'roll');
         await store.notify(trx, INVALIDATION_TOPIC, `key:${old.id}`);
         if (graceSeconds === 0) await repo.revokeKey(trx, old.id, now);
         else
@@ -335,6 +380,8 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       await store.transaction(async (trx) => {
         const row = await repo.findLiveKey(trx, principal.tenant.id, id, now);
         if (!row) throw notFound('API key');
+        assertHolds(principal, parsePermissions(row.permissions), 'revoke');
+        assertOutlivedBy(principal, row.expires_at, 'revoke');
         await repo.revokeKey(trx, row.id, now);
         await store.notify(trx, INVALIDATION_TOPIC, `key:${row.id}`);
       });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../lib/clock.js';
+import { randomBase62 } from '../../lib/ids.js';
+import { KEY_FAILURES } from './api-keys.service.js';
 import {
   client,
   createTenant,
@@ -167,6 +169,145 @@ for (const dialect of DIALECTS) {
         (await client(ctx.app, powerful.body.key)('GET', '/v1/users/me')).body.code,
         'insufficient_permissions',
       );
+    });
+
+    it('never revokes a key holding a permission the caller lacks, and always itself', async () => {
+      const owner = await createTenant(ctx);
+      const api = client(ctx.app, owner.apiKey.key);
+      const managerPermissions = ['read:keys', 'write:keys', 'read:users'];
+      const manager = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Key manager', permissions: managerPermissions },
+      });
+      const managerApi = client(ctx.app, manager.body.key);
+      const listed = async () =>
+        (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100')).body.data.map((k) => k.id).sort();
+      const before = await listed();
+
+      // The owner's full key: refused, naming the first permission the manager lacks.
+      const refused = await managerApi('DELETE', `/v1/api-keys/${owner.apiKey.id}`);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.code, 'insufficient_permissions');
+      assert.equal(
+        refused.body.required_permission,
+        owner.apiKey.permissions.find((p) => !managerPermissions.includes(p)),
+      );
+      // Nothing changed: the owner's key works, from memory and from the store alike.
+      assert.deepEqual(await listed(), before);
+      assert.equal((await api('GET', '/v1/users/me')).status, 200);
+      clock.advance(10_000);
+      assert.equal((await api('GET', '/v1/users/me')).status, 200);
+
+      // One permission too many is enough to refuse.
+      const wider = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Wider', permissions: ['read:users', 'write:wallet'] },
+      });
+      const widerRefused = await managerApi('DELETE', `/v1/api-keys/${wider.body.id}`);
+      assert.equal(widerRefused.status, 403);
+      assert.equal(widerRefused.body.required_permission, 'write:wallet');
+      assert.equal((await client(ctx.app, wider.body.key)('GET', '/v1/users/me')).status, 200);
+
+      // A key it could have made, it can revoke; and itself, always.
+      const narrower = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Narrower', permissions: ['read:users'] },
+      });
+      assert.equal((await managerApi('DELETE', `/v1/api-keys/${narrower.body.id}`)).status, 204);
+      assert.equal((await managerApi('DELETE', `/v1/api-keys/${manager.body.id}`)).status, 204);
+      assert.equal((await managerApi('GET', '/v1/users/me')).body.code, 'invalid_api_key');
+
+      // A key that expires cannot revoke one that outlives it, even with every permission.
+      const temporary = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: {
+          name: 'Temporary',
+          permissions: owner.apiKey.permissions,
+          expires_at: new Date(clock.now() + HOUR).toISOString(),
+        },
+      });
+      const temporaryApi = client(ctx.app, temporary.body.key);
+      const outlives = await temporaryApi('DELETE', `/v1/api-keys/${owner.apiKey.id}`);
+      assert.equal(outlives.status, 403);
+      assert.equal(outlives.body.code, 'insufficient_permissions');
+      assert.equal((await api('GET', '/v1/users/me')).status, 200);
+      assert.equal((await temporaryApi('DELETE', `/v1/api-keys/${temporary.body.id}`)).status, 204);
+    });
+
+    it('refuses an address that keeps presenting unknown keys, and still serves valid keys', async () => {
+      const owner = await createTenant(ctx);
+      const api = client(ctx.app, owner.apiKey.key);
+      const { limit, windowMs } = KEY_FAILURES;
+      const from = (address: string, key: string) =>
+        ctx.app.inject({
+          method: 'GET',
+          url: '/v1/users/me',
+          remoteAddress: address,
+          headers: { authorization: `Bearer ${key}` },
+        });
+      const unknownKey = () => `sk_live_${randomBase62(40)}`;
+      const attacker = '198.51.100.50';
+      // A valid key this process knows, from the attacker's address (a shared NAT).
+      assert.equal((await from(attacker, owner.apiKey.key)).statusCode, 200);
+      const start = clock.now();
+      for (let i = 0; i < limit; i++) {
+        const res = await from(attacker, unknownKey());
+        assert.equal(res.statusCode, 401, `unknown key ${i + 1}`);
+        assert.equal(res.json<{ code: string }>().code, 'invalid_api_key');
+        clock.advance(100);
+      }
+      const refused = await from(attacker, unknownKey());
+      assert.equal(refused.statusCode, 429);
+      assert.equal(refused.json<{ code: string }>().code, 'rate_limited');
+      assert.equal(
+        refused.headers['retry-after'],
+        String(Math.ceil((start + windowMs - clock.now()) / 1000)),
+      );
+      assert.match(String(refused.headers['content-type']), /application\/problem\+json/);
+      // The valid key is served throughout: from memory, and once memory is stale, from the store.
+      assert.equal((await from(attacker, owner.apiKey.key)).statusCode, 200);
+      clock.advance(6_000);
+      assert.equal((await from(attacker, owner.apiKey.key)).statusCode, 200);
+      // A key this process has not seen valid is refused without being read, valid or not.
+      const unseen = await api<KeyBody>('POST', '/v1/api-keys', {
+        body: { name: 'Unseen', permissions: ['read:users'] },
+      });
+      assert.equal((await from(attacker, unseen.body.key)).statusCode, 429);
+      // Other addresses are not affected.
+      assert.equal((await from('198.51.100.51', unknownKey())).statusCode, 401);
+      assert.equal((await from('198.51.100.51', unseen.body.key)).statusCode, 200);
+      // Refusals are not counted: once the first failure is a window old, one more key is read.
+      clock.advance(start + windowMs - clock.now());
+      const reopened = await from(attacker, unknownKey());
+      assert.equal(reopened.statusCode, 401);
+      assert.equal((await from(attacker, unknownKey())).statusCode, 429);
+    });
+
+    it('counts revoked and expired keys as failures of the address presenting them', async () => {
+      const owner = await createTenant(ctx);
+      const api = client(ctx.app, owner.apiKey.key);
+      const make = async (extra: Record<string, unknown> = {}) =>
+        (
+          await api<KeyBody>('POST', '/v1/api-keys', {
+            body: { name: 'Doomed', permissions: ['read:users'], ...extra },
+          })
+        ).body;
+      const revoked = await make();
+      assert.equal((await api('DELETE', `/v1/api-keys/${revoked.id}`)).status, 204);
+      const expiring = await make({ expires_at: new Date(clock.now() + 1000).toISOString() });
+      const from = (address: string, key: string) =>
+        ctx.app.inject({
+          method: 'GET',
+          url: '/v1/users/me',
+          remoteAddress: address,
+          headers: { authorization: `Bearer ${key}` },
+        });
+      assert.equal((await from('198.51.100.60', expiring.key)).statusCode, 200);
+      clock.advance(2000);
+      const half = Math.floor(KEY_FAILURES.limit / 2);
+      for (let i = 0; i < KEY_FAILURES.limit; i++) {
+        const res = await from('198.51.100.60', i < half ? revoked.key : expiring.key);
+        assert.equal(res.json<{ code: string }>().code, i < half ? 'invalid_api_key' : 'api_key_expired');
+      }
+      assert.equal((await from('198.51.100.60', revoked.key)).statusCode, 429);
+      assert.equal((await from('198.51.100.61', revoked.key)).statusCode, 401);
+      clock.advance(KEY_FAILURES.windowMs);
     });
 
     it('never lets a key that expires make a key that outlives it', async () => {

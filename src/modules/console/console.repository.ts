@@ -153,3 +153,17 @@ export async function deleteStaleThrottles(db: Db, now: number, windowStartedBef
     .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<=', now)]))
     .execute();
 }
+
+/** A user's password hash, made again at the configured cost. */
+export async function setPasswordHash(
+  db: Db,
+  userId: string,
+  passwordHash: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated: now })
+    .where('id', '=', userId)
+    .execute();
+}

@@ -1,16 +1,16 @@
 import { type Static, Type } from 'typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { LINE_PATTERN, Timestamp } from '../../http/schemas.js';
 import { ApiKeySchema } from '../api-keys/api-keys.schemas.js';
 
 /** The console backend's own bodies and responses; the resources reuse the API's schemas. */
 
-const Email = Type.String({ minLength: 3, maxLength: 254 });
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: LINE_PATTERN });
 const Password = Type.String({ minLength: 8, maxLength: 200 });
 
 export const SignupBody = Type.Object(
   {
-    store_name: Type.String({ minLength: 1, maxLength: 200 }),
-    owner_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    store_name: Type.String({ minLength: 1, maxLength: 200, pattern: LINE_PATTERN }),
+    owner_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: LINE_PATTERN })),
     email: Email,
     password: Password,
   },

@@ -1,10 +1,11 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.js';
+import { clientAddressKey } from '../../http/client-address.js';
 import { AppError, isAppError } from '../../http/errors.js';
 import { PERMISSIONS } from '../../http/permissions.js';
 import { limitsOf, PLAN_LIMITS } from '../../http/rate-limit.js';
 import { type Clock, iso } from '../../lib/clock.js';
-import { hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { hashPassword, needsRehash, verifyPassword } from '../../lib/passwords.js';
 import type { Plan, Principal } from '../../lib/principal.js';
 import type { ApiKeyObject } from '../api-keys/api-keys.service.js';
 import { findUserByEmail } from '../tenants/tenants.repository.js';
@@ -20,8 +21,13 @@ import * as repo from './console.repository.js';
  * - The session id is 32 random bytes (base64url) that only the browser's cookie holds; the store
  *   keeps its SHA-256, so a read of the table cannot be replayed as a login.
  * - The CSRF token is an HMAC of the session id: nothing to store, and it changes with the session.
- * - Throttling counts failures per email and per client address in fixed windows, in the store,
- *   so it holds across processes and restarts.
+ * - Throttling counts failed logins per (email, client address) pair and per client address, and
+ *   sign-ups per client address, in fixed windows in the store, so it holds across processes and
+ *   restarts. Nothing is counted per email alone: however many addresses fail on an email, its
+ *   owner still signs in from their own, so nobody can lock an account by knowing its email.
+ * - A login costs one scrypt whether or not the email has an account (`verifyPassword` checks an
+ *   unknown email against a decoy at the configured cost) and does the same store work either way
+ *   up to a correct password; a hash made at an older cost is rehashed when its owner signs in.
  */
 
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3_600_000;
@@ -37,10 +43,10 @@ export interface ThrottleRule {
 }
 
 export const THROTTLE = {
-  /** Failed logins for one email. */
-  loginPerEmail: { limit: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
-  /** Failed logins from one client address, whatever the email. */
-  loginPerAddress: { limit: 20, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
+  /** Failed logins for one email from one client address: guessing one account's password. */
+  loginPerPair: { limit: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
+  /** Failed logins from one client address, whatever the email: spraying guesses over accounts. */
+  loginPerAddress: { limit: 50, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
   /** Sign-ups (each creates a tenant and runs scrypt) from one client address. */
   signupPerAddress: { limit: 10, windowMs: 3_600_000, blockMs: 3_600_000 },
 } as const satisfies Record<string, ThrottleRule>;
@@ -132,8 +138,6 @@ export function createConsoleService(deps: {
   versions: VersionRegistry;
 }) {
   const { store, clock, tenants, versions } = deps;
-  /** Verified against for unknown emails, so a login takes as long whether or not the email exists. */
-  let decoyHash: Promise<string> | undefined;
 
   function view(account: repo.SessionWithOwner, sessionId: string, expiresAt: number): AccountView {
     return {
@@ -219,7 +223,7 @@ export function createConsoleService(deps: {
       address: string,
       replacing: string | undefined,
     ): Promise<StartedSession & { apiKey: ApiKeyObject }> {
-      const addressKey = `signup-address:${sha256(address)}`;
+      const addressKey = `signup-address:${sha256(clientAddressKey(address))}`;
       const now = clock.now();
       await refuseWhileBlocked([addressKey], now, 'sign-ups from this address');
       await countAttempts([[addressKey, THROTTLE.signupPerAddress]], now);
@@ -246,29 +250,30 @@ export function createConsoleService(deps: {
       replacing: string | undefined,
     ): Promise<StartedSession> {
       const email = input.email.trim().toLowerCase();
-      const emailKey = `login-email:${sha256(email)}`;
-      const addressKey = `login-address:${sha256(address)}`;
+      const client = clientAddressKey(address);
+      const pairKey = `login-pair:${sha256(`${email}\n${client}`)}`;
+      const addressKey = `login-address:${sha256(client)}`;
       const now = clock.now();
-      await refuseWhileBlocked([emailKey, addressKey], now, 'failed logins');
+      await refuseWhileBlocked([pairKey, addressKey], now, 'failed logins');
       const user = await findUserByEmail(store.db, email);
-      let valid = false;
-      if (user?.password_hash) {
-        valid = await verifyPassword(input.password, user.password_hash);
-      } else {
-        decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
-        await verifyPassword(input.password, await decoyHash);
-      }
-      if (!user || !valid) {
+      const stored = user?.password_hash ?? null;
+      // One scrypt either way: without an account (or a password) the check runs against a decoy.
+      const valid = await verifyPassword(input.password, stored);
+      if (!user || stored === null || !valid) {
         await countAttempts(
           [
-            [emailKey, THROTTLE.loginPerEmail],
+            [pairKey, THROTTLE.loginPerPair],
             [addressKey, THROTTLE.loginPerAddress],
           ],
           now,
         );
         throw loggedOut('The email or password is incorrect.');
       }
-      return startSession(user, replacing, (trx) => repo.clearThrottle(trx, emailKey));
+      const rehashed = needsRehash(stored) ? await hashPassword(input.password) : undefined;
+      return startSession(user, replacing, async (trx) => {
+        await repo.clearThrottle(trx, pairKey);
+        if (rehashed !== undefined) await repo.setPasswordHash(trx, user.id, rehashed, now);
+      });
     },
 
     async logout(session: ConsoleSession): Promise<void> {

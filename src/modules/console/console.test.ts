@@ -6,12 +6,19 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseSetCookie } from 'cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
+import {
+  client,
+  createTenant,
+  createTestContext,
+  DIALECTS,
+  type TestContext,
+} from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { installErrorHandler, installNotFoundHandler, RouteTable } from '../../http/error-handler.js';
 import { PLAN_LIMITS } from '../../http/rate-limit.js';
 import { ManualClock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
+import { hashPassword, scryptDerivations } from '../../lib/passwords.js';
 import { consolePages } from './console.pages.js';
 import { SESSION_COOKIE } from './console.routes.js';
 import { THROTTLE } from './console.service.js';
@@ -205,7 +212,7 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(blank.status, 400);
       assert.equal(blank.body.code, 'validation_failed');
-      assert.deepEqual(blank.body.errors, [{ field: 'store_name', message: 'must be 1 to 200 characters' }]);
+      assert.deepEqual(blank.body.errors, [{ field: 'store_name', message: 'must not be blank' }]);
       const form = await ctx.app.inject({
         method: 'POST',
         url: '/console/api/login',
@@ -366,19 +373,22 @@ for (const dialect of DIALECTS) {
       assert.equal(cross.setCookie, undefined);
     });
 
-    it('throttles failed logins per email, then lets the owner in once the block is over', async () => {
+    it('throttles failed logins per email and address; the owner still signs in from elsewhere', async () => {
       const email = newEmail();
       assert.equal((await signup(browser(ctx.app), email)).status, 201);
       const b = browser(ctx.app);
-      const address = '198.51.100.10';
-      const { limit, blockMs } = THROTTLE.loginPerEmail;
-      for (let i = 0; i < limit; i++) {
-        const res = await b.request('POST', '/console/api/login', {
-          body: { email, password: `wrong-${i}` },
-          address,
-        });
-        assert.equal(res.status, 401, `attempt ${i + 1}`);
+      const attackers = ['198.51.100.10', '198.51.100.11'];
+      const { limit, blockMs } = THROTTLE.loginPerPair;
+      for (const address of attackers) {
+        for (let i = 0; i < limit; i++) {
+          const res = await b.request('POST', '/console/api/login', {
+            body: { email, password: `wrong-${i}` },
+            address,
+          });
+          assert.equal(res.status, 401, `attempt ${i + 1} from ${address}`);
+        }
       }
+      const [address] = attackers as [string, string];
       const blocked = await b.request<{ code: string }>('POST', '/console/api/login', {
         body: { email, password: PASSWORD },
         address,
@@ -387,12 +397,13 @@ for (const dialect of DIALECTS) {
       assert.equal(blocked.body.code, 'rate_limited');
       assert.equal(blocked.headers['retry-after'], String(blockMs / 1000));
       assert.equal(blocked.setCookie, undefined);
-      // From another address the email is blocked just the same.
-      const elsewhere = await b.request('POST', '/console/api/login', {
+      // The account itself is not locked: its owner signs in from their own address.
+      const owner = await browser(ctx.app).request('POST', '/console/api/login', {
         body: { email, password: PASSWORD },
         address: '203.0.113.99',
       });
-      assert.equal(elsewhere.status, 429);
+      assert.equal(owner.status, 200);
+      assert.ok(owner.setCookie?.value);
       // Another account from the first address is not affected (fewer than the address limit).
       const neighbour = newEmail();
       assert.equal((await signup(browser(ctx.app), neighbour)).status, 201);
@@ -415,7 +426,7 @@ for (const dialect of DIALECTS) {
         address,
       });
       assert.equal(open.status, 200);
-      // A success clears the email's count: one more mistake is not a block.
+      // A success clears the pair's count: one more mistake is not a block.
       const slip = await b.request('POST', '/console/api/login', {
         body: { email, password: 'oops' },
         address,
@@ -428,34 +439,59 @@ for (const dialect of DIALECTS) {
       assert.equal(again.status, 200);
     });
 
+    it('counts an IPv6 client by its /64', async () => {
+      const email = newEmail();
+      assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      const { limit, blockMs } = THROTTLE.loginPerPair;
+      for (let i = 0; i < limit; i++) {
+        const res = await browser(ctx.app).request('POST', '/console/api/login', {
+          body: { email, password: `wrong-${i}` },
+          address: `2001:db8:1:2::${(i + 1).toString(16)}`,
+        });
+        assert.equal(res.status, 401, `attempt ${i + 1}`);
+      }
+      const sameNetwork = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '2001:db8:1:2:ffff::1',
+      });
+      assert.equal(sameNetwork.status, 429);
+      const nextNetwork = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '2001:db8:1:3::1',
+      });
+      assert.equal(nextNetwork.status, 200);
+      clock.advance(blockMs);
+    });
+
     it('counts concurrent failures exactly', async () => {
       const email = newEmail();
       assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      const address = '192.0.2.7';
       const attempts = 8;
       const results = await Promise.all(
         Array.from({ length: attempts }, (_, i) =>
           browser(ctx.app).request('POST', '/console/api/login', {
             body: { email, password: `wrong-${i}` },
-            address: `192.0.2.${i + 1}`,
+            address,
           }),
         ),
       );
       const failures = results.filter((r) => r.status === 401).length;
       assert.equal(failures + results.filter((r) => r.status === 429).length, attempts);
-      assert.ok(failures >= THROTTLE.loginPerEmail.limit);
+      assert.ok(failures >= THROTTLE.loginPerPair.limit);
       const row = await ctx.deps.store.db
         .selectFrom('console_throttle')
         .selectAll()
-        .where('key', '=', `login-email:${sha256(email)}`)
+        .where('key', '=', `login-pair:${sha256(`${email}\n${address}`)}`)
         .executeTakeFirstOrThrow();
       assert.equal(Number(row.attempts), failures, 'every failed attempt was counted');
       assert.ok(Number(row.blocked_until) > clock.now());
       const blocked = await browser(ctx.app).request('POST', '/console/api/login', {
         body: { email, password: PASSWORD },
-        address: '192.0.2.200',
+        address,
       });
       assert.equal(blocked.status, 429);
-      clock.advance(THROTTLE.loginPerEmail.blockMs);
+      clock.advance(THROTTLE.loginPerPair.blockMs);
     });
 
     it('throttles failed logins per client address, whatever the email', async () => {
@@ -482,12 +518,103 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(blocked.status, 429);
       assert.equal(blocked.body.code, 'rate_limited');
+      assert.ok(Number(blocked.headers['retry-after']) > 0);
       const otherAddress = await browser(ctx.app).request('POST', '/console/api/login', {
         body: { email: victim, password: PASSWORD },
         address: '198.51.100.78',
       });
       assert.equal(otherAddress.status, 200);
       clock.advance(THROTTLE.loginPerAddress.blockMs);
+    });
+
+    it('lets an owner in whom the former per-email lockout had blocked', async () => {
+      const email = newEmail();
+      assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      // The row the lockout left: five failures on the email, blocked for 15 more minutes.
+      await ctx.deps.store.db
+        .insertInto('console_throttle')
+        .values({
+          key: `login-email:${sha256(email)}`,
+          attempts: 5,
+          window_start: clock.now(),
+          blocked_until: clock.now() + 15 * 60_000,
+        })
+        .execute();
+      const res = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '198.51.100.90',
+      });
+      assert.equal(res.status, 200);
+    });
+
+    it('runs exactly one scrypt per failed login, whether or not the email has an account', async () => {
+      const email = newEmail();
+      assert.equal((await signup(browser(ctx.app), email)).status, 201);
+      // A user without a password (made through the API, never signed up in the console).
+      const passwordless = (await createTenant(ctx)).user.email;
+      const attempt = async (body: { email: string; password: string }, address: string) => {
+        const before = scryptDerivations();
+        const res = await browser(ctx.app).request<{ code: string; detail: string }>(
+          'POST',
+          '/console/api/login',
+          { body, address },
+        );
+        return { status: res.status, detail: res.body.detail, scrypts: scryptDerivations() - before };
+      };
+      const refused = { status: 401, detail: 'The email or password is incorrect.', scrypts: 1 };
+      assert.deepEqual(await attempt({ email: newEmail(), password: PASSWORD }, '198.51.100.121'), refused);
+      assert.deepEqual(await attempt({ email, password: 'not the password' }, '198.51.100.122'), refused);
+      assert.deepEqual(await attempt({ email: passwordless, password: PASSWORD }, '198.51.100.123'), refused);
+      const right = await attempt({ email, password: PASSWORD }, '198.51.100.124');
+      assert.equal(right.status, 200);
+      assert.equal(right.scrypts, 1);
+    });
+
+    it('rehashes a password made at another cost when its owner signs in', async () => {
+      const email = newEmail();
+      const account = await signup(browser(ctx.app), email);
+      assert.equal(account.status, 201);
+      const older = await hashPassword(PASSWORD, ctx.config.passwordScryptLog2N - 1);
+      await ctx.deps.store.db
+        .updateTable('users')
+        .set({ password_hash: older })
+        .where('id', '=', account.body.user.id)
+        .execute();
+      const storedHash = async () =>
+        (
+          await ctx.deps.store.db
+            .selectFrom('users')
+            .select('password_hash')
+            .where('id', '=', account.body.user.id)
+            .executeTakeFirstOrThrow()
+        ).password_hash;
+      // A wrong password changes nothing.
+      const wrong = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: 'not the password' },
+        address: '198.51.100.130',
+      });
+      assert.equal(wrong.status, 401);
+      assert.equal(await storedHash(), older);
+      const before = scryptDerivations();
+      const first = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '198.51.100.131',
+      });
+      assert.equal(first.status, 200);
+      assert.equal(scryptDerivations() - before, 2, 'the check, then the new hash');
+      const rehashed = await storedHash();
+      assert.match(
+        String(rehashed),
+        new RegExp(`^scrypt\\$${2 ** ctx.config.passwordScryptLog2N}\\$8\\$1\\$`),
+      );
+      const next = scryptDerivations();
+      const second = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email, password: PASSWORD },
+        address: '198.51.100.132',
+      });
+      assert.equal(second.status, 200);
+      assert.equal(scryptDerivations() - next, 1);
+      assert.equal(await storedHash(), rehashed);
     });
 
     it('throttles sign-ups per client address', async () => {

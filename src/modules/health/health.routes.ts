@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { READY_TIMEOUT_MS, storeUnavailable } from '../../db/store.js';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { storeUnavailableProblem } from '../../http/error-handler.js';
 import { errorResponses } from '../../http/schemas.js';
 
 export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -25,15 +26,16 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: {
           tags: ['Health'],
-          summary: 'Readiness: the database answers',
+          summary: 'Readiness: the database answers and takes new connections',
+          description: `Answers within ${READY_TIMEOUT_MS / 1000} s: 200, or 503 \`service_unavailable\` with \`Retry-After\` and a \`detail\` saying why (the database is unreachable, does not answer in time, or refuses new connections).`,
           response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
         },
       },
       async () => {
         try {
           await deps.store.ping();
-        } catch {
-          throw new AppError('service_unavailable', 'The database is unreachable.');
+        } catch (error) {
+          throw storeUnavailableProblem(storeUnavailable(error) ?? 'unreachable');
         }
         return { status: 'ready' as const };
       },

@@ -1,7 +1,13 @@
 import { type Static, Type } from 'typebox';
 import type { OrderStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import {
+  LINE_OR_EMPTY_PATTERN,
+  LINE_PATTERN,
+  Nullable,
+  TEXT_PATTERN,
+  Timestamp,
+} from '../../http/schemas.js';
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'pending',
@@ -18,25 +24,30 @@ const StatusSchema = Type.Unsafe<OrderStatus>({
   description: '`pending`, `paid`, `shipped`, `delivered`, `cancelled` or `refunded`.',
 });
 
+/** One line of text, not blank, of at most `maxLength` characters. */
+const Line = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: LINE_PATTERN });
+/** One line of text, possibly empty. */
+const OptionalLine = (maxLength: number) => Type.String({ maxLength, pattern: LINE_OR_EMPTY_PATTERN });
+
 const StringMap = (description: string) =>
   Type.Unsafe<Record<string, string>>({
     type: 'object',
-    additionalProperties: { type: 'string', maxLength: 500 },
-    propertyNames: { minLength: 1, maxLength: 40 },
+    additionalProperties: { type: 'string', maxLength: 500, pattern: TEXT_PATTERN },
+    propertyNames: { minLength: 1, maxLength: 40, pattern: LINE_PATTERN },
     maxProperties: 50,
     description,
   });
 
 export const AddressSchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    line1: Type.String({ minLength: 1, maxLength: 200 }),
-    line2: Type.Optional(Type.String({ maxLength: 200 })),
-    city: Type.String({ minLength: 1, maxLength: 100 }),
-    state: Type.Optional(Type.String({ maxLength: 100 })),
-    postal_code: Type.Optional(Type.String({ maxLength: 20 })),
+    name: Type.Optional(Line(200)),
+    line1: Line(200),
+    line2: Type.Optional(OptionalLine(200)),
+    city: Line(100),
+    state: Type.Optional(OptionalLine(100)),
+    postal_code: Type.Optional(OptionalLine(20)),
     country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.', examples: ['US'] }),
-    phone: Type.Optional(Type.String({ maxLength: 40 })),
+    phone: Type.Optional(OptionalLine(40)),
   },
   { additionalProperties: false },
 );
@@ -45,6 +56,7 @@ export type Address = Static<typeof AddressSchema>;
 const PaymentMethod = Type.String({
   minLength: 1,
   maxLength: 100,
+  pattern: LINE_PATTERN,
   description:
     'A payment method of the provider. The `sandbox` provider accepts `pm_card_visa` and `pm_card_mastercard` (succeed), `pm_card_declined` and `pm_card_insufficient_funds` (fail).',
   examples: ['pm_card_visa'],
@@ -65,7 +77,7 @@ export const CreateOrderBody = Type.Object(
     customer: Type.Object(
       {
         email: Type.String({ format: 'email', maxLength: 254 }),
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        name: Type.Optional(Line(200)),
       },
       { additionalProperties: false },
     ),
@@ -80,8 +92,8 @@ export type CreateOrderBody = Static<typeof CreateOrderBody>;
 export const PayBody = Type.Object({ payment_method: PaymentMethod }, { additionalProperties: false });
 export const ShipBody = Type.Object(
   {
-    carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    tracking_number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    carrier: Type.Optional(Line(100)),
+    tracking_number: Type.Optional(Line(100)),
   },
   { additionalProperties: false },
 );

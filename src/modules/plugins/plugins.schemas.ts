@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { LINE_OR_EMPTY_PATTERN, NONBLANK_TEXT_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 import { PermissionSchema } from '../api-keys/api-keys.schemas.js';
 import { EVENT_TYPES } from '../events/events.types.js';
 
@@ -71,6 +71,7 @@ export const PluginListQuery = Type.Object(
     q: Type.Optional(
       Type.String({
         maxLength: 100,
+        pattern: LINE_OR_EMPTY_PATTERN,
         description:
           'Words to find in the name, description, author, slug or category (case-insensitive); every word must match. Empty: no filter.',
       }),
@@ -102,7 +103,7 @@ export const InstallBody = Type.Object(
 export const RatingBody = Type.Object(
   {
     stars: Type.Integer({ minimum: 1, maximum: 5 }),
-    comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' })),
+    comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: NONBLANK_TEXT_PATTERN })),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
-import { type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { type ServerProcess, SKIP_IN_UNIT_RUN, spawnServer } from '../../../test/helpers/process.js';
 import { PERMISSIONS } from '../../http/permissions.js';
 import { ManualClock } from '../../lib/clock.js';
 import { EVENT_TYPES } from '../events/events.types.js';
@@ -552,7 +552,7 @@ for (const dialect of DIALECTS) {
     });
   });
 
-  describe(`plugin installs across server processes (${dialect})`, () => {
+  describe(`plugin installs across server processes (${dialect})`, { skip: SKIP_IN_UNIT_RUN }, () => {
     let ctx: TestContext;
     let servers: ServerProcess[] = [];
 

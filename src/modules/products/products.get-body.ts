@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
+import { AppError } from '../../http/errors.js';
+import { parseJsonBody } from '../../http/json-body.js';
+import { type toFieldErrors, validationProblem, validatorCompiler } from '../../http/validation.js';
 
 /**
  * Parameters of a GET sent as a JSON body, as the original specification's `GET /products`
@@ -20,20 +21,52 @@ function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-async function readRaw(request: FastifyRequest): Promise<string> {
-  const chunks: Buffer[] = [];
-  // The server's own body limit (1 MiB), so a GET body is bounded like any other.
+/** JSON's white space: a body of nothing else is no body. */
+const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/**
+ * The body, up to the server's own body limit (1 MiB), so a GET body is bounded like any other.
+ * Past the limit the rest is not read: the stream is left, not destroyed (destroying a request
+ * leaves its connection neither answered nor closed), and the answer closes the connection.
+ */
+function readRaw(request: FastifyRequest): Promise<Buffer> {
   const limit = request.server.initialConfig.bodyLimit ?? 1024 * 1024;
-  let size = 0;
-  for await (const chunk of request.raw as AsyncIterable<Buffer | string>) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buffer.length;
-    if (size > limit) {
-      throw new AppError('payload_too_large', `The request body is over the ${limit}-byte limit.`);
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const raw = request.raw;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      raw.removeListener('data', onData);
+      raw.removeListener('end', onEnd);
+      raw.removeListener('error', onError);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > limit) {
+        stop();
+        raw.pause();
+        reject(
+          new AppError('payload_too_large', `The request body is over the ${limit}-byte limit.`, {
+            headers: { connection: 'close' },
+          }),
+        );
+        return;
+      }
+      chunks.push(buffer);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    raw.on('data', onData);
+    raw.on('end', onEnd);
+    raw.on('error', onError);
+  });
 }
 
 export function getBodyParameters(schema: TSchema) {
@@ -46,8 +79,8 @@ export function getBodyParameters(schema: TSchema) {
 
   return async function mergeGetBody(request: FastifyRequest): Promise<void> {
     if (!hasBody(request)) return;
-    const text = await readRaw(request);
-    if (text.trim() === '') return;
+    const raw = await readRaw(request);
+    if (raw.every((byte) => JSON_SPACE.has(byte))) return;
     const type = String(request.headers['content-type'] ?? '');
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       throw new AppError(
@@ -55,15 +88,8 @@ export function getBodyParameters(schema: TSchema) {
         'Send GET parameters in the query string, or as a JSON body with "Content-Type: application/json".',
       );
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new AppError('invalid_json', 'The request body is not valid JSON.');
-    }
-    if (!validate(body)) {
-      throw validationFailed(toFieldErrors(validate.errors ?? [], 'body'));
-    }
+    const body = parseJsonBody(raw);
+    if (!validate(body)) throw validationProblem(validate.errors ?? [], 'body');
     const query = (request.query ?? {}) as Record<string, unknown>;
     request.query = { ...(body as Record<string, unknown>), ...query };
   };

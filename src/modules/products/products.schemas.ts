@@ -1,7 +1,14 @@
 import { type Static, Type } from 'typebox';
 import type { ProductStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Currency, LINE_PATTERN, Nullable, Timestamp, TEXT_PATTERN } from '../../http/schemas.js';
+import {
+  Currency,
+  LINE_OR_EMPTY_PATTERN,
+  LINE_PATTERN,
+  Nullable,
+  Timestamp,
+  TEXT_PATTERN,
+} from '../../http/schemas.js';
 
 export const PRODUCT_STATUSES: readonly ProductStatus[] = ['active', 'draft', 'archived'];
 export const PRODUCT_SORTS = ['created', '-created', 'price', '-price', 'name'] as const;
@@ -119,7 +126,7 @@ export const ProductListQuery = Type.Object(
     q: Type.Optional(
       Type.String({
         maxLength: 200,
-        pattern: '^[^\\u0000-\\u001f]*$',
+        pattern: LINE_OR_EMPTY_PATTERN,
         description:
           'Text in the name, SKU or description (case-insensitive substring in every script, Greek final sigma and Turkish İ included). Empty: no text filter, as from an empty search box.',
       }),

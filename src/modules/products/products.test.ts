@@ -218,7 +218,10 @@ for (const dialect of DIALECTS) {
       }
       const controlled = await api<Problem>('POST', '/v1/products', { body: { ...base, name: 'a\u0000' } });
       assert.deepEqual(controlled.body.errors, [
-        { field: 'name', message: 'must be one line of text, not blank, without control characters' },
+        {
+          field: 'name',
+          message: 'must be one line of text without control or formatting characters; it holds U+0000',
+        },
       ]);
       // A nullable field that fails says so once, without "must be null".
       const badSku = await api<Problem>('POST', '/v1/products', { body: { ...base, sku: 'has space' } });

@@ -13,7 +13,7 @@ import {
   type TestContext,
   type TestStore,
 } from '../../../test/helpers/context.js';
-import { type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { type ServerProcess, SKIP_IN_UNIT_RUN, spawnServer } from '../../../test/helpers/process.js';
 import type { BalanceObject, TransferObject } from './wallet.schemas.js';
 
 /**
@@ -169,7 +169,7 @@ for (const dialect of DIALECTS) {
     });
   });
 
-  describe(`wallet across a crash (${dialect})`, () => {
+  describe(`wallet across a crash (${dialect})`, { skip: SKIP_IN_UNIT_RUN }, () => {
     let store: TestStore;
     const servers: ServerProcess[] = [];
 

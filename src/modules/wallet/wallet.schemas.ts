@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { WalletTransactionType } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { Currency, Nullable, Timestamp } from '../../http/schemas.js';
+import { Currency, LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
 
 export const TRANSACTION_TYPES: readonly WalletTransactionType[] = [
@@ -84,8 +84,8 @@ export const TransactionListSchema = EnvelopeSchema(TransactionSchema);
 
 const Metadata = Type.Unsafe<Record<string, string>>({
   type: 'object',
-  additionalProperties: { type: 'string', maxLength: 500 },
-  propertyNames: { minLength: 1, maxLength: 40 },
+  additionalProperties: { type: 'string', maxLength: 500, pattern: TEXT_PATTERN },
+  propertyNames: { minLength: 1, maxLength: 40, pattern: LINE_PATTERN },
   maxProperties: 50,
   description: 'Your own keys and string values (at most 50); shown to you only.',
 });
@@ -99,7 +99,14 @@ export const TransferBody = Type.Object(
       maxLength: 64,
       description: 'Any wallet on the platform (`wal_...`), in the same currency, other than the source.',
     }),
-    description: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    description: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        pattern: LINE_PATTERN,
+        description: 'One line, not blank.',
+      }),
+    ),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },

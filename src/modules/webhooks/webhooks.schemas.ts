@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 import { EVENT_TYPES } from '../events/events.types.js';
 
 export const MAX_URL_LENGTH = 2048;
@@ -19,7 +19,12 @@ const Url = Type.String({
   examples: ['https://example.com/hooks/commerce'],
 });
 
-const Description = Type.String({ maxLength: 500 });
+const Description = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  pattern: LINE_PATTERN,
+  description: 'One line, not blank.',
+});
 
 export const WebhookSchema = Type.Object({
   id: Type.String({ examples: ['wh_4fGz0aQm1bX9sT2uV7wY3cE5'] }),

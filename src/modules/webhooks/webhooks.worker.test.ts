@@ -12,6 +12,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import { SKIP_IN_UNIT_RUN } from '../../../test/helpers/process.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
 import { retryDelayMs } from './webhooks.worker.js';
@@ -97,7 +98,7 @@ describe('retry schedule', () => {
 });
 
 for (const dialect of DIALECTS) {
-  describe(`webhook worker process (${dialect})`, () => {
+  describe(`webhook worker process (${dialect})`, { skip: SKIP_IN_UNIT_RUN }, () => {
     let ctx: TestContext;
     let api: Client;
     let rx: Receiver;

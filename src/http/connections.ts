@@ -1,0 +1,227 @@
+import fs from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server, Socket } from 'node:net';
+import type { Config } from '../config.js';
+import { newRequestId } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import { AppError, problemFor, validationError } from './errors.js';
+import { requestIdOf } from './request-id.js';
+
+/**
+ * Client connections before Fastify sees a request on them: how many are served at once, how long
+ * a request may take to arrive, and the answer to one Node refuses. Every answer given here is a
+ * problem (`application/problem+json`) with an `X-Request-Id`, like every other error.
+ *
+ * - Up to `served` connections are served. One accepted beyond that is kept only to answer its
+ *   first request `503 service_unavailable` with `Retry-After` and `Connection: close`: over TLS a
+ *   connection can be answered only after its handshake, so the refusal waits for the request.
+ *   Past `held` connections a new one is closed at once, unanswered, before any handshake.
+ * - Both numbers fit under the process's open-file limit, keeping descriptors for the store,
+ *   Redis, webhook deliveries and logs: a flood of connections is refused before it makes the
+ *   process fail to open anything else.
+ * - A request's headers (and a TLS handshake) must arrive within `HEADERS_TIMEOUT_MS` and the
+ *   whole request within `REQUEST_TIMEOUT_MS`; Node checks every second (or sooner for shorter
+ *   limits) and answers `408 request_timeout`. Handlers and responses are not timed here.
+ */
+
+/** Descriptors kept for everything but client connections (store, Redis, deliveries, logs). */
+const RESERVED_DESCRIPTORS = 128;
+/** What a client refused at the cap is asked to wait, in seconds. */
+const OVER_CAP_RETRY_AFTER_S = 5;
+/** How long an answered connection stays open for the client to read the answer. */
+const LINGER_MS = 1_000;
+/** Warnings about refused and dropped connections: at most one per this interval. */
+const PRESSURE_LOG_INTERVAL_MS = 10_000;
+
+export interface ConnectionCaps {
+  /** Connections served at once. */
+  served: number;
+  /** Connections open at all: past `served` each is refused with a 503, past this one is closed. */
+  held: number;
+}
+
+/** The soft limit on open files ("Max open files" in /proc/self/limits); undefined where unknown. */
+export function openFileLimit(limits?: string): number | undefined {
+  let text = limits;
+  if (text === undefined) {
+    try {
+      text = fs.readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  const soft = /^Max open files\s+(\d+)/m.exec(text)?.[1];
+  return soft === undefined ? undefined : Number(soft);
+}
+
+/**
+ * `max` connections served and a tenth more (at least 10) held to be refused, lowered to fit the
+ * open-file limit less the descriptors kept for everything else (128, or half of a smaller limit).
+ */
+export function connectionCaps(max: number, fileLimit: number | undefined): ConnectionCaps {
+  const available =
+    fileLimit === undefined
+      ? Number.POSITIVE_INFINITY
+      : fileLimit - Math.min(RESERVED_DESCRIPTORS, Math.floor(fileLimit / 2));
+  const served = Math.max(1, Math.min(max, Math.floor((available * 10) / 11)));
+  const held = Math.max(served, Math.min(available, served + Math.max(10, Math.ceil(served / 10))));
+  return { served, held };
+}
+
+export interface ConnectionGuard {
+  /** The refusal of a request Fastify is about to run, or undefined to run it. */
+  refusal(req: IncomingMessage): AppError | undefined;
+}
+
+/**
+ * Counts the connections of `server` (an HTTP or HTTPS server, not yet listening) and caps them at
+ * `max` and the open-file limit; tells which requests to refuse. `tls`: the server is HTTPS, whose
+ * connections can be answered once their handshake is done.
+ */
+export function guardConnections(
+  server: Server,
+  options: { max: number; fileLimit: number | undefined; tls: boolean; logger: Logger },
+): ConnectionGuard {
+  const { tls, logger } = options;
+  const caps = connectionCaps(options.max, options.fileLimit);
+  if (caps.served < options.max) {
+    logger.warn(
+      { max_connections: options.max, served: caps.served, open_file_limit: options.fileLimit },
+      'MAX_CONNECTIONS lowered to fit the open-file limit (raise it with ulimit -n or LimitNOFILE)',
+    );
+  }
+  let open = 0;
+  let refused = 0;
+  let dropped = 0;
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  const overCap = new WeakSet<Socket>();
+  const warn = () => {
+    const now = Date.now();
+    if (now - warnedAt < PRESSURE_LOG_INTERVAL_MS) return;
+    logger.warn(
+      {
+        open,
+        served: caps.served,
+        held: caps.held,
+        refused_since_last_warning: refused,
+        dropped_since_last_warning: dropped,
+      },
+      'connection cap reached',
+    );
+    warnedAt = now;
+    refused = 0;
+    dropped = 0;
+  };
+  const admit = (socket: Socket) => {
+    if (open <= caps.served) return;
+    overCap.add(socket);
+    refused++;
+    warn();
+  };
+  server.maxConnections = caps.held;
+  server.on('drop', () => {
+    dropped++;
+    warn();
+  });
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => open--);
+    if (!tls) admit(socket);
+  });
+  if (tls) server.on('secureConnection', admit);
+  // Node answers an `Expect` it does not know with a bare 417; the expectation is ignored
+  // instead (RFC 9110 allows either) and the request answered as any other.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
+  return {
+    refusal(req) {
+      if (overCap.has(req.socket)) {
+        return new AppError(
+          'service_unavailable',
+          'The server is serving as many connections as it can; retry on a new connection.',
+          { headers: { 'retry-after': String(OVER_CAP_RETRY_AFTER_S), connection: 'close' } },
+        );
+      }
+      // Node refuses such a request with an empty 400 unless told not to (`requireHostHeader`).
+      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+        return validationError('host', 'is required in an HTTP/1.1 request');
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The part of a request Node's parser (llhttp) refuses, and why, by its error code. */
+const PARSER_ERRORS: Record<string, [field: string, message: string]> = {
+  HPE_INVALID_METHOD: ['method', 'is not an HTTP method'],
+  HPE_INVALID_URL: ['url', 'holds a character a request target may not hold'],
+  HPE_INVALID_CONSTANT: ['request line', 'must be "METHOD target HTTP/1.1"'],
+  HPE_INVALID_VERSION: ['version', 'must be HTTP/1.0 or HTTP/1.1, and every line must end with CRLF'],
+  HPE_PAUSED_H2_UPGRADE: ['version', 'must be HTTP/1.0 or HTTP/1.1 (HTTP/2 is not served)'],
+  HPE_INVALID_HEADER_TOKEN: ['headers', 'must be "Name: value" lines of the characters HTTP allows there'],
+  HPE_INVALID_CONTENT_LENGTH: ['content-length', 'must be a whole number of bytes'],
+  HPE_UNEXPECTED_CONTENT_LENGTH: ['content-length', 'must be sent once, and not with Transfer-Encoding'],
+  HPE_INVALID_TRANSFER_ENCODING: [
+    'transfer-encoding',
+    'must end with chunked, and not be sent with Content-Length',
+  ],
+  HPE_INVALID_CHUNK_SIZE: ['body', 'is not valid chunked encoding'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: ['body', 'has chunk extensions over the limit'],
+};
+
+function clientProblem(code: string | undefined, limits: Config['connections']): AppError {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new AppError(
+      'request_timeout',
+      `The request did not arrive in time: its headers must arrive within ${limits.headersTimeoutMs / 1000} s and all of it within ${limits.requestTimeoutMs / 1000} s.`,
+    );
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return new AppError(
+      'request_header_fields_too_large',
+      `The request line and headers are over ${http.maxHeaderSize / 1024} KiB.`,
+    );
+  }
+  const [field, message] = PARSER_ERRORS[code ?? ''] ?? ['request', 'is not a valid HTTP/1.1 request'];
+  return validationError(field, message);
+}
+
+/** The socket's response in progress, if any (Node's own client-error answer checks the same). */
+function responseOf(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's parser refused what arrived on `socket`, or it did not
+ * arrive in time. The answer is written on the socket itself, if nothing was written there yet,
+ * and the connection closes; `headers` go on every such answer (the API version, HSTS).
+ */
+export function clientErrorHandler(limits: Config['connections'], headers: Record<string, string>) {
+  const answered = new WeakSet<Socket>();
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    // A reset connection is gone; a second error on an answered one changes nothing.
+    if (answered.has(socket)) return;
+    const response = responseOf(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    answered.add(socket);
+    const problem = clientProblem(error.code, limits);
+    const requestId = response ? requestIdOf(response.req) : newRequestId();
+    const body = JSON.stringify(problemFor(problem, requestId));
+    const lines = [
+      `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? ''}`,
+      'content-type: application/problem+json',
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${requestId}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      `date: ${new Date().toUTCString()}`,
+      'connection: close',
+    ];
+    // Ended rather than destroyed: a client still sending reads the answer instead of a reset.
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+}
