@@ -5,7 +5,7 @@ import Fastify from 'fastify';
  * The baseline: bare Fastify with the same response shapes and nothing else (no auth, no hooks,
  * no database), so every scenario's ratio shows what our machinery costs.
  *
- * `BARE_HEADERS=contract` adds, in one onRequest hook, the seven response headers the contract
+ * `BARE_HEADERS=contract` adds, in one onRequest hook, the seven response headers the API
  * puts on every authenticated response (request id, version, five rate-limit headers) with
  * values like ours: a reference for what those headers alone cost, on the server and on the load
  * generator that parses them.

@@ -26,7 +26,7 @@ import {
  * the median of the rounds' ratios, and the rows carry the median throughput of each side.
  *
  * A third row, measured in the same rounds, is bare Fastify plus the seven response headers the
- * contract requires on every authenticated response: what those headers alone cost, as a reference.
+ * API puts on every authenticated response: what those headers alone cost, as a reference.
  *
  *   BENCH_ROUNDS=5   rounds (odd, so the median is one round's ratio)
  *   BENCH_SECONDS=4  seconds per measurement

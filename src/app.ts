@@ -1,8 +1,5 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
-  type FastifyContextConfig,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -10,17 +7,17 @@ import Fastify, {
 } from 'fastify';
 import type { Deps } from './deps.js';
 import { createGate, versionAnswered } from './http/auth.js';
-import { meteringHook } from './http/rate-limit.js';
 import {
   frameworkErrorHandler,
   installErrorHandler,
   installNotFoundHandler,
   RouteTable,
 } from './http/error-handler.js';
-import { AppError, ERROR_STATUS, MAX_FIELD_ERRORS } from './http/errors.js';
-import { parseJsonBody } from './http/json-body.js';
-import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './http/schemas.js';
-import { MAX_DEPTH, validatorCompiler } from './http/validation.js';
+import { AppError } from './lib/errors.js';
+import { installJsonBodyParser } from './http/json-body.js';
+import { registerOpenApi } from './http/openapi.js';
+import { installRouteHooks } from './http/route-hooks.js';
+import { validatorCompiler } from './http/validation.js';
 import { clientErrorHandler, guardConnections, openFileLimit } from './http/connections.js';
 import { requestIdOf } from './http/request-id.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
@@ -28,6 +25,7 @@ import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { consolePages } from './modules/console/console.pages.js';
 import { consoleApiRoutes } from './modules/console/console.routes.js';
+import { consoleSessions } from './modules/console/console.session.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
@@ -64,49 +62,11 @@ declare module 'fastify' {
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const HSTS = 'max-age=63072000; includeSubDomains';
 
-const API_DESCRIPTION = `
-Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk_live_...\`.
-
-* **Errors** are RFC 9457 \`application/problem+json\` bodies with a stable \`code\`:
-${Object.entries(ERROR_STATUS)
-  .map(([code, status]) => `  <a id="error-${code}"></a>\`${status} ${code}\``)
-  .join(',\n')}.
-* **Request bodies** are JSON in UTF-8 (other bytes are \`400 invalid_json\`), at most 1 MiB, with objects and
-  arrays nested at most ${MAX_DEPTH} levels. Text must be well-formed Unicode without NUL; names and other one-line
-  fields hold no control characters, line or paragraph separators, bidirectional controls or U+FEFF, and longer text
-  only line breaks and tabs among them. A \`400 validation_failed\` lists at most ${MAX_FIELD_ERRORS} failing fields in
-  \`errors\`, with \`errors_truncated: true\` when there were more, or when a large body was refused at its first error.
-* **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
-  response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
-  concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant. A 5xx is not stored; a retry
-  after one resumes what the first attempt committed (an order, a payment, a product, a transfer, a generation, an
-  API key, a webhook endpoint) instead of doing it again. A secret is shown once: the replay of a response that created one
-  (an API key, a webhook signing secret) shows the key masked and the signing secret not at all, and the secret is
-  never kept in the idempotency store.
-* **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
-  version is used. Every response carries the version used in \`X-Service-Version\`.
-* **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.
-* **Rate limits** are per tenant: an hourly limit and a monthly quota (free 1,000/10,000, pro 10,000/100,000,
-  enterprise 100,000/10,000,000) and 60 AI requests per minute. Every authenticated response carries
-  \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-Limit/Remaining/Reset\` (the hourly window); over a limit
-  the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
-  A client address with 20 unknown, revoked or expired keys within the last minute gets \`429 rate_limited\` with
-  \`Retry-After\` for any key the server has not seen valid, without the key being checked; keys it has seen valid
-  keep working from that address.
-* **Connections**: a request that does not arrive in time (by default its headers within 10 s, all of it within
-  30 s) is answered \`408 request_timeout\`, headers over 16 KiB \`431 request_header_fields_too_large\`, and what
-  HTTP/1.1 cannot parse \`400 validation_failed\` naming the part; a connection opened beyond the server's cap
-  gets \`503 service_unavailable\` with \`Retry-After\`. These answers close the connection.
-* **503 service_unavailable** comes with \`Retry-After\` (seconds): the server is shutting down, or the store is
-  unreachable, refusing connections or busy (a lock wait or a statement past its timeout, too many of the tenant's
-  requests waiting at once). Retry it; a POST retried with the same \`Idempotency-Key\` is never applied twice.
-`.trim();
-
 /** Fastify's default `requestIdLogLabel`: the binding of the child logger it asks for per request. */
 const REQUEST_ID_LOG_LABEL = 'reqId';
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { versions, idempotency, apiKeys } = deps;
+  const { versions, apiKeys } = deps;
   const tls = options.https !== undefined;
   const latest = versions.latest.version;
   const limits = deps.config.connections;
@@ -171,12 +131,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorateRequest('idempotency', null);
   app.decorateRequest('limits', null);
   app.setValidatorCompiler(validatorCompiler);
-  // The gate of each route: key, limits, permission and version (built per route in onRoute).
+  // The gate of each route: key, limits, permission and version (attached by installRouteHooks).
   const gateFor = createGate({
     apiKeys,
     versions,
     limiter: deps.limitsAndMetering ? deps.rateLimiter : undefined,
     asTenant: deps.store.asTenant,
+    sessions: consoleSessions(deps.consoleAccounts),
   });
   installErrorHandler(app, {
     // A request refused before its gate answered (shutting down, a console session refused).
@@ -187,91 +148,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
   installNotFoundHandler(app, app.routeTable, { preHandler: gateFor({ auth: 'public' }) });
 
-  // JSON only (text/plain and everything else is 415), in UTF-8; an empty body is no body.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
-    let value: unknown;
-    try {
-      value = parseJsonBody(body as Buffer);
-    } catch (error) {
-      done(error as Error, undefined);
-      return;
-    }
-    done(null, value);
-  });
+  // Bodies: JSON only, in UTF-8 (src/http/json-body.ts).
+  installJsonBodyParser(app);
 
-  // Per-route hooks, attached only where they do something, keep GET routes off the hot path.
-  const defaultBody = async (request: FastifyRequest) => {
-    if (request.body === undefined) request.body = {};
-  };
-  // Per route, with the route's resource: `request.routeOptions` builds a new object per access.
-  const renderVersion =
-    (resource: string) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (
-        typeof payload !== 'string' ||
-        reply.statusCode >= 300 ||
-        !versions.differs(resource, request.apiVersion)
-      ) {
-        return payload;
-      }
-      return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
-    };
-  const recordIdempotent =
-    (replayed: FastifyContextConfig['replayed']) =>
-    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      // The answer is decided: recording it must not wait behind the tenant's queued requests.
-      await deps.store.outsideTenant(() => idempotency.finish(request, reply, payload, replayed));
-      return payload;
-    };
-
-  // Usage metering, attached to each route that takes a key.
-  const meterRoute = deps.limitsAndMetering ? meteringHook(deps.usageMeter, deps.clock) : undefined;
-
-  app.addHook('onRoute', (route) => {
-    const auth = route.config?.auth;
-    app.routeTable.add(route.method, route.url, auth);
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const hooks = (existing: unknown): unknown[] =>
-      existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
-    // The route's own gate, so nothing about the route is looked up per request.
-    route.onRequest = [gateFor(route.config), ...hooks(route.onRequest)] as typeof route.onRequest;
-    if (methods.includes('POST') || methods.includes('PATCH')) {
-      route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
-    }
-    // onSend hooks run in order: render the version first, then record what is sent.
-    const onSend: unknown[] = [];
-    if (route.config?.resource !== undefined) onSend.push(renderVersion(route.config.resource));
-    if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
-      route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
-      onSend.push(recordIdempotent(route.config?.replayed));
-    }
-    if (onSend.length > 0) route.onSend = [...hooks(route.onSend), ...onSend] as typeof route.onSend;
-    if (meterRoute && auth !== undefined && auth !== 'public') {
-      route.onResponse = [...hooks(route.onResponse), meterRoute(route.url)] as typeof route.onResponse;
-    }
-    if (route.url.startsWith('/v1') && auth === undefined) {
-      throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
-    }
-    // HEAD routes share their GET route's schema object: augment it once.
-    if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
-    const authenticated = auth !== undefined && auth !== 'public';
-    const statuses = authenticated
-      ? [
-          ...AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key'),
-          // Every authenticated POST takes an Idempotency-Key: 409 while in flight, 422 on reuse.
-          ...(methods.includes('POST') ? IDEMPOTENCY_ERRORS : []),
-        ]
-      : COMMON_ERRORS;
-    const response = (route.schema.response ?? {}) as Record<number, unknown>;
-    for (const [status, schema] of Object.entries(errorResponses(...statuses)))
-      response[Number(status)] ??= schema;
-    route.schema.response = response;
-    if (authenticated) {
-      route.schema.security = [{ bearerAuth: [] }];
-      const needs = auth === 'any_key' ? 'Any valid API key.' : `Requires the \`${auth}\` permission.`;
-      route.schema.description = route.schema.description ? `${needs} ${route.schema.description}` : needs;
-    }
-  });
+  // Per route, from its config: gate, idempotency, version rendering, metering, OpenAPI errors.
+  installRouteHooks(app, deps, gateFor);
 
   // Every request: its id, HSTS, and a 503 while shutting down. A callback hook: no promise. A
   // connection over the cap, or a request Node would have refused, is refused here.
@@ -289,41 +170,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Commerce Platform API',
-        version: versions.latest.release,
-        description: API_DESCRIPTION,
-      },
-      servers: [{ url: '/', description: 'This server' }],
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An API key: `sk_live_` and 40 characters.',
-          },
-        },
-      },
-      tags: [
-        { name: 'Health' },
-        { name: 'Users' },
-        { name: 'API keys' },
-        { name: 'Versions' },
-        { name: 'Products', description: 'The catalog' },
-        { name: 'Orders', description: 'Orders, their lifecycle and payments' },
-        { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
-        { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
-        { name: 'Plugins' },
-        { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
-        { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
-        { name: 'Analytics', description: 'Revenue, orders, customers and products over time, and reports' },
-      ],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+  await registerOpenApi(app, versions.latest.release);
 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   await typed.register(healthRoutes(deps));
@@ -347,7 +194,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     { prefix: '/v1' },
   );
-  // The developer console: its session-authenticated backend and its pages (outside /v1).
+  // The developer console: its account routes (sign-up, login, session) and its pages (outside /v1).
   await typed.register(consoleApiRoutes(deps), { prefix: '/console/api' });
   await app.register(consolePages({ gate: gateFor({ auth: 'public' }) }));
   if (options.extraRoutes) await options.extraRoutes(app);

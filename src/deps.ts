@@ -1,8 +1,9 @@
 import type { Config } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
+import { registerEventEffects } from './effects.js';
 import { openStore, type Store } from './db/store.js';
 import { createIdempotency } from './http/idempotency.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { createRateLimiter } from './modules/limits/limits.limiter.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { setScryptCost } from './lib/passwords.js';
 import { createLogger, type Logger } from './lib/logger.js';
@@ -76,8 +77,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const idempotency = createIdempotency({ store, clock });
   const users = createUserService({ store });
   const events = createEventService({ store, clock, versions });
-  // Registers its rollup listener: it must exist before anything emits order events.
-  const analytics = createAnalyticsService({ store, clock, events, logger });
+  const analytics = createAnalyticsService({ store, clock, logger });
   const plugins = createPluginService({ store, clock });
   const paymentProvider = overrides.paymentProvider ?? createSandboxProvider();
   const products = createProductService({ store, clock, events });
@@ -89,6 +89,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const orders = createOrderService({ store, clock, events, logger, payments });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
   const webhooks = createWebhookService({ store, clock, config, events, resolve });
+  // What every event also writes in its transaction (analytics rollups, webhook deliveries).
+  registerEventEffects({ events, webhooks, logger });
   const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };
   const webhookTransport = createTransport({
     allowInsecure: config.webhooks.allowInsecure,
@@ -113,7 +115,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     seedMonth: usageMeter.countedCalls,
   });
   const usage = createUsageService({ store, clock, logger, meter: usageMeter, limiter: rateLimiter });
-  const consoleAccounts = createConsoleService({ store, clock, tenants, versions });
+  const consoleAccounts = createConsoleService({ store, clock, tenants });
   let maintenance: NodeJS.Timeout[] = [];
 
   return {

@@ -5,9 +5,13 @@ import { runAdmin } from '../src/cli/admin.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { randomBase62 } from '../src/lib/ids.js';
+import type { OrderObject } from '../src/modules/orders/orders.schemas.js';
+import type { ProductObject } from '../src/modules/products/products.schemas.js';
+import type { BalanceObject, TransferObject } from '../src/modules/wallet/wallet.schemas.js';
 import { freshStore, TEST_REDIS_URL, type TestStore } from './helpers/context.js';
 import { type ServerProcess, spawnServer, WORKER_READY } from './helpers/process.js';
 import { dropRedisKeys, redisTestPrefix } from './helpers/redis.js';
+import type { OrProblem, Page } from './helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
 /**
@@ -160,7 +164,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
         events: ['*'],
       });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
-      const balance = await call<{ wallet_id: string }>(key, 'GET', '/wallet/balance');
+      const balance = await call<BalanceObject>(key, 'GET', '/wallet/balance');
       assert.equal(balance.status, 200);
       parties.push({
         name,
@@ -177,7 +181,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
     assert.ok(merchant);
     products = [];
     for (let i = 0; i < 3; i++) {
-      const product = await call<{ id: string }>(merchant.key, 'POST', '/products', {
+      const product = await call<ProductObject>(merchant.key, 'POST', '/products', {
         name: `Limited edition ${i}`,
         price: PRICE,
         currency: 'USD',
@@ -197,16 +201,8 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
     await store?.drop();
   });
 
-  interface OrderAnswer {
-    id: string;
-    items: { product_id: string; quantity: number }[];
-    total: number;
-    payment: { status: string } | null;
-    code?: string;
-  }
-
-  let orders: Answer<OrderAnswer>[] = [];
-  let transfers: Answer<{ amount: number; code?: string }>[] = [];
+  let orders: Answer<OrProblem<OrderObject>>[] = [];
+  let transfers: Answer<OrProblem<TransferObject>>[] = [];
   let hourly: Answer<{ code?: string }>[] = [];
   let monthly: Answer<{ code?: string }>[] = [];
 
@@ -217,7 +213,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
       const product = products[i % products.length];
       assert.ok(product);
       return () =>
-        call<OrderAnswer>(
+        call<OrProblem<OrderObject>>(
           merchant.key,
           'POST',
           '/orders',
@@ -234,7 +230,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
         const to = i % 4 === 0 ? merchant : payers[(p + 1 + (i % 2)) % payers.length];
         assert.ok(to);
         return () =>
-          call<{ amount: number; code?: string }>(
+          call<OrProblem<TransferObject>>(
             payer.key,
             'POST',
             '/wallet/transfer',
@@ -305,14 +301,10 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
   });
 
   /** The merchant's orders as stored (one page holds them all). */
-  async function storedOrders(): Promise<OrderAnswer[]> {
+  async function storedOrders(): Promise<OrderObject[]> {
     const merchant = parties[0];
     assert.ok(merchant);
-    const listed = await call<{ data: OrderAnswer[]; total: number }>(
-      merchant.key,
-      'GET',
-      '/orders?limit=100',
-    );
+    const listed = await call<Page<OrderObject>>(merchant.key, 'GET', '/orders?limit=100');
     assert.equal(listed.status, 200);
     assert.equal(listed.body.data.length, listed.body.total);
     return listed.body.data;
@@ -344,7 +336,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
       }
     }
     for (const product of products) {
-      const current = await call<{ stock: number }>(merchant.key, 'GET', `/products/${product.id}`);
+      const current = await call<ProductObject>(merchant.key, 'GET', `/products/${product.id}`);
       assert.equal(current.status, 200);
       assert.ok(current.body.stock >= 0, `stock of ${product.id} is ${current.body.stock}`);
       assert.equal(STOCK - current.body.stock, sold.get(product.id) ?? 0, `units sold of ${product.id}`);
@@ -361,7 +353,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
       .reduce((sum, order) => sum + order.total, 0);
     let total = 0;
     for (const party of parties) {
-      const balance = await call<{ available: number }>(party.key, 'GET', '/wallet/balance');
+      const balance = await call<BalanceObject>(party.key, 'GET', '/wallet/balance');
       assert.equal(balance.status, 200);
       assert.ok(balance.body.available >= 0, `${party.name}'s balance is ${balance.body.available}`);
       total += balance.body.available;

@@ -30,7 +30,7 @@ import { eventually } from './helpers/webhook-receiver.js';
  *   afterwards and the invariants hold (ledger, stock, outbox).
  * - Redis stopped: each process falls back to its own counters (limits still enforced from what
  *   Redis had counted, no 5xx) and returns to the shared counters once Redis is back, empty, with
- *   the hour's window carried over (src/http/rate-limit.ts).
+ *   the hour's window carried over (src/modules/limits/limits.shared.ts).
  * - SIGTERM with 100 requests in flight: each finishes or gets 503, exit code 0, no partial writes.
  */
 

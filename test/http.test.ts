@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
+import type { Page, Problem } from './helpers/responses.js';
 
 interface OpenApi {
   paths: Record<string, { get?: { parameters?: { in: string; name: string }[] } }>;
@@ -19,7 +20,7 @@ for (const dialect of DIALECTS) {
     after(() => ctx.close());
 
     const countKeys = async () =>
-      (await client(ctx.app, key)<{ total: number }>('GET', '/v1/api-keys')).body.total;
+      (await client(ctx.app, key)<Page<unknown>>('GET', '/v1/api-keys')).body.total;
 
     it('answers an unknown path with a JSON 404 and an unknown method with 405 and Allow', async () => {
       const api = client(ctx.app, key);
@@ -41,10 +42,7 @@ for (const dialect of DIALECTS) {
         { method: 'GET', url: `/v1/orders/${'a'.repeat(101)}`, status: 404, code: 'not_found' },
       ] as const;
       for (const probe of probes) {
-        const res = await api<{ code: string; request_id: string; errors?: { field: string }[] }>(
-          probe.method,
-          probe.url,
-        );
+        const res = await api<Problem>(probe.method, probe.url);
         assert.equal(res.status, probe.status, `${probe.url}: ${JSON.stringify(res.body)}`);
         assert.match(String(res.headers['content-type']), /application\/problem\+json/);
         assert.equal(res.body.code, probe.code);
@@ -110,25 +108,17 @@ for (const dialect of DIALECTS) {
 
     it('lists every failing field, rejects unknown fields and does not coerce types', async () => {
       const before = await countKeys();
-      const res = await client(ctx.app, key)<{ code: string; errors: { field: string; message: string }[] }>(
-        'POST',
-        '/v1/api-keys',
-        {
-          body: { name: 123, permissions: ['read:users', 'fly:planes'], id: 'key_mine', tenant_id: 'ten_x' },
-        },
-      );
+      const res = await client(ctx.app, key)<Problem>('POST', '/v1/api-keys', {
+        body: { name: 123, permissions: ['read:users', 'fly:planes'], id: 'key_mine', tenant_id: 'ten_x' },
+      });
       assert.equal(res.status, 400);
       assert.equal(res.body.code, 'validation_failed');
-      const fields = res.body.errors.map((e) => e.field).sort();
+      const fields = res.body.errors?.map((e) => e.field).sort();
       assert.deepEqual(fields, ['id', 'name', 'permissions[1]', 'tenant_id']);
       assert.equal(await countKeys(), before);
-      const missing = await client(ctx.app, key)<{ errors: { field: string; message: string }[] }>(
-        'POST',
-        '/v1/api-keys',
-        {},
-      );
+      const missing = await client(ctx.app, key)<Problem>('POST', '/v1/api-keys', {});
       assert.equal(missing.status, 400);
-      assert.deepEqual(missing.body.errors.map((e) => e.field).sort(), ['name', 'permissions']);
+      assert.deepEqual(missing.body.errors?.map((e) => e.field).sort(), ['name', 'permissions']);
     });
 
     it('echoes a valid X-Request-Id and generates one otherwise', async () => {
@@ -198,7 +188,7 @@ for (const dialect of DIALECTS) {
           [`cursor=${forged(['created', 'abc', 'zzz', 0])}`, 'cursor'],
           [`cursor=${forged(['-created', 'abc', 'zzz', 0])}`, 'cursor'],
         ] as const) {
-          const res = await api<{ code: string; errors?: { field: string }[] }>('GET', `${url}?${query}`);
+          const res = await api<Problem>('GET', `${url}?${query}`);
           // A cursor is read once the parent resource is found: an unknown one is a 404 first.
           if (field === 'cursor' && url.includes('xyz') && res.status === 404) continue;
           assert.equal(res.status, 400, `${url}?${query}: ${JSON.stringify(res.body)}`);
@@ -230,10 +220,7 @@ for (const dialect of DIALECTS) {
       await api('POST', '/v1/products', { body: { name: 'Cursor A', price: 100 } });
       await api('POST', '/v1/products', { body: { name: 'Cursor B', price: 200 } });
       for (const url of urls) {
-        const first = await api<{ next_cursor: string | null }>(
-          'GET',
-          `${url}${url.includes('?') ? '&' : '?'}limit=1`,
-        );
+        const first = await api<Page<unknown>>('GET', `${url}${url.includes('?') ? '&' : '?'}limit=1`);
         assert.equal(first.status, 200, url);
         const issued = first.body.next_cursor;
         assert.ok(issued, `${url} issued no cursor`);
@@ -249,7 +236,7 @@ for (const dialect of DIALECTS) {
           [sort, value, `${id}\u0000`, offset],
           ...(typeof value === 'string' ? [[sort, `${value}\u0000`, id, offset]] : []),
         ]) {
-          const res = await api<{ code: string; errors?: { field: string }[] }>(
+          const res = await api<Problem>(
             'GET',
             `${url}${url.includes('?') ? '&' : '?'}cursor=${encode(forged)}`,
           );
@@ -275,7 +262,7 @@ for (const dialect of DIALECTS) {
       const accepted: string[] = [];
       for (const route of writes) {
         const url = route.url.replace(/:(\w+)/g, 'xyz');
-        const res = await api<{ code: string; errors?: { field: string }[] }>(route.method as 'POST', url, {
+        const res = await api<Problem>(route.method as 'POST', url, {
           body: { bogus_field: 1 },
         });
         const refused =

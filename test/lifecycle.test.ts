@@ -8,10 +8,13 @@ import { runAdmin } from '../src/cli/admin.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
+import { rebuildRollups } from '../src/modules/analytics/analytics.repository.js';
 import { type DialectName, openStore, type Store } from '../src/db/store.js';
+import type { CurrentUser } from '../src/modules/users/users.schemas.js';
 import { startServer } from '../src/server.js';
 import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
 import { SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
+import type { Page, Problem } from './helpers/responses.js';
 
 function httpsGet(url: string, ca: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
@@ -106,6 +109,100 @@ describe('migrations', () => {
         await migrateToLatest(store);
         const tables = await store.db.introspection.getTables();
         assert.ok(tables.some((t) => t.name === 'api_keys'));
+      });
+    });
+  }
+
+  for (const dialect of DIALECTS) {
+    it(`roll up the orders a store holds when 0010 runs, as the live rebuild does (${dialect})`, async () => {
+      await withFreshStore(dialect, async (store) => {
+        await migrateTo(store, '0009_console');
+        const DAY = 86_400_000;
+        const d0 = 20_000 * DAY;
+        await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
+                VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
+        // Shipped (paid on day 1), refunded (paid on day 1, refunded on day 2), pending (day 1).
+        for (const [id, status, total, email, name, created, paidAt, refundedAt] of [
+          ['ord_1', 'shipped', 500, 'a@example.com', 'Ann', d0 + 3_600_000, d0 + DAY + 3_600_000, null],
+          [
+            'ord_2',
+            'refunded',
+            300,
+            'b@example.com',
+            null,
+            d0 + 7_200_000,
+            d0 + DAY + 7_200_000,
+            d0 + 2 * DAY,
+          ],
+          ['ord_3', 'pending', 100, 'a@example.com', 'Ann B', d0 + DAY + 10_800_000, null, null],
+        ] as const) {
+          await sql`INSERT INTO orders (id, tenant_id, status, currency, subtotal, total, customer_email,
+                    customer_name, metadata, restocked, created, updated, paid_at, refunded_at)
+                  VALUES (${id}, 'ten_m', ${status}, 'USD', ${total}, ${total}, ${email}, ${name}, '{}', 0,
+                    ${created}, ${created}, ${paidAt}, ${refundedAt})`.execute(store.db);
+        }
+        for (const [order, position, product, category, quantity, total] of [
+          ['ord_1', 0, 'prod_a', 'tools', 2, 400],
+          ['ord_1', 1, 'prod_b', null, 1, 100],
+          ['ord_2', 0, 'prod_a', 'tools', 1, 300],
+          ['ord_3', 0, 'prod_b', null, 1, 100],
+        ] as const) {
+          await sql`INSERT INTO order_items (order_id, position, tenant_id, product_id, name, category, quantity,
+                    unit_price, total)
+                  VALUES (${order}, ${position}, 'ten_m', ${product}, ${product}, ${category}, ${quantity},
+                    ${total / quantity}, ${total})`.execute(store.db);
+        }
+
+        await migrateToLatest(store);
+        const daily = await store.db
+          .selectFrom('analytics_daily')
+          .select([
+            'day',
+            'orders',
+            'paid_orders',
+            'paid_value',
+            'captured_amount',
+            'refunded_amount',
+            'units_sold',
+          ])
+          .where('tenant_id', '=', 'ten_m')
+          .orderBy('day')
+          .execute();
+        assert.deepEqual(
+          daily.map((row) => Object.values(row).map(Number)),
+          [
+            [d0, 2, 2, 800, 0, 0, 0],
+            [d0 + DAY, 1, 0, 0, 800, 0, 4],
+            [d0 + 2 * DAY, 0, 0, 0, 0, 300, -1],
+          ],
+        );
+
+        // What the migration froze equals what the analytics module rebuilds today.
+        const snapshot = async () => {
+          const tables = [
+            'analytics_currencies',
+            'analytics_orders',
+            'analytics_daily',
+            'analytics_running',
+            'analytics_members',
+            'analytics_customer_days',
+            'analytics_reach',
+          ] as const;
+          const all: Record<string, string[]> = {};
+          for (const table of tables) {
+            const rows = await store.db.selectFrom(table).selectAll().execute();
+            all[table] = rows
+              .map((row) =>
+                JSON.stringify(Object.entries(row).map(([k, v]) => [k, v === null ? null : String(v)])),
+              )
+              .sort();
+          }
+          return all;
+        };
+        const migrated = await snapshot();
+        assert.equal(migrated.analytics_orders?.length, 3);
+        await store.transaction((trx) => rebuildRollups(trx));
+        assert.deepEqual(await snapshot(), migrated);
       });
     });
   }
@@ -260,7 +357,7 @@ describe('operator CLI', () => {
         assert.equal(key.code, 0, key.stderr);
         const keyOut = JSON.parse(key.stdout) as { key: string; permissions: string[]; name: string };
         assert.deepEqual(keyOut.permissions, ['read:users', 'read:orders']);
-        const me = await client(ctx.app, keyOut.key)<{ tenant: { id: string } }>('GET', '/v1/users/me');
+        const me = await client(ctx.app, keyOut.key)<CurrentUser>('GET', '/v1/users/me');
         assert.equal(me.status, 200);
         assert.equal(me.body.tenant.id, out.tenant.id);
 
@@ -330,7 +427,7 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       });
       assert.equal(me.status, 200);
       assert.match(String(me.headers['strict-transport-security']), /max-age=\d+/);
-      assert.equal((JSON.parse(me.body) as { email: string }).email, 'demo@example.com');
+      assert.equal((JSON.parse(me.body) as CurrentUser).email, 'demo@example.com');
       // Every answer carries HSTS: refusals, unknown paths and the router's own errors too.
       const refusals = [
         ['/v1/users/me', 401],
@@ -368,7 +465,7 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       const count = async (url: string, query: string) => {
         const res = await fetch(`${url}${query}`, { headers: { authorization: `Bearer ${key}` } });
         assert.equal(res.status, 200);
-        return ((await res.json()) as { total: number }).total;
+        return ((await res.json()) as Page<unknown>).total;
       };
       assert.ok((await count(first.url, olderThanTwoDays)) > 0);
       assert.equal(await first.stop(), 0);
@@ -416,7 +513,7 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       const closing = server.shutdown();
       const during = await server.app.inject({ method: 'GET', url: '/healthz' });
       assert.equal(during.statusCode, 503);
-      assert.equal(during.json<{ code: string }>().code, 'service_unavailable');
+      assert.equal(during.json<Problem>().code, 'service_unavailable');
       assert.equal(during.headers['retry-after'], '1');
       const fresh503 = await fetch(`${server.url}/healthz`).then(
         (res) => res.status,

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { parseSetCookie } from 'cookie';
 import { buildApp } from '../src/app.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { randomBase62 } from '../src/lib/ids.js';
+import { SESSION_COOKIE } from '../src/modules/console/console.session.js';
 import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
+import type { Problem } from './helpers/responses.js';
 
 /** The public routes under /v1; every other /v1 route must demand a key. */
 const PUBLIC_V1 = ['/v1/openapi.json'];
@@ -17,6 +20,9 @@ for (const dialect of DIALECTS) {
     let expiredKey: string;
     let onlyUsersKey: string;
     let onlyUsageKey: string;
+    /** A console session's cookie and CSRF token, and those of a session that ended. */
+    let session: { cookie: string; token: string };
+    let endedSession: { cookie: string; token: string };
 
     before(async () => {
       ctx = await createTestContext(dialect, { clock });
@@ -39,7 +45,34 @@ for (const dialect of DIALECTS) {
       ).key;
       // The expiring key works until its time comes.
       assert.equal((await client(ctx.app, expiredKey)('GET', '/v1/users/me')).status, 200);
+      // Console sessions: one live, one logged out.
+      const login = async (address: string) => {
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/console/api/signup',
+          remoteAddress: address,
+          payload: {
+            store_name: 'Probe',
+            email: `probe-${randomBase62(8).toLowerCase()}@example.com`,
+            password: 'a long enough password',
+          },
+        });
+        assert.equal(res.statusCode, 201);
+        const cookie = parseSetCookie(String(res.headers['set-cookie']));
+        return {
+          cookie: `${SESSION_COOKIE}=${cookie.value ?? ''}`,
+          token: res.json<{ csrf_token: string }>().csrf_token,
+        };
+      };
+      endedSession = await login('10.9.0.1');
+      const logout = await ctx.app.inject({
+        method: 'POST',
+        url: '/console/api/logout',
+        headers: { cookie: endedSession.cookie, 'x-csrf-token': endedSession.token },
+      });
+      assert.equal(logout.statusCode, 204);
       clock.advance(2 * 3_600_000);
+      session = await login('10.9.0.2');
     });
     after(() => ctx.close());
 
@@ -78,6 +111,19 @@ for (const dialect of DIALECTS) {
         ['not a key', { authorization: 'Bearer hello' }, 401, 'invalid_api_key'],
         ['revoked key', { authorization: `Bearer ${revokedKey}` }, 401, 'invalid_api_key'],
         ['expired key', { authorization: `Bearer ${expiredKey}` }, 401, 'api_key_expired'],
+        ['session cookie without its token', { cookie: session.cookie }, 401, 'authentication_required'],
+        [
+          'session token without its cookie',
+          { 'x-csrf-token': session.token },
+          401,
+          'authentication_required',
+        ],
+        [
+          'ended session',
+          { cookie: endedSession.cookie, 'x-csrf-token': endedSession.token },
+          401,
+          'authentication_required',
+        ],
       ];
       for (const [index, route] of routes.entries()) {
         const url = route.url.replace(/:(\w+)/g, 'xyz');
@@ -88,11 +134,30 @@ for (const dialect of DIALECTS) {
           const res = await ctx.app.inject({ method: route.method as 'GET', url, headers, remoteAddress });
           assert.equal(res.statusCode, status, `${label}: ${route.method} ${url} -> ${res.body}`);
           assert.match(String(res.headers['content-type']), /application\/problem\+json/);
-          const body = res.json<{ code: string; request_id: string }>();
+          const body = res.json<Problem>();
           assert.equal(body.code, code, `${label}: ${route.method} ${url}`);
           assert.equal(body.request_id, res.headers['x-request-id']);
           assert.match(String(res.headers['www-authenticate']), /^Bearer/);
         }
+        // A live session with its token passes the gate of every route (the route may still find
+        // nothing, or refuse the empty body), holding every permission.
+        const admitted = await ctx.app.inject({
+          method: route.method as 'GET',
+          url,
+          headers: { cookie: session.cookie, 'x-csrf-token': session.token },
+        });
+        assert.ok(
+          ![401, 403, 429].includes(admitted.statusCode),
+          `session: ${route.method} ${url} -> ${admitted.body}`,
+        );
+        // A live session with another token is refused before anything of the route runs.
+        const forged = await ctx.app.inject({
+          method: route.method as 'GET',
+          url,
+          headers: { cookie: session.cookie, 'x-csrf-token': randomBase62(43) },
+        });
+        assert.equal(forged.statusCode, 403, `forged token: ${route.method} ${url}`);
+        assert.equal(forged.json<Problem>().code, 'insufficient_permissions');
         if (route.auth !== 'any_key') {
           const lacking = route.auth === 'read:users' ? onlyUsageKey : onlyUsersKey;
           const res = await ctx.app.inject({
@@ -101,7 +166,7 @@ for (const dialect of DIALECTS) {
             headers: { authorization: `Bearer ${lacking}` },
           });
           assert.equal(res.statusCode, 403, `${route.method} ${url} without ${route.auth}`);
-          const body = res.json<{ code: string; required_permission: string }>();
+          const body = res.json<Problem>();
           assert.equal(body.code, 'insufficient_permissions');
           assert.equal(body.required_permission, route.auth);
         }

@@ -1,12 +1,18 @@
 /**
- * The console backend client. Every call carries the session cookie (same origin); every
- * state-changing call also carries the session's CSRF token. A 401 anywhere but the login form
- * means the session ended: the app goes back to the login page.
+ * The console's HTTP client. `account` calls the console's account routes (sign-up, login,
+ * logout, the session); `api` calls the public API under `/v1`, as any client does, with the
+ * session standing in for a key. Every call carries the session cookie (same origin) and the
+ * session's CSRF token: without the token the API does not take the cookie. `/v1` calls also
+ * carry the version the console was built for, so a store pinned to an older version still gets
+ * the shapes this code reads, and each POST an `Idempotency-Key` (see `idempotencyKeyFor`). A 401
+ * anywhere but the login form means the session ended: the app goes back to the login page.
  */
 
 import { humanize } from './format.js';
+import { CONSOLE_API_VERSION } from './version.js';
 
-const BASE = '/console/api';
+const ACCOUNT_BASE = '/console/api';
+const API_BASE = '/v1';
 
 export interface FieldError {
   field: string;
@@ -21,6 +27,8 @@ export class ApiError extends Error {
     readonly errors: FieldError[] = [],
     /** The server's id of the request (its `request_id`, or the `X-Request-Id` header). */
     readonly requestId?: string,
+    /** How long the server asked to wait before asking again (a 429's `Retry-After`), in ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -32,13 +40,18 @@ export function requestIdOf(error: unknown): string | undefined {
   return error instanceof ApiError && error.status >= 500 ? error.requestId : undefined;
 }
 
-/** "30 seconds", "2 minutes", from a Retry-After header (seconds, or an HTTP date). */
-function retryAfter(header: string | null): string | undefined {
+/** The wait a Retry-After header asks for (seconds, or an HTTP date), in whole seconds, at least 1. */
+function retryAfterSeconds(header: string | null): number | undefined {
   if (header === null) return undefined;
   const value = header.trim();
   const until = /^\d+$/.test(value) ? Number(value) : Math.ceil((Date.parse(value) - Date.now()) / 1000);
-  if (!Number.isFinite(until)) return undefined;
-  const seconds = Math.max(1, until);
+  return Number.isFinite(until) ? Math.max(1, until) : undefined;
+}
+
+/** "30 seconds", "2 minutes", from a Retry-After header. */
+function retryAfter(header: string | null): string | undefined {
+  const seconds = retryAfterSeconds(header);
+  if (seconds === undefined) return undefined;
   if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
@@ -67,17 +80,60 @@ export function setUnauthorizedHandler(handler: () => void): void {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+/**
+ * Where the client says what the user did: a `change` event after each write to `/v1` (a POST,
+ * PATCH or DELETE) that succeeded. Pages that poll refresh at their full rate again (hooks.ts).
+ */
+export const apiEvents = new EventTarget();
+
+/**
+ * The `Idempotency-Key` of a POST: one per submission, the same for its retries. A POST of the
+ * same body to the same path after an answer that settled nothing (no answer, a 5xx, a 409 while
+ * the first attempt still runs) is that submission's retry and reuses its key, so the API applies
+ * it at most once; any other answer settles the submission, and the next one gets a new key.
+ */
+const unsettled = new Map<string, string>();
+
+function idempotencyKeyFor(submission: string): string {
+  let key = unsettled.get(submission);
+  if (key === undefined) {
+    key = crypto.randomUUID();
+    unsettled.set(submission, key);
+  }
+  return key;
+}
+
+function settles(status: number): boolean {
+  return status !== 0 && status !== 409 && status < 500;
+}
+
+interface RequestOptions {
+  /** `X-Service-Version` of a `/v1` call, when it must not be the console's own (`CONSOLE_API_VERSION`). */
+  version?: string | undefined;
+}
+
+async function request<T>(
+  base: string,
+  method: Method,
+  path: string,
+  body?: unknown,
+  options: RequestOptions = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-csrf-token': csrfToken };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  const submission = `${method} ${base}${path}\n${payload ?? ''}`;
+  if (base === API_BASE) {
+    headers['x-service-version'] = options.version ?? CONSOLE_API_VERSION;
+    if (method === 'POST') headers['idempotency-key'] = idempotencyKeyFor(submission);
+  }
   let response: Response;
   try {
-    response = await fetch(BASE + path, {
+    response = await fetch(base + path, {
       method,
       headers,
       credentials: 'same-origin',
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(payload === undefined ? {} : { body: payload }),
     });
   } catch {
     throw new ApiError(
@@ -86,6 +142,8 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
       'The server could not be reached. Check your connection and retry.',
     );
   }
+  if (settles(response.status)) unsettled.delete(submission);
+  if (base === API_BASE && method !== 'GET' && response.ok) apiEvents.dispatchEvent(new Event('change'));
   if (response.status === 204) return undefined as T;
   const data: unknown = await response.json().catch(() => null);
   if (!response.ok) {
@@ -95,24 +153,34 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
       errors?: FieldError[];
       request_id?: string;
     };
+    const wait = response.status === 429 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined;
     const error = new ApiError(
       response.status,
       problem.code ?? 'error',
       problem.detail ?? fallbackDetail(response),
       problem.errors ?? [],
       problem.request_id ?? response.headers.get('x-request-id') ?? undefined,
+      wait === undefined ? undefined : wait * 1000,
     );
-    if (response.status === 401 && !['/login', '/session', '/signup'].includes(path)) onUnauthorized();
+    const asking = base === ACCOUNT_BASE && ['/login', '/session', '/signup'].includes(path);
+    if (response.status === 401 && !asking) onUnauthorized();
     throw error;
   }
   return data as T;
 }
 
+/** The public API under `/v1`, with the session. */
 export const api = {
-  get: <T>(path: string) => request<T>('GET', path),
-  post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, body),
-  patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
-  delete: <T = void>(path: string) => request<T>('DELETE', path),
+  get: <T>(path: string, options?: RequestOptions) => request<T>(API_BASE, 'GET', path, undefined, options),
+  post: <T>(path: string, body: unknown = {}) => request<T>(API_BASE, 'POST', path, body),
+  patch: <T>(path: string, body: unknown) => request<T>(API_BASE, 'PATCH', path, body),
+  delete: <T = void>(path: string) => request<T>(API_BASE, 'DELETE', path),
+};
+
+/** The console's account routes: sign-up, login, logout and the session. */
+export const accountApi = {
+  get: <T>(path: string) => request<T>(ACCOUNT_BASE, 'GET', path),
+  post: <T>(path: string, body: unknown = {}) => request<T>(ACCOUNT_BASE, 'POST', path, body),
 };
 
 /** The validator's wording of a rule ("must NOT have fewer than 1 characters") as a person's. */

@@ -1,5 +1,5 @@
 import { useCallback, useContext, useEffect, useId, useRef, useState } from 'react';
-import { api, ApiError, describeFailure } from './api.js';
+import { api, ApiError, apiEvents, describeFailure } from './api.js';
 import { StaleContext } from './components/Stale.js';
 
 export interface Resource<T> {
@@ -13,15 +13,34 @@ export interface Resource<T> {
   set: (data: T) => void;
 }
 
+/** How long a page counts as in use after it is shown, the user's last input on it or their last change. */
+const ACTIVE_MS = 60_000;
+/** The longest wait between refreshes of a page left alone, and the longest timer set (a hold is checked again then). */
+const IDLE_REFRESH_MS = 60_000;
+/** The input that says someone is using the page. */
+const INPUT_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel'] as const;
 /**
- * GETs `path` from the console backend, again whenever `path` changes or `reload` is called, and
- * every `refreshMs` while the page is visible, unless the last answer was 404 (it is not there to
- * watch: its data goes too, so the page says it is missing rather than showing it as it was). A
- * response to an older path never overwrites a newer one. When a load fails otherwise after data
+ * No refresh before this time (ms since the epoch): the API answered a load 429, and every call
+ * counts against the same limits, so all the pages' refreshes wait as long as it asked.
+ */
+let refreshesHeldUntil = 0;
+
+/**
+ * GETs `path` from the API (in `version`, when given), again whenever `path` changes or `reload` is called, and
+ * on a timer while the page is visible, unless the last answer was 404 (it is not there to
+ * watch: its data goes too, so the page says it is missing rather than showing it as it was). The
+ * console's calls count against the store's rate limit and quota like any client's, so the timer
+ * runs every `refreshMs` only while the page is in use: for a minute after it is shown, after input
+ * on it (pointer, keyboard) and after a change made through the API client; then each wait doubles,
+ * up to a minute. After a 429 no page refreshes until its `Retry-After` has passed (a minute without one).
+ * A response to an older path never overwrites a newer one. When a load fails otherwise after data
  * was shown, the data stays and the page's stale-data warning (components/Stale.tsx) says since
  * when it is out of date and why, with a retry, until a load succeeds again.
  */
-export function useResource<T>(path: string | null, options: { refreshMs?: number } = {}): Resource<T> {
+export function useResource<T>(
+  path: string | null,
+  options: { refreshMs?: number; version?: string } = {},
+): Resource<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [generation, setGeneration] = useState(0);
@@ -30,14 +49,14 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
   /** When the data on screen was loaded (ms since the epoch). */
   const [loadedAt, setLoadedAt] = useState<number>();
   const latest = useRef(0);
-  const { refreshMs } = options;
+  const { refreshMs, version } = options;
   const requestKey = path === null ? undefined : `${generation} ${path}`;
 
   useEffect(() => {
     if (path === null) return;
     const ticket = ++latest.current;
     const key = `${generation} ${path}`;
-    api.get<T>(path).then(
+    api.get<T>(path, { version }).then(
       (value) => {
         if (ticket !== latest.current) return;
         setData(value);
@@ -49,20 +68,63 @@ export function useResource<T>(path: string | null, options: { refreshMs?: numbe
         if (ticket !== latest.current) return;
         // Not found: what was shown is gone (deleted meanwhile), not merely out of date.
         if (failure instanceof ApiError && failure.status === 404) setData(undefined);
+        if (failure instanceof ApiError && failure.status === 429) {
+          const until = Date.now() + (failure.retryAfterMs ?? IDLE_REFRESH_MS);
+          refreshesHeldUntil = Math.max(refreshesHeldUntil, until);
+        }
         setError(failure);
         setSettled(key);
       },
     );
-  }, [path, generation]);
+  }, [path, version, generation]);
   const loading = requestKey !== undefined && settled !== requestKey;
   const missing = error instanceof ApiError && error.status === 404;
 
   useEffect(() => {
     if (!refreshMs || path === null || missing) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') setGeneration((g) => g + 1);
-    }, refreshMs);
-    return () => clearInterval(timer);
+    const every = refreshMs;
+    let activeUntil = Date.now() + ACTIVE_MS;
+    let wait = every;
+    let lastRefresh = Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
+    function schedule(at: number): void {
+      clearTimeout(timer);
+      timer = setTimeout(tick, Math.min(Math.max(0, at - Date.now()), IDLE_REFRESH_MS));
+    }
+    function tick(): void {
+      const now = Date.now();
+      if (now < refreshesHeldUntil) return schedule(refreshesHeldUntil);
+      // Hidden (a background tab): nothing is asked for; the timer goes on to see when it is shown.
+      if (document.visibilityState !== 'visible') return schedule(now + wait);
+      if (now < lastRefresh + wait) return schedule(lastRefresh + wait);
+      lastRefresh = now;
+      setGeneration((g) => g + 1);
+      wait = now < activeUntil ? every : Math.max(every, Math.min(wait * 2, IDLE_REFRESH_MS));
+      schedule(now + wait);
+    }
+    /** The page is in use: refresh at the full rate again, now if the last refresh is older than that. */
+    function inUse(): void {
+      const now = Date.now();
+      activeUntil = now + ACTIVE_MS;
+      if (wait === every) return;
+      wait = every;
+      schedule(lastRefresh + every);
+    }
+    function shown(): void {
+      if (document.visibilityState === 'visible') inUse();
+    }
+
+    schedule(lastRefresh + wait);
+    for (const type of INPUT_EVENTS) window.addEventListener(type, inUse, { capture: true, passive: true });
+    document.addEventListener('visibilitychange', shown);
+    apiEvents.addEventListener('change', inUse);
+    return () => {
+      clearTimeout(timer);
+      for (const type of INPUT_EVENTS) window.removeEventListener(type, inUse, { capture: true });
+      document.removeEventListener('visibilitychange', shown);
+      apiEvents.removeEventListener('change', inUse);
+    };
   }, [refreshMs, path, missing]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);

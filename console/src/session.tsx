@@ -8,7 +8,7 @@ import {
   useRef,
   useState,
 } from 'react';
-import { api, ApiError, setCsrfToken, setUnauthorizedHandler } from './api.js';
+import { accountApi, ApiError, setCsrfToken, setUnauthorizedHandler } from './api.js';
 import type { Account, SignupResult } from './types.js';
 
 interface SessionState {
@@ -63,7 +63,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   /** Asks the server who is logged in (401: nobody). */
   const check = useCallback(
     () =>
-      api.get<Account>('/session').then(
+      accountApi.get<Account>('/session').then(
         (current) => {
           adopt(current);
           setError(undefined);
@@ -91,10 +91,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       loggedOut,
       expired,
       async login(email, password) {
-        adopt(await api.post<Account>('/login', { email, password }));
+        adopt(await accountApi.post<Account>('/login', { email, password }));
       },
       async signup(input) {
-        const result = await api.post<SignupResult>('/signup', input);
+        const result = await accountApi.post<SignupResult>('/signup', input);
         setFirstKey(result.api_key.key);
         adopt(result);
         return result;
@@ -103,7 +103,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         // Calls still under way may answer 401 once the session is gone: that is no expiry.
         active.current = false;
         try {
-          await api.post('/logout');
+          await accountApi.post('/logout');
         } finally {
           setFirstKey(undefined);
           setLoggedOut(true);

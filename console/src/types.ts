@@ -1,16 +1,13 @@
 import type { Static } from 'typebox';
 import type { ApiKeySchema } from '../../src/modules/api-keys/api-keys.schemas.js';
-import type {
-  AccountSchema,
-  ConsoleVersionsSchema,
-  SignupResultSchema,
-} from '../../src/modules/console/console.schemas.js';
+import type { AccountSchema, SignupResultSchema } from '../../src/modules/console/console.schemas.js';
 import type { EventObject } from '../../src/modules/events/events.service.js';
 import type { PluginSchema, RatingSchema } from '../../src/modules/plugins/plugins.schemas.js';
 import type { UsageSchema } from '../../src/modules/usage/usage.schemas.js';
+import type { VersionListSchema } from '../../src/modules/versions/versions.schemas.js';
 import type { DeliverySchema, WebhookSchema } from '../../src/modules/webhooks/webhooks.schemas.js';
 
-/** The console backend's response shapes, from the server's own schemas (types only). */
+/** The response shapes the console reads, from the server's own schemas (types only). */
 
 export type Account = Static<typeof AccountSchema>;
 export type SignupResult = Static<typeof SignupResultSchema>;
@@ -21,7 +18,14 @@ export type WebhookEvent = EventObject;
 export type Plugin = Static<typeof PluginSchema>;
 export type Rating = Static<typeof RatingSchema>;
 export type Usage = Static<typeof UsageSchema>;
-export type Versions = Static<typeof ConsoleVersionsSchema>;
+export type VersionList = Static<typeof VersionListSchema>;
+
+/** `GET /v1/versions` with what the console shows of it: the releases' names, and whether to upgrade. */
+export interface Versions extends VersionList {
+  latest_release: string;
+  pinned_release: string;
+  upgrade_available: boolean;
+}
 
 export interface Page<T> {
   data: T[];

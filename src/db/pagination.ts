@@ -1,5 +1,5 @@
 import { expressionBuilder, type SelectQueryBuilder } from 'kysely';
-import type { PageWindow } from '../http/pagination.js';
+import type { PageWindow } from '../lib/paging.js';
 import type { Database } from './schema.js';
 
 /** The columns `newestFirst` sorts and seeks on. */

@@ -2,9 +2,16 @@ import type { FastifyContextConfig, FastifyReply, FastifyRequest, HookHandlerDon
 import type { Principal } from '../lib/principal.js';
 import type { ApiKeyService } from '../modules/api-keys/api-keys.service.js';
 import type { VersionRegistry } from '../modules/versions/versions.registry.js';
-import { AppError } from './errors.js';
-import type { Permission } from './permissions.js';
-import { enforceDecision, type RateLimiter } from './rate-limit.js';
+import { AppError } from '../lib/errors.js';
+import type { Permission } from '../lib/permissions.js';
+import { enforceDecision } from './rate-limit.js';
+import { type RateLimiter } from '../modules/limits/limits.limiter.js';
+
+/**
+ * What a route requires, declared on the route itself (`config.auth`): a permission, any valid
+ * key, or nothing at all. One hook enforces it; a test fails for a `/v1` route that declares none.
+ */
+export type RouteAuth = Permission | 'any_key' | 'public';
 
 /** The principal of an authenticated route; the gate guarantees it is set. */
 export function principalOf(request: FastifyRequest): Principal {
@@ -31,13 +38,24 @@ export interface GateDeps {
   limiter: RateLimiter | undefined;
   /** The store's `asTenant`: the rest of an admitted request runs as its tenant's (PostgreSQL). */
   asTenant?: (<T>(tenantId: string, fn: () => T) => T) | undefined;
+  /** The developer console's sessions, tried for a request without `Authorization`. */
+  sessions?: SessionAuthenticator | undefined;
 }
+
+/**
+ * Authenticates a request by a console session: undefined when it presents none (no session
+ * cookie, or no CSRF token beside it: a cookie alone never authenticates), else its principal, or
+ * a rejection with the refusal (401 for a session that ended, 403 for a wrong token).
+ */
+export type SessionAuthenticator = (request: FastifyRequest) => Promise<Principal> | undefined;
 
 /**
  * The request gate of a route, built once from what the route declares and run in its onRequest,
  * before the body is read, so an unauthenticated caller learns nothing from validation. In order:
  * the API key (401; 429 for a key not seen valid, from an address that keeps presenting unknown
- * ones: see `ApiKeyService.authenticate`), the tenant's rate limits and quota (429; any valid key
+ * ones: see `ApiKeyService.authenticate`) or, without `Authorization`, a console session with its
+ * CSRF token (`sessions`: the session's user with every permission, limited and metered as a key
+ * of its tenant), the tenant's rate limits and quota (429; any valid key
  * is limited and counted, also one without the route's permission, so a 429 comes before a 403;
  * the per-minute AI limit only for keys that hold the permission), the permission
  * the route declares in `config.auth` (403), and the version the response is written in (a
@@ -49,7 +67,7 @@ export interface GateDeps {
  * from memory and the counters are this process's, as they are for nearly every request: no
  * promise and no microtask on the hot path. Otherwise it goes on when the store or Redis answers.
  */
-export function createGate({ apiKeys, versions, limiter, asTenant }: GateDeps) {
+export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: GateDeps) {
   const latest = versions.latest.version;
 
   function resolveVersion(request: FastifyRequest): void {
@@ -157,7 +175,10 @@ export function createGate({ apiKeys, versions, limiter, asTenant }: GateDeps) {
     }
 
     function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
-      const principal = apiKeys.authenticate(request.headers.authorization, request.ip);
+      const header = request.headers.authorization;
+      const session = header === undefined ? sessions?.(request) : undefined;
+      if (session !== undefined) return session.then((authenticated) => limit(request, reply, authenticated));
+      const principal = apiKeys.authenticate(header, request.ip);
       if (principal instanceof Promise) {
         return principal.then((authenticated) => limit(request, reply, authenticated));
       }

@@ -4,7 +4,8 @@ import type { Server, Socket } from 'node:net';
 import type { Config } from '../config.js';
 import { newRequestId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
-import { AppError, problemFor, validationError } from './errors.js';
+import { AppError, validationError } from '../lib/errors.js';
+import { problemFor } from './problem.js';
 import { requestIdOf } from './request-id.js';
 
 /**

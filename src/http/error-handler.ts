@@ -6,10 +6,11 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import { type StoreUnavailableReason, storeUnavailable } from '../db/store.js';
-import { AppError, isAppError, problemFor } from './errors.js';
+import { AppError, isAppError } from '../lib/errors.js';
+import { problemFor } from './problem.js';
 import { validationProblem } from './validation.js';
 
-/** Fastify's own error codes that a client caused, mapped onto the contract's codes. */
+/** Fastify's own error codes that a client caused, mapped onto the API's error codes. */
 function fromFastifyError(error: FastifyError): AppError | undefined {
   if (error.validation) {
     return validationProblem(error.validation, error.validationContext);

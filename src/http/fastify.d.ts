@@ -1,7 +1,7 @@
 import type { Principal } from '../lib/principal.js';
-import type { RouteAuth } from './permissions.js';
-import type { IdempotencyState } from './idempotency.js';
-import type { LimitDecision, RouteRateLimit } from './rate-limit.js';
+import type { RouteAuth } from './auth.js';
+import type { IdempotencyState } from '../lib/idempotent-write.js';
+import type { LimitDecision, RouteRateLimit } from '../modules/limits/limits.policy.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

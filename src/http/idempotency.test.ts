@@ -13,6 +13,7 @@ import {
   type TestContext,
 } from '../../test/helpers/context.js';
 import { spawnServer } from '../../test/helpers/process.js';
+import type { Page, Problem } from '../../test/helpers/responses.js';
 
 const body = { name: 'Idempotent', permissions: ['read:users'] };
 
@@ -54,7 +55,7 @@ for (const dialect of DIALECTS) {
 
     let enteredResolve: () => void = () => undefined;
     const countKeys = async (apiKey = key) =>
-      (await client(ctx.app, apiKey)<{ data: unknown[] }>('GET', '/v1/api-keys')).body.data.length;
+      (await client(ctx.app, apiKey)<Page<unknown>>('GET', '/v1/api-keys')).body.data.length;
 
     it('replays the stored response for the same key and request, without a second effect', async () => {
       const api = client(ctx.app, key);
@@ -141,7 +142,7 @@ for (const dialect of DIALECTS) {
           payload: JSON.stringify(body),
         });
         assert.equal(res.statusCode, 400, JSON.stringify(bad));
-        assert.equal(res.json<{ code: string }>().code, 'invalid_idempotency_key');
+        assert.equal(res.json<Problem>().code, 'invalid_idempotency_key');
       }
       const empty = await api('POST', '/v1/api-keys', { body, headers: { 'idempotency-key': '' } });
       assert.equal(empty.status, 400);
@@ -230,7 +231,7 @@ describe(
         const listed = await fetch(`${servers[0]?.url}/v1/api-keys`, {
           headers: { authorization: `Bearer ${tenant.apiKey.key}` },
         });
-        assert.equal(((await listed.json()) as { data: unknown[] }).data.length, 2);
+        assert.equal(((await listed.json()) as Page<unknown>).data.length, 2);
       } finally {
         await Promise.all(servers.map((s) => s.stop()));
         await store.drop();

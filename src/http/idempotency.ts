@@ -1,70 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Store } from '../db/store.js';
+import type { Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
-import { AppError } from './errors.js';
+import type { IdempotencyState } from '../lib/idempotent-write.js';
+import { AppError } from '../lib/errors.js';
 
 /**
- * `Idempotency-Key` on POST (contract section 5). The first request claims the key with a row
+ * `Idempotency-Key` on POST (docs/api-conventions.md). The first request claims the key with a row
  * (`in_flight`, leased); its response is stored when it is sent, before the client sees it. A
  * repeat gets the stored response, a different request with the key 422, a concurrent one 409.
- * A 5xx result releases the key. A claim whose process died is taken over when its lease runs out.
- *
- * A use case whose work outlives one transaction (create an order, charge it, settle it) marks the
- * key with the resource it committed, inside that transaction (`IdempotentWrite.mark`). From then
- * on the work is never done again under this key: a 5xx keeps the mark (only the lease is let go),
- * and the retry is handed the mark (`IdempotentWrite.committed`) so the use case resumes that
- * resource and answers for it.
+ * A 5xx result releases the key, unless the use case marked it (src/lib/idempotent-write.ts): then
+ * only the lease is let go. A claim whose process died is taken over when its lease runs out.
  */
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 const LEASE_MS = 2 * 60 * 1000;
-
-export interface IdempotencyState {
-  tenantId: string;
-  key: string;
-  /** The resource an earlier attempt with this key committed, when there was one. */
-  committed: string | null;
-}
-
-/** A request's idempotency key as a use case sees it (`idempotentWrite` makes one). */
-export interface IdempotentWrite {
-  /** The resource an earlier attempt with this key committed: resume it, do not act again. */
-  readonly committed: string | null;
-  /**
-   * Records, in the use case's transaction, that the work of this key committed as `resourceId`.
-   * Throws `idempotency_key_in_use` (rolling the transaction back) if another attempt got there first.
-   */
-  mark(trx: Db, resourceId: string): Promise<void>;
-}
-
-/** What a use case gets for a request without `Idempotency-Key`: nothing to resume or mark. */
-export const NO_IDEMPOTENCY: IdempotentWrite = { committed: null, mark: async () => undefined };
-
-/** The request's claimed key as the use case's `IdempotentWrite`. */
-export function idempotentWrite(state: IdempotencyState | null): IdempotentWrite {
-  if (state === null) return NO_IDEMPOTENCY;
-  return {
-    committed: state.committed,
-    async mark(trx, resourceId) {
-      const marked = await trx
-        .updateTable('idempotency_keys')
-        .set({ resource_id: resourceId })
-        .where('tenant_id', '=', state.tenantId)
-        .where('key', '=', state.key)
-        .where('state', '=', 'in_flight')
-        .where('resource_id', 'is', null)
-        .executeTakeFirst();
-      if (Number(marked.numUpdatedRows) !== 1) {
-        throw new AppError(
-          'idempotency_key_in_use',
-          'Another request with this Idempotency-Key got there first.',
-        );
-      }
-    },
-  };
-}
 
 /** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` fingerprint alike. */
 function canonicalJson(value: unknown): string {

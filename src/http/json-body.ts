@@ -1,5 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError, validationError } from './errors.js';
+import { AppError, validationError } from '../lib/errors.js';
 
 /** Refuses bytes that are not UTF-8, instead of putting U+FFFD in their place. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -29,4 +30,22 @@ export function parseJsonBody(raw: Buffer): unknown {
       ? validationError('body', 'must not use __proto__ or constructor.prototype as a key')
       : new AppError('invalid_json', 'The request body is not valid JSON.');
   }
+}
+
+/**
+ * The app's only body parser: JSON (text/plain and every other type is 415), in UTF-8, through
+ * `parseJsonBody`; an empty body is no body.
+ */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    let value: unknown;
+    try {
+      value = parseJsonBody(body as Buffer);
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
+    done(null, value);
+  });
 }

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { ERROR_STATUS, type ErrorCode, MAX_FIELD_ERRORS } from './errors.js';
+import { ERROR_STATUS, type ErrorCode, MAX_FIELD_ERRORS } from '../lib/errors.js';
 
 /** Shared TypeBox pieces: the problem body, timestamps, ids and the error responses of a route. */
 

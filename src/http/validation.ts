@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type FormatDefinition, type Options } from 'ajv'
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isCurrency } from '../lib/money.js';
-import { type AppError, type FieldError, MAX_FIELD_ERRORS, validationFailed } from './errors.js';
+import { type AppError, type FieldError, MAX_FIELD_ERRORS, validationFailed } from '../lib/errors.js';
 import {
   LINE_OR_EMPTY_PATTERN,
   LINE_PATTERN,
@@ -340,7 +340,7 @@ function isNullBranch(error: Partial<ErrorObject>): boolean {
   return error.keyword === 'type' && (error.params as { type?: unknown } | undefined)?.type === 'null';
 }
 
-/** Ajv's errors as the contract's `{field, message}` list, one entry per failing field and rule. */
+/** Ajv's errors as the problem's `errors` list of `{field, message}`, one per failing field and rule. */
 export function toFieldErrors(
   errors: readonly Partial<ErrorObject>[],
   part: string | undefined,

@@ -1,4 +1,4 @@
-import type { Permission } from '../http/permissions.js';
+import type { Permission } from './permissions.js';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 

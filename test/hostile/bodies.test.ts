@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { MAX_FIELD_ERRORS } from '../../src/http/errors.js';
+import { MAX_FIELD_ERRORS } from '../../src/lib/errors.js';
 import { MAX_DEPTH } from '../../src/http/validation.js';
 import {
   type Client,
@@ -11,6 +11,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../helpers/context.js';
+import type { Problem } from '../helpers/responses.js';
 
 /**
  * Hostile request bodies: one that makes the validator find an error per element, one nested
@@ -19,13 +20,6 @@ import {
  * what is wrong and creates nothing; a name in any script, emoji included, is stored and returned
  * exactly as sent, on every store.
  */
-
-interface Problem {
-  code: string;
-  detail: string;
-  errors?: { field: string; message: string }[];
-  errors_truncated?: boolean;
-}
 
 /** The largest refusal allowed here: a capped error list and a short detail. */
 const MAX_PROBLEM_BYTES = 16 * 1024;

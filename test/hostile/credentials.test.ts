@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Static } from 'typebox';
 import { Agent, request } from 'undici';
 import { scryptDerivations } from '../../src/lib/passwords.js';
+import type { ApiKeySchema } from '../../src/modules/api-keys/api-keys.schemas.js';
 import { KEY_FAILURES } from '../../src/modules/api-keys/api-keys.service.js';
 import { THROTTLE } from '../../src/modules/console/console.service.js';
 import { randomBase62 } from '../../src/lib/ids.js';
@@ -29,12 +31,7 @@ interface Send {
   ): Promise<Answer>;
 }
 
-interface KeyBody {
-  id: string;
-  permissions: string[];
-  status: string;
-  expires_at: string | null;
-}
+type KeyBody = Static<typeof ApiKeySchema>;
 
 const PASSWORD = 'correct horse battery';
 

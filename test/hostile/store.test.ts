@@ -18,6 +18,7 @@ import {
   type TestContext,
   type TestStore,
 } from '../helpers/context.js';
+import type { Problem as ProblemBody } from '../helpers/responses.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 
 /**
@@ -33,10 +34,8 @@ import { eventually } from '../helpers/webhook-receiver.js';
 const PG = DIALECTS.includes('postgres');
 const USD = 'USD';
 
-interface Problem {
-  code?: string;
-  detail?: string;
-}
+/** A body that may be a problem: these requests may also go through. */
+type Problem = Partial<ProblemBody>;
 
 function assertRetryable(res: ApiResponse<Problem>, what: string): void {
   assert.equal(res.status, 503, `${what}: ${JSON.stringify(res.body)}`);

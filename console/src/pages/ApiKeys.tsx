@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { PERMISSIONS } from '../../../src/http/permissions.js';
+import { PERMISSIONS } from '../../../src/lib/permissions.js';
 import { api, formErrors } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { ConfirmDialog, FormDialog, SecretDialog } from '../components/Dialog.js';
@@ -10,7 +10,7 @@ import { useToast } from '../components/Toast.js';
 import { formatDate, formatDateNear, formatDateTime, timeAgo } from '../format.js';
 import { useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
-import type { ApiKey } from '../types.js';
+import type { ApiKey, Page } from '../types.js';
 
 type Permission = (typeof PERMISSIONS)[number];
 
@@ -215,7 +215,7 @@ function RollDialog({
 
 export function ApiKeys() {
   usePageTitle('API keys');
-  const keys = useResource<{ data: ApiKey[] }>('/api-keys');
+  const keys = useResource<Page<ApiKey>>('/api-keys?limit=100');
   const now = useNow();
   const toast = useToast();
   const [creating, setCreating] = useState(false);

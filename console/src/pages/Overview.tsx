@@ -10,7 +10,7 @@ import { formatMs, formatNumber, formatUtcDate, humanize, percent, plural } from
 import { useAction, useResource } from '../hooks.js';
 import { useAccount, useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
-import type { Usage, Versions } from '../types.js';
+import type { Usage, VersionList, Versions } from '../types.js';
 
 export function QuotaBar({ used, limit, label }: { used: number; limit: number; label: string }) {
   const share = Math.min(100, percent(used, limit));
@@ -59,6 +59,17 @@ function ChangelogLine({ line }: { line: string }) {
   const parts = line.split('`');
   if (parts.length % 2 === 0) return <>{line}</>;
   return <>{parts.map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}</>;
+}
+
+/** The versions' list with the releases of the latest and the pinned version named. */
+function describeVersions(list: VersionList): Versions {
+  const release = (version: string) => list.data.find((v) => v.version === version)?.release ?? version;
+  return {
+    ...list,
+    latest_release: release(list.latest),
+    pinned_release: release(list.pinned),
+    upgrade_available: list.pinned < list.latest,
+  };
 }
 
 function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgraded: () => void }) {
@@ -172,7 +183,8 @@ export function Overview() {
   usePageTitle('Overview');
   const account = useAccount();
   const usage = useResource<Usage>('/usage');
-  const versions = useResource<Versions>('/versions');
+  const versionList = useResource<VersionList>('/versions');
+  const versions = { ...versionList, data: versionList.data && describeVersions(versionList.data) };
   const { firstKey, dismissFirstKey } = useSession();
 
   return (

@@ -32,7 +32,7 @@ function TopEndpoints({ usage }: { usage: UsageData }) {
       <h2 id="top-endpoints">Top endpoints</h2>
       {top.length === 0 ? (
         <Empty title="No calls in this period">
-          Calls made with your API keys show up here within seconds.
+          Calls to the API, with your keys or from this console, show up here within seconds.
         </Empty>
       ) : (
         <ol className="bar-list">

@@ -67,9 +67,9 @@ function ResponseBody({ delivery }: { delivery: Delivery }) {
 
 /** The event a delivery sent, as the endpoint received it: rendered in the endpoint's version. */
 function EventPayload({ delivery, webhook }: { delivery: Delivery; webhook: Webhook }) {
-  const event = useResource<WebhookEvent>(
-    `/events/${encodeURIComponent(delivery.event_id)}?api_version=${encodeURIComponent(webhook.api_version)}`,
-  );
+  const event = useResource<WebhookEvent>(`/events/${encodeURIComponent(delivery.event_id)}`, {
+    version: webhook.api_version,
+  });
   if (event.data !== undefined) {
     return <Preformatted label="Event payload" text={JSON.stringify(event.data, null, 2)} />;
   }

@@ -1,12 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
-import { rebuildRollups } from '../../modules/analytics/analytics.repository.js';
+import { type Kysely, sql } from 'kysely';
+import { backfillRollups } from './0010_analytics.backfill.js';
 
 /**
- * Analytics rollups, kept by the analytics module in the transaction of every order change (it
- * listens to the order events), so reading a period costs about the same at a thousand orders as
- * at a million. Days are epoch milliseconds of 00:00 UTC; analytics.rollups.ts says what each
- * table holds. Orders that exist when this migration runs are rolled up here, once.
+ * Analytics rollups, kept by the analytics module in the transaction of every order change (an
+ * effect of the order events, src/effects.ts), so reading a period costs about the same at a
+ * thousand orders as at a million. Days are epoch milliseconds of 00:00 UTC; analytics.rollups.ts
+ * says what each table holds. Orders that exist when this migration runs are rolled up here, once,
+ * by the frozen backfill beside this file.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // One row per tenant and currency: every rollup write locks it first (a per-store-currency
@@ -113,9 +113,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('analytics_reach_pk', ['tenant_id', 'currency', 'day', 'since'])
     .execute();
 
-  // Only a store that already has orders needs the backfill (and so depends on the rebuild code).
-  const store = db as unknown as Kysely<Database>;
-  if (await store.selectFrom('orders').select('id').limit(1).executeTakeFirst()) await rebuildRollups(store);
+  // Only a store that already has orders needs the backfill (frozen beside this file).
+  if ((await sql`SELECT id FROM orders LIMIT 1`.execute(db)).rows.length > 0) await backfillRollups(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { AppError } from '../../http/errors.js';
+import type { AppError } from '../../lib/errors.js';
 import { BUILTIN_MODEL, createBuiltinProvider, writeDescription } from './ai.builtin.js';
 import { article, capitalize, categoryPhrase, feature, joinList, shortName } from './ai.english.js';
 import { PHRASES } from './ai.phrases.js';
@@ -10,7 +10,7 @@ import { countWords, trimToLastSentence } from './ai.text.js';
 
 /**
  * The built-in writer needs no database: these tests call it directly, for every tone and length,
- * and check what the contract promises of its text.
+ * and check what docs/ai.md promises of its text.
  */
 
 const LAMP: ProductFacts = {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../lib/errors.js';
 import {
   type AttributeFact,
   attributeFact,

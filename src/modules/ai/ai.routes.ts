@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { idempotentWrite } from '../../http/idempotency.js';
+import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { GenerateDescriptionBody, GenerationSchema } from './ai.schemas.js';
 
@@ -17,7 +17,7 @@ server; 502 \`ai_provider_error\` when it fails, 504 \`ai_provider_timeout\` whe
 AI routes also count against a per-minute AI rate limit.
 `.trim();
 
-/** The same operation at both names the original specification uses; usage reports the path called. */
+/** The same operation at both of its names; usage reports the path called. */
 const PATHS = [
   ['/ai/generate-description', 'Generate a product description'],
   ['/ai/describe', 'Generate a product description (same as /ai/generate-description)'],

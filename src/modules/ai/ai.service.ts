@@ -1,6 +1,6 @@
 import type { Store } from '../../db/store.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
-import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';

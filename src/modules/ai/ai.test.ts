@@ -3,7 +3,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { AI_LIMIT_PER_MINUTE } from '../../http/rate-limit.js';
+import { AI_LIMIT_PER_MINUTE } from '../limits/limits.plans.js';
 import { ManualClock } from '../../lib/clock.js';
 import {
   type Client,
@@ -14,19 +14,14 @@ import {
   whileResponsesAreRefused,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import type { OrProblem, Problem } from '../../../test/helpers/responses.js';
 import type { ProductObject } from '../products/products.schemas.js';
+import type { Usage } from '../usage/usage.schemas.js';
 import { BUILTIN_MODEL } from './ai.builtin.js';
 import type { GenerationObject } from './ai.schemas.js';
 import { countWords } from './ai.text.js';
 
-interface Problem {
-  code: string;
-  detail: string;
-  required_permission?: string;
-  errors?: { field: string; message: string }[];
-}
-
-type Reply = GenerationObject & Problem;
+type Reply = OrProblem<GenerationObject>;
 
 const LAMP = {
   name: 'Aurora Desk Lamp',
@@ -154,7 +149,7 @@ for (const dialect of DIALECTS) {
       assert.equal(new Set([a.body.id, b.body.id, c.body.id]).size, 3);
       assert.equal((await generations(ctx, fresh.tenant.id)).length, 3);
 
-      const usage = await as<{ top_endpoints: { endpoint: string; calls: number }[] }>('GET', '/v1/usage');
+      const usage = await as<Usage>('GET', '/v1/usage');
       assert.equal(usage.status, 200, JSON.stringify(usage.body));
       const calls = (endpoint: string) =>
         usage.body.top_endpoints.find((e) => e.endpoint === endpoint)?.calls;

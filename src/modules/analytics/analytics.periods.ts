@@ -1,4 +1,4 @@
-import { type FieldError, validationFailed } from '../../http/errors.js';
+import { type FieldError, validationFailed } from '../../lib/errors.js';
 import { iso } from '../../lib/clock.js';
 import { isCurrency } from '../../lib/money.js';
 

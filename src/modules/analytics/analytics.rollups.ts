@@ -141,7 +141,7 @@ async function transition(
   await repo.lockCurrency(trx, tenantId, order.currency, 0);
   const known = await repo.findOrder(trx, order.id);
   if (!known) {
-    // Only orders written without the event service's listeners (see `rebuild`) get here.
+    // Only orders written without the event effects (see `rebuild`) get here.
     logger.warn(
       { order_id: order.id, tenant_id: tenantId },
       'analytics: order event for an order not rolled up',
@@ -165,7 +165,7 @@ async function transition(
   }
 }
 
-/** The listener to register with `events.onEmit`. */
+/** The rollup effect, registered with `events.onEmit` in src/effects.ts. */
 export function rollupListener(logger: Logger): EmitListener {
   return async (trx, event: EventsTable) => {
     if (event.object_type !== 'order') return;

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../lib/errors.js';
 import {
   AnalyticsQuery,
   AnalyticsSchema,

@@ -1,18 +1,11 @@
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Store } from '../../db/store.js';
-import {
-  type CursorValue,
-  type Envelope,
-  envelope,
-  type PageQuery,
-  pageWindow,
-} from '../../http/pagination.js';
+import { type CursorValue, type Envelope, envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TenantSummary } from '../../lib/principal.js';
-import type { EventService } from '../events/events.service.js';
 import {
   bucketsOf,
   DAY_MS,
@@ -23,7 +16,6 @@ import {
   resolvePeriod,
 } from './analytics.periods.js';
 import * as repo from './analytics.repository.js';
-import { rollupListener } from './analytics.rollups.js';
 import {
   type Analytics,
   CustomerRowSchema,
@@ -36,11 +28,12 @@ import {
 } from './analytics.schemas.js';
 
 /**
- * Store analytics, read from the rollups the listener keeps in the transaction of every order
- * change. A period of up to 366 days costs a bounded number of rows and index seeks whatever the
- * number of orders: at most 732 daily rows (the period and the one before it), one seek per day
- * with orders for distinct customers, and two seeks per product and category with sales in the
- * period. The customers report reads one row per customer and day of the period.
+ * Store analytics, read from the rollups that analytics.rollups.ts keeps in the transaction of
+ * every order change (an event effect, src/effects.ts). A period of up to 366 days costs a bounded
+ * number of rows and index seeks whatever the number of orders: at most 732 daily rows (the period
+ * and the one before it), one seek per day with orders for distinct customers, and two seeks per
+ * product and category with sales in the period. The customers report reads one row per customer
+ * and day of the period.
  */
 
 export const TOP_PRODUCTS = 10;
@@ -161,14 +154,8 @@ const CSV_COLUMNS: Record<ReportName, string[]> = {
 
 export type AnalyticsService = ReturnType<typeof createAnalyticsService>;
 
-export function createAnalyticsService(deps: {
-  store: Store;
-  clock: Clock;
-  events: EventService;
-  logger: Logger;
-}) {
-  const { store, clock, events, logger } = deps;
-  events.onEmit(rollupListener(logger));
+export function createAnalyticsService(deps: { store: Store; clock: Clock; logger: Logger }) {
+  const { store, clock, logger } = deps;
 
   function periodOf(tenant: TenantSummary, query: PeriodQuery): Period {
     return resolvePeriod(query, clock.now(), tenant.currency);
@@ -386,7 +373,7 @@ export function createAnalyticsService(deps: {
 
     /**
      * Recomputes the rollups of one tenant (or all) from the orders and their lines: for orders
-     * written without this service's listener (bulk loads, a seeding event service of its own).
+     * written without the rollup effect (bulk loads, a seeding event service of its own).
      */
     async rebuild(tenantId?: string): Promise<void> {
       await store.transaction((trx) => repo.rebuildRollups(trx, tenantId));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
+import type { Static } from 'typebox';
 import { ManualClock } from '../../lib/clock.js';
 import {
   type Client,
@@ -10,26 +11,19 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
-import type { Analytics, Summary } from './analytics.schemas.js';
+import type { Problem } from '../../../test/helpers/responses.js';
+import type {
+  Analytics,
+  CustomersReportSchema,
+  ProductsReportSchema,
+  SalesReportSchema,
+  Summary,
+} from './analytics.schemas.js';
 
-interface Problem {
-  status: number;
-  code: string;
-  required_permission?: string;
-  errors?: { field: string; message: string }[];
-}
-
-interface Page<T> {
-  from: string;
-  to: string;
-  interval: string;
-  currency: string;
-  data: T[];
-  total: number;
-  page: number;
-  has_more: boolean;
-  next_cursor: string | null;
-}
+type SalesReport = Static<typeof SalesReportSchema>;
+type CustomersReport = Static<typeof CustomersReportSchema>;
+/** Any of the three reports, where a test walks them all. */
+type Report = SalesReport | Static<typeof ProductsReportSchema> | CustomersReport;
 
 const at = (instant: string) => Date.parse(instant);
 const ZERO: Summary = {
@@ -281,7 +275,7 @@ for (const dialect of DIALECTS) {
 
     it('reports sales per bucket, products and customers as pages', async () => {
       const range = 'from=2026-03-10&to=2026-03-12';
-      const sales = await api<Page<Record<string, unknown>>>('GET', `/v1/analytics/reports/sales?${range}`);
+      const sales = await api<SalesReport>('GET', `/v1/analytics/reports/sales?${range}`);
       assert.equal(sales.status, 200, JSON.stringify(sales.body));
       assert.deepEqual(
         sales.body.data.map((row) => [row.period_start, row.revenue, row.orders, row.customers]),
@@ -303,10 +297,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(sales.body.total, 3);
 
-      const customers = await api<Page<Record<string, unknown>>>(
-        'GET',
-        `/v1/analytics/reports/customers?${range}`,
-      );
+      const customers = await api<CustomersReport>('GET', `/v1/analytics/reports/customers?${range}`);
       assert.deepEqual(customers.body.data, [
         {
           email: 'ben@example.com',
@@ -334,7 +325,7 @@ for (const dialect of DIALECTS) {
         },
       ]);
       // Ben's payment on 11 March for his order of the 10th: money moved, no order created that day.
-      const wednesday = await api<Page<Record<string, unknown>>>(
+      const wednesday = await api<CustomersReport>(
         'GET',
         '/v1/analytics/reports/customers?from=2026-03-11&to=2026-03-11',
       );
@@ -348,11 +339,11 @@ for (const dialect of DIALECTS) {
 
       // Every report pages by cursor and by offset to the same rows.
       for (const name of ['sales', 'products', 'customers']) {
-        const all = await api<Page<unknown>>('GET', `/v1/analytics/reports/${name}?${range}`);
+        const all = await api<Report>('GET', `/v1/analytics/reports/${name}?${range}`);
         const walked: unknown[] = [];
         let url = `/v1/analytics/reports/${name}?${range}&limit=1`;
         for (;;) {
-          const page = await api<Page<unknown>>('GET', url);
+          const page = await api<Report>('GET', url);
           assert.equal(page.status, 200, JSON.stringify(page.body));
           assert.equal(page.body.total, all.body.total);
           walked.push(...page.body.data);
@@ -360,10 +351,7 @@ for (const dialect of DIALECTS) {
           url = `/v1/analytics/reports/${name}?${range}&limit=1&cursor=${page.body.next_cursor}`;
         }
         assert.deepEqual(walked, all.body.data);
-        const second = await api<Page<unknown>>(
-          'GET',
-          `/v1/analytics/reports/${name}?${range}&limit=1&offset=1`,
-        );
+        const second = await api<Report>('GET', `/v1/analytics/reports/${name}?${range}&limit=1&offset=1`);
         assert.deepEqual(second.body.data, all.body.data.slice(1, 2));
         assert.equal(second.body.page, 2);
       }
@@ -372,10 +360,7 @@ for (const dialect of DIALECTS) {
     it('exports every report as CSV that parses back to the JSON rows', async () => {
       const range = 'from=2026-03-10&to=2026-03-12&currency=USD';
       for (const name of ['sales', 'products', 'customers']) {
-        const json = await api<Page<Record<string, unknown>>>(
-          'GET',
-          `/v1/analytics/reports/${name}?${range}`,
-        );
+        const json = await api<Report>('GET', `/v1/analytics/reports/${name}?${range}`);
         const csv = await api<string>('GET', `/v1/analytics/reports/${name}?${range}&format=csv`);
         assert.equal(csv.status, 200);
         assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
@@ -497,12 +482,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(theirs.body.summary, ZERO);
       assert.deepEqual(theirs.body.top_products, []);
       for (const name of ['sales', 'products', 'customers']) {
-        const res = await other<Page<Record<string, unknown>>>(
-          'GET',
-          `/v1/analytics/reports/${name}?from=2026-03-10&to=2026-03-12`,
-        );
+        const res = await other<Report>('GET', `/v1/analytics/reports/${name}?from=2026-03-10&to=2026-03-12`);
         assert.equal(res.status, 200);
-        if (name === 'sales') assert.ok(res.body.data.every((row) => row.orders === 0 && row.revenue === 0));
+        if (name === 'sales')
+          assert.ok(res.body.data.every((row) => 'orders' in row && row.orders === 0 && row.revenue === 0));
         else assert.deepEqual(res.body.data, []);
       }
       // The other tenant's sales never reach ours either.

@@ -1,7 +1,7 @@
 import { newestFirst } from '../../db/pagination.js';
 import type { ApiKeysTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 export type ApiKeyRow = ApiKeysTable;
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { principalOf } from '../../http/auth.js';
-import { idempotentWrite } from '../../http/idempotency.js';
+import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
 import {
   ApiKeyListQuery,

@@ -1,12 +1,12 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { PERMISSIONS, type Permission } from '../../http/permissions.js';
+import { PERMISSIONS, type Permission } from '../../lib/permissions.js';
 import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 
 export const PermissionSchema = Type.Unsafe<Permission>({
   type: 'string',
   enum: [...PERMISSIONS],
-  description: 'A permission (contract section 2).',
+  description: 'A permission; each operation in this document says which one it requires.',
 });
 
 export const ApiKeySchema = Type.Object({

@@ -3,10 +3,10 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import type { Db, Store } from '../../db/store.js';
 import { clientAddressKey, createFailureWindow } from '../../http/client-address.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
-import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
-import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
-import { isPermission, type Permission } from '../../http/permissions.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
+import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
+import { isPermission, type Permission } from '../../lib/permissions.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { type Principal, tenantSummaryOf } from '../../lib/principal.js';
@@ -248,7 +248,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
 
     /**
      * Resolves an `Authorization` header sent from `address` (the client's IP) to a principal, or
-     * throws the contract's 401. A key trusted from memory is answered synchronously (no promise on
+     * throws the API's 401. A key trusted from memory is answered synchronously (no promise on
      * the hot path); otherwise the returned promise settles once the store answered, rejecting with
      * the 401.
      *

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Static } from 'typebox';
 import { ManualClock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
+import type { ApiKeySchema } from './api-keys.schemas.js';
 import { KEY_FAILURES } from './api-keys.service.js';
 import {
   client,
@@ -11,17 +13,10 @@ import {
   type TestContext,
   whileResponsesAreRefused,
 } from '../../../test/helpers/context.js';
+import type { Page } from '../../../test/helpers/responses.js';
 
-interface KeyBody {
-  id: string;
-  name: string;
-  key: string;
-  permissions: string[];
-  status: string;
-  created: string;
-  last_used: string | null;
-  expires_at: string | null;
-}
+type KeyBody = Static<typeof ApiKeySchema>;
+type KeyPage = Page<KeyBody>;
 
 const HOUR = 3_600_000;
 
@@ -52,7 +47,7 @@ for (const dialect of DIALECTS) {
       assert.equal(created.body.expires_at, null);
 
       const masked = `sk_live_****_****_****_${created.body.key.slice(-4)}`;
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
+      const listed = await api<KeyPage>('GET', '/v1/api-keys?limit=100');
       const entry = listed.body.data.find((k) => k.id === created.body.id);
       assert.equal(entry?.key, masked);
       assert.ok(!listed.raw.body.includes(created.body.key), 'the full key never appears in a listing');
@@ -108,7 +103,7 @@ for (const dialect of DIALECTS) {
       const expired = await client(ctx.app, soon.body.key)('GET', '/v1/users/me');
       assert.equal(expired.status, 401);
       assert.equal(expired.body.code, 'api_key_expired');
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
+      const listed = await api<KeyPage>('GET', '/v1/api-keys?limit=100');
       assert.ok(!listed.body.data.some((k) => k.id === soon.body.id), 'expired keys are not listed');
       assert.equal(listed.body.data.find((k) => k.id === later.body.id)?.status, 'Active');
     });
@@ -123,7 +118,7 @@ for (const dialect of DIALECTS) {
       const usedAt = clock.now();
       for (let i = 0; i < 5; i++)
         assert.equal((await client(ctx.app, created.body.key)('GET', '/v1/users/me')).status, 200);
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
+      const listed = await api<KeyPage>('GET', '/v1/api-keys?limit=100');
       assert.equal(
         listed.body.data.find((k) => k.id === created.body.id)?.last_used,
         new Date(usedAt).toISOString(),
@@ -180,7 +175,7 @@ for (const dialect of DIALECTS) {
       });
       const managerApi = client(ctx.app, manager.body.key);
       const listed = async () =>
-        (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100')).body.data.map((k) => k.id).sort();
+        (await api<KeyPage>('GET', '/v1/api-keys?limit=100')).body.data.map((k) => k.id).sort();
       const before = await listed();
 
       // The owner's full key: refused, naming the first permission the manager lacks.
@@ -377,7 +372,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(rolled.body.permissions, ['read:users']);
       assert.equal((await client(ctx.app, rolled.body.key)('GET', '/v1/users/me')).status, 200);
       assert.equal((await client(ctx.app, old.body.key)('GET', '/v1/users/me')).status, 200);
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
+      const listed = await api<KeyPage>('GET', '/v1/api-keys?limit=100');
       assert.equal(listed.body.data.find((k) => k.id === old.body.id)?.status, 'Expiring');
       clock.advance(3600 * 1000 + 1);
       const after = await client(ctx.app, old.body.key)('GET', '/v1/users/me');
@@ -409,7 +404,7 @@ for (const dialect of DIALECTS) {
       assert.equal(after.status, 401);
       assert.equal(after.body.code, 'invalid_api_key');
       assert.equal((await api('DELETE', `/v1/api-keys/${created.body.id}`)).status, 404);
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
+      const listed = await api<KeyPage>('GET', '/v1/api-keys?limit=100');
       assert.ok(!listed.body.data.some((k) => k.id === created.body.id));
     });
 
@@ -425,16 +420,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal((await api('DELETE', `/v1/api-keys/${revoked.body.id}`)).status, 204);
 
-      type Page = {
-        data: KeyBody[];
-        total: number;
-        page: number;
-        limit: number;
-        offset: number;
-        has_more: boolean;
-        next_cursor: string | null;
-      };
-      const first = await api<Page>('GET', '/v1/api-keys?limit=2');
+      const first = await api<KeyPage>('GET', '/v1/api-keys?limit=2');
       assert.equal(first.status, 200);
       assert.deepEqual(
         { ...first.body, data: first.body.data.map((k) => k.name) },
@@ -449,15 +435,15 @@ for (const dialect of DIALECTS) {
         },
       );
       assert.ok(first.body.next_cursor);
-      const second = await api<Page>('GET', `/v1/api-keys?limit=2&cursor=${first.body.next_cursor}`);
+      const second = await api<KeyPage>('GET', `/v1/api-keys?limit=2&cursor=${first.body.next_cursor}`);
       assert.deepEqual(
         second.body.data.map((k) => k.name),
         ['k2', 'k1'],
       );
       assert.equal(second.body.page, 2);
-      const byPage = await api<Page>('GET', '/v1/api-keys?limit=2&page=2');
+      const byPage = await api<KeyPage>('GET', '/v1/api-keys?limit=2&page=2');
       assert.deepEqual(byPage.body.data, second.body.data);
-      const last = await api<Page>('GET', `/v1/api-keys?limit=2&cursor=${second.body.next_cursor}`);
+      const last = await api<KeyPage>('GET', `/v1/api-keys?limit=2&cursor=${second.body.next_cursor}`);
       assert.deepEqual(
         last.body.data.map((k) => k.name),
         ['Default key'],
@@ -490,7 +476,7 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 404, `${method} ${url}`);
         assert.equal(res.body.code, 'not_found');
       }
-      const listed = await api<{ data: KeyBody[] }>('GET', '/v1/api-keys?limit=100');
+      const listed = await api<KeyPage>('GET', '/v1/api-keys?limit=100');
       assert.ok(!listed.body.data.some((k) => k.id === theirs.body.id));
       assert.equal((await client(ctx.app, theirs.body.key)('GET', '/v1/users/me')).status, 200);
     });
@@ -566,7 +552,7 @@ for (const dialect of DIALECTS) {
       assert.equal(rolledAgain.body.id, rolled.body.id);
       assert.equal(rolledAgain.body.key, `sk_live_****_****_****_${rolled.body.key.slice(-4)}`);
 
-      const named = (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys')).body.data.filter(
+      const named = (await api<KeyPage>('GET', '/v1/api-keys')).body.data.filter(
         (k) => k.name === 'Replayed',
       );
       assert.deepEqual(
@@ -597,7 +583,7 @@ for (const dialect of DIALECTS) {
       const retried = await send();
       assert.equal(retried.status, 201, JSON.stringify(retried.body));
       assert.match(retried.body.key, /^sk_live_\*{4}_\*{4}_\*{4}_[0-9A-Za-z]{4}$/);
-      const named = (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys')).body.data.filter(
+      const named = (await api<KeyPage>('GET', '/v1/api-keys')).body.data.filter(
         (k) => k.name === 'Lost answer',
       );
       assert.deepEqual(
@@ -616,7 +602,7 @@ for (const dialect of DIALECTS) {
       const rolled = await roll();
       assert.equal(rolled.status, 201, JSON.stringify(rolled.body));
       assert.match(rolled.body.key, /^sk_live_\*{4}_\*{4}_\*{4}_[0-9A-Za-z]{4}$/);
-      const afterRoll = (await api<{ data: KeyBody[] }>('GET', '/v1/api-keys')).body.data.filter(
+      const afterRoll = (await api<KeyPage>('GET', '/v1/api-keys')).body.data.filter(
         (k) => k.name === 'Lost answer',
       );
       assert.deepEqual(

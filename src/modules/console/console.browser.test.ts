@@ -13,8 +13,9 @@ import {
 } from 'playwright-core';
 import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
+import { CONSOLE_API_VERSION } from '../../../console/src/version.js';
 import { loadConfig } from '../../config.js';
-import { PLAN_LIMITS } from '../../http/rate-limit.js';
+import { PLAN_LIMITS } from '../limits/limits.plans.js';
 import { type RunningServer, startServer } from '../../server.js';
 
 /**
@@ -36,8 +37,8 @@ const WIDE = { width: 1280, height: 860 };
 const NARROW = { width: 390, height: 844 };
 const PASSWORD = 'a long enough password';
 /** An endpoint's delivery log, as the page asks for it (every 2 seconds) and as a route matches it. */
-const DELIVERY_LOG = /\/console\/api\/webhooks\/[^/]+\/deliveries\?/;
-const DELIVERY_LOG_ROUTE = '**/console/api/webhooks/*/deliveries?*';
+const DELIVERY_LOG = /\/v1\/webhooks\/[^/]+\/deliveries\?/;
+const DELIVERY_LOG_ROUTE = '**/v1/webhooks/*/deliveries?*';
 
 /** Builds the console into dist/console, as `npm run build` does, so the server serves this code. */
 function buildConsole(): void {
@@ -298,8 +299,6 @@ for (const dialect of skip ? [] : DIALECTS) {
       await welcome.waitFor({ state: 'detached' });
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await page.getByText('Total API calls').waitFor();
-      const latency = page.locator('.stat', { hasText: 'Average response time' }).locator('.stat-value');
-      assert.equal(await latency.innerText(), '—', 'no calls yet: no average');
       await page.getByText('Northwind Outfitters').first().waitFor();
 
       // The session cookie is the __Host- one, HttpOnly and Secure, and scripts cannot read it.
@@ -344,7 +343,15 @@ for (const dialect of skip ? [] : DIALECTS) {
         await dialog.getByRole('checkbox', { name: permission, exact: true }).check();
       }
       await screenshots('api-keys-create');
+      const sending = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/v1/api-keys'));
       await dialog.getByRole('button', { name: 'Create key' }).click();
+      // The console calls the API as any client: in the version it reads, idempotently.
+      const sent = (await sending).headers();
+      assert.match(
+        sent['idempotency-key'] ?? '',
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
+      assert.equal(sent['x-service-version'], CONSOLE_API_VERSION);
       const reveal = page.getByRole('dialog', { name: 'Your new API key' });
       await reveal.waitFor();
       apiKey = await reveal.getByRole('textbox').inputValue();
@@ -445,7 +452,7 @@ for (const dialect of skip ? [] : DIALECTS) {
     it('says under the field what is wrong with a refused key or endpoint, and never sends a blank name', async () => {
       const created: string[] = [];
       const watch = (request: { method(): string; url(): string }) => {
-        if (request.method() === 'POST' && /\/console\/api\/(api-keys|webhooks)$/.test(request.url())) {
+        if (request.method() === 'POST' && /\/v1\/(api-keys|webhooks)$/.test(request.url())) {
           created.push(request.url());
         }
       };
@@ -464,7 +471,7 @@ for (const dialect of skip ? [] : DIALECTS) {
         assert.deepEqual(created, [], 'a blank name is not sent');
 
         // The server's refusal of a field, worded for people, under that field.
-        await page.route('**/console/api/api-keys', (route) =>
+        await page.route('**/v1/api-keys', (route) =>
           route.request().method() === 'POST'
             ? route.fulfill({
                 status: 400,
@@ -483,7 +490,7 @@ for (const dialect of skip ? [] : DIALECTS) {
         await tooLong.waitFor();
         assert.equal(await name.getAttribute('aria-describedby'), await tooLong.getAttribute('id'));
         assert.equal(await dialog.locator('.form-error').count(), 0, 'said once, by the field');
-        await page.unroute('**/console/api/api-keys');
+        await page.unroute('**/v1/api-keys');
         await dialog.getByRole('button', { name: 'Cancel' }).click();
         await dialog.waitFor({ state: 'detached' });
 
@@ -508,7 +515,7 @@ for (const dialect of skip ? [] : DIALECTS) {
 
     it('shows the request id of a server failure to quote, and the wait a 429 asks for', async () => {
       const requestId = 'req_0123456789abcdef0123456789abcdef';
-      await page.route('**/console/api/api-keys', (route) =>
+      await page.route('**/v1/api-keys?*', (route) =>
         route.fulfill({
           status: 500,
           contentType: 'application/problem+json',
@@ -528,10 +535,10 @@ for (const dialect of skip ? [] : DIALECTS) {
       await failure.getByRole('button', { name: 'Copy the request ID' }).click();
       await failure.getByRole('button', { name: 'Request ID copied' }).waitFor();
       assert.equal(await inPage<string>('navigator.clipboard.readText()'), requestId);
-      await page.unroute('**/console/api/api-keys');
+      await page.unroute('**/v1/api-keys?*');
 
       // A 429 from something in front of the server (no problem body) still says how long to wait.
-      await page.route('**/console/api/webhooks?*', (route) =>
+      await page.route('**/v1/webhooks?*', (route) =>
         route.fulfill({
           status: 429,
           contentType: 'text/html',
@@ -543,7 +550,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.getByRole('alert').getByText('Too many requests. Retry in 30 seconds.').waitFor();
       // The list refreshes every 5 seconds, and one that succeeds would take Try again away.
       await withRefreshesPaused(async () => {
-        await page.unroute('**/console/api/webhooks?*');
+        await page.unroute('**/v1/webhooks?*');
         await page.getByRole('button', { name: 'Try again' }).click();
         await page.getByText('No webhook endpoints').waitFor();
       });
@@ -777,6 +784,96 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(await page.locator('tr[data-status="failed"]').count(), 2);
     });
 
+    it('refreshes a page every 2 seconds only while it is in use, then less and less often, and waits out a 429', async () => {
+      // A tab of its own whose clock the test moves: minutes of the page's time pass in seconds.
+      const idle = await browser.newContext({
+        viewport: WIDE,
+        baseURL: server.url,
+        locale: 'en-US',
+        storageState: await context.storageState(),
+      });
+      try {
+        const tab = await idle.newPage();
+        tab.setDefaultTimeout(15_000);
+        // The page's time when it asks for the delivery log, each time (fetch still does the asking).
+        await tab.addInitScript(`{
+          window.logAskedAt = [];
+          const fetchAnswer = window.fetch;
+          window.fetch = function (input, init) {
+            if (${DELIVERY_LOG}.test(String(input))) window.logAskedAt.push(Date.now());
+            return fetchAnswer.call(this, input, init);
+          };
+        }`);
+        const start = Date.now();
+        await tab.clock.install({ time: start });
+        await tab.goto(pollingPage);
+        await tab.locator('tr[data-status="failed"]').nth(1).waitFor();
+        await tab.clock.pauseAt(start + 5_000);
+        const askedAt = () => tab.evaluate<number[]>('window.logAskedAt');
+        const shownAt = (await askedAt())[0] ?? start;
+        /** Moves the page's clock on by `seconds`, a second at a time, so each refresh is sent. */
+        async function wait(seconds: number): Promise<void> {
+          for (let i = 0; i < seconds; i += 1) await tab.clock.runFor(1_000);
+        }
+        /** The gaps, in the page's seconds, between the log's loads from `from` until `until`. */
+        async function gapsBetween(from: number, until = Infinity): Promise<number[]> {
+          const times = (await askedAt()).filter((t) => t >= from && t <= until);
+          return times.slice(1).map((t, i) => Math.round((t - (times[i] ?? t)) / 1000));
+        }
+
+        // In use for its first minute: the log is asked for every 2 seconds.
+        await wait(60);
+        const busy = await gapsBetween(shownAt, shownAt + 58_000);
+        assert.ok(busy.length >= 25, `refreshed ${busy.length + 1} times in its first minute`);
+        assert.ok(
+          busy.every((gap) => gap <= 3),
+          `every 2 seconds: ${busy.join(', ')}`,
+        );
+
+        // Then left alone for 4 minutes: each wait doubles, up to a minute.
+        const idleFrom = shownAt + 61_000;
+        await wait(240);
+        const backedOff = await gapsBetween(idleFrom);
+        assert.ok(backedOff.length <= 8, `left alone, refreshed ${backedOff.length + 1} times in 4 minutes`);
+        assert.ok(
+          backedOff.every((gap, i) => i === 0 || gap >= (backedOff[i - 1] ?? 0)),
+          `the waits grow: ${backedOff.join(', ')}`,
+        );
+        assert.equal(backedOff.at(-1), 60, `up to a minute: ${backedOff.join(', ')}`);
+
+        // Input on the page: refreshed at once, and every 2 seconds again.
+        const touchedAt = (await askedAt()).length;
+        await tab.mouse.move(200, 300);
+        await tab.mouse.move(220, 320);
+        await wait(10);
+        assert.ok((await askedAt()).length - touchedAt >= 4, 'every 2 seconds after input');
+
+        // A 429 holds every refresh for its Retry-After (2 minutes), the page showing what it had.
+        await tab.route(DELIVERY_LOG_ROUTE, (route) =>
+          route.fulfill({
+            status: 429,
+            contentType: 'application/problem+json',
+            headers: { 'retry-after': '120' },
+            body: JSON.stringify({ code: 'rate_limited', detail: 'Too many requests.' }),
+          }),
+        );
+        const refused = tab.waitForResponse((res) => DELIVERY_LOG.test(res.url()) && res.status() === 429);
+        await tab.clock.runFor(2_000);
+        await refused;
+        await tab.getByRole('alert').filter({ hasText: 'Couldn’t refresh' }).waitFor();
+        const heldFrom = (await askedAt()).length;
+        await tab.mouse.move(240, 340);
+        await wait(110);
+        assert.equal((await askedAt()).length, heldFrom, 'nothing asked for before the Retry-After');
+        await tab.unroute(DELIVERY_LOG_ROUTE);
+        await wait(15);
+        assert.ok((await askedAt()).length > heldFrom, 'asked again once the wait is over');
+        assert.equal(await tab.locator('tr[data-status="failed"]').count(), 2);
+      } finally {
+        await idle.close();
+      }
+    });
+
     it('breaks a long webhook URL in the delivery log and its dialog, on a phone and a laptop', async () => {
       // One long token, like a chat service's hook URL: nothing to break it at but anywhere.
       const hookPath =
@@ -857,7 +954,10 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.locator('.page-description', { hasText: 'Chat alerts' }).waitFor();
       await page.locator('.details').getByText('order.shipped', { exact: true }).waitFor();
       const saved = await page.evaluate(async (webhook) => {
-        const res = await fetch(`/console/api/webhooks/${webhook}`);
+        const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+        const res = await fetch(`/v1/webhooks/${webhook}`, {
+          headers: { 'x-csrf-token': session.csrf_token },
+        });
         return (await res.json()) as { description: string; events: string[] };
       }, id);
       assert.equal(saved.description, 'Chat alerts');
@@ -869,7 +969,7 @@ for (const dialect of skip ? [] : DIALECTS) {
         const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
         let accepted = 0;
         for (let i = 0; i < 105; i++) {
-          const res = await fetch(`/console/api/webhooks/${webhook}/test`, {
+          const res = await fetch(`/v1/webhooks/${webhook}/test`, {
             method: 'POST',
             headers: { 'x-csrf-token': session.csrf_token, 'content-type': 'application/json' },
             body: '{}',
@@ -906,7 +1006,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       // Deleted meanwhile, as from another tab: the page's next refresh finds it gone.
       const status = await page.evaluate(async (webhook) => {
         const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
-        const res = await fetch(`/console/api/webhooks/${webhook}`, {
+        const res = await fetch(`/v1/webhooks/${webhook}`, {
           method: 'DELETE',
           headers: { 'x-csrf-token': session.csrf_token },
         });
@@ -937,7 +1037,10 @@ for (const dialect of skip ? [] : DIALECTS) {
       // What installing grants: the card lists the permissions and the events, and Install asks
       // first, listing them all; Cancel installs nothing.
       const slack = await page.evaluate(async () => {
-        const res = await fetch('/console/api/plugins?q=slack&limit=100');
+        const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+        const res = await fetch('/v1/plugins?q=slack&limit=100', {
+          headers: { 'x-csrf-token': session.csrf_token },
+        });
         const body = (await res.json()) as {
           data: { slug: string; permissions: string[]; events: string[] }[];
         };
@@ -987,19 +1090,21 @@ for (const dialect of skip ? [] : DIALECTS) {
       await page.getByText('No plugins match').waitFor();
     });
 
-    it('counts the calls just made on the usage page', async () => {
+    it('counts the calls just made on the usage page, the console’s own included', async () => {
       const made = apiCalls;
       await nav('Usage');
       const total = page.getByTestId('total-calls');
+      // The console calls /v1 too, and those calls count like any other.
       await eventually(
-        async () => (await total.innerText()) === String(made) || undefined,
+        async () => Number((await total.innerText()).replace(/\D/g, '')) > made || undefined,
         15_000,
-        `${made} calls`,
+        `more than the ${made} calls made with keys`,
       );
       await page.locator('.recharts-bar-rectangle').first().waitFor();
-      const top = page.locator('.bar-item', { hasText: 'POST /products' });
-      assert.match(await top.innerText(), /2\s+calls/);
-      assert.match(await page.locator('.bar-item', { hasText: 'POST /orders' }).innerText(), /2\s+calls/);
+      // The busiest endpoint is the console's own: the 105 test events sent through /v1 above.
+      const top = await page.locator('.bar-item').first().innerText();
+      assert.match(top, /POST \/webhooks\/\{id\}\/test/);
+      assert.ok(Number(/(\d+)\s+calls/.exec(top)?.[1]) >= 105, top);
       await page.getByText('Monthly quota used').first().waitFor();
       // The legend's labels are text: 4.5:1 on the white card.
       for (const series of ['Successful', 'Errors']) {
@@ -1049,13 +1154,20 @@ for (const dialect of skip ? [] : DIALECTS) {
       const oldest = server.deps.versions.list()[0];
       assert.ok(oldest);
       await server.deps.tenants.setApiVersion(account.tenant.id, oldest.version);
-      // The calls made so far are 87% of this quota.
-      const custom = Math.ceil((apiCalls * 100) / 87);
+      // The calls made so far (the console's included) are 85% of this quota; the console's calls
+      // until the page asks add a few percent.
+      const used = await page.evaluate(async () => {
+        const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+        const res = await fetch('/v1/usage', { headers: { 'x-csrf-token': session.csrf_token } });
+        return ((await res.json()) as { quota: { used: number } }).quota.used;
+      });
+      const custom = Math.ceil((used * 100) / 85);
       await server.deps.tenants.setLimits(account.tenant.id, { monthly: custom });
-      const expected = Math.floor((apiCalls * 100) / custom);
 
       await nav('Overview');
-      await page.getByText(`You have used ${expected}% of your monthly quota`).waitFor();
+      const warning = page.getByText(/^You have used \d+% of your monthly quota$/);
+      const percent = Number(/\d+/.exec(await warning.innerText())?.[0]);
+      assert.ok(percent >= 85 && percent < 100, `${percent}% used`);
       await page.getByRole('button', { name: 'Upgrade plan' }).waitFor();
       const latest = server.deps.versions.latest;
       await page.getByText(`API ${latest.release} is available`).waitFor();
@@ -1126,7 +1238,7 @@ for (const dialect of skip ? [] : DIALECTS) {
 
       let asked = 0;
       page.on('request', (request) => {
-        if (request.url().endsWith('/console/api/webhooks/wh_missing')) asked += 1;
+        if (request.url().endsWith('/v1/webhooks/wh_missing')) asked += 1;
       });
       await page.goto('/console/webhooks/wh_missing');
       await page.getByRole('heading', { level: 1, name: 'Webhook not found' }).waitFor();

@@ -5,7 +5,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gate } from '../../http/auth.js';
 import { installNotFoundHandler } from '../../http/error-handler.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /**
  * Serves the console's single-page app (built by `npm run build` into dist/console) under

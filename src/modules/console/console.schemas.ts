@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { LINE_PATTERN, Timestamp } from '../../http/schemas.js';
 import { ApiKeySchema } from '../api-keys/api-keys.schemas.js';
 
-/** The console backend's own bodies and responses; the resources reuse the API's schemas. */
+/** The console's account routes: their bodies and responses. */
 
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: LINE_PATTERN });
 const Password = Type.String({ minLength: 8, maxLength: 200 });
@@ -52,7 +52,10 @@ export const AccountSchema = Type.Object({
     },
     { description: "The limits the store's API keys get now." },
   ),
-  csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every state-changing call.' }),
+  csrf_token: Type.String({
+    description:
+      'Send it as X-CSRF-Token on every state-changing call here, and on every `/v1` call made with the session.',
+  }),
   expires_at: Timestamp,
 });
 
@@ -60,44 +63,3 @@ export const SignupResultSchema = Type.Object({
   ...AccountSchema.properties,
   api_key: ApiKeySchema,
 });
-
-export const ConsoleVersionsSchema = Type.Object({
-  data: Type.Array(
-    Type.Object({
-      version: Type.String(),
-      release: Type.String(),
-      latest: Type.Boolean(),
-      changelog: Type.Array(Type.String()),
-    }),
-  ),
-  latest: Type.String(),
-  latest_release: Type.String(),
-  pinned: Type.String(),
-  pinned_release: Type.String(),
-  upgrade_available: Type.Boolean(),
-});
-
-export const UpgradeBody = Type.Object(
-  { version: Type.Optional(Type.String({ maxLength: 10 })) },
-  { additionalProperties: false },
-);
-
-export const UpgradeResultSchema = Type.Object({
-  previous_version: Type.String(),
-  api_version: Type.String(),
-});
-
-export const EventParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-
-export const EventQuery = Type.Object(
-  {
-    api_version: Type.Optional(
-      Type.String({
-        maxLength: 10,
-        description:
-          "Render the event in this version, as `X-Service-Version` would (a webhook endpoint's `api_version` shows the payload it was sent); default the store's pinned version.",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);

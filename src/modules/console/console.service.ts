@@ -1,22 +1,22 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.js';
 import { clientAddressKey } from '../../http/client-address.js';
-import { AppError, isAppError } from '../../http/errors.js';
-import { PERMISSIONS } from '../../http/permissions.js';
-import { limitsOf, PLAN_LIMITS } from '../../http/rate-limit.js';
+import { AppError, isAppError } from '../../lib/errors.js';
+import { PERMISSIONS } from '../../lib/permissions.js';
+import { limitsOf, PLAN_LIMITS } from '../limits/limits.plans.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../lib/passwords.js';
 import type { Plan, Principal } from '../../lib/principal.js';
 import type { ApiKeyObject } from '../api-keys/api-keys.service.js';
 import { findUserByEmail } from '../tenants/tenants.repository.js';
 import type { TenantService } from '../tenants/tenants.service.js';
-import type { VersionRegistry } from '../versions/versions.registry.js';
 import * as repo from './console.repository.js';
 
 /**
  * Developer console accounts: sign-up (a tenant and its owner), password login, server-side
  * sessions and their CSRF tokens, and login/sign-up throttling. A session acts for its user's
- * tenant with every permission, through the same services as the API (see `principal`).
+ * tenant with every permission: the `/v1` gate takes a session with its CSRF token as a key holding
+ * every permission of the session's user (see `principal` and console.session.ts).
  *
  * - The session id is 32 random bytes (base64url) that only the browser's cookie holds; the store
  *   keeps its SHA-256, so a read of the table cannot be replayed as a login.
@@ -104,6 +104,11 @@ function loggedOut(detail = 'Log in to the developer console.'): AppError {
   return new AppError('authentication_required', detail);
 }
 
+/**
+ * What a session acts as, on `/v1` too: its user in its tenant, with every permission and no
+ * expiry (so it may create, roll and revoke any key of the tenant). It has no key of its own:
+ * `GET /v1/users/me` names it `console`, and nothing records a `last_used` for it.
+ */
 function consolePrincipal(account: repo.SessionWithOwner): Principal {
   return {
     tenant: account.tenant,
@@ -131,13 +136,8 @@ function asSignupFields(error: unknown): unknown {
   });
 }
 
-export function createConsoleService(deps: {
-  store: Store;
-  clock: Clock;
-  tenants: TenantService;
-  versions: VersionRegistry;
-}) {
-  const { store, clock, tenants, versions } = deps;
+export function createConsoleService(deps: { store: Store; clock: Clock; tenants: TenantService }) {
+  const { store, clock, tenants } = deps;
 
   function view(account: repo.SessionWithOwner, sessionId: string, expiresAt: number): AccountView {
     return {
@@ -309,38 +309,6 @@ export function createConsoleService(deps: {
           'Missing or invalid X-CSRF-Token header; reload the console and try again.',
         );
       }
-    },
-
-    /** The versions and whether a newer one than the tenant's pinned version exists. */
-    versions(session: ConsoleSession) {
-      const pinned = session.account.tenant.api_version;
-      const latest = versions.latest;
-      return {
-        data: versions.list().map((v) => ({
-          version: v.version,
-          release: v.release,
-          latest: v.version === latest.version,
-          changelog: v.changelog,
-        })),
-        latest: latest.version,
-        latest_release: latest.release,
-        pinned,
-        pinned_release: versions.list().find((v) => v.version === pinned)?.release ?? pinned,
-        upgrade_available: pinned < latest.version,
-      };
-    },
-
-    /**
-     * The version the console shows an event in: `requested` resolved as `X-Service-Version` is
-     * (400 `invalid_version` otherwise), else the store's pinned version, as `GET /v1/events/{id}`.
-     */
-    eventVersion(session: ConsoleSession, requested: string | undefined): string {
-      return requested === undefined ? session.account.tenant.api_version : versions.resolve(requested);
-    },
-
-    /** The rules of `POST /v1/versions/upgrade`: a known version, never older than the pinned one. */
-    async upgradeVersion(session: ConsoleSession, target: string | undefined) {
-      return tenants.upgradeApiVersion(session.account.tenant.id, target);
     },
   };
 }

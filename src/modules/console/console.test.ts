@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseSetCookie } from 'cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
 import {
   client,
   createTenant,
@@ -15,17 +16,21 @@ import {
 } from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { installErrorHandler, installNotFoundHandler, RouteTable } from '../../http/error-handler.js';
-import { PLAN_LIMITS } from '../../http/rate-limit.js';
+import { PLAN_LIMITS } from '../limits/limits.plans.js';
 import { ManualClock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { hashPassword, scryptDerivations } from '../../lib/passwords.js';
+import type { CurrentUser } from '../users/users.schemas.js';
 import { consolePages } from './console.pages.js';
-import { SESSION_COOKIE } from './console.routes.js';
+import type { AccountSchema, SignupResultSchema } from './console.schemas.js';
+import { CONSOLE_API_VERSION } from '../../../console/src/version.js';
 import { THROTTLE } from './console.service.js';
+import { SESSION_COOKIE } from './console.session.js';
 
 /**
- * The console backend over app.inject, as a browser would use it: a cookie jar, the CSRF token
- * from GET /console/api/session, and the Origin header a browser sends on state-changing calls.
+ * The console's account routes, and `/v1` with a session, over app.inject as the console's
+ * browser uses them: a cookie jar, the CSRF token from GET /console/api/session (sent on every
+ * call), and the Origin header a browser sends on state-changing calls.
  */
 
 const ORIGIN = 'http://localhost:80';
@@ -38,14 +43,8 @@ interface Reply<T = Record<string, unknown>> {
   setCookie: ReturnType<typeof parseSetCookie> | undefined;
 }
 
-interface Account {
-  user: { id: string; email: string };
-  tenant: { id: string; plan: string; api_version: string };
-  plans: { name: string; hourly: number; monthly: number; current: boolean }[];
-  limits: { hourly: number; monthly: number; custom: boolean };
-  csrf_token: string;
-  api_key?: { id: string; key: string; permissions: string[] };
-}
+/** The account a session sees; signing up also returns the owner's first key. */
+type Account = Static<typeof AccountSchema> & Partial<Pick<Static<typeof SignupResultSchema>, 'api_key'>>;
 
 interface RequestOptions {
   body?: unknown;
@@ -67,7 +66,7 @@ function browser(app: FastifyInstance) {
     const headers: Record<string, string> = { host: HOST };
     if (method !== 'GET') headers.origin = ORIGIN;
     if (cookie !== undefined) headers.cookie = `${SESSION_COOKIE}=${cookie}`;
-    if (method !== 'GET' && csrf !== undefined && !options.noCsrf) headers['x-csrf-token'] = csrf;
+    if (csrf !== undefined && !options.noCsrf) headers['x-csrf-token'] = csrf;
     let payload: string | undefined;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -228,7 +227,7 @@ for (const dialect of DIALECTS) {
       const res = await b.request<{ code: string }>('GET', '/console/api/session');
       assert.equal(res.status, 401);
       assert.equal(res.body.code, 'authentication_required');
-      assert.equal((await b.request('GET', '/console/api/api-keys')).status, 401);
+      assert.equal((await b.request('GET', '/v1/api-keys')).status, 401);
       b.cookie = randomBase62(43);
       assert.equal((await b.request('GET', '/console/api/session')).status, 401);
       const missing = await ctx.app.inject({ method: 'GET', url: '/console/api/nothing-here' });
@@ -241,29 +240,97 @@ for (const dialect of DIALECTS) {
       assert.equal(wrong.headers.allow, 'GET, HEAD');
     });
 
-    it('never accepts the session cookie on the API', async () => {
+    it('accepts the session on /v1 only with its CSRF token, as every permission of its user', async () => {
+      const b = browser(ctx.app);
+      const account = await signup(b);
+      assert.equal(account.status, 201);
+      const cookie = `${SESSION_COOKIE}=${b.cookie ?? ''}`;
+      const me = await b.request<CurrentUser>('GET', '/v1/users/me');
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      assert.equal(me.body.id, account.body.user.id);
+      assert.equal(me.body.tenant.id, account.body.tenant.id);
+      assert.equal(me.body.api_key.id, 'console');
+      assert.deepEqual(
+        [...me.body.api_key.permissions].sort(),
+        [...(account.body.api_key?.permissions ?? [])].sort(),
+        'every permission, as the owner’s first key',
+      );
+      assert.match(String(me.headers['ratelimit-policy']), /hourly/, 'limited like a key');
+
+      // The cookie alone never authenticates, on reads and writes: it is what another site can
+      // make a browser send.
+      for (const [method, url] of [
+        ['GET', '/v1/users/me'],
+        ['GET', '/v1/api-keys'],
+        ['POST', '/v1/api-keys'],
+      ] as const) {
+        const res = await ctx.app.inject({
+          method,
+          url,
+          headers: { cookie, host: HOST, ...(method === 'POST' ? { origin: ORIGIN } : {}) },
+          ...(method === 'POST' ? { payload: { name: 'x', permissions: ['read:users'] } } : {}),
+        });
+        assert.equal(res.statusCode, 401, `${method} ${url}`);
+        assert.equal(res.json<{ code: string }>().code, 'authentication_required');
+        assert.equal(res.headers['www-authenticate'], 'Bearer');
+      }
+      // A wrong token is refused; so is the token without the cookie.
+      const wrong = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/users/me',
+        headers: { cookie, 'x-csrf-token': randomBase62(43) },
+      });
+      assert.equal(wrong.statusCode, 403);
+      assert.equal(wrong.json<{ code: string }>().code, 'insufficient_permissions');
+      const tokenOnly = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/users/me',
+        headers: { 'x-csrf-token': b.csrf ?? '' },
+      });
+      assert.equal(tokenOnly.statusCode, 401);
+      // A key, when sent, is what authenticates: a bad one is refused whatever session comes with it.
+      const keyed = await b.request<{ code: string }>('GET', '/v1/users/me', {
+        headers: { authorization: `Bearer sk_live_${randomBase62(40)}` },
+      });
+      assert.equal(keyed.status, 401);
+      assert.equal(keyed.body.code, 'invalid_api_key');
+
+      // An ended session is the API's 401.
+      assert.equal((await b.request('POST', '/console/api/logout')).status, 204);
+      const ended = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/users/me',
+        headers: { cookie, 'x-csrf-token': account.body.csrf_token },
+      });
+      assert.equal(ended.statusCode, 401);
+      assert.equal(ended.json<{ code: string }>().code, 'authentication_required');
+      assert.equal(ended.headers['www-authenticate'], 'Bearer');
+    });
+
+    it('builds the console for a version the API serves', () => {
+      assert.equal(ctx.deps.versions.resolve(CONSOLE_API_VERSION), CONSOLE_API_VERSION);
+    });
+
+    it('makes console writes idempotent like any other', async () => {
       const b = browser(ctx.app);
       assert.equal((await signup(b)).status, 201);
-      for (const url of ['/v1/users/me', '/v1/api-keys', '/v1/usage']) {
-        const res = await ctx.app.inject({
-          method: 'GET',
-          url,
-          headers: { cookie: `${SESSION_COOKIE}=${b.cookie ?? ''}`, 'x-csrf-token': b.csrf ?? '' },
-        });
-        assert.equal(res.statusCode, 401, url);
-        assert.equal(res.json<{ code: string }>().code, 'authentication_required');
-      }
-      const create = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/api-keys',
-        headers: {
-          cookie: `${SESSION_COOKIE}=${b.cookie ?? ''}`,
-          'x-csrf-token': b.csrf ?? '',
-          'content-type': 'application/json',
-        },
-        payload: JSON.stringify({ name: 'x', permissions: ['read:users'] }),
+      const body = { name: 'Once', permissions: ['read:orders'] };
+      const headers = { 'idempotency-key': `console-${randomBase62(12)}` };
+      const first = await b.request<{ id: string; key: string }>('POST', '/v1/api-keys', { body, headers });
+      assert.equal(first.status, 201);
+      const again = await b.request<{ id: string; key: string }>('POST', '/v1/api-keys', { body, headers });
+      assert.equal(again.status, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.body.id, first.body.id);
+      assert.equal(again.body.key, `sk_live_****_****_****_${first.body.key.slice(-4)}`, 'shown once');
+      const other = await b.request<{ code: string }>('POST', '/v1/api-keys', {
+        body: { ...body, name: 'Twice' },
+        headers,
       });
-      assert.equal(create.statusCode, 401);
+      assert.equal(other.status, 422);
+      assert.equal(other.body.code, 'idempotency_key_reused');
+      const keys = await b.request<{ data: { name: string }[] }>('GET', '/v1/api-keys');
+      assert.equal(keys.body.data.filter((k) => k.name === 'Once').length, 1);
     });
 
     it('logs in with a new session id every time and ends the session it replaces', async () => {
@@ -325,40 +392,45 @@ for (const dialect of DIALECTS) {
       const b = browser(ctx.app);
       const account = await signup(b);
       assert.equal(account.status, 201);
-      const keysBefore = (await b.request<{ data: unknown[] }>('GET', '/console/api/api-keys')).body.data
-        .length;
+      const keysBefore = (await b.request<{ data: unknown[] }>('GET', '/v1/api-keys')).body.data.length;
       const body = { name: 'ci', permissions: ['read:orders'] };
       const other = browser(ctx.app);
       assert.equal((await signup(other)).status, 201);
 
-      const attempts: [string, RequestOptions][] = [
-        ['no token', { body, noCsrf: true }],
-        ['wrong token', { body, headers: { 'x-csrf-token': randomBase62(43) } }],
-        ['a shorter token', { body, headers: { 'x-csrf-token': (b.csrf ?? '').slice(0, 20) } }],
-        ["another session's token", { body, headers: { 'x-csrf-token': other.csrf ?? '' } }],
-        ['foreign origin', { body, headers: { origin: 'https://evil.example' } }],
-        ['null origin', { body, headers: { origin: 'null' } }],
-        ['cross-site fetch', { body, headers: { 'sec-fetch-site': 'cross-site' } }],
-        ['same-site fetch', { body, headers: { 'sec-fetch-site': 'same-site' } }],
+      // Without the token the cookie is no credential at all (401); with a wrong one, or from
+      // another origin, the session refuses (403).
+      const attempts: [string, RequestOptions, number][] = [
+        ['no token', { body, noCsrf: true }, 401],
+        ['wrong token', { body, headers: { 'x-csrf-token': randomBase62(43) } }, 403],
+        ['a shorter token', { body, headers: { 'x-csrf-token': (b.csrf ?? '').slice(0, 20) } }, 403],
+        ["another session's token", { body, headers: { 'x-csrf-token': other.csrf ?? '' } }, 403],
+        ['foreign origin', { body, headers: { origin: 'https://evil.example' } }, 403],
+        ['null origin', { body, headers: { origin: 'null' } }, 403],
+        ['cross-site fetch', { body, headers: { 'sec-fetch-site': 'cross-site' } }, 403],
+        ['same-site fetch', { body, headers: { 'sec-fetch-site': 'same-site' } }, 403],
       ];
-      for (const [label, options] of attempts) {
-        const res = await b.request<{ code: string }>('POST', '/console/api/api-keys', options);
-        assert.equal(res.status, 403, label);
-        assert.equal(res.body.code, 'insufficient_permissions', label);
+      for (const [label, options, status] of attempts) {
+        const res = await b.request<{ code: string }>('POST', '/v1/api-keys', options);
+        assert.equal(res.status, status, label);
+        assert.equal(
+          res.body.code,
+          status === 401 ? 'authentication_required' : 'insufficient_permissions',
+          label,
+        );
       }
       for (const method of ['PATCH', 'DELETE'] as const) {
-        const res = await b.request(method, '/console/api/webhooks/wh_x', {
+        const res = await b.request(method, '/v1/webhooks/wh_x', {
           body: method === 'PATCH' ? { enabled: false } : undefined,
-          noCsrf: true,
+          headers: { origin: 'https://evil.example' },
         });
         assert.equal(res.status, 403, method);
       }
       assert.equal(
-        (await b.request<{ data: unknown[] }>('GET', '/console/api/api-keys')).body.data.length,
+        (await b.request<{ data: unknown[] }>('GET', '/v1/api-keys')).body.data.length,
         keysBefore,
         'nothing was created',
       );
-      const ok = await b.request('POST', '/console/api/api-keys', {
+      const ok = await b.request('POST', '/v1/api-keys', {
         body,
         headers: { 'sec-fetch-site': 'same-origin' },
       });
@@ -684,7 +756,7 @@ for (const dialect of DIALECTS) {
     it('manages API keys that work on the API, and never another tenant’s', async () => {
       const created = await owner.request<{ id: string; key: string; permissions: string[]; status: string }>(
         'POST',
-        '/console/api/api-keys',
+        '/v1/api-keys',
         { body: { name: 'Reporting', permissions: ['read:orders', 'read:users'] } },
       );
       assert.equal(created.status, 201);
@@ -695,13 +767,13 @@ for (const dialect of DIALECTS) {
 
       const list = await owner.request<{ data: { id: string; key: string; status: string }[] }>(
         'GET',
-        '/console/api/api-keys',
+        '/v1/api-keys',
       );
       const listed = list.body.data.find((k) => k.id === created.body.id);
       assert.equal(listed?.key, `sk_live_****_****_****_${created.body.key.slice(-4)}`);
       assert.equal(listed?.status, 'Active');
 
-      const expiring = await owner.request<{ status: string }>('POST', '/console/api/api-keys', {
+      const expiring = await owner.request<{ status: string }>('POST', '/v1/api-keys', {
         body: {
           name: 'Short-lived',
           permissions: ['read:products'],
@@ -711,36 +783,32 @@ for (const dialect of DIALECTS) {
       assert.equal(expiring.body.status, 'Expiring');
 
       // Another tenant's session sees none of it and can change none of it.
-      const theirs = await stranger.request<{ data: { id: string }[] }>('GET', '/console/api/api-keys');
+      const theirs = await stranger.request<{ data: { id: string }[] }>('GET', '/v1/api-keys');
       assert.ok(!theirs.body.data.some((k) => k.id === created.body.id));
+      assert.equal((await stranger.request('DELETE', `/v1/api-keys/${created.body.id}`)).status, 404);
       assert.equal(
-        (await stranger.request('DELETE', `/console/api/api-keys/${created.body.id}`)).status,
-        404,
-      );
-      assert.equal(
-        (await stranger.request('POST', `/console/api/api-keys/${created.body.id}/roll`, { body: {} }))
-          .status,
+        (await stranger.request('POST', `/v1/api-keys/${created.body.id}/roll`, { body: {} })).status,
         404,
       );
       assert.equal((await api('GET', '/v1/users/me')).status, 200);
 
       const rolled = await owner.request<{ id: string; key: string }>(
         'POST',
-        `/console/api/api-keys/${created.body.id}/roll`,
+        `/v1/api-keys/${created.body.id}/roll`,
         { body: {} },
       );
       assert.equal(rolled.status, 201);
       assert.equal((await api('GET', '/v1/users/me')).status, 401, 'rolled without grace: the old key stops');
       const next = client(ctx.app, rolled.body.key);
       assert.equal((await next('GET', '/v1/users/me')).status, 200);
-      assert.equal((await owner.request('DELETE', `/console/api/api-keys/${rolled.body.id}`)).status, 204);
+      assert.equal((await owner.request('DELETE', `/v1/api-keys/${rolled.body.id}`)).status, 204);
       assert.equal((await next('GET', '/v1/users/me')).status, 401);
     });
 
     it('registers a webhook, sends a test event and shows the delivery log', async () => {
       const created = await owner.request<{ id: string; secret: string; status: string }>(
         'POST',
-        '/console/api/webhooks',
+        '/v1/webhooks',
         { body: { url: `${receiver.url}/hooks/orders`, events: ['order.created', 'order.shipped'] } },
       );
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -748,14 +816,14 @@ for (const dialect of DIALECTS) {
       const id = created.body.id;
       const list = await owner.request<{ data: { id: string; secret?: string }[]; total: number }>(
         'GET',
-        '/console/api/webhooks',
+        '/v1/webhooks',
       );
       assert.equal(list.body.total, 1);
       assert.equal(list.body.data[0]?.secret, undefined, 'the secret is shown once');
 
       const test = await owner.request<{ id: string; status: string; event: string }>(
         'POST',
-        `/console/api/webhooks/${id}/test`,
+        `/v1/webhooks/${id}/test`,
         { body: {} },
       );
       assert.equal(test.status, 202);
@@ -764,7 +832,7 @@ for (const dialect of DIALECTS) {
       const log = await eventually(async () => {
         const res = await owner.request<{
           data: { status: string; response: string; endpoint: string; duration: number; event: string }[];
-        }>('GET', `/console/api/webhooks/${id}/deliveries`);
+        }>('GET', `/v1/webhooks/${id}/deliveries`);
         return res.body.data[0]?.status === 'succeeded' ? res.body.data : undefined;
       });
       assert.equal(log[0]?.response, '200 OK');
@@ -772,33 +840,29 @@ for (const dialect of DIALECTS) {
       assert.equal(log[0]?.event, 'webhook.test');
       assert.ok(Number.isInteger(log[0]?.duration));
 
-      const rotated = await owner.request<{ secret: string }>(
-        'POST',
-        `/console/api/webhooks/${id}/rotate-secret`,
-        {
-          body: {},
-        },
-      );
+      const rotated = await owner.request<{ secret: string }>('POST', `/v1/webhooks/${id}/rotate-secret`, {
+        body: {},
+      });
       assert.equal(rotated.status, 200);
       assert.notEqual(rotated.body.secret, created.body.secret);
-      const disabled = await owner.request<{ status: string }>('PATCH', `/console/api/webhooks/${id}`, {
+      const disabled = await owner.request<{ status: string }>('PATCH', `/v1/webhooks/${id}`, {
         body: { enabled: false },
       });
       assert.equal(disabled.body.status, 'Disabled');
 
       // Tenant isolation: the stranger gets 404 for every webhook route.
       for (const [method, url] of [
-        ['GET', `/console/api/webhooks/${id}`],
-        ['GET', `/console/api/webhooks/${id}/deliveries`],
-        ['POST', `/console/api/webhooks/${id}/test`],
-        ['POST', `/console/api/webhooks/${id}/rotate-secret`],
-        ['DELETE', `/console/api/webhooks/${id}`],
+        ['GET', `/v1/webhooks/${id}`],
+        ['GET', `/v1/webhooks/${id}/deliveries`],
+        ['POST', `/v1/webhooks/${id}/test`],
+        ['POST', `/v1/webhooks/${id}/rotate-secret`],
+        ['DELETE', `/v1/webhooks/${id}`],
       ] as const) {
         const res = await stranger.request(method, url, method === 'POST' ? { body: {} } : {});
         assert.equal(res.status, 404, `${method} ${url}`);
       }
-      assert.equal((await owner.request('DELETE', `/console/api/webhooks/${id}`)).status, 204);
-      assert.equal((await owner.request('GET', `/console/api/webhooks/${id}`)).status, 404);
+      assert.equal((await owner.request('DELETE', `/v1/webhooks/${id}`)).status, 204);
+      assert.equal((await owner.request('GET', `/v1/webhooks/${id}`)).status, 404);
     });
 
     it('shows the event a delivery sent, in the endpoint’s version, and never another tenant’s', async (t) => {
@@ -813,11 +877,9 @@ for (const dialect of DIALECTS) {
       const oldest = ctx.deps.versions.list()[0]?.version ?? '';
       const latest = ctx.deps.versions.latest.version;
       await ctx.deps.tenants.setApiVersion(account.body.tenant.id, oldest);
-      const created = await mine.request<{ id: string; api_version: string }>(
-        'POST',
-        '/console/api/webhooks',
-        { body: { url: `${answering.url}/hooks/events`, events: ['order.created'] } },
-      );
+      const created = await mine.request<{ id: string; api_version: string }>('POST', '/v1/webhooks', {
+        body: { url: `${answering.url}/hooks/events`, events: ['order.created'] },
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       await ctx.deps.tenants.setApiVersion(account.body.tenant.id, latest);
       assert.equal(
@@ -826,7 +888,7 @@ for (const dialect of DIALECTS) {
         'the endpoint renders its payloads in the oldest version',
       );
       assert.equal(
-        (await mine.request('POST', `/console/api/webhooks/${created.body.id}/test`, { body: {} })).status,
+        (await mine.request('POST', `/v1/webhooks/${created.body.id}/test`, { body: {} })).status,
         202,
       );
       const [sent] = await answering.waitFor(1);
@@ -834,37 +896,37 @@ for (const dialect of DIALECTS) {
       const delivery = await eventually(async () => {
         const res = await mine.request<{
           data: { event_id: string; status: string; response: string; response_body: string | null }[];
-        }>('GET', `/console/api/webhooks/${created.body.id}/deliveries`);
+        }>('GET', `/v1/webhooks/${created.body.id}/deliveries`);
         return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
       });
       assert.equal(delivery.response, '202 Accepted');
       assert.equal(delivery.response_body, '{"queued":true,"note":"<b>not html</b>"}');
 
       // Rendered in the endpoint's version, the event is exactly the body the receiver got.
-      const url = `/console/api/events/${delivery.event_id}`;
-      const event = await mine.request<{ id: string; type: string; api_version: string }>(
-        'GET',
-        `${url}?api_version=${created.body.api_version}`,
-      );
+      const url = `/v1/events/${delivery.event_id}`;
+      const event = await mine.request<{ id: string; type: string; api_version: string }>('GET', url, {
+        headers: { 'x-service-version': created.body.api_version },
+      });
       assert.equal(event.status, 200, JSON.stringify(event.body));
       assert.deepEqual(event.body, JSON.parse(sent.body));
       assert.equal(event.body.id, delivery.event_id);
       assert.equal(event.body.type, 'webhook.test');
       assert.equal(event.body.api_version, oldest);
-      // Without a version, the store's pinned one (as GET /v1/events/{id} without X-Service-Version).
+      // Without a version, the store's pinned one.
       const pinned = await mine.request<{ api_version: string }>('GET', url);
       assert.equal(pinned.status, 200);
       assert.equal(pinned.body.api_version, latest);
-      const malformed = await mine.request<{ code: string }>('GET', `${url}?api_version=yesterday`);
+      const malformed = await mine.request<{ code: string }>('GET', url, {
+        headers: { 'x-service-version': 'yesterday' },
+      });
       assert.equal(malformed.status, 400);
       assert.equal(malformed.body.code, 'invalid_version');
-      assert.equal((await mine.request('GET', `${url}?format=raw`)).status, 400);
 
       // Another tenant's event is not found, an unknown one neither, and no session is a 401.
       const theirs = await stranger.request<{ code: string }>('GET', url);
       assert.equal(theirs.status, 404);
       assert.equal(theirs.body.code, 'not_found');
-      assert.equal((await mine.request('GET', '/console/api/events/evt_missing')).status, 404);
+      assert.equal((await mine.request('GET', '/v1/events/evt_missing')).status, 404);
       const anonymous = await browser(ctx.app).request<{ code: string }>('GET', url);
       assert.equal(anonymous.status, 401);
       assert.equal(anonymous.body.code, 'authentication_required');
@@ -873,7 +935,7 @@ for (const dialect of DIALECTS) {
     it('installs, rates and uninstalls plugins for the tenant', async () => {
       const search = await owner.request<{ data: { id: string; name: string; installs: number }[] }>(
         'GET',
-        '/console/api/plugins?q=slack&category=notifications',
+        '/v1/plugins?q=slack&category=notifications',
       );
       assert.equal(search.status, 200);
       const plugin = search.body.data[0];
@@ -881,78 +943,73 @@ for (const dialect of DIALECTS) {
       assert.match(plugin.name, /Slack/);
       const install = await owner.request<{ installed: boolean; installs: number }>(
         'POST',
-        `/console/api/plugins/${plugin.id}/install`,
+        `/v1/plugins/${plugin.id}/install`,
         { body: {} },
       );
       assert.equal(install.status, 201);
       assert.equal(install.body.installed, true);
       assert.equal(install.body.installs, plugin.installs + 1);
-      const twice = await owner.request<{ installs: number }>(
-        'POST',
-        `/console/api/plugins/${plugin.id}/install`,
-        {
-          body: {},
-        },
-      );
+      const twice = await owner.request<{ installs: number }>('POST', `/v1/plugins/${plugin.id}/install`, {
+        body: {},
+      });
       assert.equal(twice.status, 200);
       assert.equal(twice.body.installs, plugin.installs + 1);
       const theirs = await stranger.request<{ data: { installed: boolean }[] }>(
         'GET',
-        '/console/api/plugins?q=slack&category=notifications',
+        '/v1/plugins?q=slack&category=notifications',
       );
       assert.equal(theirs.body.data[0]?.installed, false);
 
-      const rate = await owner.request<{ stars: number }>(
-        'POST',
-        `/console/api/plugins/${plugin.id}/ratings`,
-        {
-          body: { stars: 4 },
-        },
-      );
+      const rate = await owner.request<{ stars: number }>('POST', `/v1/plugins/${plugin.id}/ratings`, {
+        body: { stars: 4 },
+      });
       assert.equal(rate.status, 201);
-      const rerate = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, {
+      const rerate = await owner.request('POST', `/v1/plugins/${plugin.id}/ratings`, {
         body: { stars: 5 },
       });
       assert.equal(rerate.status, 200);
-      const bad = await owner.request('POST', `/console/api/plugins/${plugin.id}/ratings`, {
+      const bad = await owner.request('POST', `/v1/plugins/${plugin.id}/ratings`, {
         body: { stars: 6 },
       });
       assert.equal(bad.status, 400);
       const removed = await owner.request<{ installed: boolean; installs: number }>(
         'DELETE',
-        `/console/api/plugins/${plugin.id}/install`,
+        `/v1/plugins/${plugin.id}/install`,
       );
       assert.equal(removed.body.installed, false);
       assert.equal(removed.body.installs, plugin.installs);
     });
 
-    it("reports the tenant's API usage, and console calls are not API usage", async () => {
+    it("reports the tenant's API usage, console calls included", async () => {
       const fresh = browser(ctx.app);
       const account = await signup(fresh);
       const api = client(ctx.app, account.body.api_key?.key);
       for (let i = 0; i < 3; i++) assert.equal((await api('GET', '/v1/users/me')).status, 200);
       assert.equal((await api('GET', '/v1/orders/ord_missing')).status, 404);
-      for (let i = 0; i < 3; i++) await fresh.request('GET', '/console/api/api-keys');
+      for (let i = 0; i < 2; i++) assert.equal((await fresh.request('GET', '/v1/api-keys')).status, 200);
       const usage = await fresh.request<{
         total_calls: number;
         total_errors: number;
         quota: { used: number; limit: number; warning: boolean };
         top_endpoints: { endpoint: string; calls: number }[];
         daily_calls: { calls: number }[];
-      }>('GET', '/console/api/usage');
+      }>('GET', '/v1/usage');
       assert.equal(usage.status, 200);
-      assert.equal(usage.body.total_calls, 4);
+      // Four calls with the key and two with the session; the quota counts this one too.
+      assert.equal(usage.body.total_calls, 6);
       assert.equal(usage.body.total_errors, 1);
-      assert.equal(usage.body.quota.used, 4);
+      assert.equal(usage.body.quota.used, 7);
       assert.equal(usage.body.quota.limit, 10_000, 'sign-ups start on the free plan');
       assert.equal(usage.body.quota.warning, false);
       assert.equal(usage.body.top_endpoints[0]?.endpoint, 'GET /users/me');
       assert.equal(usage.body.top_endpoints[0]?.calls, 3);
+      assert.equal(usage.body.top_endpoints[1]?.endpoint, 'GET /api-keys');
+      assert.equal(usage.body.top_endpoints[1]?.calls, 2);
       assert.equal(usage.body.daily_calls.length, 7);
-      assert.equal(usage.body.daily_calls[6]?.calls, 4);
-      const week = await fresh.request<{ total_calls: number }>('GET', '/console/api/usage?period=7d');
-      assert.equal(week.body.total_calls, 4);
-      assert.equal((await fresh.request('GET', '/console/api/usage?period=year')).status, 400);
+      assert.equal(usage.body.daily_calls[6]?.calls, 6);
+      const week = await fresh.request<{ total_calls: number }>('GET', '/v1/usage?period=7d');
+      assert.equal(week.body.total_calls, 7, 'the GET /usage above is a call too');
+      assert.equal((await fresh.request('GET', '/v1/usage?period=year')).status, 400);
     });
 
     it("lists the plans and the store's limits from the server, custom ones included", async () => {
@@ -988,44 +1045,33 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await session()).limits, { ...PLAN_LIMITS.pro, custom: false });
     });
 
-    it('announces a newer API version and upgrades the tenant to it', async () => {
+    it('shows the pinned version and upgrades the tenant through /v1', async () => {
       const b = browser(ctx.app);
       const account = await signup(b);
       const oldest = ctx.deps.versions.list()[0]?.version ?? '';
+      const latest = ctx.deps.versions.latest.version;
       await ctx.deps.tenants.setApiVersion(account.body.tenant.id, oldest);
-      const info = await b.request<{
-        pinned: string;
-        latest: string;
-        latest_release: string;
-        upgrade_available: boolean;
-      }>('GET', '/console/api/versions');
+      const info = await b.request<{ pinned: string; latest: string }>('GET', '/v1/versions');
+      assert.equal(info.status, 200);
       assert.equal(info.body.pinned, oldest);
-      assert.equal(info.body.upgrade_available, true);
-      assert.equal(info.body.latest_release, ctx.deps.versions.latest.release);
+      assert.equal(info.body.latest, latest);
 
-      assert.equal(
-        (await b.request('POST', '/console/api/versions/upgrade', { body: {}, noCsrf: true })).status,
-        403,
-      );
-      const bogus = await b.request('POST', '/console/api/versions/upgrade', {
-        body: { version: '1999-01-01' },
-      });
+      assert.equal((await b.request('POST', '/v1/versions/upgrade', { body: {}, noCsrf: true })).status, 401);
+      const bogus = await b.request('POST', '/v1/versions/upgrade', { body: { version: '1999-01-01' } });
       assert.equal(bogus.status, 400);
       const upgraded = await b.request<{ previous_version: string; api_version: string }>(
         'POST',
-        '/console/api/versions/upgrade',
+        '/v1/versions/upgrade',
         { body: {} },
       );
       assert.equal(upgraded.status, 200);
-      assert.deepEqual(upgraded.body, { previous_version: oldest, api_version: info.body.latest });
+      assert.deepEqual(upgraded.body, { previous_version: oldest, api_version: latest });
       const pinned = await client(ctx.app, account.body.api_key?.key)<{ pinned: string }>(
         'GET',
         '/v1/versions',
       );
-      assert.equal(pinned.body.pinned, info.body.latest);
-      const after = await b.request<{ upgrade_available: boolean }>('GET', '/console/api/versions');
-      assert.equal(after.body.upgrade_available, false);
-      const down = await b.request('POST', '/console/api/versions/upgrade', { body: { version: oldest } });
+      assert.equal(pinned.body.pinned, latest);
+      const down = await b.request('POST', '/v1/versions/upgrade', { body: { version: oldest } });
       assert.equal(down.status, 400);
     });
   });

@@ -1,7 +1,7 @@
 import type { EventsTable } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 export async function insertEvent(db: Db, row: EventsTable): Promise<void> {
   await db.insertInto('events').values(row).execute();

@@ -1,7 +1,7 @@
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
-import { notFound, validationError } from '../../http/errors.js';
-import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { notFound, validationError } from '../../lib/errors.js';
+import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -30,7 +30,11 @@ export interface EventObject {
   data: { object: Record<string, unknown> };
 }
 
-/** Listeners run inside the emitting transaction (the webhook fan-out registers one). */
+/**
+ * An effect of every event: runs inside the emitting transaction, after the event row is written,
+ * so it commits or rolls back with the change. The application's effects are registered in one
+ * place, src/effects.ts.
+ */
 export type EmitListener = (trx: Db, event: EventsTable) => Promise<void>;
 
 export type EventListQuery = PageQuery & {
@@ -42,10 +46,10 @@ export type EventListQuery = PageQuery & {
 export interface EventService {
   /** The event as delivered and listed, its object rendered in `apiVersion`. */
   present(row: EventsTable, apiVersion: string): EventObject;
-  /** Registers a listener that runs inside every emitting transaction. */
+  /** Registers an effect that runs inside every emitting transaction, after those registered before. */
   onEmit(listener: EmitListener): void;
   /**
-   * The same outbox, listeners included, stamping events with another clock (demo seeding walks
+   * The same outbox, effects included, stamping events with another clock (demo seeding walks
    * a clock through the past so events, webhook fan-out and analytics rollups agree with it).
    */
   withClock(other: Clock): EventService;

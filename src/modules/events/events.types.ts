@@ -1,4 +1,4 @@
-/** Every event type (contract section 8). `product.outofstock` fires when stock reaches 0. */
+/** Every event type an endpoint can subscribe to. `product.outofstock` fires when stock reaches 0. */
 export const EVENT_TYPES = [
   'order.created',
   'order.paid',

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { seedDemoData } from '../../demo.js';
 import { ManualClock } from '../../lib/clock.js';
 import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
+import type { Page } from '../../../test/helpers/responses.js';
 import type { ProductObject } from '../products/products.schemas.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -25,13 +26,13 @@ for (const dialect of DIALECTS) {
 
     it('has a realistic catalog: 40+ products in several categories, a few low or out of stock', async () => {
       const api = client(ctx.app, key);
-      const page = await api<{ total: number; data: ProductObject[] }>('GET', '/v1/products?limit=100');
+      const page = await api<Page<ProductObject>>('GET', '/v1/products?limit=100');
       assert.ok(page.body.total >= 40, `${page.body.total} products`);
       const products = page.body.data;
       assert.ok(new Set(products.map((p) => p.category)).size >= 5);
       assert.ok(products.filter((p) => p.stock === 0).length >= 2, 'out of stock');
       assert.ok(products.filter((p) => p.stock > 0 && p.stock <= 5).length >= 2, 'low stock');
-      const outOfStock = await api<{ total: number }>('GET', '/v1/products?in_stock=false');
+      const outOfStock = await api<Page<ProductObject>>('GET', '/v1/products?in_stock=false');
       assert.equal(outOfStock.body.total, products.filter((p) => p.stock === 0).length);
     });
 

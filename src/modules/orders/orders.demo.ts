@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { isAppError } from '../../http/errors.js';
+import { isAppError } from '../../lib/errors.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createPaymentService } from '../payments/payments.service.js';
 import { createProductService } from '../products/products.service.js';

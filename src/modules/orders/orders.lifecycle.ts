@@ -1,6 +1,6 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { EventService } from '../events/events.service.js';
 import { loadOrder } from './orders.presenter.js';
 import * as repo from './orders.repository.js';
@@ -15,7 +15,7 @@ import type { OrderObject } from './orders.schemas.js';
 
 export type OrderAction = 'pay' | 'ship' | 'deliver' | 'cancel' | 'refund';
 
-/** The lifecycle (contract section 8). Every other move is 409 `invalid_state_transition`. */
+/** The order lifecycle. Every other move is 409 `invalid_state_transition`. */
 export const TRANSITIONS: Readonly<Record<OrderAction, { from: readonly OrderStatus[]; to: OrderStatus }>> = {
   pay: { from: ['pending'], to: 'paid' },
   ship: { from: ['paid'], to: 'shipped' },

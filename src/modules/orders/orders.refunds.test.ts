@@ -11,6 +11,7 @@ import {
 import { ManualClock } from '../../lib/clock.js';
 import { createSandboxProvider, type PaymentProvider } from '../payments/payments.provider.js';
 import { PAYMENT_LEASE_MS } from '../payments/payments.service.js';
+import type { BalanceObject } from '../wallet/wallet.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
 
 /**
@@ -85,7 +86,7 @@ for (const dialect of DIALECTS) {
       return row.refund_due_at;
     }
     async function available(): Promise<number> {
-      return (await api<{ available: number }>('GET', '/v1/wallet/balance')).body.available;
+      return (await api<BalanceObject>('GET', '/v1/wallet/balance')).body.available;
     }
 
     for (const action of ['refund', 'cancel'] as const) {

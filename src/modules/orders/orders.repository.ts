@@ -1,7 +1,7 @@
 import type { OrderItemsTable, OrderStatus, OrdersTable } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 export type OrderRow = OrdersTable;
 export type OrderItemRow = OrderItemsTable;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { idempotentWrite } from '../../http/idempotency.js';
+import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import {
   CreateOrderBody,

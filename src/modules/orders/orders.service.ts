@@ -1,9 +1,9 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
-import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
-import { envelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
+import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';

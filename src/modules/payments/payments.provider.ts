@@ -34,7 +34,7 @@ export interface PaymentProvider {
   refund(input: RefundInput): Promise<{ reference: string }>;
 }
 
-/** The contract's test methods and what the sandbox does with each. */
+/** The sandbox's test payment methods and what it does with each (docs/products-and-orders.md). */
 export const SANDBOX_METHODS: Readonly<Record<string, { failureCode: string; message: string } | null>> = {
   pm_card_visa: null,
   pm_card_mastercard: null,

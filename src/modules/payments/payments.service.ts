@@ -1,5 +1,5 @@
 import type { Db, Store } from '../../db/store.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';

@@ -1,7 +1,7 @@
 import { type Expression, type ExpressionBuilder, sql } from 'kysely';
 import type { Database, PluginInstallationsTable, PluginRatingsTable } from '../../db/schema.js';
 import type { DialectName, Db } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 import type { PluginSort } from './plugins.schemas.js';
 
 type CatalogScope = ExpressionBuilder<Database & { inst: PluginInstallationsTable }, 'plugins' | 'inst'>;

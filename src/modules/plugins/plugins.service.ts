@@ -1,8 +1,8 @@
 import type { Db, Store } from '../../db/store.js';
 import type { PluginRatingsTable } from '../../db/schema.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { envelope, pageWindow } from '../../http/pagination.js';
-import { isPermission, type Permission } from '../../http/permissions.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { envelope, pageWindow } from '../../lib/paging.js';
+import { isPermission, type Permission } from '../../lib/permissions.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import type { Principal } from '../../lib/principal.js';

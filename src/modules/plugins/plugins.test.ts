@@ -8,20 +8,13 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { type ServerProcess, SKIP_IN_UNIT_RUN, spawnServer } from '../../../test/helpers/process.js';
-import { PERMISSIONS } from '../../http/permissions.js';
+import type { Page } from '../../../test/helpers/responses.js';
+import { PERMISSIONS } from '../../lib/permissions.js';
 import { ManualClock } from '../../lib/clock.js';
 import { EVENT_TYPES } from '../events/events.types.js';
 import { PLUGIN_CATEGORIES, type PluginObject, type RatingObject } from './plugins.schemas.js';
 
-interface Page {
-  data: PluginObject[];
-  total: number;
-  page: number;
-  limit: number;
-  offset: number;
-  has_more: boolean;
-  next_cursor: string | null;
-}
+type PluginPage = Page<PluginObject>;
 
 const SLACK = 'slack-order-notifications';
 
@@ -56,7 +49,7 @@ for (const dialect of DIALECTS) {
 
     const api = (key: string) => client(ctx.app, key);
     const listAll = async (key: string, query = '') => {
-      const res = await api(key)<Page>('GET', `/v1/plugins?limit=100${query}`);
+      const res = await api(key)<PluginPage>('GET', `/v1/plugins?limit=100${query}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.has_more, false);
       return res.body;
@@ -226,7 +219,7 @@ for (const dialect of DIALECTS) {
           let pages = 0;
           do {
             const query: string = cursor === null ? '' : `&cursor=${cursor}`;
-            const res = await api(keyA)<Page>('GET', `/v1/plugins?sort=${sort}&limit=4${query}`);
+            const res = await api(keyA)<PluginPage>('GET', `/v1/plugins?sort=${sort}&limit=4${query}`);
             assert.equal(res.status, 200, JSON.stringify(res.body));
             assert.equal(res.body.total, full.length);
             assert.equal(res.body.offset, pages * 4);
@@ -238,19 +231,19 @@ for (const dialect of DIALECTS) {
           } while (cursor !== null);
           assert.deepEqual(viaCursor, full, `cursor walk, sort=${sort}`);
 
-          const page3 = await api(keyA)<Page>('GET', `/v1/plugins?sort=${sort}&limit=5&page=3`);
+          const page3 = await api(keyA)<PluginPage>('GET', `/v1/plugins?sort=${sort}&limit=5&page=3`);
           assert.deepEqual(
             page3.body.data.map((p) => p.id),
             full.slice(10, 15),
           );
-          const offset7 = await api(keyA)<Page>('GET', `/v1/plugins?sort=${sort}&limit=5&offset=7`);
+          const offset7 = await api(keyA)<PluginPage>('GET', `/v1/plugins?sort=${sort}&limit=5&offset=7`);
           assert.deepEqual(
             offset7.body.data.map((p) => p.id),
             full.slice(7, 12),
           );
           assert.equal(offset7.body.page, 2);
         }
-        const first = await api(keyA)<Page>('GET', '/v1/plugins?sort=rating&limit=2');
+        const first = await api(keyA)<PluginPage>('GET', '/v1/plugins?sort=rating&limit=2');
         const wrongSort = await api(keyA)('GET', `/v1/plugins?sort=name&cursor=${first.body.next_cursor}`);
         assert.equal(wrongSort.status, 400, 'a cursor only continues the sort it was made for');
         for (const query of ['limit=0', 'limit=101', 'offset=-1', 'page=0', 'cursor=garbage']) {

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { type toFieldErrors, validationProblem, validatorCompiler } from '../../http/validation.js';
 
 /**
- * Parameters of a GET sent as a JSON body, as the original specification's `GET /products`
- * example does. Fastify never reads a GET body, so a route-level preValidation hook reads it here:
+ * Parameters of a GET sent as a JSON body, which `GET /products` accepts beside the query
+ * string. Fastify never reads a GET body, so a route-level preValidation hook reads it here:
  * JSON only (415 otherwise), 1 MiB at most (413), validated strictly like any body (no coercion,
  * unknown fields 400), then merged under the query string, which wins for a parameter both give.
  * The merged parameters then go through the route's querystring schema as usual.

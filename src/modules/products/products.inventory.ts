@@ -1,5 +1,5 @@
 import type { Db } from '../../db/store.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { EventService } from '../events/events.service.js';
 import * as repo from './products.repository.js';
 import { presentProduct } from './products.service.js';

@@ -1,7 +1,7 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { ProductCountsTable, ProductStatus, ProductsTable } from '../../db/schema.js';
 import { type Db, type DialectName, searchFold } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 import type { ProductSort } from './products.schemas.js';
 
 /** A product as stored; `seq` (the search index key) stays inside the database. */

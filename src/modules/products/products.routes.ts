@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { idempotentWrite } from '../../http/idempotency.js';
+import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { getBodyParameters } from './products.get-body.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from './products.schemas.js';
 
 const LIST_DESCRIPTION = `
-Parameters come from the query string or, as in the original specification's example, from a JSON
+Parameters come from the query string or from a JSON
 body on the GET request (\`{"limit": 10, "offset": 0, "category": "shoes"}\` with
 \`Content-Type: application/json\`); a body is validated like the query string (unknown fields 400)
 and the query string wins for a parameter both give. \`total\` is exact and comes from kept counts

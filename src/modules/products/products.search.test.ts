@@ -15,13 +15,9 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { sentQueries } from '../../../test/helpers/queries.js';
+import type { Page } from '../../../test/helpers/responses.js';
 import { countProducts, listProducts } from './products.repository.js';
 import type { ProductObject } from './products.schemas.js';
-
-interface Envelope<T> {
-  data: T[];
-  total: number;
-}
 
 const WINDOW = { limit: 100, offset: 0, cursor: undefined };
 
@@ -88,7 +84,7 @@ for (const dialect of DIALECTS) {
       const counted: Record<string, number> = {};
       const read: Record<string, Record<string, string[]>> = { index: {}, walk: {} };
       for (const [q] of SEARCHES) {
-        const res = await api<Envelope<ProductObject>>('GET', `/v1/products?q=${encodeURIComponent(q)}`);
+        const res = await api<Page<ProductObject>>('GET', `/v1/products?q=${encodeURIComponent(q)}`);
         assert.equal(res.status, 200, JSON.stringify(res.body));
         answered[q] = res.body.data.map((p) => p.name).sort();
         counted[q] = res.body.total;

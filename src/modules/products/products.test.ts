@@ -11,22 +11,8 @@ import {
   whileResponsesAreRefused,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import type { Page, Problem } from '../../../test/helpers/responses.js';
 import type { ProductObject } from './products.schemas.js';
-
-interface Envelope<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  offset: number;
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-interface Problem {
-  code: string;
-  errors?: { field: string; message: string }[];
-}
 
 async function countEvents(ctx: TestContext, type: string, objectId: string): Promise<number> {
   const { n } = await ctx.deps.store.db
@@ -44,7 +30,7 @@ async function walk(api: Client, url: string): Promise<string[]> {
   let next: string | null = null;
   const sep = url.includes('?') ? '&' : '?';
   for (let guard = 0; guard < 1000; guard++) {
-    const page: ApiResponse<Envelope<ProductObject>> = await api<Envelope<ProductObject>>(
+    const page: ApiResponse<Page<ProductObject>> = await api<Page<ProductObject>>(
       'GET',
       next === null ? url : `${url}${sep}cursor=${encodeURIComponent(next)}`,
     );
@@ -127,7 +113,7 @@ for (const dialect of DIALECTS) {
       assert.equal(patched.body.updated, new Date(clock.now()).toISOString());
       assert.equal(patched.body.created, created.created);
 
-      const events = await api<Envelope<{ type: string; data: { object: ProductObject } }>>(
+      const events = await api<Page<{ type: string; data: { object: ProductObject } }>>(
         'GET',
         '/v1/events?type=product.updated',
       );
@@ -287,7 +273,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await api('GET', '/v1/products/prod_doesnotexist')).status, 404);
       const still = await other<ProductObject>('GET', `/v1/products/${theirs.id}`);
       assert.equal(still.body.stock, 3);
-      const mine = await api<Envelope<ProductObject>>('GET', '/v1/products?limit=100');
+      const mine = await api<Page<ProductObject>>('GET', '/v1/products?limit=100');
       assert.ok(!mine.body.data.some((p) => p.id === theirs.id));
     });
 
@@ -358,7 +344,7 @@ for (const dialect of DIALECTS) {
       b.created.localeCompare(a.created) || (b.id < a.id ? -1 : 1);
 
     it('lists newest first by default, with the full envelope', async () => {
-      const res = await api<Envelope<ProductObject>>('GET', '/v1/products');
+      const res = await api<Page<ProductObject>>('GET', '/v1/products');
       assert.equal(res.status, 200);
       assert.deepEqual(
         res.body.data.map((p) => p.id),
@@ -372,7 +358,7 @@ for (const dialect of DIALECTS) {
 
     it('takes the parameters from a JSON body on the GET, from the query string, or both (query wins)', async () => {
       const shoes = all.filter((p) => p.category === 'shoes').sort(byCreatedDesc);
-      const byBody = await api<Envelope<ProductObject>>('GET', '/v1/products', {
+      const byBody = await api<Page<ProductObject>>('GET', '/v1/products', {
         body: { limit: 2, offset: 0, category: 'shoes' },
       });
       assert.equal(byBody.status, 200, JSON.stringify(byBody.body));
@@ -384,13 +370,10 @@ for (const dialect of DIALECTS) {
       assert.equal(byBody.body.limit, 2);
       assert.equal(byBody.body.has_more, true);
 
-      const byQuery = await api<Envelope<ProductObject>>(
-        'GET',
-        '/v1/products?limit=2&offset=0&category=shoes',
-      );
+      const byQuery = await api<Page<ProductObject>>('GET', '/v1/products?limit=2&offset=0&category=shoes');
       assert.deepEqual(byQuery.body, byBody.body);
 
-      const both = await api<Envelope<ProductObject>>('GET', '/v1/products?category=apparel&limit=1', {
+      const both = await api<Page<ProductObject>>('GET', '/v1/products?category=apparel&limit=1', {
         body: { category: 'shoes', limit: 3, offset: 1 },
       });
       assert.equal(both.status, 200);
@@ -413,7 +396,7 @@ for (const dialect of DIALECTS) {
         payload: '{"category":"shoes"}',
       });
       assert.equal(raw.statusCode, 200);
-      assert.equal(raw.json<Envelope<ProductObject>>().total, 4);
+      assert.equal(raw.json<Page<ProductObject>>().total, 4);
     });
 
     it('validates a GET body like the query string: strict types, no unknown fields', async () => {
@@ -454,7 +437,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers 400 naming the field for every invalid parameter', async () => {
-      const first = await api<Envelope<ProductObject>>('GET', '/v1/products?limit=2');
+      const first = await api<Page<ProductObject>>('GET', '/v1/products?limit=2');
       const cursor = first.body.next_cursor ?? '';
       const forged = Buffer.from(JSON.stringify(['-created', 'yesterday', 'prod_x', 2])).toString(
         'base64url',
@@ -495,7 +478,7 @@ for (const dialect of DIALECTS) {
 
     it('filters by category, status, text, price and stock, with exact totals', async () => {
       const check = async (query: string, expected: (p: ProductObject) => boolean) => {
-        const res = await api<Envelope<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
+        const res = await api<Page<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
         assert.equal(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);
         const want = all.filter(expected).sort(byCreatedDesc);
         assert.deepEqual(
@@ -532,7 +515,7 @@ for (const dialect of DIALECTS) {
         name: [...all].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1)),
       };
       for (const [sort, want] of Object.entries(sorted)) {
-        const res = await api<Envelope<ProductObject>>('GET', `/v1/products?sort=${sort}`);
+        const res = await api<Page<ProductObject>>('GET', `/v1/products?sort=${sort}`);
         const got = res.body.data.map((p) => p.name);
         assert.deepEqual(
           got,
@@ -555,7 +538,7 @@ for (const dialect of DIALECTS) {
 
     it('pages by offset or page with has_more, page and next_cursor', async () => {
       const want = [...all].sort(byCreatedDesc).map((p) => p.id);
-      const second = await api<Envelope<ProductObject>>('GET', '/v1/products?limit=3&page=2');
+      const second = await api<Page<ProductObject>>('GET', '/v1/products?limit=3&page=2');
       assert.deepEqual(
         second.body.data.map((p) => p.id),
         want.slice(3, 6),
@@ -563,7 +546,7 @@ for (const dialect of DIALECTS) {
       assert.equal(second.body.offset, 3);
       assert.equal(second.body.page, 2);
       assert.equal(second.body.has_more, true);
-      const next = await api<Envelope<ProductObject>>(
+      const next = await api<Page<ProductObject>>(
         'GET',
         `/v1/products?limit=3&cursor=${second.body.next_cursor ?? ''}`,
       );
@@ -575,7 +558,7 @@ for (const dialect of DIALECTS) {
       assert.equal(next.body.page, 3);
       assert.equal(next.body.has_more, false);
       assert.equal(next.body.next_cursor, null);
-      const beyond = await api<Envelope<ProductObject>>('GET', '/v1/products?offset=50');
+      const beyond = await api<Page<ProductObject>>('GET', '/v1/products?offset=50');
       assert.deepEqual(beyond.body.data, []);
       assert.equal(beyond.body.total, 8);
     });
@@ -604,7 +587,7 @@ for (const dialect of DIALECTS) {
     after(() => ctx.close());
 
     const names = async (query: string) => {
-      const res = await api<Envelope<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
+      const res = await api<Page<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.total, res.body.data.length, query);
       return res.body.data.map((p) => p.name).sort();
@@ -645,7 +628,7 @@ for (const dialect of DIALECTS) {
         await names('q=widget&max_price=900&sort=-price'),
         expect((p) => p.name.startsWith('Widget') && p.price <= 900),
       );
-      const walk = await api<Envelope<ProductObject>>('GET', '/v1/products?q=dget&limit=7&sort=price');
+      const walk = await api<Page<ProductObject>>('GET', '/v1/products?q=dget&limit=7&sort=price');
       assert.equal(walk.body.total, 60);
       assert.deepEqual(
         walk.body.data.map((p) => p.price),
@@ -663,7 +646,7 @@ for (const dialect of DIALECTS) {
       const walked: string[] = [];
       let url = `/v1/products?category=${category}&sort=name&limit=1`;
       for (;;) {
-        const page = await api<Envelope<ProductObject>>('GET', url);
+        const page = await api<Page<ProductObject>>('GET', url);
         assert.equal(page.status, 200, JSON.stringify(page.body));
         walked.push(...page.body.data.map((p) => p.name));
         if (!page.body.next_cursor) break;
@@ -766,12 +749,9 @@ for (const dialect of DIALECTS) {
           }
       queries.push('in_stock=true', 'in_stock=false', 'status=active&in_stock=false');
       for (const query of queries) {
-        const counted = await api<Envelope<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
+        const counted = await api<Page<ProductObject>>('GET', `/v1/products?limit=100&${query}`);
         // min_price=0 matches everything but forces a real COUNT: the two must agree.
-        const scanned = await api<Envelope<ProductObject>>(
-          'GET',
-          `/v1/products?limit=100&min_price=0&${query}`,
-        );
+        const scanned = await api<Page<ProductObject>>('GET', `/v1/products?limit=100&min_price=0&${query}`);
         assert.equal(counted.body.total, scanned.body.total, query);
         assert.equal(counted.body.total, counted.body.data.length, query);
       }

@@ -1,7 +1,7 @@
 import type { Store } from '../../db/store.js';
 import type { TenantsTable } from '../../db/schema.js';
-import { notFound, validationError } from '../../http/errors.js';
-import { PERMISSIONS } from '../../http/permissions.js';
+import { notFound, validationError } from '../../lib/errors.js';
+import { PERMISSIONS } from '../../lib/permissions.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';

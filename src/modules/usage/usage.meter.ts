@@ -1,5 +1,4 @@
 import type { Store } from '../../db/store.js';
-import type { UsageRecorder } from '../../http/rate-limit.js';
 import type { Logger } from '../../lib/logger.js';
 import * as repo from './usage.repository.js';
 
@@ -9,6 +8,18 @@ import * as repo from './usage.repository.js';
  * (`calls = calls + excluded.calls`), every second while the server runs and once more on close.
  * A failed flush keeps the counts for the next one.
  */
+
+/** What the metering hook (usage.hooks.ts) hands each authenticated response to. */
+export interface UsageRecorder {
+  record(
+    tenantId: string,
+    endpoint: string,
+    status: number,
+    durationMs: number,
+    at: number,
+    rejected: boolean,
+  ): void;
+}
 
 export const DAY_MS = 86_400_000;
 const FLUSH_EVERY_MS = 1_000;

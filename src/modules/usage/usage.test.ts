@@ -14,12 +14,8 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { counterBackends } from '../../../test/helpers/redis.js';
+import type { Problem } from '../../../test/helpers/responses.js';
 import type { Usage } from './usage.schemas.js';
-
-interface Problem {
-  code: string;
-  errors?: { field: string; message: string }[];
-}
 
 const endpoints = (usage: Usage) => usage.top_endpoints.map((e) => [e.endpoint, e.calls, e.errors]);
 const days = (usage: Usage) => usage.daily_calls.map((d) => [d.date, d.calls, d.errors]);

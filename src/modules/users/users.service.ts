@@ -1,5 +1,5 @@
 import type { Store } from '../../db/store.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { iso } from '../../lib/clock.js';
 import type { Principal } from '../../lib/principal.js';
 import { findUser } from '../tenants/tenants.repository.js';

@@ -1,7 +1,7 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /**
- * Dated API versions (contract section 6). Handlers always produce the latest shape; a version's
+ * Dated API versions (docs/api-conventions.md). Handlers always produce the latest shape; a version's
  * `changes` say how to turn that shape into the previous version's, one resource at a time, so a
  * difference is written once here instead of as `if` statements in handlers.
  */

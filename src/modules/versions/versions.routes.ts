@@ -1,29 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
-
-const VersionSchema = Type.Object({
-  version: Type.String({ examples: ['2026-11-21'] }),
-  release: Type.String({ examples: ['v2.4'] }),
-  latest: Type.Boolean(),
-  changelog: Type.Array(Type.String()),
-});
-
-const VersionListSchema = Type.Object({
-  data: Type.Array(VersionSchema, { description: 'Oldest first.' }),
-  latest: Type.String(),
-  pinned: Type.String({ description: 'The version the calling tenant is pinned to.' }),
-  used: Type.String({ description: 'The version this request was served in (X-Service-Version).' }),
-});
-
-const UpgradeBody = Type.Object(
-  { version: Type.Optional(Type.String({ description: 'Defaults to the latest version.' })) },
-  { additionalProperties: false },
-);
-
-const UpgradeResult = Type.Object({ previous_version: Type.String(), api_version: Type.String() });
+import { UpgradeBody, UpgradeResult, VersionListSchema } from './versions.schemas.js';
 
 export function versionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const { versions, tenants } = deps;

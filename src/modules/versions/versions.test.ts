@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Static } from 'typebox';
 import {
   client,
   createTenant,
@@ -8,6 +9,7 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { API_VERSIONS, VersionRegistry, walletBalanceToV20260601 } from './versions.registry.js';
+import type { VersionListSchema } from './versions.schemas.js';
 
 /** Three test versions; 2026-03-01 renamed `title` to `name` on the `probe` resource. */
 const testRegistry = new VersionRegistry([
@@ -129,16 +131,15 @@ for (const dialect of DIALECTS) {
 
     it('uses the pinned version without a header and says which in X-Service-Version', async () => {
       const tenant = await createTenant(ctx);
-      const res = await client(ctx.app, tenant.apiKey.key)<Record<string, unknown>>('GET', '/v1/versions');
+      const res = await client(ctx.app, tenant.apiKey.key)<Static<typeof VersionListSchema>>(
+        'GET',
+        '/v1/versions',
+      );
       assert.equal(res.status, 200);
       assert.equal(res.headers['x-service-version'], '2026-11-21');
       assert.equal(res.body.pinned, '2026-11-21');
       assert.deepEqual(
-        (res.body.data as { version: string; release: string; latest: boolean }[]).map((v) => [
-          v.version,
-          v.release,
-          v.latest,
-        ]),
+        res.body.data.map((v) => [v.version, v.release, v.latest]),
         [
           ['2026-06-01', 'v2.3', false],
           ['2026-11-21', 'v2.4', true],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isAppError } from '../../http/errors.js';
+import { isAppError } from '../../lib/errors.js';
 import { MAX_AMOUNT, MAX_BALANCE } from '../../lib/money.js';
 import {
   client,
@@ -9,16 +9,15 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import type { Page, Problem } from '../../../test/helpers/responses.js';
+import type { OrderObject } from '../orders/orders.schemas.js';
+import type { ProductObject } from '../products/products.schemas.js';
+import type { BalanceObject } from './wallet.schemas.js';
 
 /**
  * A wallet holds at most MAX_BALANCE, so every balance stays an exact number: adjustments and
  * transfers past it are refused, and so is a payment, before anything is charged.
  */
-
-interface Problem {
-  code: string;
-  detail: string;
-}
 
 for (const dialect of DIALECTS) {
   describe(`wallet ceiling (${dialect})`, () => {
@@ -39,8 +38,7 @@ for (const dialect of DIALECTS) {
         await ctx.deps.wallet.credit(full.tenant.id, { amount: Math.min(left, MAX_AMOUNT), currency: 'USD' });
       }
       await ctx.deps.wallet.credit(payer.tenant.id, { amount: 100, currency: 'USD' });
-      const balanceOf = async (as: typeof api) =>
-        (await as<{ available: number; wallet_id: string }>('GET', '/v1/wallet/balance')).body;
+      const balanceOf = async (as: typeof api) => (await as<BalanceObject>('GET', '/v1/wallet/balance')).body;
       const before = await balanceOf(api);
       assert.equal(before.available, MAX_BALANCE - 5);
 
@@ -56,7 +54,7 @@ for (const dialect of DIALECTS) {
       assert.equal(transfer.body.code, 'limit_exceeded');
       assert.equal((await balanceOf(payerApi)).available, 100);
 
-      const product = await api<{ id: string; stock: number }>('POST', '/v1/products', {
+      const product = await api<ProductObject>('POST', '/v1/products', {
         body: { name: 'Gold bar', price: 6, stock: 10 },
       });
       const items = [{ product_id: product.body.id, quantity: 1 }];
@@ -66,12 +64,12 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(paidAtOnce.status, 422);
       assert.equal(paidAtOnce.body.code, 'limit_exceeded');
-      const orders = await api<{ total: number }>('GET', '/v1/orders');
+      const orders = await api<Page<OrderObject>>('GET', '/v1/orders');
       assert.equal(orders.body.total, 0, 'no order without its payment');
-      const stock = await api<{ stock: number }>('GET', `/v1/products/${product.body.id}`);
+      const stock = await api<ProductObject>('GET', `/v1/products/${product.body.id}`);
       assert.equal(stock.body.stock, 10, 'no stock reserved');
 
-      const pending = await api<{ id: string; status: string }>('POST', '/v1/orders', {
+      const pending = await api<OrderObject>('POST', '/v1/orders', {
         body: { items, customer },
       });
       assert.equal(pending.status, 201);
@@ -80,7 +78,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(pay.status, 422);
       assert.equal(pay.body.code, 'limit_exceeded');
-      const order = await api<{ status: string; payment: unknown }>('GET', `/v1/orders/${pending.body.id}`);
+      const order = await api<OrderObject>('GET', `/v1/orders/${pending.body.id}`);
       assert.equal(order.body.status, 'pending');
       assert.equal(order.body.payment, null, 'nothing was charged');
 

@@ -1,6 +1,6 @@
 import type { LedgerEntryType, WalletTransactionType } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { MAX_BALANCE } from '../../lib/money.js';
 import * as repo from './wallet.repository.js';

@@ -9,7 +9,7 @@ import type {
 } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 export type AccountRow = LedgerAccountsTable;
 export type PostingRow = LedgerPostingsTable;

@@ -11,25 +11,11 @@ import {
   type TestContext,
   whileResponsesAreRefused,
 } from '../../../test/helpers/context.js';
+import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.js';
+import type { OrderObject } from '../orders/orders.schemas.js';
 import type { BalanceObject, TransactionObject, TransferObject } from './wallet.schemas.js';
 
 /** The wallet API, the CLI commands, the ledger invariants and the orders integration. */
-
-interface Problem {
-  code: string;
-  detail: string;
-  errors?: { field: string; message: string }[];
-}
-
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  offset: number;
-  has_more: boolean;
-  next_cursor: string | null;
-}
 
 interface Tenant {
   id: string;
@@ -72,7 +58,7 @@ for (const dialect of DIALECTS) {
     }
 
     function transfer(from: Tenant, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-      return from.api<TransferObject & Problem>('POST', '/v1/wallet/transfer', { body, headers });
+      return from.api<OrProblem<TransferObject>>('POST', '/v1/wallet/transfer', { body, headers });
     }
 
     async function verifyOk(): Promise<void> {
@@ -705,15 +691,8 @@ for (const dialect of DIALECTS) {
       return res.body.id;
     }
 
-    interface Order {
-      id: string;
-      status: string;
-      total: number;
-      payment: { id: string; status: string } | null;
-    }
-
     async function order(t: Tenant, productId: string, quantity: number, method?: string) {
-      return t.api<Order & Problem>('POST', '/v1/orders', {
+      return t.api<OrProblem<OrderObject>>('POST', '/v1/orders', {
         body: {
           items: [{ product_id: productId, quantity }],
           customer: { email: 'buyer@example.com' },
@@ -747,13 +726,13 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(declined.status, 422);
       assert.equal(await balance(t), 5000);
-      const payLater = await t.api<Order>('POST', `/v1/orders/${later.body.id}/pay`, {
+      const payLater = await t.api<OrderObject>('POST', `/v1/orders/${later.body.id}/pay`, {
         body: { payment_method: 'pm_card_mastercard' },
       });
       assert.equal(payLater.status, 200);
       assert.equal(await balance(t), 7500);
 
-      const refunded = await t.api<Order>('POST', `/v1/orders/${paid.body.id}/refund`, { body: {} });
+      const refunded = await t.api<OrderObject>('POST', `/v1/orders/${paid.body.id}/refund`, { body: {} });
       assert.equal(refunded.status, 200, JSON.stringify(refunded.body));
       assert.equal(refunded.body.status, 'refunded');
       const afterRefund = await t.api<BalanceObject>('GET', '/v1/wallet/balance');
@@ -765,7 +744,7 @@ for (const dialect of DIALECTS) {
         [['refund', -5000, 2500, paid.body.id]],
       );
       // Cancelling a paid order returns its payment: the wallet gives it back too.
-      const cancelled = await t.api<Order>('POST', `/v1/orders/${later.body.id}/cancel`, { body: {} });
+      const cancelled = await t.api<OrderObject>('POST', `/v1/orders/${later.body.id}/cancel`, { body: {} });
       assert.equal(cancelled.status, 200);
       assert.equal(cancelled.body.status, 'cancelled');
       assert.equal(await balance(t), 0);
@@ -804,7 +783,7 @@ for (const dialect of DIALECTS) {
       assert.equal(cancelRefused.status, 422);
       assert.equal(cancelRefused.body.code, 'insufficient_funds');
 
-      const still = await t.api<Order>('GET', `/v1/orders/${paid.body.id}`);
+      const still = await t.api<OrderObject>('GET', `/v1/orders/${paid.body.id}`);
       assert.equal(still.body.status, 'paid');
       assert.equal(still.body.payment?.status, 'succeeded');
       const stock = await t.api<{ stock: number }>('GET', `/v1/products/${lamp}`);
@@ -819,7 +798,7 @@ for (const dialect of DIALECTS) {
         destination_wallet_id: t.walletId,
       });
       assert.equal(back.status, 201);
-      const refund = await t.api<Order>('POST', `/v1/orders/${paid.body.id}/refund`, { body: {} });
+      const refund = await t.api<OrderObject>('POST', `/v1/orders/${paid.body.id}/refund`, { body: {} });
       assert.equal(refund.status, 200);
       assert.equal(await balance(t), 0);
       await verifyOk();

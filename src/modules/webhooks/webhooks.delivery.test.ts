@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import type { Static } from 'typebox';
 import {
   type Client,
   client,
@@ -12,8 +13,10 @@ import {
   type TestContextOptions,
 } from '../../../test/helpers/context.js';
 import type { DialectName } from '../../db/store.js';
+import type { Page } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { ManualClock } from '../../lib/clock.js';
+import type { EventSchema } from '../events/events.routes.js';
 import type { EventType } from '../events/events.types.js';
 import { VersionRegistry } from '../versions/versions.registry.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
@@ -23,18 +26,8 @@ import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
  * delivery log, statuses, retries, timeouts, redirects, rotation, fan-out, versions.
  */
 
-interface Page<T> {
-  data: T[];
-  total: number;
-}
-
-interface Payload {
-  id: string;
-  type: string;
-  created: string;
-  api_version: string;
-  data: { object: Record<string, unknown> };
-}
+/** An event as delivered; the schema leaves the object open, and the tests read its members. */
+type Payload = Omit<Static<typeof EventSchema>, 'data'> & { data: { object: Record<string, unknown> } };
 
 function helpers(ctx: () => TestContext) {
   return {
@@ -394,9 +387,8 @@ for (const dialect of DIALECTS) {
       await h.emit(b.tenant.id, 'product.updated', { id: 'prod_1' });
       await shared.waitFor(9, 650);
       const log = await eventually(async () => {
-        const entries = (
-          await apiB<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${healthy.id}/deliveries`)
-        ).body.data;
+        const entries = (await apiB<Page<DeliveryObject>>('GET', `/v1/webhooks/${healthy.id}/deliveries`))
+          .body.data;
         return entries.some((e) => e.status !== 'pending') ? entries : undefined;
       });
       assert.equal(log[0]?.status, 'succeeded', JSON.stringify(log[0]));

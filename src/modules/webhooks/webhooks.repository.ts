@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookStatus } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
-import type { PageWindow } from '../../http/pagination.js';
+import type { PageWindow } from '../../lib/paging.js';
 
 /**
  * Webhook endpoints and delivery attempts. The only dialect difference is in `claimDue`: on

@@ -8,6 +8,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import type { Page } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import pg from 'pg';
 import { ManualClock } from '../../lib/clock.js';
@@ -20,11 +21,6 @@ import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
  */
 
 const DAY_MS = 24 * 3_600_000;
-
-interface Page<T> {
-  data: T[];
-  total: number;
-}
 
 for (const dialect of DIALECTS) {
   describe(`event retention (${dialect})`, () => {

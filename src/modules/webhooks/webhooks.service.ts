@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
-import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../http/idempotency.js';
-import { newestFirstEnvelope, type PageQuery, pageWindow } from '../../http/pagination.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
+import { newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
@@ -14,7 +14,7 @@ import { newSecret, stillSigning } from './webhooks.transport.js';
 import { assertSafeWebhookUrl, type Resolver } from './webhooks.url.js';
 
 /**
- * Webhook endpoints (contract section 8) and the fan-out that turns every emitted event into one
+ * Webhook endpoints (docs/webhooks.md) and the fan-out that turns every emitted event into one
  * pending delivery per subscribed endpoint, inside the emitting transaction. Sending is the
  * worker's job (webhooks.worker.ts).
  */
@@ -206,22 +206,25 @@ export function createWebhookService(deps: {
     }
   }
 
-  // The fan-out: one pending delivery per subscribed, enabled endpoint, in the event's transaction.
-  // `webhook.test` goes only to the endpoint being tested (see `test`).
-  events.onEmit(async (trx, event) => {
-    if (event.type === 'webhook.test') return;
-    const targets = (await repo.enabledEndpoints(trx, event.tenant_id)).filter((e) =>
-      subscribes(e.events, event.type),
-    );
-    if (targets.length === 0) return;
-    await repo.insertDeliveries(
-      trx,
-      targets.map((e) => pendingDelivery(e.id, event, event.created)),
-    );
-    signalDue(trx);
-  });
-
   return {
+    /**
+     * The fan-out, an event effect (src/effects.ts): one pending delivery per subscribed, enabled
+     * endpoint, in the event's transaction. `webhook.test` goes only to the endpoint being tested
+     * (see `test`).
+     */
+    async fanOut(trx: Db, event: EventsTable): Promise<void> {
+      if (event.type === 'webhook.test') return;
+      const targets = (await repo.enabledEndpoints(trx, event.tenant_id)).filter((e) =>
+        subscribes(e.events, event.type),
+      );
+      if (targets.length === 0) return;
+      await repo.insertDeliveries(
+        trx,
+        targets.map((e) => pendingDelivery(e.id, event, event.created)),
+      );
+      signalDue(trx);
+    },
+
     onDue(listener: () => void): void {
       dueListeners.push(listener);
     },

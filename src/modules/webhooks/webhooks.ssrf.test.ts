@@ -8,6 +8,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.js';
 import {
   eventually,
   type Receiver,
@@ -25,11 +26,6 @@ import { blockedReason, type ResolvedAddress, type Resolver, systemResolver } fr
 
 const PUBLIC_V4 = '93.184.216.34';
 const PUBLIC_V6 = '2606:2800:220:1:248:1893:25c8:1946';
-
-interface Problem {
-  code: string;
-  detail: string;
-}
 
 describe('address classification', () => {
   it('allows public unicast addresses only', () => {
@@ -110,7 +106,7 @@ for (const dialect of DIALECTS) {
     });
 
     async function register(url: string) {
-      return api<WebhookObject & Problem>('POST', '/v1/webhooks', { body: { url, events: ['*'] } });
+      return api<OrProblem<WebhookObject>>('POST', '/v1/webhooks', { body: { url, events: ['*'] } });
     }
 
     it('refuses non-https, credentials and every non-public address at registration', async () => {
@@ -152,7 +148,7 @@ for (const dialect of DIALECTS) {
         (await register('https://mixed.example.test/x')).body.detail,
         /10\.1\.2\.3 is a private address/,
       );
-      const list = await api<{ total: number }>('GET', '/v1/webhooks');
+      const list = await api<Page<WebhookObject>>('GET', '/v1/webhooks');
       assert.equal(list.body.total, 0);
     });
 
@@ -184,7 +180,7 @@ for (const dialect of DIALECTS) {
       assert.equal(calls, 1);
       await api('POST', `/v1/webhooks/${res.body.id}/test`);
       const entry = await eventually(async () => {
-        const log = await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${res.body.id}/deliveries`);
+        const log = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${res.body.id}/deliveries`);
         return log.body.data.find((d) => d.attempt === 1 && d.status === 'failed');
       });
       assert.match(
@@ -213,7 +209,7 @@ for (const dialect of DIALECTS) {
         .execute();
       await api('POST', `/v1/webhooks/${res.body.id}/test`);
       const entry = await eventually(async () => {
-        const log = await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${res.body.id}/deliveries`);
+        const log = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${res.body.id}/deliveries`);
         return log.body.data.find((d) => d.attempt === 1 && d.status === 'failed');
       });
       assert.equal(entry.response, 'Blocked: 127.0.0.1 is a loopback address');
@@ -246,7 +242,7 @@ for (const dialect of DIALECTS) {
       const [got] = await rx.waitFor(1);
       assert.equal(got?.path, '/secure');
       await eventually(async () => {
-        const log = await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${hook.body.id}/deliveries`);
+        const log = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.body.id}/deliveries`);
         return log.body.data[0]?.response === '200 OK';
       });
     });
@@ -260,7 +256,7 @@ for (const dialect of DIALECTS) {
         });
         await api('POST', `/v1/webhooks/${hook.body.id}/test`);
         const entry = await eventually(async () => {
-          const log = await api<{ data: DeliveryObject[] }>('GET', `/v1/webhooks/${hook.body.id}/deliveries`);
+          const log = await api<Page<DeliveryObject>>('GET', `/v1/webhooks/${hook.body.id}/deliveries`);
           return log.body.data.find((d) => d.attempt === 1 && d.status === 'failed');
         });
         assert.match(entry.response ?? '', /certificate/i);

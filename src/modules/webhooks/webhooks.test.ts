@@ -10,26 +10,12 @@ import {
   type TestContext,
   whileResponsesAreRefused,
 } from '../../../test/helpers/context.js';
+import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.js';
 import * as repo from './webhooks.repository.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
 import { DISABLE_AFTER_MS } from './webhooks.worker.js';
 
 /** The endpoints API: shapes, validation, limits, state changes and tenant isolation. */
-
-interface Problem {
-  code: string;
-  errors?: { field: string; message: string }[];
-}
-
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  offset: number;
-  has_more: boolean;
-  next_cursor: string | null;
-}
 
 /** The secrets in an endpoint's `retired_secrets`, oldest first. */
 function retiredOf(json: string): string[] {
@@ -60,8 +46,8 @@ for (const dialect of DIALECTS) {
     async function create(
       as: Client,
       body: Record<string, unknown> = {},
-    ): Promise<ApiResponse<WebhookObject & Problem>> {
-      return as<WebhookObject & Problem>('POST', '/v1/webhooks', {
+    ): Promise<ApiResponse<OrProblem<WebhookObject>>> {
+      return as<OrProblem<WebhookObject>>('POST', '/v1/webhooks', {
         body: { url: 'https://example.com/hooks/orders', events: ['order.created'], ...body },
       });
     }

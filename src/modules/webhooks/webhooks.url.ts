@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /**
  * SSRF defence for webhook URLs. A URL must be https without credentials, and every address its

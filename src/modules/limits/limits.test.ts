@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
-import { runAdmin } from '../cli/admin.js';
-import { ManualClock } from '../lib/clock.js';
-import { randomBase62 } from '../lib/ids.js';
-import type { TenantSummary } from '../lib/principal.js';
+import { runAdmin } from '../../cli/admin.js';
+import { ManualClock } from '../../lib/clock.js';
+import { randomBase62 } from '../../lib/ids.js';
+import type { TenantSummary } from '../../lib/principal.js';
 import {
   client,
   createTenant,
@@ -13,32 +13,15 @@ import {
   DIALECTS,
   TEST_REDIS_URL,
   type TestContext,
-} from '../../test/helpers/context.js';
-import { counterBackends, dropRedisKeys, redisTestPrefix } from '../../test/helpers/redis.js';
-import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
-import {
-  AI_WINDOW_MS,
-  createRateLimiter,
-  endpointName,
-  HOUR_MS,
-  type LimitDecision,
-  limitsOf,
-  PLAN_LIMITS,
-} from './rate-limit.js';
-
-interface Problem {
-  code: string;
-  status: number;
-}
-
-interface UsageBody {
-  total_calls: number;
-  total_errors: number;
-  quota: { used: number; limit: number; remaining: number; resets_at: string };
-  rate_limit: { limit: number; remaining: number; resets_at: string };
-  top_endpoints: { endpoint: string; calls: number; errors: number }[];
-  period: { from: string; to: string };
-}
+} from '../../../test/helpers/context.js';
+import { counterBackends, dropRedisKeys, redisTestPrefix } from '../../../test/helpers/redis.js';
+import type { Problem } from '../../../test/helpers/responses.js';
+import { startTcpProxy, type TcpProxy } from '../../../test/helpers/tcp-proxy.js';
+import { AI_WINDOW_MS, HOUR_MS, type LimitDecision } from './limits.policy.js';
+import { createRateLimiter } from './limits.limiter.js';
+import { endpointName } from '../usage/usage.hooks.js';
+import type { Usage } from '../usage/usage.schemas.js';
+import { limitsOf, PLAN_LIMITS } from './limits.plans.js';
 
 const AI_PROBE = '/v1/test/ai-probe';
 const AI_WRITE_PROBE = '/v1/test/ai-write-probe';
@@ -160,7 +143,7 @@ for (const dialect of DIALECTS) {
 
         // Refused requests cost no quota; they are metered as errors.
         await ctx.deps.tenants.setLimits(tenant.tenant.id, { hourly: 1000 });
-        const usage = await api<UsageBody>('GET', '/v1/usage');
+        const usage = await api<Usage>('GET', '/v1/usage');
         assert.equal(usage.status, 200);
         assert.equal(usage.body.quota.used, 38, '37 admitted calls and this one');
         assert.equal(usage.body.total_calls, 200);
@@ -200,7 +183,7 @@ for (const dialect of DIALECTS) {
         // Raising the quota lets calls through again at once; the refused 190 were never counted.
         await ctx.deps.tenants.setLimits(tenant.tenant.id, { monthly: 12 });
         assert.equal((await api('GET', '/v1/versions')).status, 200);
-        const usage = await api<UsageBody>('GET', '/v1/usage');
+        const usage = await api<Usage>('GET', '/v1/usage');
         assert.equal(usage.status, 200);
         assert.equal(usage.body.quota.used, 12);
         assert.equal(usage.body.quota.remaining, 0);
@@ -256,7 +239,7 @@ for (const dialect of DIALECTS) {
         const forbidden = await usageOnly<Problem>('GET', '/v1/users/me');
         assert.equal(forbidden.status, 403);
         assert.equal(forbidden.headers['x-ratelimit-remaining'], '1', 'the key creation and this call');
-        const usage = await usageOnly<UsageBody>('GET', '/v1/usage');
+        const usage = await usageOnly<Usage>('GET', '/v1/usage');
         assert.equal(usage.body.quota.used, 3);
         assert.deepEqual(
           usage.body.top_endpoints.map((e) => [e.endpoint, e.calls, e.errors]),
@@ -341,7 +324,7 @@ for (const dialect of DIALECTS) {
         const res = await api('GET', '/v1/users/me');
         assert.equal(res.status, 200);
         assert.equal(res.headers['ratelimit'], `"monthly";r=2;t=${31 * 86_400}`);
-        const usage = await api<UsageBody>('GET', '/v1/usage');
+        const usage = await api<Usage>('GET', '/v1/usage');
         assert.equal(usage.body.quota.used, 2);
         assert.equal(usage.body.quota.resets_at, '2027-01-01T00:00:00.000Z');
         assert.equal(usage.body.period.from, '2026-12-01T00:00:00.000Z');
@@ -372,7 +355,7 @@ for (const dialect of DIALECTS) {
       assert.equal(responses.filter((r) => r.status === 200).length, 3);
       assert.ok(responses.filter((r) => r.status === 429).every((r) => r.body.code === 'rate_limited'));
       clock.advance(HOUR_MS);
-      const usage = await api<UsageBody>('GET', '/v1/usage');
+      const usage = await api<Usage>('GET', '/v1/usage');
       assert.equal(usage.status, 200);
       assert.equal(usage.body.quota.used, 4);
       const warnings = lines.filter((line) => line.includes('Redis is unreachable'));

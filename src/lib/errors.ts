@@ -1,6 +1,6 @@
 /**
- * Domain errors and the one table that maps their stable codes to HTTP statuses. Services throw
- * `AppError`; the error handler renders RFC 9457 problem details from it.
+ * Domain errors and the one table that gives each stable code its HTTP status and title. Services
+ * throw `AppError`; the error handler renders RFC 9457 problem details from it (src/http/problem.ts).
  */
 
 export const ERROR_STATUS = {
@@ -39,7 +39,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-const TITLES: Record<ErrorCode, string> = {
+export const ERROR_TITLES: Record<ErrorCode, string> = {
   invalid_json: 'Malformed JSON',
   validation_failed: 'Validation failed',
   invalid_version: 'Invalid API version',
@@ -140,31 +140,4 @@ export function validationFailed(errors: FieldError[], options: { truncated?: bo
 
 export function validationError(field: string, message: string): AppError {
   return new AppError('validation_failed', `${field} ${message}`, { errors: [{ field, message }] });
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  request_id: string;
-  errors?: FieldError[];
-  [member: string]: unknown;
-}
-
-/** Relative reference into the docs page, which lists every code (RFC 9457 allows relative URIs). */
-export const PROBLEM_TYPE_BASE = '/docs#error-';
-
-export function problemFor(error: AppError, requestId: string): Problem {
-  return {
-    type: PROBLEM_TYPE_BASE + error.code,
-    title: TITLES[error.code],
-    status: error.status,
-    detail: error.detail,
-    code: error.code,
-    request_id: requestId,
-    ...(error.errors ? { errors: error.errors } : {}),
-    ...error.extra,
-  };
 }

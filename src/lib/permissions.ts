@@ -1,4 +1,4 @@
-/** Every permission a key can hold (contract section 2). */
+/** Every permission a key can hold; each route declares the one it needs in `config.auth`. */
 export const PERMISSIONS = [
   'read:products',
   'write:products',
@@ -20,12 +20,6 @@ export const PERMISSIONS = [
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
-
-/**
- * What a route requires, declared on the route itself (`config.auth`): a permission, any valid
- * key, or nothing at all. One hook enforces it; a test fails for a `/v1` route that declares none.
- */
-export type RouteAuth = Permission | 'any_key' | 'public';
 
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);

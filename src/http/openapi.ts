@@ -1,0 +1,91 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
+import { AI_LIMIT_PER_MINUTE, planLimitsText } from '../modules/limits/limits.plans.js';
+import { MAX_DEPTH } from './validation.js';
+
+/**
+ * The OpenAPI document's frame: the API's description (what holds for every route) and the
+ * document's info, security scheme and tags. The paths come from the routes' own schemas as they
+ * are registered (src/http/route-hooks.ts adds their shared error responses); the document is
+ * served at `GET /v1/openapi.json` and browsable at `/docs`.
+ */
+
+const API_DESCRIPTION = `
+Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk_live_...\`.
+
+* **Errors** are RFC 9457 \`application/problem+json\` bodies with a stable \`code\`:
+${Object.entries(ERROR_STATUS)
+  .map(([code, status]) => `  <a id="error-${code}"></a>\`${status} ${code}\``)
+  .join(',\n')}.
+* **Request bodies** are JSON in UTF-8 (other bytes are \`400 invalid_json\`), at most 1 MiB, with objects and
+  arrays nested at most ${MAX_DEPTH} levels. Text must be well-formed Unicode without NUL; names and other one-line
+  fields hold no control characters, line or paragraph separators, bidirectional controls or U+FEFF, and longer text
+  only line breaks and tabs among them. A \`400 validation_failed\` lists at most ${MAX_FIELD_ERRORS} failing fields in
+  \`errors\`, with \`errors_truncated: true\` when there were more, or when a large body was refused at its first error.
+* **Idempotency**: every POST accepts \`Idempotency-Key\` (1-255 printable ASCII); a repeat returns the stored
+  response with \`Idempotent-Replayed: true\`; another request with the key is \`422 idempotency_key_reused\`; a
+  concurrent one \`409 idempotency_key_in_use\`. Keys are kept 24 hours per tenant. A 5xx is not stored; a retry
+  after one resumes what the first attempt committed (an order, a payment, a product, a transfer, a generation, an
+  API key, a webhook endpoint) instead of doing it again. A secret is shown once: the replay of a response that created one
+  (an API key, a webhook signing secret) shows the key masked and the signing secret not at all, and the secret is
+  never kept in the idempotency store.
+* **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
+  version is used. Every response carries the version used in \`X-Service-Version\`.
+* **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.
+* **Rate limits** are per tenant: an hourly limit and a monthly quota (${planLimitsText()})
+  and ${AI_LIMIT_PER_MINUTE} AI requests per minute. Every authenticated response carries
+  \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-Limit/Remaining/Reset\` (the hourly window); over a limit
+  the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
+  A client address with 20 unknown, revoked or expired keys within the last minute gets \`429 rate_limited\` with
+  \`Retry-After\` for any key the server has not seen valid, without the key being checked; keys it has seen valid
+  keep working from that address.
+* **Connections**: a request that does not arrive in time (by default its headers within 10 s, all of it within
+  30 s) is answered \`408 request_timeout\`, headers over 16 KiB \`431 request_header_fields_too_large\`, and what
+  HTTP/1.1 cannot parse \`400 validation_failed\` naming the part; a connection opened beyond the server's cap
+  gets \`503 service_unavailable\` with \`Retry-After\`. These answers close the connection.
+* **503 service_unavailable** comes with \`Retry-After\` (seconds): the server is shutting down, or the store is
+  unreachable, refusing connections or busy (a lock wait or a statement past its timeout, too many of the tenant's
+  requests waiting at once). Retry it; a POST retried with the same \`Idempotency-Key\` is never applied twice.
+`.trim();
+
+/** Registers the OpenAPI document and its browser UI (`/docs`); `release` is the API's version. */
+export async function registerOpenApi(app: FastifyInstance, release: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Commerce Platform API',
+        version: release,
+        description: API_DESCRIPTION,
+      },
+      servers: [{ url: '/', description: 'This server' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "An API key: `sk_live_` and 40 characters. The developer console calls the API with its login session instead of a key: the session cookie together with the session's CSRF token in `X-CSRF-Token` stands for every permission of the session's user; a request without `Authorization` that carries the cookie alone is not authenticated.",
+          },
+        },
+      },
+      tags: [
+        { name: 'Health' },
+        { name: 'Users' },
+        { name: 'API keys' },
+        { name: 'Versions' },
+        { name: 'Products', description: 'The catalog' },
+        { name: 'Orders', description: 'Orders, their lifecycle and payments' },
+        { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
+        { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
+        { name: 'Plugins' },
+        { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
+        { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
+        { name: 'Analytics', description: 'Revenue, orders, customers and products over time, and reports' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+}

@@ -1,0 +1,93 @@
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+import { meteringHook } from '../modules/usage/usage.hooks.js';
+import type { createGate } from './auth.js';
+import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
+
+/**
+ * The hooks each route gets as it is registered (onRoute), from what the route declares in
+ * `config`: its gate (onRequest), an empty body for a POST or PATCH without one (preValidation),
+ * idempotency (preHandler and onSend) for an authenticated POST, its response rendered in the
+ * requested version (onSend) where `config.resource` is set, and usage metering (onResponse) when
+ * it takes a key. A hook is attached only where it does something, which keeps GET routes off the
+ * hot path. The same pass adds the shared error responses, the security scheme and the permission
+ * line to the route's OpenAPI schema, and refuses a /v1 route that declares no `config.auth`.
+ */
+export function installRouteHooks(
+  app: FastifyInstance,
+  deps: Pick<Deps, 'versions' | 'idempotency' | 'store' | 'limitsAndMetering' | 'usageMeter' | 'clock'>,
+  gateFor: ReturnType<typeof createGate>,
+): void {
+  const { versions, idempotency } = deps;
+  const defaultBody = async (request: FastifyRequest) => {
+    if (request.body === undefined) request.body = {};
+  };
+  // Per route, with the route's resource: `request.routeOptions` builds a new object per access.
+  const renderVersion =
+    (resource: string) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (
+        typeof payload !== 'string' ||
+        reply.statusCode >= 300 ||
+        !versions.differs(resource, request.apiVersion)
+      ) {
+        return payload;
+      }
+      return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
+    };
+  const recordIdempotent =
+    (replayed: FastifyContextConfig['replayed']) =>
+    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      // The answer is decided: recording it must not wait behind the tenant's queued requests.
+      await deps.store.outsideTenant(() => idempotency.finish(request, reply, payload, replayed));
+      return payload;
+    };
+
+  // Usage metering, attached to each route that takes a key.
+  const meterRoute = deps.limitsAndMetering ? meteringHook(deps.usageMeter, deps.clock) : undefined;
+
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    app.routeTable.add(route.method, route.url, auth);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const hooks = (existing: unknown): unknown[] =>
+      existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+    // The route's own gate, so nothing about the route is looked up per request.
+    route.onRequest = [gateFor(route.config), ...hooks(route.onRequest)] as typeof route.onRequest;
+    if (methods.includes('POST') || methods.includes('PATCH')) {
+      route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
+    }
+    // onSend hooks run in order: render the version first, then record what is sent.
+    const onSend: unknown[] = [];
+    if (route.config?.resource !== undefined) onSend.push(renderVersion(route.config.resource));
+    if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
+      route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
+      onSend.push(recordIdempotent(route.config?.replayed));
+    }
+    if (onSend.length > 0) route.onSend = [...hooks(route.onSend), ...onSend] as typeof route.onSend;
+    if (meterRoute && auth !== undefined && auth !== 'public') {
+      route.onResponse = [...hooks(route.onResponse), meterRoute(route.url)] as typeof route.onResponse;
+    }
+    if (route.url.startsWith('/v1') && auth === undefined) {
+      throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
+    }
+    // HEAD routes share their GET route's schema object: augment it once.
+    if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
+    const authenticated = auth !== undefined && auth !== 'public';
+    const statuses = authenticated
+      ? [
+          ...AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key'),
+          // Every authenticated POST takes an Idempotency-Key: 409 while in flight, 422 on reuse.
+          ...(methods.includes('POST') ? IDEMPOTENCY_ERRORS : []),
+        ]
+      : COMMON_ERRORS;
+    const response = (route.schema.response ?? {}) as Record<number, unknown>;
+    for (const [status, schema] of Object.entries(errorResponses(...statuses)))
+      response[Number(status)] ??= schema;
+    route.schema.response = response;
+    if (authenticated) {
+      route.schema.security = [{ bearerAuth: [] }];
+      const needs = auth === 'any_key' ? 'Any valid API key.' : `Requires the \`${auth}\` permission.`;
+      route.schema.description = route.schema.description ? `${needs} ${route.schema.description}` : needs;
+    }
+  });
+}
