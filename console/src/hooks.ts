@@ -20,10 +20,11 @@ const IDLE_REFRESH_MS = 60_000;
 /** The input that says someone is using the page. */
 const INPUT_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel'] as const;
 /**
- * No refresh before this time (ms since the epoch): the API answered a load 429, and every call
- * counts against the same limits, so all the pages' refreshes wait as long as it asked.
+ * No refresh before `until` (ms since the epoch): the API answered a load 429 at `since`, and every
+ * call counts against the same limits, so all the pages' refreshes wait as long as it asked, or
+ * until a load sent after that answer (a Retry) succeeds.
  */
-let refreshesHeldUntil = 0;
+const refreshHold = { since: 0, until: 0 };
 
 /**
  * GETs `path` from the API (in `version`, when given), again whenever `path` changes or `reload` is called, and
@@ -32,7 +33,8 @@ let refreshesHeldUntil = 0;
  * console's calls count against the store's rate limit and quota like any client's, so the timer
  * runs every `refreshMs` only while the page is in use: for a minute after it is shown, after input
  * on it (pointer, keyboard) and after a change made through the API client; then each wait doubles,
- * up to a minute. After a 429 no page refreshes until its `Retry-After` has passed (a minute without one).
+ * up to a minute. After a 429 no page refreshes until its `Retry-After` has passed (a minute without one)
+ * or a load sent since succeeds.
  * A response to an older path never overwrites a newer one. When a load fails otherwise after data
  * was shown, the data stays and the page's stale-data warning (components/Stale.tsx) says since
  * when it is out of date and why, with a retry, until a load succeeds again.
@@ -56,8 +58,10 @@ export function useResource<T>(
     if (path === null) return;
     const ticket = ++latest.current;
     const key = `${generation} ${path}`;
+    const sentAt = Date.now();
     api.get<T>(path, { version }).then(
       (value) => {
+        if (sentAt > refreshHold.since) refreshHold.until = 0;
         if (ticket !== latest.current) return;
         setData(value);
         setError(undefined);
@@ -69,8 +73,9 @@ export function useResource<T>(
         // Not found: what was shown is gone (deleted meanwhile), not merely out of date.
         if (failure instanceof ApiError && failure.status === 404) setData(undefined);
         if (failure instanceof ApiError && failure.status === 429) {
-          const until = Date.now() + (failure.retryAfterMs ?? IDLE_REFRESH_MS);
-          refreshesHeldUntil = Math.max(refreshesHeldUntil, until);
+          const now = Date.now();
+          refreshHold.since = now;
+          refreshHold.until = Math.max(refreshHold.until, now + (failure.retryAfterMs ?? IDLE_REFRESH_MS));
         }
         setError(failure);
         setSettled(key);
@@ -94,7 +99,7 @@ export function useResource<T>(
     }
     function tick(): void {
       const now = Date.now();
-      if (now < refreshesHeldUntil) return schedule(refreshesHeldUntil);
+      if (now < refreshHold.until) return schedule(refreshHold.until);
       // Hidden (a background tab): nothing is asked for; the timer goes on to see when it is shown.
       if (document.visibilityState !== 'visible') return schedule(now + wait);
       if (now < lastRefresh + wait) return schedule(lastRefresh + wait);
