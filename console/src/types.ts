@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import type { Envelope } from '../../src/lib/paging.js';
 import type { ApiKeySchema } from '../../src/modules/api-keys/api-keys.schemas.js';
 import type { AccountSchema, SignupResultSchema } from '../../src/modules/console/console.schemas.js';
 import type { EventObject } from '../../src/modules/events/events.service.js';
@@ -27,12 +28,5 @@ export interface Versions extends VersionList {
   upgrade_available: boolean;
 }
 
-export interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  offset: number;
-  has_more: boolean;
-  next_cursor: string | null;
-}
+/** A page of a list, as every `/v1` list answers. */
+export type Page<T> = Envelope<T>;
