@@ -5,7 +5,7 @@ import Fastify from 'fastify';
  * The baseline: bare Fastify with the same response shapes and nothing else (no auth, no hooks,
  * no database), so every scenario's ratio shows what our machinery costs.
  *
- * `BARE_HEADERS=contract` adds, in one onRequest hook, the seven response headers the API
+ * `BARE_HEADERS=api` adds, in one onRequest hook, the seven response headers the API
  * puts on every authenticated response (request id, version, five rate-limit headers) with
  * values like ours: a reference for what those headers alone cost, on the server and on the load
  * generator that parses them.
@@ -14,7 +14,7 @@ import Fastify from 'fastify';
 const me: unknown = JSON.parse(process.env.BARE_USERS_ME ?? '{}');
 
 const app = Fastify({ logger: false });
-if (process.env.BARE_HEADERS === 'contract') {
+if (process.env.BARE_HEADERS === 'api') {
   const policy = '"hourly";q=1000000000;w=3600, "monthly";q=1000000000000;w=2592000';
   let remaining = 1_000_000_000;
   app.addHook('onRequest', (_request, reply, done) => {

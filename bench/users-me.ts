@@ -54,7 +54,7 @@ export async function run(): Promise<Measurement[]> {
       body ??= await measureBody();
       server = await startProcess('bench/bare-server.ts', {
         BARE_USERS_ME: body,
-        ...(side === 'headers' ? { BARE_HEADERS: 'contract' } : {}),
+        ...(side === 'headers' ? { BARE_HEADERS: 'api' } : {}),
       });
     }
     const target = { url: `${server.url}/v1/users/me`, headers: side === 'ours' ? headers : undefined };
@@ -103,7 +103,7 @@ export async function run(): Promise<Measurement[]> {
         ratio: 1,
         paired: true,
       },
-      row('headers', 'bare Fastify + the contract’s 7 response headers (reference)'),
+      row('headers', 'bare Fastify + the API’s 7 response headers (reference)'),
       row('ours', 'GET /v1/users/me (authenticated)'),
     ];
   } finally {

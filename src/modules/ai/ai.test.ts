@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
     // Each test starts with the tenant's per-minute AI allowance whole again.
     beforeEach(() => clock.advance(2 * 60_000));
 
-    it('describes an inline product: 201, the contract shape, and a recorded generation', async () => {
+    it('describes an inline product: 201, the documented shape, and a recorded generation', async () => {
       const res = await api<Reply>('POST', '/v1/ai/generate-description', {
         body: { product: LAMP, keywords: ['home office'] },
       });

@@ -82,7 +82,7 @@ describe('version registry', () => {
     assert.deepEqual(testRegistry.upgradeRequest('probe', { title: 'W' }, '2026-01-01'), { name: 'W' });
   });
 
-  it('knows the contract versions and the wallet balance difference', () => {
+  it('knows the dated versions and the wallet balance difference', () => {
     assert.deepEqual(
       API_VERSIONS.map((v) => [v.version, v.release]),
       [

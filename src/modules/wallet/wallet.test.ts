@@ -218,7 +218,7 @@ for (const dialect of DIALECTS) {
       await verifyOk();
     });
 
-    it('refuses bad transfers with the contract codes and changes nothing', async () => {
+    it('refuses bad transfers with the documented codes and changes nothing', async () => {
       const a = await tenant();
       const b = await tenant();
       const euro = await tenant({ currency: 'EUR' });
