@@ -92,13 +92,18 @@ for (const dialect of DIALECTS) {
       }
 
       it('admits exactly the hourly limit across both processes', async () => {
+        const started = Date.now();
         const answers = await burst(keys.hourly.key, 200);
+        // The next request is admitted 3600 s / 50 = 72 s after the burst's first; a refusal made
+        // later in the burst (a loaded machine may take a few seconds) waits that much less.
+        const burstSeconds = Math.ceil((Date.now() - started) / 1000);
         assert.equal(answers.filter((a) => a.status === 200).length, 50);
         const refused = answers.filter((a) => a.status === 429);
         assert.equal(refused.length, 150);
         for (const answer of refused) {
           assert.equal(answer.code, 'rate_limited');
-          assert.equal(answer.retryAfter, '72', '3600 s / 50');
+          const wait = Number(answer.retryAfter);
+          assert.ok(wait <= 72 && wait >= 72 - burstSeconds, `Retry-After ${answer.retryAfter}: 3600 s / 50`);
         }
 
         // Both processes metered their share; the stored rows hold all 200 within 2 seconds.

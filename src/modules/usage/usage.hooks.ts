@@ -30,13 +30,16 @@ export function meteringHook(meter: UsageRecorder, clock: Clock) {
         names.set(request.method, endpoint);
       }
       const limits = request.limits;
+      // Counted against the quota only when the limiter admitted it: not when it refused the call
+      // (429), nor when it could not decide (the call was answered 5xx before it was counted).
+      const admitted = limits !== null && limits !== undefined && limits.refused == null;
       meter.record(
         principal.tenant.id,
         endpoint,
         reply.statusCode,
         reply.elapsedTime,
         limits?.at ?? clock.now(),
-        limits?.refused != null,
+        !admitted,
       );
       done();
     };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { buildApp } from '../../app.js';
 import { loadConfig } from '../../config.js';
 import { createDeps } from '../../deps.js';
@@ -175,6 +176,28 @@ for (const dialect of DIALECTS) {
         );
         // The body agrees with the headers of the same response.
         assert.equal(at.headers['ratelimit'], '"monthly";r=2;t=828000');
+      });
+
+      it('does not count against the quota a call the limiter failed to decide on', async () => {
+        clock.set('2026-11-21T10:00:00.000Z');
+        const tenant = await createTenant(ctx);
+        const api = client(ctx.app, tenant.apiKey.key);
+        // The quota counter of a tenant's month starts from the stored usage: while that cannot be
+        // read, the limiter cannot decide, and the call is answered 5xx without being counted.
+        const rename = (from: string, to: string) =>
+          sql.raw(`ALTER TABLE ${from} RENAME TO ${to}`).execute(ctx.deps.store.db);
+        await rename('usage_daily', 'usage_daily_away');
+        try {
+          const failed = await api('GET', '/v1/users/me');
+          assert.ok(failed.status >= 500, `answered ${failed.status}`);
+        } finally {
+          await rename('usage_daily_away', 'usage_daily');
+        }
+        const usage = await api<Usage>('GET', '/v1/usage');
+        assert.equal(usage.status, 200);
+        assert.equal(usage.body.total_calls, 1, 'the failed call is a call, with its error');
+        assert.equal(usage.body.total_errors, 1);
+        assert.equal(usage.body.quota.used, 1, 'only this call counts against the quota');
       });
 
       it('meters each call once, HEAD apart from GET, and not unauthenticated ones', async () => {
