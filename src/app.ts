@@ -93,6 +93,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     forceCloseConnections: 'idle',
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // `request.ip` is the client's address, read from X-Forwarded-For only behind a named proxy.
+    trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     frameworkErrors: frameworkErrorHandler((request, reply) => {
       stamp(request, reply);
       reply.header('x-service-version', latest);

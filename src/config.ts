@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The one place that reads process.env. Every variable is validated once at start; a bad value
@@ -50,6 +51,12 @@ export interface Config {
     /** A whole request, its body included, must arrive within this (`REQUEST_TIMEOUT_MS`). */
     readonly requestTimeoutMs: number;
   };
+  /**
+   * Which peers are proxies whose `X-Forwarded-For` names the client (`TRUST_PROXY`): none (false),
+   * or their addresses and CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`). The per-address
+   * throttles (unknown keys, console sign-in) count clients by the address so found.
+   */
+  readonly trustProxy: false | readonly string[];
   /** scrypt cost for new password hashes, as log2(N). */
   readonly passwordScryptLog2N: number;
 }
@@ -155,6 +162,34 @@ function redisKeyPrefix(env: Env): string {
   return raw;
 }
 
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined || raw.trim() === '') return false;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const valid =
+      PROXY_RANGE_NAMES.has(entry) || ipaddr.isValid(entry) || (entry.includes('/') && isCidr(entry));
+    if (!valid) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must list the proxies' addresses or CIDR ranges (or loopback, linklocal, uniquelocal), separated by commas; "${entry}" is neither (trusting every peer would let any client choose its address)`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function connections(env: Env): Config['connections'] {
   const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
@@ -211,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     connections: connections(env),
+    trustProxy: trustProxy(env),
     passwordScryptLog2N: int(env, 'PASSWORD_SCRYPT_LOG2N', 17, 10, 20),
   };
   if (config.ai.provider === 'openai' && config.ai.baseUrl === undefined && config.ai.apiKey === undefined) {

@@ -47,6 +47,9 @@ describe('configuration', () => {
       [{ WEBHOOK_RETRY_SCHEDULE: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
       [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
       [{ DATABASE_SCHEMA: 'Robert"); DROP' }, 'DATABASE_SCHEMA'],
+      [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+      [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+      [{ TRUST_PROXY: '127.0.0.1, everyone' }, 'TRUST_PROXY'],
       [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
       [{ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }, 'HEADERS_TIMEOUT_MS'],
     ];

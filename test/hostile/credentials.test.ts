@@ -234,3 +234,37 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('unknown keys behind a reverse proxy (TRUST_PROXY)', () => {
+  const { limit } = KEY_FAILURES;
+  /** `limit` + 1 unknown keys from `attacker`, then one from `bystander`, both through the proxy. */
+  async function floodThroughProxy(trustProxy: string | undefined) {
+    const ctx = await createTestContext('sqlite', { env: trustProxy ? { TRUST_PROXY: trustProxy } : {} });
+    try {
+      const send = (client: string) =>
+        ctx.app.inject({
+          method: 'GET',
+          url: '/v1/users/me',
+          remoteAddress: '127.0.0.1',
+          headers: { authorization: `Bearer sk_live_${randomBase62(40)}`, 'x-forwarded-for': client },
+        });
+      const attacker: number[] = [];
+      for (let i = 0; i <= limit; i++) attacker.push((await send('203.0.113.7')).statusCode);
+      return { attacker, bystander: (await send('198.51.100.9')).statusCode };
+    } finally {
+      await ctx.close();
+    }
+  }
+
+  it('counts each client by its forwarded address when the proxy is trusted', async () => {
+    const { attacker, bystander } = await floodThroughProxy('loopback');
+    assert.deepEqual(attacker, [...Array<number>(limit).fill(401), 429]);
+    assert.equal(bystander, 401, 'another client behind the same proxy is not throttled');
+  });
+
+  it('counts every client as the proxy when it is not (so the operator must name it)', async () => {
+    const { attacker, bystander } = await floodThroughProxy(undefined);
+    assert.equal(attacker.at(-1), 429);
+    assert.equal(bystander, 429);
+  });
+});
