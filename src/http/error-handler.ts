@@ -182,6 +182,9 @@ export interface NotFoundOptions {
   preHandler?: preHandlerHookHandler | preHandlerHookHandler[];
 }
 
+/** The most characters of a request's path an unknown-path or wrong-method answer repeats. */
+const PATH_SHOWN = 200;
+
 export function installNotFoundHandler(
   app: FastifyInstance,
   routes: RouteTable,
@@ -190,6 +193,8 @@ export function installNotFoundHandler(
   app.setNotFoundHandler(options.preHandler ? { preHandler: options.preHandler } : {}, (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = routes.allowedMethods(path);
+    // The path as the answer names it: a client's 16 KiB of path comes back as its start.
+    const shown = path.length > PATH_SHOWN ? `${path.slice(0, PATH_SHOWN)}…` : path;
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendProblem(
@@ -197,10 +202,10 @@ export function installNotFoundHandler(
         reply,
         new AppError(
           'method_not_allowed',
-          `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+          `${request.method} is not allowed on ${shown}; use ${allowed.join(', ')}.`,
         ),
       );
     }
-    return sendProblem(request, reply, new AppError('not_found', `No route ${request.method} ${path}.`));
+    return sendProblem(request, reply, new AppError('not_found', `No route ${request.method} ${shown}.`));
   });
 }

@@ -46,7 +46,7 @@ interface OpenApi {
 }
 
 /** The largest refusal any hostile input may get: a capped error list and a short detail. */
-const MAX_PROBLEM_BYTES = 32 * 1024;
+const MAX_PROBLEM_BYTES = 8 * 1024;
 
 /** Values no field of this API accepts in that form, or that probe the store and the parsers. */
 const HOSTILE_VALUES: unknown[] = [
@@ -225,6 +225,8 @@ function casesFor(op: Operation, ids: Record<string, string>, key: string): Case
     }
   }
   cases.push(base('an unknown query parameter', { url: `${pathWith()}?no_such_parameter=1` }));
+  // A path no route has, near the header limit: the 404 (or 405) names only its start.
+  cases.push(base('a 12,000-character unknown path', { url: `${pathWith()}/${'x'.repeat(12_000)}` }));
   for (const { label, headers } of HOSTILE_HEADERS) {
     cases.push(base(label, { headers: { ...auth, ...(op.body ? json : {}), ...headers } }));
   }
