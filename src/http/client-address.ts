@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 
 /**
  * What a throttle counts a client by: its address (`request.ip`), an IPv6 address by its /64
@@ -34,28 +35,19 @@ export interface FailureWindowRule {
  */
 export function createFailureWindow(rule: FailureWindowRule) {
   const { limit, windowMs, maxClients } = rule;
-  /** Oldest first; a Map keeps insertion order, so the first client is the least recently failing. */
-  const failures = new Map<string, number[]>();
+  /** Each client's latest failures, oldest first; the least recently failing client goes first. */
+  const failures = new LRUCache<string, number[]>({ max: maxClients });
 
   return {
     /** Milliseconds until `client` is under the limit again; 0 when it is. */
     waitMs(client: string, now: number): number {
-      const instants = failures.get(client);
+      const instants = failures.peek(client);
       if (instants === undefined || instants.length < limit) return 0;
       return Math.max(0, (instants[0] ?? 0) + windowMs - now);
     },
 
     record(client: string, now: number): void {
-      let instants = failures.get(client);
-      if (instants === undefined) {
-        if (failures.size >= maxClients) {
-          const oldest = failures.keys().next().value;
-          if (oldest !== undefined) failures.delete(oldest);
-        }
-        instants = [];
-      } else {
-        failures.delete(client);
-      }
+      const instants = failures.get(client) ?? [];
       instants.push(now);
       if (instants.length > limit) instants.shift();
       failures.set(client, instants);

@@ -24,6 +24,14 @@ for (const dialect of DIALECTS) {
   describe(`API keys (${dialect})`, () => {
     let ctx: TestContext;
     const clock = new ManualClock();
+    /** `GET /v1/users/me` with `key`, from the client address `address`. */
+    const from = (address: string, key: string) =>
+      ctx.app.inject({
+        method: 'GET',
+        url: '/v1/users/me',
+        remoteAddress: address,
+        headers: { authorization: `Bearer ${key}` },
+      });
     let fullKey: string;
     let otherTenantKey: string;
 
@@ -229,13 +237,6 @@ for (const dialect of DIALECTS) {
       const owner = await createTenant(ctx);
       const api = client(ctx.app, owner.apiKey.key);
       const { limit, windowMs } = KEY_FAILURES;
-      const from = (address: string, key: string) =>
-        ctx.app.inject({
-          method: 'GET',
-          url: '/v1/users/me',
-          remoteAddress: address,
-          headers: { authorization: `Bearer ${key}` },
-        });
       const unknownKey = () => `sk_live_${randomBase62(40)}`;
       const attacker = '198.51.100.50';
       // A valid key this process knows, from the attacker's address (a shared NAT).
@@ -286,13 +287,6 @@ for (const dialect of DIALECTS) {
       const revoked = await make();
       assert.equal((await api('DELETE', `/v1/api-keys/${revoked.id}`)).status, 204);
       const expiring = await make({ expires_at: new Date(clock.now() + 1000).toISOString() });
-      const from = (address: string, key: string) =>
-        ctx.app.inject({
-          method: 'GET',
-          url: '/v1/users/me',
-          remoteAddress: address,
-          headers: { authorization: `Bearer ${key}` },
-        });
       assert.equal((await from('198.51.100.60', expiring.key)).statusCode, 200);
       clock.advance(2000);
       const half = Math.floor(KEY_FAILURES.limit / 2);

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
+import { LINE_OR_EMPTY_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 import { EVENT_TYPES } from '../events/events.types.js';
 
 export const MAX_URL_LENGTH = 2048;
@@ -19,11 +19,11 @@ const Url = Type.String({
   examples: ['https://example.com/hooks/commerce'],
 });
 
+/** One line; an empty one is accepted, as it always was (clients send the form field as it is). */
 const Description = Type.String({
-  minLength: 1,
   maxLength: 500,
-  pattern: LINE_PATTERN,
-  description: 'One line, not blank.',
+  pattern: LINE_OR_EMPTY_PATTERN,
+  description: 'One line of text, without control or formatting characters; may be empty.',
 });
 
 export const WebhookSchema = Type.Object({

@@ -102,6 +102,12 @@ for (const dialect of DIALECTS) {
       assert.equal(res.body.description, null);
     });
 
+    it('keeps accepting an empty description, as clients of every version could send it', async () => {
+      const res = await create(api, { description: '' });
+      assert.equal(res.status, 201);
+      assert.equal(res.body.description, '');
+    });
+
     it('validates the body', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ events: [] }, 'events'],
@@ -112,6 +118,8 @@ for (const dialect of DIALECTS) {
         [{ secret: 'whsec_mine' }, 'secret'],
         [{ status: 'Active' }, 'status'],
         [{ description: 'x'.repeat(501) }, 'description'],
+        [{ description: 'line\nbreak' }, 'description'],
+        [{ description: 'escape \u001b[31m' }, 'description'],
       ];
       for (const [body, field] of cases) {
         const res = await create(api, body);
