@@ -148,6 +148,8 @@ export async function bulkLoad(
           position,
           tenant_id: tenantId,
           product_id: catalog.ids[p] ?? '',
+          variant_id: `var_${(catalog.ids[p] ?? '').slice(5)}`,
+          variant_title: 'Default',
           name: `Product ${p}`,
           sku: `BENCH-${p}`,
           category: `cat-${p % CATEGORIES}`,

@@ -54,6 +54,10 @@ function productRow(tenantId: string, i: number, base: number): products.Product
     images: '[]',
     attributes: '{}',
     tags: '[]',
+    options: '[]',
+    variant_count: 1,
+    price_max: 100 + ((i * 7919) % 100_000),
+    search_extra: '',
     created: base + i * 1000,
     updated: base + i * 1000,
   };

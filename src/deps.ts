@@ -20,6 +20,7 @@ import { createSandboxProvider, type PaymentProvider } from './modules/payments/
 import { createPaymentService } from './modules/payments/payments.service.js';
 import { createPluginService } from './modules/plugins/plugins.service.js';
 import { createProductService } from './modules/products/products.service.js';
+import { createVariantService } from './modules/products/variants.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
 import { createUsageMeter } from './modules/usage/usage.meter.js';
 import { createUsageService } from './modules/usage/usage.service.js';
@@ -81,6 +82,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const plugins = createPluginService({ store, clock });
   const paymentProvider = overrides.paymentProvider ?? createSandboxProvider();
   const products = createProductService({ store, clock, events });
+  const variants = createVariantService({ store, clock, events });
   const aiProvider =
     config.ai.provider === 'openai' ? createOpenAiProvider(config.ai, logger) : createBuiltinProvider();
   const ai = createAiService({ store, clock, products, provider: aiProvider });
@@ -132,6 +134,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     plugins,
     paymentProvider,
     products,
+    variants,
     ai,
     orders,
     /** Charges, settles and refunds orders' payments; owns the stale payment and owed refund sweeps. */

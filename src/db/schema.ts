@@ -64,8 +64,10 @@ export interface EventsTable {
   /** The resource in `data.object` (`order`, `product`, ...), for version transforms. */
   object_type: string;
   object_id: string;
-  /** JSON of the object, in the latest API version's shape. */
+  /** JSON of the object in the latest version's shape when written (`VersionRegistry.upgradeStored` brings it to today's). */
   data: string;
+  /** JSON of further `data` members beside `object` (`variant` on `product.outofstock`), or null. */
+  extra: string | null;
   created: number;
 }
 
@@ -142,6 +144,40 @@ export interface ProductsTable {
   attributes: string;
   /** JSON array of strings. */
   tags: string;
+  /** JSON array of `{name, values}`: the product's options, none for a one-variant product. */
+  options: string;
+  /** Kept in the variants' transactions: their count, highest price, and searched SKUs and values. */
+  variant_count: number;
+  price_max: number;
+  /** Variant SKUs and option values, newline-separated, which `q` searches beside the fields. */
+  search_extra: string;
+  created: number;
+  updated: number;
+}
+
+/**
+ * A variant: one combination of the product's option values, with its own SKU, price and stock.
+ * The product's `price` (lowest), `price_max`, `stock` (sum) and `variant_count` follow them.
+ */
+export interface ProductVariantsTable {
+  id: string;
+  tenant_id: string;
+  product_id: string;
+  sku: string | null;
+  /** The lower-cased SKU, unique per tenant (migration 0019 explains the grandfathered ones). */
+  sku_key: string | null;
+  title: string;
+  /** JSON object of option name to value. */
+  options: string;
+  /** The combination, order-independent, unique per product: JSON of the sorted [name, value] pairs. */
+  option_key: string;
+  price: number;
+  compare_at_price: number | null;
+  stock: number;
+  weight_grams: number | null;
+  barcode: string | null;
+  /** 1-based and contiguous within the product. */
+  position: number;
   created: number;
   updated: number;
 }
@@ -191,6 +227,9 @@ export interface OrderItemsTable {
   position: number;
   tenant_id: string;
   product_id: string;
+  /** The variant bought and its title then; migration 0019 gave lines before it the Default one. */
+  variant_id: string;
+  variant_title: string;
   name: string;
   sku: string | null;
   category: string | null;
@@ -489,6 +528,7 @@ export interface Database {
   events: EventsTable;
   products: ProductsTable;
   product_counts: ProductCountsTable;
+  product_variants: ProductVariantsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   order_counts: OrderCountsTable;

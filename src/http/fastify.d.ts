@@ -9,6 +9,8 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The resource the response body is, for version transforms. */
     resource?: string;
+    /** The body is a list envelope of `resource`: each item of `data` is rendered. */
+    list?: boolean;
     /** `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones. */
     rateLimit?: RouteRateLimit;
     /**

@@ -24,7 +24,8 @@ export function installRouteHooks(
   };
   // Per route, with the route's resource: `request.routeOptions` builds a new object per access.
   const renderVersion =
-    (resource: string) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    (resource: string, list: boolean) =>
+    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       if (
         typeof payload !== 'string' ||
         reply.statusCode >= 300 ||
@@ -32,7 +33,10 @@ export function installRouteHooks(
       ) {
         return payload;
       }
-      return JSON.stringify(versions.render(resource, JSON.parse(payload), request.apiVersion));
+      const body = JSON.parse(payload) as { data: unknown[] };
+      if (!list) return JSON.stringify(versions.render(resource, body, request.apiVersion));
+      const data = body.data.map((item) => versions.render(resource, item, request.apiVersion));
+      return JSON.stringify({ ...body, data });
     };
   const recordIdempotent =
     (replayed: FastifyContextConfig['replayed']) =>
@@ -58,7 +62,8 @@ export function installRouteHooks(
     }
     // onSend hooks run in order: render the version first, then record what is sent.
     const onSend: unknown[] = [];
-    if (route.config?.resource !== undefined) onSend.push(renderVersion(route.config.resource));
+    if (route.config?.resource !== undefined)
+      onSend.push(renderVersion(route.config.resource, route.config.list === true));
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
       onSend.push(recordIdempotent(route.config?.replayed));

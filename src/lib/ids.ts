@@ -19,6 +19,7 @@ export type IdPrefix =
   | 'usr'
   | 'key'
   | 'prod'
+  | 'var'
   | 'ord'
   | 'pay'
   | 'wal'

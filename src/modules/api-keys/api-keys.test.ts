@@ -492,7 +492,7 @@ for (const dialect of DIALECTS) {
           id: created.tenant.id,
           name: 'Me Co',
           plan: 'free',
-          api_version: '2026-11-21',
+          api_version: '2026-12-15',
           currency: 'EUR',
         },
         api_key: { id: created.apiKey.id, name: 'Default key', permissions: created.apiKey.permissions },

@@ -11,7 +11,18 @@ export const EventSchema = Type.Object({
   type: Type.String({ enum: [...EVENT_TYPES] }),
   created: Timestamp,
   api_version: Type.String(),
-  data: Type.Object({ object: Type.Object({}, { additionalProperties: true }) }),
+  data: Type.Object(
+    {
+      object: Type.Object({}, { additionalProperties: true }),
+      variant: Type.Optional(
+        Type.Object(
+          {},
+          { additionalProperties: true, description: 'On `product.outofstock`: the variant that sold out.' },
+        ),
+      ),
+    },
+    { additionalProperties: true },
+  ),
 });
 
 const EventListQuery = Type.Object(

@@ -20,6 +20,8 @@ export interface EmitInput {
   /** The resource name of `object` (`order`, `product`, `transfer`, ...). */
   objectType: string;
   object: { id: string } & Record<string, unknown>;
+  /** Further members of `data` beside `object` (`variant` on `product.outofstock`). */
+  extra?: Record<string, unknown>;
 }
 
 export interface EventObject {
@@ -27,7 +29,7 @@ export interface EventObject {
   type: string;
   created: string;
   api_version: string;
-  data: { object: Record<string, unknown> };
+  data: { object: Record<string, unknown> } & Record<string, unknown>;
 }
 
 /**
@@ -65,16 +67,26 @@ export function createEventService(
 ): EventService {
   const { store, clock, versions } = deps;
 
+  /**
+   * The object in `apiVersion`'s shape (an object stored in an older shape is first brought to the
+   * latest); the event itself too (a version may lack a `data` member).
+   */
   function present(row: EventsTable, apiVersion: string): EventObject {
-    return {
+    const event: EventObject = {
       id: row.id,
       type: row.type,
       created: iso(row.created),
       api_version: apiVersion,
       data: {
-        object: versions.render(row.object_type, JSON.parse(row.data), apiVersion) as Record<string, unknown>,
+        object: versions.render(
+          row.object_type,
+          versions.upgradeStored(row.object_type, JSON.parse(row.data)),
+          apiVersion,
+        ) as Record<string, unknown>,
+        ...(row.extra === null ? {} : (JSON.parse(row.extra) as Record<string, unknown>)),
       },
     };
+    return row.extra === null ? event : (versions.render('event', event, apiVersion) as EventObject);
   }
 
   return {
@@ -96,6 +108,7 @@ export function createEventService(
         object_type: input.objectType,
         object_id: input.object.id,
         data: JSON.stringify(input.object),
+        extra: input.extra === undefined ? null : JSON.stringify(input.extra),
         created: clock.now(),
       };
       await repo.insertEvent(trx, row);

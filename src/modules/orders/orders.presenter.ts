@@ -15,7 +15,9 @@ export function presentOrder(
     status: order.status,
     items: items.map((item) => ({
       product_id: item.product_id,
+      variant_id: item.variant_id,
       name: item.name,
+      variant_title: item.variant_title,
       sku: item.sku,
       quantity: item.quantity,
       unit_price: item.unit_price,

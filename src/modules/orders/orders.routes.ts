@@ -47,7 +47,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/orders',
       {
-        config: { auth: 'read:orders' },
+        config: { auth: 'read:orders', resource: 'order', list: true },
         schema: {
           tags: ['Orders'],
           summary: 'List orders, newest first',

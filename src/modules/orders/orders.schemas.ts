@@ -67,12 +67,26 @@ export const CreateOrderBody = Type.Object(
     items: Type.Array(
       Type.Object(
         {
-          product_id: Type.String({ minLength: 1, maxLength: 64 }),
+          variant_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description: 'The variant bought.',
+              examples: ['var_4hUr0aQX3cY0tU3vW8xZ4dF6'],
+            }),
+          ),
+          product_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              description: 'Instead of `variant_id`, for a product with one variant (no options).',
+            }),
+          ),
           quantity: Type.Integer({ minimum: 1, maximum: 1000 }),
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, maxItems: 100, description: 'One line per product.' },
+      { minItems: 1, maxItems: 100, description: 'One line per variant.' },
     ),
     customer: Type.Object(
       {
@@ -103,7 +117,7 @@ export const RefundBody = Type.Object(
     restock: Type.Optional(
       Type.Boolean({
         description:
-          'Put the items back in stock, each product emitting `product.updated` with its new `stock` (default false: the goods are gone).',
+          'Put the items back in their variants’ stock, each product emitting `product.updated` with its new `stock` (default false: the goods are gone).',
       }),
     ),
   },
@@ -120,8 +134,12 @@ export const PaymentSummarySchema = Type.Object({
 
 export const OrderItemSchema = Type.Object({
   product_id: Type.String(),
-  name: Type.String({ description: 'At order time.' }),
-  sku: Nullable(Type.String()),
+  variant_id: Type.String(),
+  name: Type.String({ description: "The product's name at order time." }),
+  variant_title: Type.String({
+    description: 'The variant’s title at order time (`Default` without options).',
+  }),
+  sku: Nullable(Type.String({ description: "The variant's SKU at order time." })),
   quantity: Type.Integer(),
   unit_price: Type.Integer({ description: 'Minor units, at order time.' }),
   total: Type.Integer(),
@@ -142,7 +160,7 @@ export const OrderSchema = Type.Object({
   tracking_number: Nullable(Type.String()),
   restocked: Type.Boolean({
     description:
-      'Whether the order gave its items back to stock (cancel, or refund with restock), once. A product deleted since has no stock to take them back.',
+      'Whether the order gave its items back to stock (cancel, or refund with restock), once. A variant deleted since has no stock to take them back.',
   }),
   created: Timestamp,
   updated: Timestamp,

@@ -13,6 +13,7 @@ import type { PaymentRow } from '../payments/payments.repository.js';
 import type { PaymentService, Settled } from '../payments/payments.service.js';
 import * as inventory from '../products/products.inventory.js';
 import type { ProductRow } from '../products/products.repository.js';
+import type { VariantRow } from '../products/variants.repository.js';
 import {
   commitTransition,
   emitOrder,
@@ -63,7 +64,8 @@ export function createOrderService(deps: OrderServiceDeps) {
    * the products as restocked, for `emitStockChanges` after the order's own event.
    */
   async function releaseStock(trx: Db, order: repo.OrderRow, now: number): Promise<ProductRow[]> {
-    return inventory.release(trx, order.tenant_id, await repo.findItems(trx, [order.id]), now);
+    const items = await repo.findItems(trx, [order.id]);
+    return (await inventory.release(trx, order.tenant_id, items, now, store.supportsRowLocks)).products;
   }
 
   /** The answer of `pay` for a settled attempt. */
@@ -88,7 +90,8 @@ export function createOrderService(deps: OrderServiceDeps) {
     present: presentOrder,
 
     /**
-     * Reserves stock for every line with a conditional update, snapshots the lines, and with a
+     * Resolves each item to its variant, reserves its stock with a conditional update, snapshots
+     * the lines (product and variant as they were), and with a
      * `payment_method` charges it afterwards: a declined payment leaves the order pending.
      */
     async create(
@@ -102,30 +105,29 @@ export function createOrderService(deps: OrderServiceDeps) {
         if (pending === undefined) return order;
         return (await payments.resumePayment(tenantId, pending).catch(() => ({ order }))).order;
       }
-      const seen = new Set<string>();
-      input.items.forEach((item, index) => {
-        if (seen.has(item.product_id)) {
-          throw validationError(
-            `items[${index}].product_id`,
-            'appears more than once; send one line per product',
-          );
-        }
-        seen.add(item.product_id);
-      });
       if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
       const now = clock.now();
 
       const { object, payment } = await store.transaction(async (trx) => {
-        /** The order's rules on its products, checked before the reservation and as reserved. */
-        const check = (rows: ReadonlyMap<string, ProductRow>) => {
+        const lines = await inventory.resolveLines(trx, tenantId, input.items);
+        /** The order's rules on its products and variants, checked before the reservation and as reserved. */
+        const check: inventory.CheckLines = (rows, variants) => {
           let currency: string | undefined;
           let total = 0;
-          input.items.forEach((item, index) => {
-            const product = rows.get(item.product_id);
-            if (!product) throw new AppError('not_found', `No such product: ${item.product_id}.`);
+          lines.forEach((line, index) => {
+            const product = rows.get(line.product_id);
+            if (!product) throw new AppError('not_found', `No such product: ${line.product_id}.`);
+            const variant = variants.get(line.variant_id);
+            if (!variant) throw new AppError('not_found', `No such variant: ${line.variant_id}.`);
+            if (input.items[index]?.variant_id === undefined && product.variant_count !== 1) {
+              throw validationError(
+                `items[${index}].variant_id`,
+                `is required: product ${product.id} has ${product.variant_count} variants; name one by variant_id`,
+              );
+            }
             if (product.status !== 'active') {
               throw validationError(
-                `items[${index}].product_id`,
+                `items[${index}].${input.items[index]?.variant_id === undefined ? 'product_id' : 'variant_id'}`,
                 `is ${product.status}, not an active product`,
               );
             }
@@ -136,7 +138,7 @@ export function createOrderService(deps: OrderServiceDeps) {
               );
             }
             currency = product.currency;
-            total += product.price * item.quantity;
+            total += variant.price * line.quantity;
           });
           // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
           if (total > MAX_AMOUNT) {
@@ -146,23 +148,27 @@ export function createOrderService(deps: OrderServiceDeps) {
             );
           }
         };
-        const reservation = await inventory.reserve(trx, tenantId, input.items, now, check);
+        const reservation = await inventory.reserve(trx, tenantId, lines, now, check, store.supportsRowLocks);
         const reserved = reservation.products;
 
         const orderId = newId('ord');
-        const items: repo.OrderItemRow[] = input.items.map((item, position) => {
-          const product = reserved.get(item.product_id) as ProductRow; // check() proved it present
+        const items: repo.OrderItemRow[] = lines.map((line, position) => {
+          // check() proved both present
+          const product = reserved.get(line.product_id) as ProductRow;
+          const variant = reservation.variants.get(line.variant_id) as VariantRow;
           return {
             order_id: orderId,
             position,
             tenant_id: tenantId,
             product_id: product.id,
+            variant_id: variant.id,
+            variant_title: variant.title,
             name: product.name,
-            sku: product.sku,
+            sku: variant.sku,
             category: product.category,
-            quantity: item.quantity,
-            unit_price: product.price,
-            total: product.price * item.quantity,
+            quantity: line.quantity,
+            unit_price: variant.price,
+            total: variant.price * line.quantity,
           };
         });
         const subtotal = items.reduce((sum, item) => sum + item.total, 0);
@@ -201,7 +207,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         await repo.adjustOrderCounts(trx, tenantId, [{ status: 'pending', delta: 1 }]);
         const created = presentOrder(order, items, attempt);
         await events.emit(trx, { tenantId, type: 'order.created', objectType: 'order', object: created });
-        await inventory.emitStockChanges(trx, events, reserved.values());
+        await inventory.emitStockChanges(trx, events, reserved.values(), reservation.soldOut);
         return { object: created, payment: attempt };
       });
       if (!payment) return object;

@@ -113,9 +113,28 @@ for (const dialect of DIALECTS) {
       const o = res.body;
       assert.match(o.id, /^ord_[0-9A-Za-z]{24}$/);
       assert.equal(o.status, 'pending');
+      const variantOf = (p: ProductObject) => p.variants?.[0]?.id;
       assert.deepEqual(o.items, [
-        { product_id: a.id, name: 'Mug', sku: 'MUG-1', quantity: 2, unit_price: 1250, total: 2500 },
-        { product_id: b.id, name: 'Tea', sku: null, quantity: 3, unit_price: 899, total: 2697 },
+        {
+          product_id: a.id,
+          variant_id: variantOf(a),
+          name: 'Mug',
+          variant_title: 'Default',
+          sku: 'MUG-1',
+          quantity: 2,
+          unit_price: 1250,
+          total: 2500,
+        },
+        {
+          product_id: b.id,
+          variant_id: variantOf(b),
+          name: 'Tea',
+          variant_title: 'Default',
+          sku: null,
+          quantity: 3,
+          unit_price: 899,
+          total: 2697,
+        },
       ]);
       assert.equal(o.subtotal, 5197);
       assert.equal(o.total, 5197);
@@ -900,6 +919,84 @@ describe(
         assert.equal(row.stock, 0);
         assert.equal(await countEvents(deps.store.db, 'product.outofstock', p.id), 1);
         assert.equal(await countEvents(deps.store.db, 'order.created'), n);
+      } finally {
+        for (const server of servers) await server.stop();
+        await deps.close();
+        await store.drop();
+      }
+    });
+
+    it('variants of one product ordered together and apart over two processes: exact stock, no deadlock', async () => {
+      const store = await freshStore('postgres');
+      const deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
+      const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
+      try {
+        const tenant = await deps.tenants.create({ name: 'Two processes', email: 'two-v@example.com' });
+        const p = await deps.products.create(
+          { id: tenant.tenant.id, currency: 'USD' },
+          {
+            name: 'Contended shirt',
+            options: [{ name: 'Size', values: ['S', 'M'] }],
+            variants: [
+              { options: { Size: 'S' }, price: 500, stock: 10 },
+              { options: { Size: 'M' }, price: 600, stock: 10 },
+            ],
+          },
+        );
+        const [small, medium] = (p.variants ?? []).map((v) => v.id);
+        servers.push(await spawnServer(store.env), await spawnServer(store.env));
+        // Each variant is asked for 20 units; a third of the orders take one of each, in both orders.
+        const lines = (i: number) =>
+          i % 3 === 0
+            ? [
+                { variant_id: i % 2 ? small : medium, quantity: 1 },
+                { variant_id: i % 2 ? medium : small, quantity: 1 },
+              ]
+            : [{ variant_id: i % 3 === 1 ? small : medium, quantity: 1 }];
+        const results = await Promise.all(
+          Array.from({ length: 30 }, async (_, i) => {
+            const res = await fetch(`${servers[i % 2]?.url}/v1/orders`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${tenant.apiKey.key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ items: lines(i), customer: { email: `v${i}@example.com` } }),
+            });
+            return { status: res.status, body: (await res.json()) as OrderObject & { code?: string } };
+          }),
+        );
+        assert.ok(
+          results.every(
+            (r) => r.status === 201 || (r.status === 422 && r.body.code === 'insufficient_stock'),
+          ),
+          JSON.stringify(results.map((r) => [r.status, r.body.code])),
+        );
+        const sold = new Map<string, number>();
+        for (const r of results.filter((r) => r.status === 201))
+          for (const item of r.body.items)
+            sold.set(item.variant_id, (sold.get(item.variant_id) ?? 0) + item.quantity);
+        const variants = await deps.store.db
+          .selectFrom('product_variants')
+          .select(['id', 'stock'])
+          .where('product_id', '=', p.id)
+          .execute();
+        let total = 0;
+        for (const v of variants) {
+          assert.equal(v.stock + (sold.get(v.id) ?? 0), 10, v.id);
+          total += v.stock;
+          const soldOut = await deps.store.db
+            .selectFrom('events')
+            .where('type', '=', 'product.outofstock')
+            .where('extra', 'like', `%${v.id}%`)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
+          assert.equal(Number(soldOut.n), v.stock === 0 ? 1 : 0, v.id);
+        }
+        const product = await deps.store.db
+          .selectFrom('products')
+          .select('stock')
+          .where('id', '=', p.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(product.stock, total);
+        assert.ok((sold.get(small ?? '') ?? 0) > 0 && (sold.get(medium ?? '') ?? 0) > 0);
       } finally {
         for (const server of servers) await server.stop();
         await deps.close();

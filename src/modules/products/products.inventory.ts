@@ -1,72 +1,186 @@
 import type { Db } from '../../db/store.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, validationError } from '../../lib/errors.js';
 import type { EventService } from '../events/events.service.js';
 import * as repo from './products.repository.js';
-import { presentProduct } from './products.service.js';
+import { emitUpdated } from './products.rollup.js';
+import * as variantsRepo from './variants.repository.js';
 
 /**
- * The inventory side of products: orders take units out of stock and put them back here. Every
- * function runs in the caller's transaction (the order's), so stock, the kept `product_counts` and
- * the stock events commit with the order or not at all. Units move in product-id order: a fixed
- * lock order, so two orders never deadlock on each other's products.
+ * The inventory side of products: orders take units out of their variants' stock and put them
+ * back here. Every function runs in the caller's transaction (the order's), so stock, the kept
+ * `product_counts` and the stock events commit with the order or not at all. Products are locked
+ * first, in id order (as every writer of variants does), then variants move in id order: two
+ * orders never deadlock on each other's products. A product's `stock`, the sum of its variants',
+ * moves by the units its variants moved.
  */
 
-/** Units of one product an order takes or gives back. */
+/** Units of one variant an order takes or gives back. */
 export interface StockLine {
   product_id: string;
+  variant_id: string;
   quantity: number;
 }
 
-export interface Reservation {
-  /** Each product as reserved, by id: the snapshot an order's lines are made from. */
-  products: Map<string, repo.ProductRow>;
-  /** The `product_counts` changes of the products it took to 0, applied by `countReservation`. */
-  counts: repo.CountDelta[];
+/** An order item as requested: a variant, or a product with one variant. */
+export interface ItemRef {
+  variant_id?: string | undefined;
+  product_id?: string | undefined;
+  quantity: number;
 }
 
 /**
+ * Each item as the variant it names: its `variant_id`, or the only variant of its `product_id`.
+ * A product with several variants named by `product_id` is a 400 asking for `variant_id`; one
+ * variant named twice is a 400 (one line per variant).
+ */
+export async function resolveLines(
+  db: Db,
+  tenantId: string,
+  items: readonly ItemRef[],
+): Promise<StockLine[]> {
+  items.forEach((item, index) => {
+    if (item.variant_id === undefined && item.product_id === undefined) {
+      throw validationError(
+        `items[${index}].variant_id`,
+        'is required (or product_id, for a product with one variant)',
+      );
+    }
+  });
+  const byVariant = new Map(
+    (
+      await variantsRepo.findVariantsByIds(
+        db,
+        tenantId,
+        items.flatMap((item) => (item.variant_id === undefined ? [] : [item.variant_id])),
+      )
+    ).map((variant) => [variant.id, variant]),
+  );
+  const productOnly = items.flatMap((item) =>
+    item.variant_id === undefined && item.product_id !== undefined ? [item.product_id] : [],
+  );
+  const products = new Map(
+    (await repo.findProductsByIds(db, tenantId, productOnly)).map((product) => [product.id, product]),
+  );
+  const sole = new Map(
+    (
+      await variantsRepo.soleVariants(
+        db,
+        tenantId,
+        [...products.values()].filter((product) => product.variant_count === 1).map((product) => product.id),
+      )
+    ).map((variant) => [variant.product_id, variant]),
+  );
+  const seen = new Map<string, number>();
+  return items.map((item, index) => {
+    let variant: variantsRepo.VariantRow | undefined;
+    if (item.variant_id !== undefined) {
+      variant = byVariant.get(item.variant_id);
+      if (!variant) throw new AppError('not_found', `No such variant: ${item.variant_id}.`);
+      if (item.product_id !== undefined && item.product_id !== variant.product_id) {
+        throw validationError(`items[${index}].product_id`, `is not the product of variant ${variant.id}`);
+      }
+    } else {
+      const productId = item.product_id as string;
+      const product = products.get(productId);
+      if (!product) throw new AppError('not_found', `No such product: ${productId}.`);
+      variant = sole.get(productId);
+      if (product.variant_count !== 1 || !variant) {
+        throw validationError(
+          `items[${index}].variant_id`,
+          `is required: product ${productId} has ${product.variant_count} variants; name one by variant_id`,
+        );
+      }
+    }
+    const earlier = seen.get(variant.id);
+    if (earlier !== undefined) {
+      const field = item.variant_id === undefined ? 'product_id' : 'variant_id';
+      throw validationError(
+        `items[${index}].${field}`,
+        `names the variant of items[${earlier}] again; send one line per variant`,
+      );
+    }
+    seen.set(variant.id, index);
+    return { product_id: variant.product_id, variant_id: variant.id, quantity: item.quantity };
+  });
+}
+
+export interface Reservation {
+  /** Each product as reserved, by id. */
+  products: Map<string, repo.ProductRow>;
+  /** Each variant as reserved, by id: with its product, the snapshot an order's lines are made from. */
+  variants: Map<string, variantsRepo.VariantRow>;
+  /** The `product_counts` changes of the products it took to 0, applied by `countReservation`. */
+  counts: repo.CountDelta[];
+  /** The variants it took to 0, for `product.outofstock`. */
+  soldOut: variantsRepo.VariantRow[];
+}
+
+/** The rows an order's rules are checked on: its products and variants. */
+export type CheckLines = (
+  products: ReadonlyMap<string, repo.ProductRow>,
+  variants: ReadonlyMap<string, variantsRepo.VariantRow>,
+) => void;
+
+/**
  * Takes every line's units with a conditional update (never below zero), or none of them:
- * `insufficient_stock` names the first line that cannot be served. `check` sees the products
- * before (refusing what it must) and again as reserved, so a concurrent edit cannot slip between
- * check and lock. Lines name each product once.
+ * `insufficient_stock` names the first line that cannot be served. `check` sees the rows before
+ * (refusing what it must) and again as reserved. `lock`: take the products' row locks (PostgreSQL).
  */
 export async function reserve(
   trx: Db,
   tenantId: string,
   lines: readonly StockLine[],
   now: number,
-  check: (products: ReadonlyMap<string, repo.ProductRow>) => void,
+  check: CheckLines,
+  lock: boolean,
 ): Promise<Reservation> {
-  const found = new Map(
+  const productIds = [...new Set(lines.map((line) => line.product_id))];
+  const products = new Map(
+    (await repo.findProductsByIds(trx, tenantId, productIds, lock)).map((row) => [row.id, row]),
+  );
+  const variants = new Map(
     (
-      await repo.findProductsByIds(
+      await variantsRepo.findVariantsByIds(
         trx,
         tenantId,
-        lines.map((line) => line.product_id),
+        lines.map((line) => line.variant_id),
       )
     ).map((row) => [row.id, row]),
   );
-  check(found);
-  const reserved = new Map<string, repo.ProductRow>();
-  const counts: repo.CountDelta[] = [];
-  for (const line of [...lines].sort((a, b) => a.product_id.localeCompare(b.product_id))) {
-    const after = await repo.reserveStock(trx, tenantId, line.product_id, line.quantity, now);
+  check(products, variants);
+  const reservedVariants = new Map<string, variantsRepo.VariantRow>();
+  const taken = new Map<string, number>();
+  const soldOut: variantsRepo.VariantRow[] = [];
+  for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
+    const after = await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now);
     if (!after) {
-      const product = found.get(line.product_id);
+      const product = products.get(line.product_id);
+      const variant = variants.get(line.variant_id);
+      const title = variant && product?.variant_count !== 1 ? ` / ${variant.title}` : '';
       throw new AppError(
         'insufficient_stock',
-        `Not enough stock for ${line.product_id} (${product?.name ?? 'product'}): ${line.quantity} requested.`,
-        { extra: { product_id: line.product_id } },
+        `Not enough stock for ${line.variant_id} (${product?.name ?? 'product'}${title}): ${line.quantity} requested.`,
+        { extra: { product_id: line.product_id, variant_id: line.variant_id } },
       );
     }
-    reserved.set(after.id, after);
+    reservedVariants.set(after.id, after);
+    taken.set(line.product_id, (taken.get(line.product_id) ?? 0) + line.quantity);
+    if (after.stock === 0) soldOut.push(after);
+  }
+  const reservedProducts = new Map<string, repo.ProductRow>();
+  const counts: repo.CountDelta[] = [];
+  for (const productId of [...taken.keys()].sort(compare)) {
+    const quantity = taken.get(productId) as number;
+    const after = await repo.moveStock(trx, tenantId, productId, -quantity, now);
+    if (!after) continue; // check() proved it present, and it is locked or the only writer's
+    reservedProducts.set(after.id, after);
     if (after.stock === 0) {
-      counts.push({ ...repo.bucketOf({ ...after, stock: line.quantity }), delta: -1 });
+      counts.push({ ...repo.bucketOf({ ...after, stock: quantity }), delta: -1 });
       counts.push({ ...repo.bucketOf(after), delta: 1 });
     }
   }
-  check(reserved);
-  return { products: reserved, counts };
+  check(reservedProducts, reservedVariants);
+  return { products: reservedProducts, variants: reservedVariants, counts, soldOut };
 }
 
 /** Applies a reservation's `product_counts` changes (the order does so once its own rows are in). */
@@ -74,58 +188,67 @@ export async function countReservation(trx: Db, tenantId: string, reservation: R
   await repo.adjustCounts(trx, tenantId, reservation.counts);
 }
 
+/** What a release gave back: the products as restocked (their events follow the order's own). */
+export interface Restock {
+  products: repo.ProductRow[];
+}
+
 /**
- * Puts the lines' units back, with their `product_counts` changes. Returns the products as
- * restocked, for `emitStockChanges` after the order's own event. The caller releases an order's
- * lines once (it only gets here through a terminal transition).
+ * Puts the lines' units back, with their `product_counts` changes. A variant deleted since the
+ * order was placed has nothing to go back to. The caller releases an order's lines once (it only
+ * gets here through a terminal transition).
  */
 export async function release(
   trx: Db,
   tenantId: string,
   lines: readonly StockLine[],
   now: number,
-): Promise<repo.ProductRow[]> {
+  lock: boolean,
+): Promise<Restock> {
+  const productIds = [...new Set(lines.map((line) => line.product_id))];
+  await repo.findProductsByIds(trx, tenantId, productIds, lock);
+  const given = new Map<string, number>();
+  for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
+    const after = await variantsRepo.releaseVariantStock(trx, tenantId, line.variant_id, line.quantity, now);
+    if (after) given.set(after.product_id, (given.get(after.product_id) ?? 0) + line.quantity);
+  }
   const counts: repo.CountDelta[] = [];
-  const released = new Map<string, repo.ProductRow>();
-  for (const line of [...lines].sort((a, b) => a.product_id.localeCompare(b.product_id))) {
-    const after = await repo.releaseStock(trx, tenantId, line.product_id, line.quantity, now);
-    // A product deleted since the order was placed has nothing to go back to.
+  const products: repo.ProductRow[] = [];
+  for (const productId of [...given.keys()].sort(compare)) {
+    const quantity = given.get(productId) as number;
+    const after = await repo.moveStock(trx, tenantId, productId, quantity, now);
     if (!after) continue;
-    released.set(after.id, after);
-    if (after.stock === line.quantity) {
+    products.push(after);
+    if (after.stock === quantity) {
       counts.push({ ...repo.bucketOf({ ...after, stock: 0 }), delta: -1 });
       counts.push({ ...repo.bucketOf(after), delta: 1 });
     }
   }
   await repo.adjustCounts(trx, tenantId, counts);
-  return [...released.values()];
+  return { products };
 }
 
 /**
  * `product.updated` for each product whose stock an order moved (inventory subscribers follow
- * stock through it), and `product.outofstock` for each one the order took to 0, as a PATCH of
- * `stock` emits them.
+ * stock through it), and `product.outofstock` for each variant the order took to 0.
  */
 export async function emitStockChanges(
   trx: Db,
   events: EventService,
   changed: Iterable<repo.ProductRow>,
+  soldOut: readonly variantsRepo.VariantRow[] = [],
 ): Promise<void> {
   for (const product of changed) {
-    const object = presentProduct(product);
-    await events.emit(trx, {
-      tenantId: product.tenant_id,
-      type: 'product.updated',
-      objectType: 'product',
-      object,
-    });
-    if (product.stock === 0) {
-      await events.emit(trx, {
-        tenantId: product.tenant_id,
-        type: 'product.outofstock',
-        objectType: 'product',
-        object,
-      });
-    }
+    await emitUpdated(
+      trx,
+      events,
+      product,
+      soldOut.filter((variant) => variant.product_id === product.id),
+    );
   }
+}
+
+/** Code-unit order, the same on every machine (the lock order must not depend on a locale). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

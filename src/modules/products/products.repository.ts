@@ -4,7 +4,11 @@ import { type Db, type DialectName, searchFold } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 import type { ProductSort } from './products.schemas.js';
 
-/** A product as stored; `seq` (the search index key) stays inside the database. */
+/**
+ * A product as stored; `seq` (the search index key) stays inside the database. Its `price`,
+ * `price_max`, `stock`, `variant_count`, `sku` and `search_extra` follow its variants
+ * (products.rollup.ts), so lists filter and sort on the product row alone.
+ */
 export type ProductRow = Omit<Selectable<ProductsTable>, 'seq'>;
 
 export async function insertProducts(db: Db, rows: ProductRow[]): Promise<void> {
@@ -23,24 +27,42 @@ export async function findProduct(
   return query.executeTakeFirst();
 }
 
+/**
+ * `lock` takes the rows' locks on PostgreSQL in id order: every writer that changes a product's
+ * variants locks the product first, and several products in this order, so none deadlocks.
+ */
 export async function findProductsByIds(
   db: Db,
   tenantId: string,
   ids: readonly string[],
+  lock = false,
 ): Promise<ProductRow[]> {
   if (ids.length === 0) return [];
-  return db
+  let query = db
     .selectFrom('products')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', [...ids])
-    .execute();
+    .orderBy('id');
+  if (lock) query = query.forUpdate();
+  return query.execute();
 }
 
-export async function skuTaken(db: Db, tenantId: string, sku: string, exceptId?: string): Promise<boolean> {
-  let query = db.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('sku', '=', sku);
-  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-  return (await query.executeTakeFirst()) !== undefined;
+/** Moves a product's kept stock (the sum of its variants') by `delta`, as its variants' stock moved. */
+export async function moveStock(
+  db: Db,
+  tenantId: string,
+  id: string,
+  delta: number,
+  now: number,
+): Promise<ProductRow | undefined> {
+  return db
+    .updateTable('products')
+    .set((eb) => ({ stock: eb('stock', '+', delta), updated: now }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export async function updateProduct(
@@ -59,45 +81,6 @@ export async function updateProduct(
 
 export async function deleteProduct(db: Db, tenantId: string, id: string): Promise<void> {
   await db.deleteFrom('products').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-}
-
-/**
- * Takes `quantity` units if that many are on hand, in one conditional UPDATE, so concurrent
- * orders can never oversell. Returns the product after the change, or undefined if there was not
- * enough stock.
- */
-export async function reserveStock(
-  db: Db,
-  tenantId: string,
-  id: string,
-  quantity: number,
-  now: number,
-): Promise<ProductRow | undefined> {
-  return db
-    .updateTable('products')
-    .set((eb) => ({ stock: eb('stock', '-', quantity), updated: now }))
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('stock', '>=', quantity)
-    .returningAll()
-    .executeTakeFirst();
-}
-
-/** Puts `quantity` units back; undefined when the product has been deleted since. */
-export async function releaseStock(
-  db: Db,
-  tenantId: string,
-  id: string,
-  quantity: number,
-  now: number,
-): Promise<ProductRow | undefined> {
-  return db
-    .updateTable('products')
-    .set((eb) => ({ stock: eb('stock', '+', quantity), updated: now }))
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
 }
 
 /** The `product_counts` row a product is counted in. */
@@ -189,16 +172,18 @@ function pgFold(text: RawBuilder<string>): RawBuilder<string> {
 }
 
 /**
- * What `q` searches: name, SKU and description joined by newlines (`q` cannot contain one, so no
+ * What `q` searches: name, SKU, description and the variants' SKUs and option values joined by newlines (`q` cannot contain one, so no
  * match spans two fields), case-folded in every script. The text and `q` go through one fold, so
  * they compare alike (Greek final sigma and Turkish `İ` included): on PostgreSQL the SQL of
- * `pgFold`, exactly as migration 0017's trigram index is built; on SQLite `search_fold`, which is
+ * `pgFold`, exactly as migration 0019's trigram index is built; on SQLite `search_fold`, which is
  * `searchFold` (src/db/store.ts), since SQLite's lower() folds ASCII only. The FTS5 trigram table
- * that narrows the rows on SQLite holds the folded text too (migration 0017).
+ * that narrows the rows on SQLite holds the folded text too (migration 0019).
  */
 const SEARCH_TEXT: Record<DialectName, RawBuilder<string>> = {
-  sqlite: sql`search_fold(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, ''))`,
-  postgres: pgFold(sql`name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, '')`),
+  sqlite: sql`search_fold(name || char(10) || coalesce(sku, '') || char(10) || coalesce(description, '') || char(10) || search_extra)`,
+  postgres: pgFold(
+    sql`name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, '') || chr(10) || search_extra`,
+  ),
 };
 
 function likePattern(folded: string): string {

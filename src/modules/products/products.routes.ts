@@ -18,7 +18,9 @@ Parameters come from the query string or from a JSON
 body on the GET request (\`{"limit": 10, "offset": 0, "category": "shoes"}\` with
 \`Content-Type: application/json\`); a body is validated like the query string (unknown fields 400)
 and the query string wins for a parameter both give. \`total\` is exact and comes from kept counts
-unless \`q\`, \`min_price\` or \`max_price\` is given. Use \`next_cursor\` for deep pages.
+unless \`q\`, \`min_price\` or \`max_price\` is given. Use \`next_cursor\` for deep pages. Items carry
+\`variants\` only with \`expand=variants\`; price filters and sorts use the product's \`price\`, its
+lowest variant price.
 `.trim();
 
 export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -28,7 +30,7 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/products',
       {
-        config: { auth: 'read:products' },
+        config: { auth: 'read:products', resource: 'product', list: true },
         preValidation: mergeGetBody,
         schema: {
           tags: ['Products'],
@@ -48,6 +50,8 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Products'],
           summary: 'Create a product',
+          description:
+            'Without `options`: give `price` (and `sku`, `stock`), which become its one `Default` variant. With `options`: list `variants`, one per combination sold (at most 2,048), created with the product in one transaction; `sku`, `price` and `stock` then follow the variants and may not be given.',
           body: CreateProductBody,
           response: { 201: ProductSchema, ...errorResponses(...BODY_ERRORS, 409) },
         },
@@ -84,7 +88,7 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Products'],
           summary: 'Change a product',
           description:
-            'Only the fields given change; past orders keep their own copy. Setting `stock` to 0 emits `product.outofstock`.',
+            "Only the fields given change; past orders keep their own copy. Without options, `sku`, `price` and `stock` are the one variant's and change it too; with options they follow the variants (400 if given). `options` replaces the options: variants keep the values still listed, take the first value of an added option, and are deleted with a removed value. Setting `stock` to 0 emits `product.outofstock`.",
           params: ProductIdParams,
           body: UpdateProductBody,
           response: { 200: ProductSchema, ...errorResponses(...BODY_ERRORS, 404, 409) },
@@ -99,7 +103,7 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'write:products' },
         schema: {
           tags: ['Products'],
-          summary: 'Delete a product; past orders keep their own copy',
+          summary: 'Delete a product and its variants; past orders keep their own copy',
           params: ProductIdParams,
           response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(404) },
         },

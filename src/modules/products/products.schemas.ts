@@ -2,6 +2,17 @@ import { type Static, Type } from 'typebox';
 import type { ProductStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import {
+  MAX_PRICE,
+  NewVariantsSchema,
+  OptionSchema,
+  OptionsSchema,
+  Price,
+  Sku,
+  Stock,
+  VariantSchema,
+} from './variants.schemas.js';
+import { VARIANTS_SHOWN } from './variants.rules.js';
+import {
   Currency,
   LINE_OR_EMPTY_PATTERN,
   LINE_PATTERN,
@@ -14,9 +25,7 @@ export const PRODUCT_STATUSES: readonly ProductStatus[] = ['active', 'draft', 'a
 export const PRODUCT_SORTS = ['created', '-created', 'price', '-price', 'name'] as const;
 export type ProductSort = (typeof PRODUCT_SORTS)[number];
 
-/** Upper bounds that keep every order total (100 lines x 1,000 units) a safe integer. */
-export const MAX_PRICE = 10_000_000_000;
-export const MAX_STOCK = 1_000_000_000;
+export { MAX_PRICE, MAX_STOCK } from './variants.schemas.js';
 
 const Name = Type.String({
   minLength: 1,
@@ -25,21 +34,7 @@ const Name = Type.String({
   description: '1 to 200 characters on one line, not blank.',
 });
 const Description = Type.String({ maxLength: 5000, pattern: TEXT_PATTERN });
-const Sku = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  pattern: '^[\\x21-\\x7e]+$',
-  description: 'Unique per tenant; 1 to 64 printable ASCII characters without spaces.',
-  examples: ['TSHIRT-BLK-M'],
-});
-const Price = Type.Integer({
-  minimum: 0,
-  maximum: MAX_PRICE,
-  description: 'Minor units (cents).',
-  examples: [1999],
-});
 const Category = Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['shoes'] });
-const Stock = Type.Integer({ minimum: 0, maximum: MAX_STOCK });
 const Status = Type.Unsafe<ProductStatus>({
   type: 'string',
   enum: [...PRODUCT_STATUSES],
@@ -65,15 +60,32 @@ export const ProductSchema = Type.Object({
   id: Type.String({ examples: ['prod_3kTq9ZpW2bX9sT2uV7wY3cE5'] }),
   name: Type.String(),
   description: Nullable(Type.String()),
-  sku: Nullable(Type.String()),
-  price: Type.Integer(),
+  sku: Nullable(
+    Type.String({ description: "The one variant's SKU for a product without options; null with options." }),
+  ),
+  price: Type.Integer({
+    description: 'The lowest variant price (the one variant’s without options); minor units.',
+  }),
+  price_max: Type.Integer({ description: 'The highest variant price; minor units.' }),
   currency: Type.String(),
   category: Nullable(Type.String()),
-  stock: Type.Integer(),
+  stock: Type.Integer({ description: "The variants' stock, summed." }),
   status: Type.String({ enum: [...PRODUCT_STATUSES] }),
   images: Type.Array(Type.String()),
   attributes: Type.Record(Type.String(), Type.String()),
   tags: Type.Array(Type.String()),
+  options: Type.Array(OptionSchema),
+  variant_count: Type.Integer(),
+  variants: Type.Optional(
+    Type.Array(VariantSchema, {
+      description: `The first ${VARIANTS_SHOWN} variants by position; in a list only with \`expand=variants\`.`,
+    }),
+  ),
+  variants_has_more: Type.Optional(
+    Type.Boolean({
+      description: `More than ${VARIANTS_SHOWN} variants: page through \`GET /products/{id}/variants\`.`,
+    }),
+  ),
   created: Timestamp,
   updated: Timestamp,
 });
@@ -83,17 +95,34 @@ export const CreateProductBody = Type.Object(
   {
     name: Name,
     description: Type.Optional(Nullable(Description)),
-    sku: Type.Optional(Nullable(Sku)),
-    price: Price,
+    sku: Type.Optional(
+      Nullable(
+        Type.String({
+          ...Sku,
+          description:
+            'Without options only: the one variant’s SKU, unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.',
+        }),
+      ),
+    ),
+    price: Type.Optional(
+      Type.Integer({
+        ...Price,
+        description: 'Minor units (cents); required without options, read-only with them.',
+      }),
+    ),
     currency: Type.Optional(
       Type.String({ ...Currency, description: 'ISO 4217; defaults to the tenant’s currency.' }),
     ),
     category: Type.Optional(Nullable(Category)),
-    stock: Type.Optional(Type.Integer({ ...Stock, description: 'Units on hand; default 0.' })),
+    stock: Type.Optional(
+      Type.Integer({ ...Stock, description: 'Units on hand; default 0. Without options only.' }),
+    ),
     status: Type.Optional(Status),
     images: Type.Optional(Images),
     attributes: Type.Optional(Attributes),
     tags: Type.Optional(Tags),
+    options: Type.Optional(OptionsSchema),
+    variants: Type.Optional(NewVariantsSchema),
   },
   { additionalProperties: false },
 );
@@ -112,6 +141,11 @@ export const UpdateProductBody = Type.Object(
     images: Type.Optional(Images),
     attributes: Type.Optional(Attributes),
     tags: Type.Optional(Tags),
+    options: Type.Optional({
+      ...OptionsSchema,
+      description:
+        'The new options, matched by name: a variant keeps its values still listed, takes the first value of an added option, and is deleted when one of its values is removed.',
+    }),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -128,7 +162,7 @@ export const ProductListQuery = Type.Object(
         maxLength: 200,
         pattern: LINE_OR_EMPTY_PATTERN,
         description:
-          'Text in the name, SKU or description (case-insensitive substring in every script, Greek final sigma and Turkish İ included). Empty: no text filter, as from an empty search box.',
+          'Text in the name, SKU, description, variant SKUs or option values (case-insensitive substring in every script, Greek final sigma and Turkish İ included). Empty: no text filter, as from an empty search box.',
       }),
     ),
     min_price: Type.Optional(
@@ -137,7 +171,16 @@ export const ProductListQuery = Type.Object(
     max_price: Type.Optional(
       Type.Integer({ minimum: 0, maximum: MAX_PRICE, description: 'Minor units, inclusive (0 to 10^10).' }),
     ),
-    in_stock: Type.Optional(Type.Boolean({ description: '`true`: stock > 0; `false`: stock = 0.' })),
+    in_stock: Type.Optional(
+      Type.Boolean({ description: '`true`: some variant in stock (stock > 0); `false`: none (stock = 0).' }),
+    ),
+    expand: Type.Optional(
+      Type.Unsafe<'variants'>({
+        type: 'string',
+        enum: ['variants'],
+        description: `\`variants\`: each product carries its first ${VARIANTS_SHOWN} variants.`,
+      }),
+    ),
     sort: Type.Optional(
       Type.Unsafe<ProductSort>({
         type: 'string',

@@ -1,14 +1,15 @@
 import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
-import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { type AppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { envelope, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
-import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
 import type { EventService } from '../events/events.service.js';
+import { loadProduct, presentProduct, presentWithVariants, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
+import { emitUpdated, settle } from './products.rollup.js';
 import type {
   CreateProductBody,
   ProductListQuery,
@@ -16,6 +17,22 @@ import type {
   ProductSort,
   UpdateProductBody,
 } from './products.schemas.js';
+import {
+  applyOptions,
+  checkCombinationsUnique,
+  checkOptions,
+  checkSkusUnique,
+  checkVariantOptions,
+  DEFAULT_TITLE,
+  duplicateSku,
+  optionKey,
+  type ProductOption,
+  searchExtra,
+  variantTitle,
+  VARIANTS_SHOWN,
+} from './variants.rules.js';
+import * as variantsRepo from './variants.repository.js';
+import type { NewVariantBody } from './variants.schemas.js';
 
 /** The tenant a product belongs to; its currency is the default price currency. */
 export interface TenantRef {
@@ -23,24 +40,8 @@ export interface TenantRef {
   currency: string;
 }
 
-export function presentProduct(row: repo.ProductRow): ProductObject {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    sku: row.sku,
-    price: row.price,
-    currency: row.currency,
-    category: row.category,
-    stock: row.stock,
-    status: row.status,
-    images: JSON.parse(row.images) as string[],
-    attributes: JSON.parse(row.attributes) as Record<string, string>,
-    tags: JSON.parse(row.tags) as string[],
-    created: iso(row.created),
-    updated: iso(row.updated),
-  };
-}
+/** The product fields a product with options takes from its variants, never from a request. */
+const VARIANT_FIELDS = ['sku', 'price', 'stock'] as const;
 
 function checkCurrency(currency: string): void {
   if (!isCurrency(currency)) throw validationError('currency', 'must be an ISO 4217 currency code');
@@ -61,8 +62,39 @@ function checkImages(images: readonly string[]): void {
   });
 }
 
-function duplicateSku(sku: string): AppError {
-  return new AppError('duplicate_sku', `Another product already has the SKU "${sku}".`);
+function readOnlyWithOptions(field: string): AppError {
+  return validationError(
+    field,
+    `is read-only on a product with options: it follows the variants (${field === 'sku' ? 'each variant has its own SKU' : `set each variant's ${field}`})`,
+  );
+}
+
+/** The variants a new product is created with: its one Default variant, or the ones it lists. */
+function newVariants(input: CreateProductBody, options: readonly ProductOption[]): NewVariantBody[] {
+  if (options.length === 0) {
+    if (input.variants !== undefined) {
+      throw validationError(
+        'variants',
+        'needs options: a product without options has one variant, made from its sku, price and stock',
+      );
+    }
+    if (input.price === undefined)
+      throw validationError('price', 'is required for a product without options');
+    return [{ sku: input.sku ?? null, options: {}, price: input.price, stock: input.stock ?? 0 }];
+  }
+  for (const field of VARIANT_FIELDS) if (input[field] !== undefined) throw readOnlyWithOptions(field);
+  const variants = input.variants ?? [];
+  if (variants.length === 0)
+    throw validationError('variants', 'must list at least one variant of a product with options');
+  variants.forEach((variant, index) =>
+    checkVariantOptions(options, variant.options, `variants[${index}].options`),
+  );
+  checkCombinationsUnique(
+    variants.map((variant) => variant.options),
+    (index) => `variants[${index}].options`,
+  );
+  checkSkusUnique(variants.map((variant) => variant.sku));
+  return variants;
 }
 
 export type ProductService = ReturnType<typeof createProductService>;
@@ -71,37 +103,73 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
   const { store, clock, events } = deps;
 
   /** Runs a write that may hit the SKU index; a concurrent twin that slipped past the check is 409 too. */
-  async function guardSku<T>(sku: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  async function guardSku<T>(
+    skus: readonly (string | null | undefined)[],
+    write: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await write();
     } catch (error) {
-      if (sku && isUniqueViolation(error)) throw duplicateSku(sku);
+      const sku = skus.find((value): value is string => typeof value === 'string');
+      if (sku !== undefined && isUniqueViolation(error)) throw duplicateSku(sku);
       throw error;
     }
   }
 
   async function emitProduct(
     trx: Db,
-    type: 'product.created' | 'product.updated' | 'product.deleted' | 'product.outofstock',
+    type: 'product.created' | 'product.deleted',
     row: repo.ProductRow,
+    variants?: readonly variantsRepo.VariantRow[],
   ): Promise<void> {
-    await events.emit(trx, {
-      tenantId: row.tenant_id,
-      type,
-      objectType: 'product',
-      object: presentProduct(row),
-    });
+    const object = variants === undefined ? await loadProduct(trx, row) : presentProduct(row, variants);
+    await events.emit(trx, { tenantId: row.tenant_id, type, objectType: 'product', object });
   }
 
   async function get(tenantId: string, id: string): Promise<ProductObject> {
     const row = await repo.findProduct(store.db, tenantId, id);
     if (!row) throw notFound('product');
-    return presentProduct(row);
+    return loadProduct(store.db, row);
+  }
+
+  /**
+   * A product's options replaced (variants.rules.ts `applyOptions`): dropped variants deleted,
+   * kept ones given their new values and titles, positions closed up. Returns the variants that
+   * changed, for the caller's `settle`.
+   */
+  async function replaceOptions(trx: Db, product: repo.ProductRow, next: ProductOption[], now: number) {
+    checkOptions(next);
+    const current = await variantsRepo.productVariants(trx, product.tenant_id, product.id);
+    const { kept, dropped } = applyOptions(
+      next,
+      current.map((row) => ({ ...row, options: JSON.parse(row.options) as Record<string, string> })),
+    );
+    await variantsRepo.deleteVariants(
+      trx,
+      product.tenant_id,
+      dropped.map((variant) => variant.id),
+    );
+    for (const [index, { variant, values }] of kept.entries()) {
+      const changes = {
+        title: variantTitle(next, values),
+        options: JSON.stringify(values),
+        option_key: optionKey(values),
+        position: index + 1,
+      };
+      const before = current.find((row) => row.id === variant.id) as variantsRepo.VariantRow;
+      if (
+        before.title !== changes.title ||
+        before.options !== changes.options ||
+        before.option_key !== changes.option_key ||
+        before.position !== changes.position
+      ) {
+        await variantsRepo.updateVariant(trx, product.tenant_id, variant.id, { ...changes, updated: now });
+      }
+    }
   }
 
   return {
     present: presentProduct,
-    emitProduct,
 
     async create(
       tenant: TenantRef,
@@ -112,43 +180,78 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       const currency = input.currency ?? tenant.currency;
       checkCurrency(currency);
       checkImages(input.images ?? []);
+      const options = input.options ?? [];
+      checkOptions(options);
+      const given = newVariants(input, options);
       const now = clock.now();
+      const productId = newId('prod');
+      const variants: variantsRepo.VariantRow[] = given.map((variant, index) => ({
+        id: newId('var'),
+        tenant_id: tenant.id,
+        product_id: productId,
+        sku: variant.sku ?? null,
+        sku_key: variant.sku?.toLowerCase() ?? null,
+        title: options.length === 0 ? DEFAULT_TITLE : variantTitle(options, variant.options),
+        options: JSON.stringify(variant.options),
+        option_key: optionKey(variant.options),
+        price: variant.price,
+        compare_at_price: variant.compare_at_price ?? null,
+        stock: variant.stock ?? 0,
+        weight_grams: variant.weight_grams ?? null,
+        barcode: variant.barcode ?? null,
+        position: index + 1,
+        created: now,
+        updated: now,
+      }));
+      const prices = variants.map((variant) => variant.price);
       const row: repo.ProductRow = {
-        id: newId('prod'),
+        id: productId,
         tenant_id: tenant.id,
         name: input.name,
         description: input.description ?? null,
-        sku: input.sku ?? null,
-        price: input.price,
+        sku: options.length === 0 ? (variants[0]?.sku ?? null) : null,
+        price: Math.min(...prices),
+        price_max: Math.max(...prices),
         currency,
         category: input.category ?? null,
-        stock: input.stock ?? 0,
+        stock: variants.reduce((sum, variant) => sum + variant.stock, 0),
         status: input.status ?? 'active',
         images: JSON.stringify(input.images ?? []),
         attributes: JSON.stringify(input.attributes ?? {}),
         tags: JSON.stringify(input.tags ?? []),
+        options: JSON.stringify(options),
+        variant_count: variants.length,
+        search_extra: searchExtra(
+          options,
+          variants.map((variant) => variant.sku),
+        ),
         created: now,
         updated: now,
       };
-      await guardSku(row.sku, () =>
+      const skus = variants.flatMap((variant) => (variant.sku === null ? [] : [variant.sku]));
+      await guardSku(skus, () =>
         store.transaction(async (trx) => {
-          if (row.sku !== null && (await repo.skuTaken(trx, tenant.id, row.sku))) throw duplicateSku(row.sku);
+          const taken = await variantsRepo.takenSku(trx, tenant.id, skus);
+          if (taken !== undefined) throw duplicateSku(taken);
           await repo.insertProducts(trx, [row]);
+          await variantsRepo.insertVariants(trx, variants);
           await idempotent.mark(trx, row.id);
           await repo.adjustCounts(trx, tenant.id, [{ ...repo.bucketOf(row), delta: 1 }]);
-          await emitProduct(trx, 'product.created', row);
+          await emitProduct(trx, 'product.created', row, variants.slice(0, VARIANTS_SHOWN));
         }),
       );
-      return presentProduct(row);
+      return presentProduct(row, variants);
     },
 
     get,
 
     /**
-     * Applies the fields given. Nothing changed: no write, no event. Stock set to 0 from above 0
-     * also emits `product.outofstock`, once per such transition.
+     * Applies the fields given. Nothing changed: no write, no event. On a product without options,
+     * `sku`, `price` and `stock` are its one variant's and change it too; a product with options
+     * takes them from its variants (400). New `options` apply to the variants (`replaceOptions`).
+     * A variant taken to 0 stock emits `product.outofstock`. `alongside` makes further writes in
+     * the update's transaction (committed with it or not at all).
      */
-    /** `alongside` makes further writes in the update's transaction (committed with it or not at all). */
     async update(
       tenantId: string,
       id: string,
@@ -157,52 +260,81 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     ): Promise<ProductObject> {
       if (input.currency !== undefined) checkCurrency(input.currency);
       if (input.images !== undefined) checkImages(input.images);
+      if (input.options !== undefined) checkOptions(input.options);
       const changes: Partial<repo.ProductRow> = {};
       if (input.name !== undefined) changes.name = input.name;
       if (input.description !== undefined) changes.description = input.description;
-      if (input.sku !== undefined) changes.sku = input.sku;
-      if (input.price !== undefined) changes.price = input.price;
       if (input.currency !== undefined) changes.currency = input.currency;
       if (input.category !== undefined) changes.category = input.category;
-      if (input.stock !== undefined) changes.stock = input.stock;
       if (input.status !== undefined) changes.status = input.status;
       if (input.images !== undefined) changes.images = JSON.stringify(input.images);
       if (input.attributes !== undefined) changes.attributes = JSON.stringify(input.attributes);
       if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
+      const newOptions = input.options === undefined ? undefined : JSON.stringify(input.options);
 
-      const row = await guardSku(changes.sku, () =>
+      const row = await guardSku([input.sku], () =>
         store.transaction(async (trx) => {
           const before = await repo.findProduct(trx, tenantId, id, store.supportsRowLocks);
           if (!before) throw notFound('product');
-          const changed = Object.fromEntries(
+          const options = input.options ?? productOptions(before);
+          if (options.length > 0) {
+            for (const field of VARIANT_FIELDS)
+              if (input[field] !== undefined) throw readOnlyWithOptions(field);
+          }
+          await alongside?.(trx);
+          const now = clock.now();
+          let soldOut: variantsRepo.VariantRow[] = [];
+          let variantsChanged = false;
+          if (newOptions !== undefined && newOptions !== before.options) {
+            await replaceOptions(trx, before, options, now);
+            changes.options = newOptions;
+            variantsChanged = true;
+          }
+          if (options.length === 0 && VARIANT_FIELDS.some((field) => input[field] !== undefined)) {
+            const [variant] = await variantsRepo.productVariants(trx, tenantId, id);
+            if (!variant) throw notFound('product');
+            const edit: Partial<variantsRepo.VariantRow> = {};
+            if (input.sku !== undefined && input.sku !== variant.sku) {
+              if (
+                input.sku !== null &&
+                (await variantsRepo.takenSku(trx, tenantId, [input.sku], [variant.id]))
+              )
+                throw duplicateSku(input.sku);
+              edit.sku = input.sku;
+              edit.sku_key = input.sku?.toLowerCase() ?? null;
+            }
+            if (input.price !== undefined && input.price !== variant.price) edit.price = input.price;
+            if (input.stock !== undefined && input.stock !== variant.stock) edit.stock = input.stock;
+            if (Object.keys(edit).length > 0) {
+              await variantsRepo.updateVariant(trx, tenantId, variant.id, { ...edit, updated: now });
+              variantsChanged = true;
+              if (variant.stock > 0 && edit.stock === 0) soldOut = [{ ...variant, ...edit, updated: now }];
+            }
+          }
+          const own = Object.fromEntries(
             Object.entries(changes).filter(([key, value]) => before[key as keyof repo.ProductRow] !== value),
           ) as Partial<repo.ProductRow>;
-          await alongside?.(trx);
-          if (Object.keys(changed).length === 0) return before;
-          if (changed.sku && (await repo.skuTaken(trx, tenantId, changed.sku, id)))
-            throw duplicateSku(changed.sku);
-          const after: repo.ProductRow = { ...before, ...changed, updated: clock.now() };
-          await repo.updateProduct(trx, tenantId, id, { ...changed, updated: after.updated });
-          await repo.adjustCounts(trx, tenantId, [
-            { ...repo.bucketOf(before), delta: -1 },
-            { ...repo.bucketOf(after), delta: 1 },
-          ]);
-          await emitProduct(trx, 'product.updated', after);
-          if (before.stock > 0 && after.stock === 0) await emitProduct(trx, 'product.outofstock', after);
+          if (!variantsChanged && Object.keys(own).length === 0) return before;
+          const after = variantsChanged
+            ? await settle(trx, before, now, own)
+            : await updateOwn(trx, before, own, now);
+          await emitUpdated(trx, events, after, soldOut);
           return after;
         }),
       );
-      return presentProduct(row);
+      return loadProduct(store.db, row);
     },
 
-    /** Deletes the product; past orders keep their own snapshot of it. */
+    /** Deletes the product and its variants; past orders keep their own snapshot of them. */
     async remove(tenantId: string, id: string): Promise<void> {
       await store.transaction(async (trx) => {
         const row = await repo.findProduct(trx, tenantId, id, store.supportsRowLocks);
         if (!row) throw notFound('product');
+        const shown = await variantsRepo.firstVariants(trx, tenantId, [id], VARIANTS_SHOWN);
+        await variantsRepo.deleteProductVariants(trx, tenantId, id);
         await repo.deleteProduct(trx, tenantId, id);
         await repo.adjustCounts(trx, tenantId, [{ ...repo.bucketOf(row), delta: -1 }]);
-        await emitProduct(trx, 'product.deleted', row);
+        await emitProduct(trx, 'product.deleted', row, shown);
       });
     },
 
@@ -243,7 +375,27 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
         dialect: store.dialect,
         filterIndexes,
       });
-      return envelope(rows, total, window, sort, (row) => [row[column], row.id], presentProduct);
+      const present =
+        query.expand === 'variants'
+          ? await presentWithVariants(store.db, tenantId, rows.slice(0, window.limit))
+          : (row: repo.ProductRow) => presentProduct(row);
+      return envelope(rows, total, window, sort, (row) => [row[column], row.id], present);
     },
   };
+
+  /** A change of the product's own fields only (its variants as they were). */
+  async function updateOwn(
+    trx: Db,
+    before: repo.ProductRow,
+    own: Partial<repo.ProductRow>,
+    now: number,
+  ): Promise<repo.ProductRow> {
+    const after: repo.ProductRow = { ...before, ...own, updated: now };
+    await repo.updateProduct(trx, before.tenant_id, before.id, { ...own, updated: now });
+    await repo.adjustCounts(trx, before.tenant_id, [
+      { ...repo.bucketOf(before), delta: -1 },
+      { ...repo.bucketOf(after), delta: 1 },
+    ]);
+    return after;
+  }
 }

@@ -78,13 +78,14 @@ for (const dialect of DIALECTS) {
       });
       assert.match(created.id, /^prod_[0-9A-Za-z]{24}$/);
       assert.deepEqual(
-        { ...created, id: undefined, created: undefined, updated: undefined },
+        { ...created, id: undefined, created: undefined, updated: undefined, variants: undefined },
         {
           id: undefined,
           name: 'Trail Runner 2',
           description: 'A light trail shoe.',
           sku: 'TR2-BLK-42',
           price: 12999,
+          price_max: 12999,
           currency: 'USD',
           category: 'shoes',
           stock: 12,
@@ -92,10 +93,36 @@ for (const dialect of DIALECTS) {
           images: ['https://cdn.example.com/tr2.png'],
           attributes: { color: 'black', size: '42' },
           tags: ['running', 'trail'],
+          options: [],
+          variant_count: 1,
+          variants: undefined,
+          variants_has_more: false,
           created: undefined,
           updated: undefined,
         },
       );
+      // Without options, one Default variant holds the product's SKU, price and stock.
+      const [only] = created.variants ?? [];
+      assert.deepEqual(
+        { ...only, id: undefined, created: undefined, updated: undefined },
+        {
+          id: undefined,
+          product_id: created.id,
+          sku: 'TR2-BLK-42',
+          title: 'Default',
+          options: {},
+          price: 12999,
+          compare_at_price: null,
+          currency: 'USD',
+          stock: 12,
+          weight_grams: null,
+          barcode: null,
+          position: 1,
+          created: undefined,
+          updated: undefined,
+        },
+      );
+      assert.match(only?.id ?? '', /^var_[0-9A-Za-z]{24}$/);
       assert.equal(created.created, new Date(clock.now()).toISOString());
 
       const got = await api<ProductObject>('GET', `/v1/products/${created.id}`);

@@ -17,6 +17,11 @@ export interface VersionChange {
   toPrevious?: (body: Json) => Json;
   /** Turns a request body of the previous version into this version's shape. */
   fromPrevious?: (body: Json) => Json;
+  /**
+   * Turns an object stored in the previous version's shape (the object of an event written before
+   * this version) into this version's. It must leave an object already in this shape unchanged.
+   */
+  storedFromPrevious?: (body: Json) => Json;
 }
 
 export interface ApiVersion {
@@ -95,6 +100,16 @@ export class VersionRegistry {
     return out;
   }
 
+  /** Brings a stored object of `resource`, in whichever version's shape it was written, to the latest shape. */
+  upgradeStored(resource: string, body: Json): Json {
+    let out = body;
+    for (const v of this.ordered) {
+      for (const change of v.changes)
+        if (change.resource === resource && change.storedFromPrevious) out = change.storedFromPrevious(out);
+    }
+    return out;
+  }
+
   /** Rewrites a request body sent in `version`'s shape into the latest shape, oldest change first. */
   upgradeRequest(resource: string, body: Json, version: string): Json {
     let out = body;
@@ -118,6 +133,80 @@ export function walletBalanceToV20260601(body: Json): Json {
   return { ...rest, balance: available };
 }
 
+/** Removes `keys` from an object body; anything else passes unchanged. */
+function without(body: Json, keys: readonly string[]): Json {
+  if (!isRecord(body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)));
+}
+
+/** 2026-12-15 added options and variants to products. */
+export function productToV20261121(body: Json): Json {
+  return without(body, ['options', 'variant_count', 'price_max', 'variants', 'variants_has_more']);
+}
+
+/** A product's or line's one variant before 2026-12-15: migration 0019 gave it the product id's suffix. */
+function defaultVariantId(productId: unknown): string {
+  return `var_${String(productId).slice('prod_'.length)}`;
+}
+
+/**
+ * A product stored before 2026-12-15 (in an event) had no options and one Default variant, which
+ * its own fields describe entirely (migration 0019 made that variant from them).
+ */
+export function productFromV20261121(body: Json): Json {
+  if (!isRecord(body) || 'variant_count' in body) return body;
+  const { created, updated, ...rest } = body;
+  const variant = {
+    id: defaultVariantId(body.id),
+    product_id: body.id,
+    sku: body.sku ?? null,
+    title: 'Default',
+    options: {},
+    price: body.price,
+    compare_at_price: null,
+    currency: body.currency,
+    stock: body.stock,
+    weight_grams: null,
+    barcode: null,
+    position: 1,
+    created,
+    updated,
+  };
+  return {
+    ...rest,
+    price_max: body.price,
+    options: [],
+    variant_count: 1,
+    variants: [variant],
+    variants_has_more: false,
+    created,
+    updated,
+  };
+}
+
+/** An order line stored before 2026-12-15 was of its product's one Default variant. */
+export function orderFromV20261121(body: Json): Json {
+  if (!isRecord(body) || !Array.isArray(body.items)) return body;
+  const items = body.items.map((item: Json) =>
+    !isRecord(item) || 'variant_id' in item
+      ? item
+      : { ...item, variant_id: defaultVariantId(item.product_id), variant_title: 'Default' },
+  );
+  return { ...body, items };
+}
+
+/** 2026-12-15 added each line's variant to orders. */
+export function orderToV20261121(body: Json): Json {
+  if (!isRecord(body) || !Array.isArray(body.items)) return body;
+  return { ...body, items: body.items.map((item: Json) => without(item, ['variant_id', 'variant_title'])) };
+}
+
+/** 2026-12-15 added `data.variant` to `product.outofstock`. */
+export function eventToV20261121(body: Json): Json {
+  if (!isRecord(body) || !isRecord(body.data)) return body;
+  return { ...body, data: without(body.data, ['variant']) };
+}
+
 export const API_VERSIONS: readonly ApiVersion[] = [
   {
     version: '2026-06-01',
@@ -137,6 +226,35 @@ export const API_VERSIONS: readonly ApiVersion[] = [
         description: 'GET /wallet/balance returns `available` and `pending` instead of `balance`.',
         resource: 'wallet_balance',
         toPrevious: walletBalanceToV20260601,
+      },
+    ],
+  },
+  {
+    version: '2026-12-15',
+    release: 'v2.5',
+    changelog: [
+      'Products have options (up to 3) and variants (up to 2,048), each with its own SKU, price, stock, weight and barcode: products gain `options`, `variant_count`, `price_max`, `variants` and `variants_has_more`; `GET /products?expand=variants`; `/products/{id}/variants`.',
+      'Order items name a `variant_id` (or the `product_id` of a product with one variant) and gain `variant_id` and `variant_title`.',
+      '`product.outofstock` fires per variant and carries it in `data.variant`.',
+    ],
+    changes: [
+      {
+        description:
+          'Products gain `options`, `variant_count`, `price_max`, `variants` and `variants_has_more`.',
+        resource: 'product',
+        toPrevious: productToV20261121,
+        storedFromPrevious: productFromV20261121,
+      },
+      {
+        description: 'Order items gain `variant_id` and `variant_title`.',
+        resource: 'order',
+        toPrevious: orderToV20261121,
+        storedFromPrevious: orderFromV20261121,
+      },
+      {
+        description: '`product.outofstock` carries the variant in `data.variant`.',
+        resource: 'event',
+        toPrevious: eventToV20261121,
       },
     ],
   },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 /** The bodies and responses of `/versions`. */
 
 const VersionSchema = Type.Object({
-  version: Type.String({ examples: ['2026-11-21'] }),
+  version: Type.String({ examples: ['2026-12-15'] }),
   release: Type.String({ examples: ['v2.4'] }),
   latest: Type.Boolean(),
   changelog: Type.Array(Type.String()),

@@ -343,6 +343,7 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
       'ev.object_type as event_object_type',
       'ev.object_id as event_object_id',
       'ev.data as event_data',
+      'ev.extra as event_extra',
       'ev.created as event_created',
     ])
     .where('d.id', 'in', [...ids])

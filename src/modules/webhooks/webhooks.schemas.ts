@@ -43,7 +43,7 @@ export const WebhookSchema = Type.Object({
   ),
   api_version: Type.String({
     description: 'Payloads are rendered in this version.',
-    examples: ['2026-11-21'],
+    examples: ['2026-12-15'],
   }),
   last_triggered: Nullable(Timestamp),
   created: Timestamp,

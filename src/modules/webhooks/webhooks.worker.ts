@@ -211,6 +211,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       object_type: job.event_object_type,
       object_id: job.event_object_id,
       data: job.event_data,
+      extra: job.event_extra,
       created: job.event_created,
     };
     const body = JSON.stringify(events.present(event, job.api_version));

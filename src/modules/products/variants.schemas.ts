@@ -1,0 +1,167 @@
+import { type Static, Type } from 'typebox';
+import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
+import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
+import { MAX_OPTION_VALUES, MAX_OPTIONS, MAX_VARIANTS, type OptionValues } from './variants.rules.js';
+
+/** Upper bounds that keep every order total (100 lines x 1,000 units) a safe integer. */
+export const MAX_PRICE = 10_000_000_000;
+export const MAX_STOCK = 1_000_000_000;
+
+export const Sku = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[\\x21-\\x7e]+$',
+  description:
+    'Unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.',
+  examples: ['TSHIRT-BLK-M'],
+});
+export const Price = Type.Integer({
+  minimum: 0,
+  maximum: MAX_PRICE,
+  description: 'Minor units (cents).',
+  examples: [1999],
+});
+export const Stock = Type.Integer({ minimum: 0, maximum: MAX_STOCK });
+
+const OptionName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: LINE_PATTERN,
+  examples: ['Size'],
+});
+const OptionValue = Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['M'] });
+
+export const OptionSchema = Type.Object(
+  {
+    name: OptionName,
+    values: Type.Array(OptionValue, {
+      minItems: 1,
+      maxItems: MAX_OPTION_VALUES,
+      description: `1 to ${MAX_OPTION_VALUES} values, unique (case-insensitively) within the option.`,
+      examples: [['S', 'M', 'L']],
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const OptionsSchema = Type.Array(OptionSchema, {
+  maxItems: MAX_OPTIONS,
+  description: `0 to ${MAX_OPTIONS} options, names unique (case-insensitively) per product.`,
+  examples: [
+    [
+      { name: 'Size', values: ['S', 'M', 'L'] },
+      { name: 'Color', values: ['Black', 'White'] },
+    ],
+  ],
+});
+
+/** A variant's option values in a request: one per option of the product, by option name. */
+export const OptionValuesSchema = Type.Unsafe<OptionValues>({
+  type: 'object',
+  additionalProperties: OptionValue,
+  propertyNames: { minLength: 1, maxLength: 100, pattern: LINE_PATTERN },
+  maxProperties: MAX_OPTIONS,
+  description: "A value for each of the product's options, by option name.",
+  examples: [{ Size: 'M', Color: 'Black' }],
+});
+
+const WeightGrams = Type.Integer({
+  minimum: 0,
+  maximum: 10_000_000,
+  description: 'Shipping weight in grams.',
+});
+const Barcode = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'GTIN, EAN, UPC or ISBN; printable ASCII without spaces.',
+  examples: ['0123456789012'],
+});
+const CompareAtPrice = Type.Integer({
+  minimum: 0,
+  maximum: MAX_PRICE,
+  description: 'The price before a reduction, shown struck through; minor units.',
+});
+
+export const VariantSchema = Type.Object({
+  id: Type.String({ examples: ['var_4hUr0aQX3cY0tU3vW8xZ4dF6'] }),
+  product_id: Type.String(),
+  sku: Nullable(Type.String()),
+  title: Type.String({
+    description: 'The option values joined by " / "; `Default` without options.',
+    examples: ['Black / M'],
+  }),
+  options: Type.Record(Type.String(), Type.String()),
+  price: Type.Integer(),
+  compare_at_price: Nullable(Type.Integer()),
+  currency: Type.String({ description: "The product's currency." }),
+  stock: Type.Integer(),
+  weight_grams: Nullable(Type.Integer()),
+  barcode: Nullable(Type.String()),
+  position: Type.Integer({ description: '1-based order within the product.' }),
+  created: Timestamp,
+  updated: Timestamp,
+});
+export type VariantObject = Static<typeof VariantSchema>;
+
+/** A variant given inside `POST /products`, whose options it must match. */
+export const NewVariantBody = Type.Object(
+  {
+    sku: Type.Optional(Nullable(Sku)),
+    options: OptionValuesSchema,
+    price: Price,
+    compare_at_price: Type.Optional(Nullable(CompareAtPrice)),
+    stock: Type.Optional(Type.Integer({ ...Stock, description: 'Units on hand; default 0.' })),
+    weight_grams: Type.Optional(Nullable(WeightGrams)),
+    barcode: Type.Optional(Nullable(Barcode)),
+  },
+  { additionalProperties: false },
+);
+export type NewVariantBody = Static<typeof NewVariantBody>;
+
+export const NewVariantsSchema = Type.Array(NewVariantBody, {
+  maxItems: MAX_VARIANTS,
+  description: `One per combination sold (at most ${MAX_VARIANTS}); positions follow this order.`,
+});
+
+export const CreateVariantBody = Type.Object(
+  {
+    ...NewVariantBody.properties,
+    position: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_VARIANTS,
+        description: 'Where it goes (1-based); later variants move down one. Default: last.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateVariantBody = Static<typeof CreateVariantBody>;
+
+export const UpdateVariantBody = Type.Object(
+  {
+    sku: Type.Optional(Nullable(Sku)),
+    options: Type.Optional(OptionValuesSchema),
+    price: Type.Optional(Price),
+    compare_at_price: Type.Optional(Nullable(CompareAtPrice)),
+    stock: Type.Optional(Stock),
+    weight_grams: Type.Optional(Nullable(WeightGrams)),
+    barcode: Type.Optional(Nullable(Barcode)),
+    position: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_VARIANTS, description: 'Moves it; the others close up.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateVariantBody = Static<typeof UpdateVariantBody>;
+
+export const VariantListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export type VariantListQuery = Static<typeof VariantListQuery>;
+export const VariantListSchema = EnvelopeSchema(VariantSchema);
+
+export const ProductVariantParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const VariantParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  variant_id: Type.String({ maxLength: 64 }),
+});
