@@ -5,6 +5,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import type { ProductObject } from '../products/products.schemas.js';
+import type { OrderObject } from './orders.schemas.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -34,6 +35,29 @@ for (const dialect of DIALECTS) {
       assert.ok(products.filter((p) => p.stock > 0 && p.stock <= 5).length >= 2, 'low stock');
       const outOfStock = await api<Page<ProductObject>>('GET', '/v1/products?in_stock=false');
       assert.equal(outOfStock.body.total, products.filter((p) => p.stock === 0).length);
+    });
+
+    it('sells part of the catalog in sizes and colours, a few variants sold out, and orders name them', async () => {
+      const api = client(ctx.app, key);
+      const page = await api<Page<ProductObject>>('GET', '/v1/products?limit=100&expand=variants');
+      const sized = page.body.data.filter((p) => p.options.length > 0);
+      assert.ok(sized.length >= 4, `${sized.length} products with options`);
+      assert.ok(sized.some((p) => p.options.some((o) => o.name === 'Size')));
+      assert.ok(sized.some((p) => p.options.some((o) => o.name === 'Color')));
+      const soldOut = sized.flatMap((p) => (p.variants ?? []).filter((v) => v.stock === 0));
+      assert.ok(soldOut.length >= 2, `${soldOut.length} sold-out variants`);
+      for (const product of sized) {
+        assert.equal(product.sku, null);
+        assert.equal(
+          product.stock,
+          (product.variants ?? []).reduce((sum, v) => sum + v.stock, 0),
+        );
+      }
+      const orders = await api<Page<OrderObject>>('GET', '/v1/orders?limit=100');
+      assert.ok(
+        orders.body.data.some((o) => o.items.some((i) => i.variant_title !== 'Default')),
+        'some order bought a size or colour',
+      );
     });
 
     it('keeps its whole history inside the event retention: the first purge deletes nothing', async () => {
@@ -107,6 +131,22 @@ for (const dialect of DIALECTS) {
           .filter((i) => i.product_id === product.id && kept.has(i.order_id))
           .reduce((sum, i) => sum + i.quantity, 0);
         assert.equal(product.stock, initial - sold, product.name);
+      }
+      // And per variant: each variant's stock at creation minus its units in kept orders.
+      const variants = await db
+        .selectFrom('product_variants')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      for (const variant of variants) {
+        const createdProduct = JSON.parse(
+          created.find((e) => e.object_id === variant.product_id)?.data ?? '{}',
+        ) as { variants: { id: string; stock: number }[] };
+        const initial = createdProduct.variants.find((v) => v.id === variant.id)?.stock ?? 0;
+        const sold = items
+          .filter((i) => i.variant_id === variant.id && kept.has(i.order_id))
+          .reduce((sum, i) => sum + i.quantity, 0);
+        assert.equal(variant.stock, initial - sold, variant.title);
       }
 
       const count = async (type: string) =>

@@ -9,7 +9,8 @@ import type { CreateOrderBody } from './orders.schemas.js';
 import { createOrderService } from './orders.service.js';
 
 /**
- * The demo tenant's catalog and a month of orders in every state, for analytics and the console.
+ * The demo tenant's catalog (part of it in sizes and colours, a few of them sold out) and a month of
+ * orders in every state, for analytics and the console.
  * Everything goes through the real product and order services, so stock, payments, counts and
  * events hold exactly as in live use; only their clock is a seeding clock that walks through the
  * last four weeks in order, which is how the rows get `created` timestamps in the past.
@@ -82,6 +83,99 @@ const CATALOG: Record<string, Spec[]> = {
   ],
 };
 
+/**
+ * Part of the catalog comes in sizes and colours: option values, and the stock of each combination
+ * (by the SKU of the product above), some sold out. `surcharge` raises the price of a value.
+ */
+interface VariantSpec {
+  options: {
+    name: string;
+    values: string[];
+    code: (value: string) => string;
+    surcharge?: Record<string, number>;
+  }[];
+  /** Units per combination, in the order the combinations are listed (first option slowest). */
+  stock: number[];
+  weightGrams: number;
+  compareAt?: number;
+}
+
+const upper = (value: string) => value.toUpperCase().replaceAll(' ', '');
+const colour = (value: string) => value.slice(0, 3).toUpperCase();
+
+const VARIANTS: Record<string, VariantSpec> = {
+  'APP-TEE-01': {
+    options: [
+      { name: 'Size', values: ['S', 'M', 'L', 'XL'], code: upper },
+      { name: 'Color', values: ['Black', 'White', 'Sage'], code: colour },
+    ],
+    stock: [12, 14, 6, 18, 20, 9, 15, 16, 4, 8, 10, 0],
+    weightGrams: 180,
+  },
+  'APP-SWT-02': {
+    options: [
+      { name: 'Size', values: ['S', 'M', 'L'], code: upper },
+      { name: 'Color', values: ['Navy', 'Oatmeal'], code: colour },
+    ],
+    stock: [0, 5, 9, 8, 7, 6],
+    weightGrams: 420,
+    compareAt: 10900,
+  },
+  'APP-JNS-03': {
+    options: [
+      { name: 'Waist', values: ['28', '30', '32', '34', '36'], code: upper },
+      { name: 'Length', values: ['30', '32', '34'], code: upper },
+    ],
+    stock: [2, 3, 0, 4, 6, 3, 5, 7, 4, 3, 5, 2, 1, 2, 0],
+    weightGrams: 850,
+  },
+  'APP-FLC-06': {
+    options: [
+      { name: 'Color', values: ['Forest', 'Charcoal', 'Rust'], code: colour },
+      { name: 'Size', values: ['S', 'M', 'L'], code: upper },
+    ],
+    stock: [6, 8, 5, 9, 11, 7, 4, 6, 0],
+    weightGrams: 390,
+  },
+  'SHO-TRL-01': {
+    options: [{ name: 'Size', values: ['EU 40', 'EU 41', 'EU 42', 'EU 43', 'EU 44', 'EU 45'], code: upper }],
+    stock: [4, 6, 7, 6, 5, 0],
+    weightGrams: 620,
+  },
+  'SHO-CRT-02': {
+    options: [
+      { name: 'Size', values: ['EU 40', 'EU 41', 'EU 42', 'EU 43', 'EU 44', 'EU 45'], code: upper },
+      { name: 'Color', values: ['White', 'Black'], code: colour, surcharge: { Black: 500 } },
+    ],
+    stock: [8, 5, 9, 7, 10, 8, 9, 6, 7, 4, 3, 0],
+    weightGrams: 780,
+  },
+};
+
+/** Every combination of the options, first option slowest: [values by option name, title codes]. */
+function combinations(spec: VariantSpec): Record<string, string>[] {
+  let out: Record<string, string>[] = [{}];
+  for (const option of spec.options) {
+    out = out.flatMap((partial) => option.values.map((value) => ({ ...partial, [option.name]: value })));
+  }
+  return out;
+}
+
+/** The `POST /products` fields of a product sold in variants: its options and one variant per combination. */
+function variantFields(sku: string, price: number, spec: VariantSpec) {
+  return {
+    options: spec.options.map(({ name, values }) => ({ name, values })),
+    variants: combinations(spec).map((values, index) => ({
+      sku: [sku, ...spec.options.map((option) => option.code(values[option.name] ?? ''))].join('-'),
+      options: values,
+      price: price + spec.options.reduce((sum, o) => sum + (o.surcharge?.[values[o.name] ?? ''] ?? 0), 0),
+      ...(spec.compareAt === undefined ? {} : { compare_at_price: spec.compareAt }),
+      stock: spec.stock[index] ?? 0,
+      weight_grams: spec.weightGrams,
+    })),
+  };
+}
+
 const CUSTOMERS: [string, string, string, string][] = [
   ['Ava Thompson', 'ava.thompson@example.com', 'Portland', 'US'],
   ['Liam Carter', 'liam.carter@example.com', 'Austin', 'US'],
@@ -150,22 +244,22 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
   const rand = random(20261121);
 
-  const catalog: { id: string; price: number }[] = [];
+  /** What an order line can name: each product's variants (its one Default variant, or its sizes and colours). */
+  const catalog: { variants: string[] }[] = [];
   for (const [category, specs] of Object.entries(CATALOG)) {
     for (const [name, sku, price, stock, description] of specs) {
       clock.advance(37 * MINUTE);
+      const spec = VARIANTS[sku];
       const product = await products.create(tenant, {
         name,
-        sku,
-        price,
-        stock,
+        ...(spec === undefined ? { sku, price, stock } : variantFields(sku, price, spec)),
         description,
         category,
         images: [`https://picsum.photos/seed/${sku.toLowerCase()}/640/640`],
         attributes: { brand: 'Northwind', origin: ['PT', 'IT', 'DE', 'US', 'VN'][rand(5)] ?? 'PT' },
         tags: [category],
       });
-      catalog.push({ id: product.id, price });
+      catalog.push({ variants: (product.variants ?? []).map((variant) => variant.id) });
     }
   }
 
@@ -183,11 +277,12 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
       CUSTOMERS[0] ?? ['', '', '', ''];
     const lines = new Map<string, number>();
     for (let n = 1 + rand(3); n > 0; n--) {
-      const product = catalog[rand(catalog.length)];
-      if (product) lines.set(product.id, 1 + rand(2));
+      const variants = catalog[rand(catalog.length)]?.variants ?? [];
+      const variant = variants[rand(variants.length)];
+      if (variant !== undefined) lines.set(variant, 1 + rand(2));
     }
     const body: CreateOrderBody = {
-      items: [...lines].map(([product_id, quantity]) => ({ product_id, quantity })),
+      items: [...lines].map(([variant_id, quantity]) => ({ variant_id, quantity })),
       customer: { email, name },
       shipping_address: { name, line1: `${10 + rand(990)} Market Street`, city, country },
       metadata: { channel: ['web', 'mobile', 'pos'][rand(3)] ?? 'web' },

@@ -9,6 +9,7 @@ import {
   Price,
   Sku,
   Stock,
+  TSHIRT_EXAMPLE,
   VariantSchema,
 } from './variants.schemas.js';
 import { VARIANTS_SHOWN } from './variants.rules.js';
@@ -124,7 +125,13 @@ export const CreateProductBody = Type.Object(
     options: Type.Optional(OptionsSchema),
     variants: Type.Optional(NewVariantsSchema),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { name: 'Trail Runner 3', sku: 'TR3-42', price: 12999, category: 'shoes', stock: 5 },
+      TSHIRT_EXAMPLE,
+    ],
+  },
 );
 export type CreateProductBody = Static<typeof CreateProductBody>;
 

@@ -168,6 +168,22 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     }
   }
 
+  /** A change of the product's own fields only (its variants as they were). */
+  async function updateOwn(
+    trx: Db,
+    before: repo.ProductRow,
+    own: Partial<repo.ProductRow>,
+    now: number,
+  ): Promise<repo.ProductRow> {
+    const after: repo.ProductRow = { ...before, ...own, updated: now };
+    await repo.updateProduct(trx, before.tenant_id, before.id, { ...own, updated: now });
+    await repo.adjustCounts(trx, before.tenant_id, [
+      { ...repo.bucketOf(before), delta: -1 },
+      { ...repo.bucketOf(after), delta: 1 },
+    ]);
+    return after;
+  }
+
   return {
     present: presentProduct,
 
@@ -382,20 +398,4 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       return envelope(rows, total, window, sort, (row) => [row[column], row.id], present);
     },
   };
-
-  /** A change of the product's own fields only (its variants as they were). */
-  async function updateOwn(
-    trx: Db,
-    before: repo.ProductRow,
-    own: Partial<repo.ProductRow>,
-    now: number,
-  ): Promise<repo.ProductRow> {
-    const after: repo.ProductRow = { ...before, ...own, updated: now };
-    await repo.updateProduct(trx, before.tenant_id, before.id, { ...own, updated: now });
-    await repo.adjustCounts(trx, before.tenant_id, [
-      { ...repo.bucketOf(before), delta: -1 },
-      { ...repo.bucketOf(after), delta: 1 },
-    ]);
-    return after;
-  }
 }

@@ -46,6 +46,22 @@ export async function findVariantsByIds(
     .execute();
 }
 
+/** The product's variant of one combination (`option_key`), if it has one. */
+export async function findByCombination(
+  db: Db,
+  tenantId: string,
+  productId: string,
+  optionKey: string,
+): Promise<VariantRow | undefined> {
+  return db
+    .selectFrom('product_variants')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('product_id', '=', productId)
+    .where('option_key', '=', optionKey)
+    .executeTakeFirst();
+}
+
 /** The only variant of each of these products that has exactly one (the others are left out). */
 export async function soleVariants(
   db: Db,

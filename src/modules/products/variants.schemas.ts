@@ -124,6 +124,31 @@ export const NewVariantsSchema = Type.Array(NewVariantBody, {
   description: `One per combination sold (at most ${MAX_VARIANTS}); positions follow this order.`,
 });
 
+/** A T-shirt in three sizes and two colours, sold in five of the six combinations (docs and OpenAPI). */
+export const TSHIRT_EXAMPLE = {
+  name: 'Logo T-shirt',
+  category: 'apparel',
+  options: [
+    { name: 'Size', values: ['S', 'M', 'L'] },
+    { name: 'Color', values: ['Black', 'White'] },
+  ],
+  variants: [
+    { sku: 'TEE-S-BLK', options: { Size: 'S', Color: 'Black' }, price: 2500, stock: 10 },
+    { sku: 'TEE-M-BLK', options: { Size: 'M', Color: 'Black' }, price: 2500, stock: 12 },
+    { sku: 'TEE-L-BLK', options: { Size: 'L', Color: 'Black' }, price: 2700, stock: 0 },
+    { sku: 'TEE-S-WHT', options: { Size: 'S', Color: 'White' }, price: 2500, stock: 4 },
+    {
+      sku: 'TEE-M-WHT',
+      options: { Size: 'M', Color: 'White' },
+      price: 2500,
+      compare_at_price: 3000,
+      stock: 6,
+      weight_grams: 180,
+      barcode: '0012345678905',
+    },
+  ],
+};
+
 export const CreateVariantBody = Type.Object(
   {
     ...NewVariantBody.properties,
@@ -135,7 +160,10 @@ export const CreateVariantBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ sku: 'TEE-L-WHT', options: { Size: 'L', Color: 'White' }, price: 2700, stock: 8 }],
+  },
 );
 export type CreateVariantBody = Static<typeof CreateVariantBody>;
 

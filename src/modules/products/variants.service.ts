@@ -58,11 +58,8 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
     values: Record<string, string>,
     exceptId?: string,
   ): Promise<void> {
-    const key = optionKey(values);
-    const twin = (await variantsRepo.productVariants(trx, product.tenant_id, product.id)).find(
-      (variant) => variant.option_key === key && variant.id !== exceptId,
-    );
-    if (twin) {
+    const twin = await variantsRepo.findByCombination(trx, product.tenant_id, product.id, optionKey(values));
+    if (twin && twin.id !== exceptId) {
       throw validationError(
         'options',
         productOptions(product).length === 0

@@ -500,6 +500,37 @@ for (const dialect of DIALECTS) {
       assert.equal(event?.data.variant?.stock, 0);
     });
 
+    it('the OpenAPI request examples of products and variants work as printed', async () => {
+      const shop = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      // One example is served as `example`, several as `examples` with a `value` each.
+      type Body = Record<string, unknown>;
+      type Media = { example?: Body; examples?: Record<string, { value: Body }> };
+      type Doc = {
+        paths: Record<string, { post: { requestBody: { content: { 'application/json': Media } } } }>;
+      };
+      const doc = (await shop<Doc>('GET', '/v1/openapi.json')).body;
+      const examples = (path: string) => {
+        const media = doc.paths[path]?.post.requestBody.content['application/json'];
+        if (media?.example) return [media.example];
+        return Object.values(media?.examples ?? {}).map((example) => example.value);
+      };
+      const products = examples('/v1/products');
+      assert.equal(products.length, 2);
+      let withOptions: ProductObject | undefined;
+      for (const body of products) {
+        const res = await shop<ProductObject>('POST', '/v1/products', { body });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        if (res.body.variant_count > 1) withOptions = res.body;
+      }
+      assert.ok(withOptions, 'an example with options');
+      const [variant] = examples('/v1/products/{id}/variants');
+      const added = await shop<VariantObject>('POST', `/v1/products/${withOptions.id}/variants`, {
+        body: variant,
+      });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      assert.equal(added.body.title, 'L / White');
+    });
+
     it('a product of 2,048 variants: created at once, paged, ordered, its first 100 shown', async () => {
       const colors = Array.from({ length: 32 }, (_, i) => `Color ${i}`);
       const sizes = Array.from({ length: 64 }, (_, i) => `Size ${i}`);
