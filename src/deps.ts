@@ -85,7 +85,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const variants = createVariantService({ store, clock, events });
   const aiProvider =
     config.ai.provider === 'openai' ? createOpenAiProvider(config.ai, logger) : createBuiltinProvider();
-  const ai = createAiService({ store, clock, products, provider: aiProvider });
+  const ai = createAiService({ store, clock, products, variants, provider: aiProvider });
   const wallet = createWalletService({ store, clock, events });
   const payments = createPaymentService({ store, clock, events, provider: paymentProvider, logger, wallet });
   const orders = createOrderService({ store, clock, events, logger, payments });

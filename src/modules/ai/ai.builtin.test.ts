@@ -3,7 +3,18 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { AppError } from '../../lib/errors.js';
 import { BUILTIN_MODEL, createBuiltinProvider, writeDescription } from './ai.builtin.js';
-import { article, capitalize, categoryPhrase, feature, joinList, shortName } from './ai.english.js';
+import {
+  article,
+  ascendingSizes,
+  capitalize,
+  categoryPhrase,
+  countWord,
+  feature,
+  joinClauses,
+  joinList,
+  optionPhrase,
+  shortName,
+} from './ai.english.js';
 import { PHRASES } from './ai.phrases.js';
 import { type DescriptionRequest, LENGTH_WORDS, LENGTHS, type ProductFacts, TONES } from './ai.provider.js';
 import { countWords, trimToLastSentence } from './ai.text.js';
@@ -18,8 +29,20 @@ const LAMP: ProductFacts = {
   category: 'Lighting',
   attributes: { color: 'brushed brass', material: 'aluminium', weight: '1.2 kg' },
   features: ['adjustable arm', 'three brightness levels'],
+  options: [],
 };
 const KEYWORDS = ['home office', 'reading light'];
+/** A T-shirt offered in three sizes and two colours (ai.facts.ts has left out what is sold out). */
+const TEE: ProductFacts = {
+  name: 'Harbor Tee',
+  category: 't-shirt',
+  attributes: { material: 'organic cotton' },
+  features: ['relaxed fit'],
+  options: [
+    { name: 'Size', values: ['S', 'M', 'L'] },
+    { name: 'Color', values: ['Black', 'White'] },
+  ],
+};
 
 function request(overrides: Partial<DescriptionRequest> = {}): DescriptionRequest {
   return {
@@ -84,7 +107,7 @@ describe('builtin description writer', () => {
             tone,
             length,
             keywords: [],
-            product: { name: 'Trail Runner 2', category: null, attributes: {}, features: [] },
+            product: { name: 'Trail Runner 2', category: null, attributes: {}, features: [], options: [] },
           }),
         );
         const words = countWords(text);
@@ -132,6 +155,7 @@ describe('builtin description writer', () => {
           category: 'backpack',
           attributes: { Color: 'Forest Green', capacity: '28 L', pockets: '6', waterproof: 'yes' },
           features: ['Padded laptop sleeve', 'Keeps its shape when empty', 'machine washable'],
+          options: [],
         },
       }),
     );
@@ -144,6 +168,83 @@ describe('builtin description writer', () => {
     assert.match(text, /machine washable/);
   });
 
+  it('names the sizes and colours a product is offered in, in every tone and length', () => {
+    for (const tone of TONES) {
+      for (const length of LENGTHS) {
+        const { min, max } = LENGTH_WORDS[length];
+        for (const product of [TEE, { ...TEE, attributes: {}, features: [] }]) {
+          const text = writeDescription(request({ tone, length, product }));
+          const words = countWords(text);
+          assert.ok(words >= min && words <= max, `${words} words, expected ${min}-${max}:\n${text}`);
+          assert.ok(text.includes('S, M, and L'), `${tone} ${length}: the sizes:\n${text}`);
+          assert.ok(text.includes('black and white'), `${tone} ${length}: the colours:\n${text}`);
+          assert.doesNotMatch(text, PLACEHOLDER);
+          assert.doesNotMatch(text, INVENTED);
+          for (const keyword of KEYWORDS) assert.ok(text.includes(keyword));
+        }
+      }
+    }
+    // One sentence, the list of sizes kept apart from the list of colours.
+    assert.match(
+      writeDescription(request({ product: TEE, keywords: [] })),
+      /It is (available|offered) in sizes S, M, and L, and in black and white\./,
+    );
+    // Without options, nothing about them: a product without options reads as it always has.
+    assert.doesNotMatch(writeDescription(request()), /available in|offered in|sizes/i);
+  });
+
+  it('says only the values it is given, one value plainly, and other options by name', () => {
+    const text = writeDescription(
+      request({
+        length: 'long',
+        keywords: [],
+        product: {
+          ...TEE,
+          options: [
+            { name: 'Size', values: ['M'] },
+            { name: 'Colour', values: ['Forest Green'] },
+            { name: 'Storage', values: ['128 GB', '256 GB'] },
+          ],
+        },
+      }),
+    );
+    assert.match(text, /in size M; in forest green; and with a choice of storage \(128 GB or 256 GB\)/);
+    assert.doesNotMatch(text, /\b(S|L|XL)\b|black|white/);
+  });
+
+  it('counts long option lists, then leaves options out, to keep a short text within its length', () => {
+    const sizes = ['XXS', 'XS', 'S', 'M', 'L', 'XL', 'XXL', '3XL', '4XL', '5XL'];
+    const colors = Array.from({ length: 30 }, (_, i) => `Shade ${i + 1}`);
+    const product: ProductFacts = {
+      ...TEE,
+      attributes: { material: 'organic cotton', weight: '180 g', fit: 'relaxed', origin: 'Portugal' },
+      options: [
+        { name: 'Size', values: sizes },
+        { name: 'Color', values: colors },
+        { name: 'Sleeve', values: ['short', 'long', 'three-quarter', 'cap'] },
+      ],
+    };
+    const texts = TONES.flatMap((tone) =>
+      [0, 1, 2, 3].map((variant) => writeDescription(request({ tone, length: 'short', variant, product }))),
+    );
+    for (const text of texts) {
+      assert.ok(countWords(text) <= LENGTH_WORDS.short.max, `${countWords(text)} words:\n${text}`);
+      assert.ok(!text.includes('Shade 29'), `30 colours are counted, not listed:\n${text}`);
+    }
+    const counted = /ten sizes \(XXS to 5XL\)|Available sizes: 10 \(XXS to 5XL\)/;
+    assert.ok(
+      texts.some((text) => counted.test(text)),
+      `sizes counted, with their range:\n${texts.join('\n\n')}`,
+    );
+    assert.ok(
+      texts.some((text) => counted.test(text) && !/colors/i.test(text)),
+      `where even counts do not fit, the later options are left out:\n${texts.join('\n\n')}`,
+    );
+    // With room, every value is listed.
+    const long = writeDescription(request({ length: 'long', keywords: [], product }));
+    assert.ok(long.includes(`sizes ${joinList(sizes)}`), long);
+  });
+
   it('keeps a short text short when the product has many facts, and keeps every keyword', () => {
     const attributes = Object.fromEntries(
       Array.from({ length: 12 }, (_, i) => [`property_${i + 1}`, `value number ${i + 1}`]),
@@ -154,7 +255,7 @@ describe('builtin description writer', () => {
         request({
           tone,
           length: 'short',
-          product: { name: 'Omni Gadget', category: 'gadgets', attributes, features },
+          product: { name: 'Omni Gadget', category: 'gadgets', attributes, features, options: [] },
         }),
       );
       assert.ok(countWords(text) <= LENGTH_WORDS.short.max, `${countWords(text)} words:\n${text}`);
@@ -171,36 +272,56 @@ describe('builtin description writer', () => {
       category: fc.option(phrase, { nil: null }),
       attributes: fc.dictionary(word, phrase, { maxKeys: 6 }),
       features: fc.array(phrase, { maxLength: 5 }),
+      options: fc.uniqueArray(
+        fc.record({
+          name: fc.oneof(word, fc.constantFrom('Size', 'Color', 'Colour', 'shoe_size')),
+          values: fc.uniqueArray(fc.oneof(phrase, fc.constantFrom('S', 'M', 'XL', '42', '...', 'M.')), {
+            minLength: 1,
+            maxLength: 30,
+            selector: (v) => v.toLowerCase(),
+          }),
+        }),
+        { maxLength: 3, selector: (o) => o.name.toLowerCase() },
+      ),
       keywords: fc.uniqueArray(phrase, { maxLength: 3, selector: (k) => k.toLowerCase() }),
       tone: fc.constantFrom(...TONES),
       length: fc.constantFrom(...LENGTHS),
       variant: fc.nat(1000),
     });
     fc.assert(
-      fc.property(input, ({ name, category, attributes, features, keywords, tone, length, variant }) => {
-        const req: DescriptionRequest = {
-          product: { name, category, attributes, features },
-          tone,
-          length,
-          language: 'en',
-          keywords,
-          variant,
-        };
-        const text = writeDescription(req);
-        assert.ok(text.includes(name));
-        for (const keyword of keywords)
-          assert.ok(text.includes(keyword), `keyword "${keyword}" in:\n${text}`);
-        assert.doesNotMatch(text, PLACEHOLDER);
-        assert.ok(countWords(text) >= LENGTH_WORDS[length].min, `${countWords(text)} words:\n${text}`);
-        assert.ok(countWords(text) <= LENGTH_WORDS[length].max, `${countWords(text)} words:\n${text}`);
-        assert.equal(writeDescription(req), text);
-      }),
+      fc.property(
+        input,
+        ({ name, category, attributes, features, options, keywords, tone, length, variant }) => {
+          const req: DescriptionRequest = {
+            product: { name, category, attributes, features, options },
+            tone,
+            length,
+            language: 'en',
+            keywords,
+            variant,
+          };
+          const text = writeDescription(req);
+          assert.ok(text.includes(name));
+          for (const keyword of keywords)
+            assert.ok(text.includes(keyword), `keyword "${keyword}" in:\n${text}`);
+          assert.doesNotMatch(text, PLACEHOLDER);
+          assert.ok(countWords(text) >= LENGTH_WORDS[length].min, `${countWords(text)} words:\n${text}`);
+          assert.ok(countWords(text) <= LENGTH_WORDS[length].max, `${countWords(text)} words:\n${text}`);
+          assert.equal(writeDescription(req), text);
+        },
+      ),
       { numRuns: 300, seed: 7 },
     );
   });
 
   it('weaves in a keyword as written when the text says it only in another case', () => {
-    const product: ProductFacts = { name: 'Desk Lamp', category: 'lighting', attributes: {}, features: [] };
+    const product: ProductFacts = {
+      name: 'Desk Lamp',
+      category: 'lighting',
+      attributes: {},
+      features: [],
+      options: [],
+    };
     for (const tone of TONES) {
       for (const length of LENGTHS) {
         const text = writeDescription(
@@ -230,10 +351,20 @@ describe('builtin description writer', () => {
         Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26))).join(' ');
       for (const tone of TONES) {
         for (const category of [null, letters(50), 'lighting']) {
-          check({ name: letters(100), category, attributes: { color: 'red' }, features: [] }, tone, 0);
+          check(
+            { name: letters(100), category, attributes: { color: 'red' }, features: [], options: [] },
+            tone,
+            0,
+          );
         }
         check(
-          { name: '台灯'.repeat(100), category: '照明'.repeat(50), attributes: {}, features: [] },
+          {
+            name: '台灯'.repeat(100),
+            category: '照明'.repeat(50),
+            attributes: {},
+            features: [],
+            options: [],
+          },
           tone,
           0,
         );
@@ -254,7 +385,7 @@ describe('builtin description writer', () => {
       });
       fc.assert(
         fc.property(input, ({ name, category, attributes, features, tone, variant }) =>
-          check({ name, category, attributes, features }, tone, variant),
+          check({ name, category, attributes, features, options: [] }, tone, variant),
         ),
         { numRuns: 200, seed: 11 },
       );
@@ -277,6 +408,7 @@ describe('builtin description writer', () => {
         ...bank.categoryLines.map((line) => line(args.c, args.label)),
         ...bank.nounFeatures.map((line) => line(args.l)),
         ...bank.adjectiveFeatures.map((line) => line('foldable')),
+        ...bank.optionLines.map((line) => line('in sizes S, M, and L')),
         ...bank.keywordLines.map((line) => line(args.k, args.n)),
         ...bank.fillers.map((line) => line(args.n)),
         ...bank.categoryFillers.map((line) => line(args.c, args.n)),
@@ -287,7 +419,8 @@ describe('builtin description writer', () => {
     }
     const products: ProductFacts[] = [
       { ...LAMP, name: 'desk lamp' },
-      { name: 'desk lamp', category: null, attributes: {}, features: [] },
+      { name: 'desk lamp', category: null, attributes: {}, features: [], options: [] },
+      { ...TEE, name: 'harbor tee' },
     ];
     for (const tone of TONES) {
       for (const length of LENGTHS) {
@@ -364,6 +497,49 @@ describe('English helpers', () => {
     assert.equal(categoryPhrase('accessory'), 'accessories');
     assert.equal(categoryPhrase('Electronics'), 'electronics');
     assert.equal(categoryPhrase('TVs'), 'TVs');
+  });
+
+  it('phrases options: lists, counts, ranges only on a known scale, and one value plainly', () => {
+    const pick = (wordings: string[]) => wordings[0] ?? '';
+    const phrase = (name: string, values: string[]) => {
+      const said = optionPhrase(name, values, pick);
+      assert.ok(said, `${name}: ${values.join(', ')}`);
+      return said;
+    };
+    const sizes = phrase('Size', ['XS', 'S', 'M', 'L']);
+    assert.equal(sizes.clause, 'in sizes XS, S, M, and L');
+    assert.equal(sizes.counted, 'in four sizes (XS to L)');
+    assert.equal(sizes.spec, 'Available sizes: XS, S, M, and L.');
+    assert.equal(sizes.specCounted, 'Available sizes: 4 (XS to L).');
+    assert.equal(phrase('Size', ['L', 'S', 'M']).counted, 'in three sizes', 'no range out of order');
+    assert.equal(phrase('Shoe size', ['40', '41', '42']).counted, 'in three shoe sizes (40 to 42)');
+    assert.equal(phrase('Size', ['M']).clause, 'in size M');
+    assert.equal(phrase('Size', ['One Size']).clause, 'in one size');
+    const colours = phrase('Colour', ['Black', 'Navy Blue', 'White']);
+    assert.equal(colours.clause, 'in black, navy blue, and white');
+    assert.equal(colours.counted, 'in three colours');
+    assert.equal(phrase('Color', ['Black', 'White']).counted, 'in black and white');
+    const storage = phrase('Storage', ['128 GB', '256 GB', '512 GB']);
+    assert.equal(storage.clause, 'with a choice of storage (128 GB, 256 GB, or 512 GB)');
+    assert.equal(storage.counted, 'with three storage options');
+    const single = phrase('Material', ['Linen']);
+    assert.equal(single.clause, undefined);
+    assert.equal(single.statement, 'It is made of linen.');
+    assert.equal(optionPhrase('Size', ['...', '!'], pick), undefined, 'punctuation alone says nothing');
+    assert.equal(countWord(7), 'seven');
+    assert.equal(countWord(12), '12');
+    assert.equal(ascendingSizes(['S', 'M', 'XL', '2XL']), true);
+    assert.equal(ascendingSizes(['S', '40']), false);
+    assert.equal(joinClauses(['in size M', 'in black']), 'in size M and in black');
+    assert.equal(
+      joinClauses(['in sizes S and M', 'in black and white']),
+      'in sizes S and M, and in black and white',
+    );
+    assert.equal(joinClauses(['in sizes S, M, and L', 'in black']), 'in sizes S, M, and L, and in black');
+    assert.equal(
+      joinClauses(['in sizes S, M, and L', 'in black', 'with a choice of fit (slim or relaxed)']),
+      'in sizes S, M, and L; in black; and with a choice of fit (slim or relaxed)',
+    );
   });
 
   it('tells verb, adjective and noun features apart', () => {

@@ -8,7 +8,10 @@ import {
   categoryPhrase,
   type Feature,
   feature,
+  joinClauses,
   joinList,
+  type OptionPhrase,
+  optionPhrase,
   productRef,
   shortName,
   withAlso,
@@ -19,14 +22,15 @@ import {
   type DescriptionRequest,
   type DescriptionResult,
   LENGTH_WORDS,
+  type OptionFact,
 } from './ai.provider.js';
 import { countWords } from './ai.text.js';
 
 /**
  * The built-in writer: no network, no model. It composes a description from the product's own
- * facts (name, category, attributes, features) and the caller's keywords, in the requested tone,
- * to the requested length, from phrase banks that either carry one of those facts or none at all
- * (ai.phrases.ts). Choices come from a PRNG seeded with a hash of the whole input, so the same
+ * facts (name, category, attributes, options, features) and the caller's keywords, in the
+ * requested tone, to the requested length, from phrase banks that either carry one of those facts
+ * or none at all (ai.phrases.ts). Choices come from a PRNG seeded with a hash of the whole input, so the same
  * input always reads the same, and `variant` asks for another wording. It writes English.
  */
 
@@ -95,6 +99,8 @@ function seedOf(request: DescriptionRequest): Buffer {
     product.category,
     Object.entries(product.attributes),
     product.features,
+    // Only when there are options, so a product without them reads as it always has.
+    ...(product.options.length > 0 ? [product.options.map((o) => [o.name, o.values])] : []),
     request.keywords,
     request.tone,
     request.length,
@@ -180,8 +186,48 @@ function withLeadIn(leadIn: string, clause: string): string {
   return `${leadIn}${leadIn.trimEnd().endsWith('?') ? 'It' : 'it'} ${clause}`;
 }
 
+/**
+ * The options it is offered in, as one group whose renderings run from the barest to the fullest
+ * (`render(size)` is the fullest): every option listed; long lists (over three values) counted;
+ * all counted; then the later options left out, one by one. Technical copy states them as
+ * specifications. Options of one value that read only as a statement of their own follow the
+ * sentence (`Its storage is 128 GB.`).
+ */
+function optionGroup(
+  options: readonly OptionFact[],
+  bank: ToneBank,
+  technical: boolean,
+  rng: Random,
+): FactGroup | undefined {
+  const phrases = options
+    .map((option) => optionPhrase(option.name, option.values, (wordings) => rng.pick(wordings)))
+    .filter((phrase): phrase is OptionPhrase => phrase !== undefined);
+  if (phrases.length === 0) return undefined;
+  const line = rng.pick(bank.optionLines);
+  const asSpec = technical && (phrases.length > 1 || rng.chance(0.5));
+  const say = (chosen: readonly OptionPhrase[], count: (phrase: OptionPhrase) => boolean): string => {
+    if (asSpec) return chosen.map((p) => (count(p) ? p.specCounted : p.spec)).join(' ');
+    const clauses = chosen
+      .map((p) => (count(p) ? p.counted : p.clause))
+      .filter((clause): clause is string => clause !== undefined);
+    const statements = chosen
+      .map((p) => p.statement)
+      .filter((statement): statement is string => statement !== undefined);
+    return [...(clauses.length > 0 ? [line(joinClauses(clauses))] : []), ...statements].join(' ');
+  };
+  const renderings = [
+    say(phrases, () => false),
+    say(phrases, (p) => p.values > 3),
+    say(phrases, () => true),
+    ...phrases.slice(1).map((_, i) => say(phrases.slice(0, phrases.length - 1 - i), () => true)),
+  ];
+  const distinct = renderings.filter((text, i) => text !== '' && text !== renderings[i - 1]).reverse();
+  return { size: distinct.length, render: (n) => distinct[n - 1] ?? '' };
+}
+
 function factGroups(
   attributes: readonly AttributeFact[],
+  offered: readonly OptionFact[],
   features: readonly Feature[],
   bank: ToneBank,
   options: { compact: boolean; technical: boolean; name: string },
@@ -238,6 +284,10 @@ function factGroups(
     }
     flush();
   }
+
+  // What it is offered in, after what it is: the product's own facts come first.
+  const optionSentence = optionGroup(offered, bank, options.technical, rng);
+  if (optionSentence !== undefined) groups.push(optionSentence);
 
   const nouns = features.filter((f) => f.kind === 'noun');
   const verbs = features.filter((f) => f.kind === 'verb');
@@ -322,6 +372,7 @@ export function writeDescription(request: DescriptionRequest): string {
   // 3. The facts, in the order given, each group shortened when the budget demands.
   const groups = factGroups(
     attributes,
+    request.product.options,
     features,
     bank,
     { compact: request.length === 'short', technical: request.tone === 'technical', name },

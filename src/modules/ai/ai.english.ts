@@ -122,11 +122,14 @@ export function withArticle(phrase: string): string {
   return `${article(phrase)} ${phrase}`;
 }
 
+const LISTS = {
+  and: new Intl.ListFormat('en', { type: 'conjunction' }),
+  or: new Intl.ListFormat('en', { type: 'disjunction' }),
+};
+
 /** `a`, `a and b`, `a, b, and c` (with the serial comma; `or` for alternatives). */
 export function joinList(items: readonly string[], conjunction: 'and' | 'or' = 'and'): string {
-  if (items.length <= 1) return items[0] ?? '';
-  if (items.length === 2) return `${items[0]} ${conjunction} ${items[1]}`;
-  return `${items.slice(0, -1).join(', ')}, ${conjunction} ${items[items.length - 1]}`;
+  return LISTS[conjunction].format(items);
 }
 
 /** Whether a phrase reads as plural from its last word (`straps`, not `glass`, `status`, `basis`). */
@@ -583,4 +586,148 @@ export function feature(raw: string): Feature {
     !/^v?\d[\d.]*$/i.test(last) &&
     /^[a-z]/i.test(phrase);
   return { bare: phrase, kind: 'noun', phrase: needsArticle ? withArticle(phrase) : phrase };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+
+/** `three`, `12`: numbers up to ten in words, as running text writes them. */
+export function countWord(n: number): string {
+  return NUMBER_WORDS[n] ?? String(n);
+}
+
+/** Letter sizes from smallest to largest; `2XL` and `XXL` are one size. */
+const LETTER_SIZES = [
+  ['XXXS', '3XS'],
+  ['XXS', '2XS'],
+  ['XS'],
+  ['S'],
+  ['M'],
+  ['L'],
+  ['XL'],
+  ['XXL', '2XL'],
+  ['XXXL', '3XL'],
+  ['XXXXL', '4XL'],
+  ['XXXXXL', '5XL'],
+];
+
+function sizeRank(value: string): { scale: 'letter' | 'number'; rank: number } | undefined {
+  if (/^\d+(?:\.\d+)?$/.test(value)) return { scale: 'number', rank: Number(value) };
+  const upper = value.toUpperCase();
+  const rank = LETTER_SIZES.findIndex((names) => names.includes(upper));
+  return rank < 0 ? undefined : { scale: 'letter', rank };
+}
+
+/**
+ * Whether the sizes read from smallest to largest on one scale (`S, M, L`; `38, 40, 42`), so that
+ * `from S to L` says no more than the list does. Sizes off a known scale never make a range.
+ */
+export function ascendingSizes(values: readonly string[]): boolean {
+  const ranks = values.map(sizeRank);
+  return ranks.every(
+    (rank, i) =>
+      rank !== undefined &&
+      (i === 0 || (rank.scale === ranks[i - 1]?.scale && rank.rank > (ranks[i - 1]?.rank ?? Infinity))),
+  );
+}
+
+/** How an option reads in running text and as a specification, fully and as a count. */
+export interface OptionPhrase {
+  /** How many values it has. */
+  values: number;
+  /**
+   * A phrase after `It is available ...`: `in sizes S, M, and L`, `in black and white`, `with a
+   * choice of storage (128 GB or 256 GB)`; undefined for an option of one value that only reads
+   * as a statement of its own (`statement`).
+   */
+  clause: string | undefined;
+  /** The same as a count: `in five sizes (XS to XL)`, `in 12 colors`, `with three storage options`. */
+  counted: string | undefined;
+  /** A sentence for an option of one value without a clause: `Its storage is 128 GB.` */
+  statement: string | undefined;
+  /** `Available sizes: S, M, and L.` */
+  spec: string;
+  /** `Available sizes: 5 (XS to XL).` */
+  specCounted: string;
+}
+
+const SIZE_NAME = /(?:^|\s)sizes?$/;
+const COLOR_NAME = /^colou?rs?$/;
+const ONE_SIZE = /^(?:one size|os|onesize)$/i;
+
+/**
+ * An option as the writer says it. Sizes keep their case (`S`, `EU 42`); colours and other common
+ * words read in lower case (`Black` -> `black`), as they do in attributes. A name's own spelling
+ * is kept (`Colour` -> `colours`). An option of one value that is neither a size nor a colour is
+ * stated as an attribute would be (`pick` chooses among attributeFact's wordings). Undefined when
+ * no value is left to say.
+ */
+export function optionPhrase(
+  name: string,
+  rawValues: readonly string[],
+  pick: (wordings: string[]) => string,
+): OptionPhrase | undefined {
+  const label = humanizeKey(name) || tidy(name);
+  const kind = SIZE_NAME.test(label) ? 'size' : COLOR_NAME.test(label) ? 'color' : 'other';
+  const lower = kind === 'color' || COMMON_VALUE_KEYS.test(label);
+  const values = [
+    ...new Set(
+      rawValues
+        .map((value) => tidy(value))
+        .filter((value) => value !== '')
+        .map((value) => (lower ? lowerWords(value) : value)),
+    ),
+  ];
+  const n = values.length;
+  // Values of punctuation alone (`...`) leave nothing to say.
+  if (n === 0) return undefined;
+  const list = joinList(values);
+  const first = values[0] ?? '';
+  const singular = isPlural(label) ? label.replace(/s$/, '') : label;
+  const plural = isPlural(label) ? label : pluralize(label);
+  const many = n > 2;
+
+  if (kind === 'other' && n === 1) {
+    const spec = `${capitalize(label)}: ${first}.`;
+    const statement = pick(attributeFact(label, first).statements);
+    return { values: n, clause: undefined, counted: undefined, statement, spec, specCounted: spec };
+  }
+  let clause: string;
+  let counted: string;
+  let spec: string;
+  let specCounted: string;
+  if (kind === 'size') {
+    const range = many && ascendingSizes(values) ? ` (${first} to ${values[n - 1] ?? ''})` : '';
+    clause =
+      n === 1 ? (ONE_SIZE.test(first) ? 'in one size' : `in ${singular} ${first}`) : `in ${plural} ${list}`;
+    counted = `in ${countWord(n)} ${plural}${range}`;
+    spec = `Available ${n === 1 ? singular : plural}: ${list}.`;
+    specCounted = `Available ${plural}: ${n}${range}.`;
+  } else if (kind === 'color') {
+    clause = `in ${list}`;
+    counted = `in ${countWord(n)} ${plural}`;
+    spec = `Available ${n === 1 ? singular : plural}: ${list}.`;
+    specCounted = `Available ${plural}: ${n}.`;
+  } else {
+    clause = `with a choice of ${label} (${joinList(values, 'or')})`;
+    counted = `with ${countWord(n)} ${singular} options`;
+    spec = `Available ${singular} options: ${list}.`;
+    specCounted = `Available ${singular} options: ${n}.`;
+  }
+  // Two values say no more as a count than as a list: the list it is.
+  return many
+    ? { values: n, clause, counted, statement: undefined, spec, specCounted }
+    : { values: n, clause, counted: clause, statement: undefined, spec, specCounted: spec };
+}
+
+/**
+ * Option phrases in one sentence. Phrases that are lists themselves are kept apart: two by `, and`
+ * (`in sizes S, M, and L, and in black and white`), three by semicolons.
+ */
+export function joinClauses(clauses: readonly string[]): string {
+  if (!clauses.some((clause) => /,|\s(?:and|or)\s/.test(clause))) return joinList(clauses);
+  if (clauses.length === 2) return `${clauses[0]}, and ${clauses[1]}`;
+  return `${clauses.slice(0, -1).join('; ')}; and ${clauses[clauses.length - 1]}`;
 }

@@ -83,6 +83,13 @@ export function buildMessages(request: DescriptionRequest): ChatMessage[] {
   if (attributes.length > 0) {
     facts.push('Attributes:', ...attributes.map(([key, value]) => `- ${key}: ${value}`));
   }
+  if (product.options.length > 0) {
+    // Only the values on offer reach here (ai.facts.ts): the model may name them all.
+    facts.push(
+      'Options (the choices it is available in):',
+      ...product.options.map((option) => `- ${option.name}: ${option.values.join(', ')}`),
+    );
+  }
   if (product.features.length > 0) facts.push('Features:', ...product.features.map((f) => `- ${f}`));
   if (request.keywords.length > 0) facts.push(`Keywords: ${request.keywords.join(', ')}`);
   return [

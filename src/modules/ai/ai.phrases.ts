@@ -3,9 +3,9 @@ import type { Tone } from './ai.provider.js';
 
 /**
  * The built-in writer's phrase banks, one per tone. Every line either carries a fact it is given
- * (the name, the category, an attribute, a feature, a keyword) or carries none at all: no line
- * may claim quality, materials, origin, availability, shipping or anything else the input does
- * not say. `name` is the product as the text names it (`the Aurora Desk Lamp`); the writer
+ * (the name, the category, an attribute, a feature, an option, a keyword) or carries none at
+ * all: no line may claim quality, materials, origin, availability, shipping or anything else the
+ * input does not say (the options a product is offered in are said, and only by `optionLines`). `name` is the product as the text names it (`the Aurora Desk Lamp`); the writer
  * capitalizes the first sentence of a line, and a line that goes on after `.`, `!` or `?` capitalizes
  * what starts its next sentence itself (`Psst! ${capitalize(n)} ...`).
  */
@@ -25,6 +25,12 @@ export interface ToneBank {
   nounFeatures: ((list: string) => string)[];
   /** A list of adjective features (`water-resistant and machine washable`). */
   adjectiveFeatures: ((list: string) => string)[];
+  /**
+   * The options it is offered in, as phrases after a verb (`in sizes S, M, and L, and in black`,
+   * `with a choice of storage (128 GB or 256 GB)`); none may suggest a choice, as there may be
+   * one value only.
+   */
+  optionLines: ((offer: string) => string)[];
   /** Keywords, joined with `or`. */
   keywordLines: ((keywords: string, name: string) => string)[];
   /** Fact-free sentences that set the tone; used to reach the requested length. */
@@ -63,6 +69,7 @@ const professional: ToneBank = {
     (l) => `It offers ${l}.`,
   ],
   adjectiveFeatures: [(l) => `It is ${l}.`, (l) => `It is also ${l}.`],
+  optionLines: [(o) => `It is available ${o}.`, (o) => `It is offered ${o}.`],
   keywordLines: [
     (k) => `It is a strong candidate for anyone looking for ${k}.`,
     (k, n) => `If you are searching for ${k}, ${n} deserves your attention.`,
@@ -138,6 +145,11 @@ const friendly: ToneBank = {
     (l) => `We love that it has ${l}.`,
   ],
   adjectiveFeatures: [(l) => `It's ${l}, too.`, (l) => `It's ${l}, which is always a bonus.`],
+  optionLines: [
+    (o) => `It comes ${o}.`,
+    (o) => `You can get it ${o}.`,
+    (o) => `Good to know: it comes ${o}.`,
+  ],
   keywordLines: [
     (k) => `Searching for ${k}? You've come to the right place.`,
     (k) => `If you've been hunting for ${k}, your search might just be over.`,
@@ -209,6 +221,7 @@ const luxury: ToneBank = {
     (l) => `It is graced with ${l}.`,
   ],
   adjectiveFeatures: [(l) => `It is, moreover, ${l}.`, (l) => `It is ${l}.`],
+  optionLines: [(o) => `It is offered ${o}.`, (o) => `It is presented ${o}.`],
   keywordLines: [
     (k) => `For those who seek ${k}, it is a compelling answer.`,
     (k) => `It is a refined choice for anyone drawn to ${k}.`,
@@ -280,6 +293,11 @@ const playful: ToneBank = {
     (l) => `Say hello to ${l}.`,
   ],
   adjectiveFeatures: [(l) => `It's ${l}. Nice!`, (l) => `Oh, and it's ${l}.`],
+  optionLines: [
+    (o) => `Guess what? It comes ${o}.`,
+    (o) => `It shows up ${o}.`,
+    (o) => `It comes ${o}, and we're here for it.`,
+  ],
   keywordLines: [
     (k) => `On the hunt for ${k}? Consider the hunt over!`,
     (k) => `Did somebody say ${k}? We heard you loud and clear.`,
@@ -347,6 +365,7 @@ const technical: ToneBank = {
     (l) => `Its features comprise ${l}.`,
   ],
   adjectiveFeatures: [(l) => `It is ${l}.`, (l) => `Properties: ${l}.`],
+  optionLines: [(o) => `It is available ${o}.`],
   keywordLines: [
     (k) => `It is relevant to searches for ${k}.`,
     (k) => `Suitable for buyers searching for ${k}.`,

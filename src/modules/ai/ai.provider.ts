@@ -18,12 +18,21 @@ export const LENGTH_WORDS: Readonly<Record<Length, { readonly min: number; reado
   long: { min: 180, max: 260 },
 };
 
+/** One of the product's options as it is offered: `{name: 'Size', values: ['S', 'M', 'L']}`. */
+export interface OptionFact {
+  name: string;
+  /** In the product's order; for a stored product only values some variant in stock has (ai.facts.ts). */
+  values: readonly string[];
+}
+
 /** What the text may say: nothing beyond these facts. */
 export interface ProductFacts {
   name: string;
   category: string | null;
   attributes: Readonly<Record<string, string>>;
   features: readonly string[];
+  /** Up to 3 options, in the product's order; empty for a product without options. */
+  options: readonly OptionFact[];
 }
 
 export interface DescriptionRequest {

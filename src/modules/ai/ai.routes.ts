@@ -8,7 +8,9 @@ import { GenerateDescriptionBody, GenerationSchema } from './ai.schemas.js';
 const DESCRIPTION = `
 Writes a product description from a stored product (\`product_id\`) or an inline \`product\`, in a
 tone and a length, with the given keywords, and records the generation (\`gen_\` id). The text says
-nothing the product's name, category, attributes, features and the keywords do not. With
+nothing the product's name, category, attributes, features, options and the keywords do not. A stored
+product's options are named with the values some variant in stock has (a size sold out in every colour is
+left out; when nothing is in stock, every variant's values); an inline product's as given. With
 \`save: true\` the text becomes the product's \`description\` and \`product.updated\` is emitted; that
 needs the \`write:products\` permission as well (403 \`insufficient_permissions\` otherwise).
 The server's provider (\`AI_PROVIDER\`) writes it: \`builtin\` (no network, deterministic, English; the

@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
+import { MAX_OPTION_VALUES, MAX_OPTIONS } from '../products/variants.rules.js';
+import { OptionSchema } from '../products/variants.schemas.js';
 import { type Length, LENGTHS, type Tone, TONES } from './ai.provider.js';
 
 const ToneSchema = Type.Unsafe<Tone>({
@@ -31,6 +33,21 @@ const ProductFactsBody = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: LINE_PATTERN }), {
         maxItems: 20,
         description: 'Short phrases, e.g. "adjustable arm", "keeps drinks cold for 24 hours".',
+      }),
+    ),
+    options: Type.Optional(
+      Type.Array(OptionSchema, {
+        maxItems: MAX_OPTIONS,
+        description:
+          `The choices it is sold in, as a stored product's \`options\`: up to ${MAX_OPTIONS}, each with 1 to ` +
+          `${MAX_OPTION_VALUES} values, names and values unique (case-insensitively). All are named as given ` +
+          '(an inline product has no variants whose stock could rule a value out).',
+        examples: [
+          [
+            { name: 'Size', values: ['S', 'M', 'L'] },
+            { name: 'Color', values: ['Black', 'White'] },
+          ],
+        ],
       }),
     ),
   },

@@ -5,7 +5,11 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
+import { MAX_LIMIT } from '../../lib/paging.js';
 import type { ProductService } from '../products/products.service.js';
+import type { VariantService } from '../products/variants.service.js';
+import { checkOptions } from '../products/variants.rules.js';
+import { OptionTally } from './ai.facts.js';
 import type { DescriptionProvider, ProductFacts } from './ai.provider.js';
 import * as repo from './ai.repository.js';
 import type { GenerateDescriptionBody, GenerationObject } from './ai.schemas.js';
@@ -38,9 +42,37 @@ export function createAiService(deps: {
   store: Store;
   clock: Clock;
   products: ProductService;
+  variants: VariantService;
   provider: DescriptionProvider;
 }) {
-  const { store, clock, products, provider } = deps;
+  const { store, clock, products, variants, provider } = deps;
+
+  /**
+   * A stored product's facts. Its options are named as offered (ai.facts.ts): the product object
+   * carries its first 100 variants; the rest are read a page at a time, and only while some
+   * option value has not yet been seen in stock.
+   */
+  async function storedFacts(tenantId: string, productId: string): Promise<ProductFacts> {
+    const product = await products.get(tenantId, productId);
+    const shown = product.variants ?? [];
+    const tally = new OptionTally(product.options);
+    tally.add(shown);
+    if (product.options.length > 0 && product.variants_has_more === true && !tally.complete()) {
+      let page = await variants.list(tenantId, productId, { limit: MAX_LIMIT, offset: shown.length });
+      for (;;) {
+        tally.add(page.data);
+        if (page.next_cursor === null || tally.complete()) break;
+        page = await variants.list(tenantId, productId, { limit: MAX_LIMIT, cursor: page.next_cursor });
+      }
+    }
+    return {
+      name: product.name,
+      category: product.category,
+      attributes: product.attributes,
+      features: [],
+      options: tally.offered(),
+    };
+  }
 
   return {
     /**
@@ -84,23 +116,21 @@ export function createAiService(deps: {
       if (language === undefined) {
         throw validationError('language', 'must be a BCP 47 language tag such as "en" or "de-CH"');
       }
+      // The rules a stored product's options keep: names unique, values unique per option.
+      if (inline?.options !== undefined) checkOptions(inline.options, 'product.options');
 
       const tenantId = principal.tenant.id;
       let facts: ProductFacts;
       if (productId !== undefined) {
-        const product = await products.get(tenantId, productId);
-        facts = {
-          name: product.name,
-          category: product.category,
-          attributes: product.attributes,
-          features: [],
-        };
+        facts = await storedFacts(tenantId, productId);
       } else if (inline !== undefined) {
         facts = {
           name: inline.name,
           category: inline.category ?? null,
           attributes: inline.attributes ?? {},
           features: inline.features ?? [],
+          // As given: an inline product has no variants, so no stock to weigh them by.
+          options: inline.options ?? [],
         };
       } else {
         throw validationError('product_id', 'or product is required');

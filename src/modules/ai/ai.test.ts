@@ -56,6 +56,33 @@ async function generations(ctx: TestContext, tenantId: string) {
     .execute();
 }
 
+/** A T-shirt with a variant for every size and colour; `stock` gives each one's units on hand. */
+function tshirt(
+  name: string,
+  sizes: readonly string[],
+  colors: readonly string[],
+  stock: (size: string, color: string) => number,
+): Record<string, unknown> {
+  return {
+    name,
+    category: 't-shirts',
+    attributes: {},
+    // Left out of the body (createProduct's default): a product with options takes its variants' prices.
+    price: undefined,
+    options: [
+      { name: 'Size', values: sizes },
+      { name: 'Color', values: colors },
+    ],
+    variants: colors.flatMap((color) =>
+      sizes.map((size) => ({
+        options: { Size: size, Color: color },
+        price: 2500,
+        stock: stock(size, color),
+      })),
+    ),
+  };
+}
+
 async function createProduct(api: Client, body: Record<string, unknown> = {}): Promise<ProductObject> {
   const res = await api<ProductObject>('POST', '/v1/products', {
     body: {
@@ -173,6 +200,49 @@ for (const dialect of DIALECTS) {
       assert.equal(res.body.description.split('\n\n').length, 3, 'long text comes in paragraphs');
       const unchanged = await api<ProductObject>('GET', `/v1/products/${product.id}`);
       assert.equal(unchanged.body.description, null, 'without save the product is untouched');
+    });
+
+    it('names the sizes and colours a stored product has in stock, and leaves a sold-out size out', async () => {
+      const product = await createProduct(
+        api,
+        tshirt('Harbor Tee', ['S', 'M', 'L', 'XL'], ['Black', 'White'], (size) => (size === 'XL' ? 0 : 3)),
+      );
+      const res = await api<Reply>('POST', '/v1/ai/describe', { body: { product_id: product.id } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const text = res.body.description;
+      assert.ok(text.includes('sizes S, M, and L'), `the sizes in stock:\n${text}`);
+      assert.ok(text.includes('black and white'), `the colours:\n${text}`);
+      assert.doesNotMatch(text, /\bXL\b/, 'XL is sold out in every colour');
+
+      // Sold out everywhere: the product is still sold, so every size is named.
+      const soldOut = await createProduct(
+        api,
+        tshirt('Quiet Tee', ['S', 'M', 'L', 'XL'], ['Black'], () => 0),
+      );
+      const all = await api<Reply>('POST', '/v1/ai/describe', { body: { product_id: soldOut.id } });
+      assert.equal(all.status, 201, JSON.stringify(all.body));
+      assert.ok(all.body.description.includes('sizes S, M, L, and XL'), all.body.description);
+      assert.ok(all.body.description.includes('in black'), all.body.description);
+    });
+
+    it('describes an inline product in the options it is given', async () => {
+      const res = await api<Reply>('POST', '/v1/ai/generate-description', {
+        body: {
+          product: {
+            ...LAMP,
+            options: [
+              { name: 'Size', values: ['S', 'M', 'L'] },
+              { name: 'Colour', values: ['Black', 'White'] },
+            ],
+          },
+          tone: 'friendly',
+        },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.ok(
+        res.body.description.includes('sizes S, M, and L, and in black and white'),
+        res.body.description,
+      );
     });
 
     it("answers another tenant's product and an unknown product with 404, recording nothing", async () => {
@@ -327,6 +397,48 @@ for (const dialect of DIALECTS) {
         [{ product: { name: 'X', attributes: { color: 5 } } }, 'product.attributes.color'],
         [{ product: { name: 'X', features: [1] } }, 'product.features[0]'],
         [{ product: { name: 'X'.repeat(201) } }, 'product.name'],
+        [{ product: { name: 'X', options: { Size: ['S'] } } }, 'product.options'],
+        [{ product: { name: 'X', options: [{ name: 'Size' }] } }, 'product.options[0].values'],
+        [{ product: { name: 'X', options: [{ name: 'Size', values: [] }] } }, 'product.options[0].values'],
+        [{ product: { name: 'X', options: [{ name: '', values: ['S'] }] } }, 'product.options[0].name'],
+        [
+          { product: { name: 'X', options: [{ name: 'Size', values: ['S'], price: 1 }] } },
+          'product.options[0].price',
+        ],
+        [
+          { product: { name: 'X', options: [{ name: 'Size', values: ['S'.repeat(101)] }] } },
+          'product.options[0].values[0]',
+        ],
+        [
+          {
+            product: {
+              name: 'X',
+              options: [{ name: 'Size', values: Array.from({ length: 101 }, (_, i) => `${i}`) }],
+            },
+          },
+          'product.options[0].values',
+        ],
+        [
+          { product: { name: 'X', options: ['A', 'B', 'C', 'D'].map((name) => ({ name, values: ['1'] })) } },
+          'product.options',
+        ],
+        // Past the schema, the rules of a stored product's options: names and values unique.
+        [
+          { product: { name: 'X', options: [{ name: 'Size', values: ['S', 's'] }] } },
+          'product.options[0].values[1]',
+        ],
+        [
+          {
+            product: {
+              name: 'X',
+              options: [
+                { name: 'Size', values: ['S'] },
+                { name: 'size', values: ['M'] },
+              ],
+            },
+          },
+          'product.options[1].name',
+        ],
       ];
       for (const [body, field] of cases) {
         const res = await api<Reply>('POST', '/v1/ai/generate-description', { body });
@@ -531,6 +643,51 @@ for (const dialect of DIALECTS) {
       assert.equal(row?.output_tokens, 45);
       assert.equal(row?.provider, 'openai');
       assert.equal(row?.model, 'test-model-2026-01');
+    });
+
+    it('lists the options on offer in the prompt, reading the variants past the first 100', async () => {
+      const sizes = ['XS', 'S', 'M', 'L', 'XL', 'XXL', '3XL', '4XL', '5XL', '6XL'];
+      const colors = [
+        'Black',
+        'White',
+        'Navy',
+        'Grey',
+        'Red',
+        'Sand',
+        'Olive',
+        'Rust',
+        'Plum',
+        'Sky',
+        'Teal',
+      ];
+      // 110 variants, colour by colour: Teal's ten come after the first 100. XS and Red are sold
+      // out everywhere; 6XL is in stock in Teal only.
+      const product = await createProduct(
+        api,
+        tshirt('Wide Tee', sizes, colors, (size, color) =>
+          size === 'XS' || color === 'Red' || (size === '6XL' && color !== 'Teal') ? 0 : 2,
+        ),
+      );
+      assert.equal(product.variants_has_more, true);
+      handler = (res) => json(res, 200, completion('The Wide Tee comes in many sizes.'));
+      const res = await api<Reply>('POST', '/v1/ai/describe', { body: { product_id: product.id } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const user = received[0]?.body.messages[1]?.content ?? '';
+      assert.ok(user.includes('Options (the choices it is available in):'), user);
+      assert.ok(user.includes('- Size: S, M, L, XL, XXL, 3XL, 4XL, 5XL, 6XL\n'), user);
+      assert.ok(user.includes('- Color: Black, White, Navy, Grey, Sand, Olive, Rust, Plum, Sky, Teal'), user);
+
+      // An inline product's options are sent as given.
+      received = [];
+      const inline = await api<Reply>('POST', '/v1/ai/describe', {
+        body: { product: { ...LAMP, options: [{ name: 'Finish', values: ['Brass', 'Chrome'] }] } },
+      });
+      assert.equal(inline.status, 201, JSON.stringify(inline.body));
+      assert.match(received[0]?.body.messages[1]?.content ?? '', /\n- Finish: Brass, Chrome\n/);
+      // Without options, no options line.
+      received = [];
+      await api<Reply>('POST', '/v1/ai/describe', { body: { product: LAMP } });
+      assert.doesNotMatch(received[0]?.body.messages[1]?.content ?? '', /Options/);
     });
 
     it('serves /ai/describe too, asks for another wording with variant, and saves', async () => {
