@@ -178,6 +178,8 @@ export async function bulkLoad(
         total: subtotal,
         customer_email: `customer${customer}@example.com`,
         customer_name: `Customer ${customer}`,
+        // The analytics rollups read only the email; the customers themselves are not seeded.
+        customer_id: `cus_bench${customer}`,
         shipping_address: null,
         metadata: '{}',
         payment_id: paymentId,

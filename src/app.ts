@@ -32,6 +32,7 @@ import { orderRoutes } from './modules/orders/orders.routes.js';
 import { pluginRoutes } from './modules/plugins/plugins.routes.js';
 import { productRoutes } from './modules/products/products.routes.js';
 import { variantRoutes } from './modules/products/variants.routes.js';
+import { customerRoutes } from './modules/customers/customers.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { versionRoutes } from './modules/versions/versions.routes.js';
@@ -188,6 +189,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await v1.register(eventRoutes(deps));
       await v1.register(productRoutes(deps));
       await v1.register(variantRoutes(deps));
+      await v1.register(customerRoutes(deps));
       await v1.register(orderRoutes(deps));
       await v1.register(walletRoutes(deps));
       await v1.register(webhookRoutes(deps));

@@ -21,6 +21,8 @@ import { createPaymentService } from './modules/payments/payments.service.js';
 import { createPluginService } from './modules/plugins/plugins.service.js';
 import { createProductService } from './modules/products/products.service.js';
 import { createVariantService } from './modules/products/variants.service.js';
+import { createOrderCustomers } from './modules/customers/customers.orders.js';
+import { createCustomerService } from './modules/customers/customers.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
 import { createUsageMeter } from './modules/usage/usage.meter.js';
 import { createUsageService } from './modules/usage/usage.service.js';
@@ -88,11 +90,19 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const ai = createAiService({ store, clock, products, variants, provider: aiProvider });
   const wallet = createWalletService({ store, clock, events });
   const payments = createPaymentService({ store, clock, events, provider: paymentProvider, logger, wallet });
-  const orders = createOrderService({ store, clock, events, logger, payments });
+  const customers = createCustomerService({ store, clock, events });
+  const orders = createOrderService({
+    store,
+    clock,
+    events,
+    logger,
+    payments,
+    customers: createOrderCustomers({ store, events }),
+  });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
   const webhooks = createWebhookService({ store, clock, config, events, resolve });
   // What every event also writes in its transaction (analytics rollups, webhook deliveries).
-  registerEventEffects({ events, webhooks, logger });
+  registerEventEffects({ store, events, webhooks, logger });
   const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };
   const webhookTransport = createTransport({
     allowInsecure: config.webhooks.allowInsecure,
@@ -136,6 +146,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     products,
     variants,
     ai,
+    customers,
     orders,
     /** Charges, settles and refunds orders' payments; owns the stale payment and owed refund sweeps. */
     payments,

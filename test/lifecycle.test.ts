@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { rebuildRollups } from '../src/modules/analytics/analytics.repository.js';
+import { PERMISSIONS } from '../src/lib/permissions.js';
 import { type DialectName, openStore, type Store } from '../src/db/store.js';
 import type { CurrentUser } from '../src/modules/users/users.schemas.js';
 import { startServer } from '../src/server.js';
@@ -342,7 +343,7 @@ describe('operator CLI', () => {
         assert.deepEqual(Object.keys(out.tenant), ['id', 'name', 'plan', 'api_version']);
         assert.equal(out.tenant.plan, 'free');
         assert.equal(out.user.email, 'ops@acme.test');
-        assert.equal(out.api_key.permissions.length, 17);
+        assert.equal(out.api_key.permissions.length, PERMISSIONS.length);
 
         const key = await runAdmin(
           [

@@ -191,6 +191,53 @@ export interface ProductCountsTable {
   n: number;
 }
 
+/**
+ * A person a tenant sells to. `email_key` (the lower-cased email) is unique per tenant. The
+ * figures move in the transactions of the orders, payments and refunds that change them.
+ */
+export interface CustomersTable {
+  /** Keys the text-search index (SQLite rowid alias / PostgreSQL identity); never exposed. */
+  seq: Generated<number>;
+  id: string;
+  tenant_id: string;
+  email: string;
+  email_key: string;
+  name: string | null;
+  phone: string | null;
+  /** JSON array of addresses (the order address shape). */
+  addresses: string;
+  /** JSON array of strings; each also a `customer_tags` row. */
+  tags: string;
+  note: string | null;
+  /** JSON object of string values. */
+  metadata: string;
+  marketing_consent: number;
+  orders_count: number;
+  /** JSON object: currency to captured payments minus refunds, minor units. */
+  total_spent: string;
+  /** `total_spent` in the tenant's currency: what `sort=-total_spent` orders by. */
+  total_spent_sort: number;
+  last_order_at: number | null;
+  redacted: number;
+  created: number;
+  updated: number;
+}
+
+/** A customer's tag, for the `tag` filter (a seek on tenant, tag, created). */
+export interface CustomerTagsTable {
+  tenant_id: string;
+  tag: string;
+  customer_id: string;
+  created: number;
+}
+
+/** Customers per tenant (`tag` '') and per tag: a list's `total`. */
+export interface CustomerCountsTable {
+  tenant_id: string;
+  tag: string;
+  n: number;
+}
+
 export type OrderStatus = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
 
 export interface OrdersTable {
@@ -202,6 +249,8 @@ export interface OrdersTable {
   total: number;
   customer_email: string;
   customer_name: string | null;
+  /** The customer the order is for (migration 0020 made one per email of earlier orders). */
+  customer_id: string;
   /** JSON object, or null. */
   shipping_address: string | null;
   /** JSON object of string values. */
@@ -529,6 +578,9 @@ export interface Database {
   products: ProductsTable;
   product_counts: ProductCountsTable;
   product_variants: ProductVariantsTable;
+  customers: CustomersTable;
+  customer_tags: CustomerTagsTable;
+  customer_counts: CustomerCountsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   order_counts: OrderCountsTable;

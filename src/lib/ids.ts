@@ -20,6 +20,7 @@ export type IdPrefix =
   | 'key'
   | 'prod'
   | 'var'
+  | 'cus'
   | 'ord'
   | 'pay'
   | 'wal'

@@ -4,6 +4,8 @@ export const PERMISSIONS = [
   'write:products',
   'read:orders',
   'write:orders',
+  'read:customers',
+  'write:customers',
   'read:wallet',
   'write:wallet',
   'read:analytics',

@@ -1,4 +1,4 @@
-/** Every event type an endpoint can subscribe to. `product.outofstock` fires when stock reaches 0. */
+/** Every event type an endpoint can subscribe to. `product.outofstock` fires when a variant's stock reaches 0. */
 export const EVENT_TYPES = [
   'order.created',
   'order.paid',
@@ -12,6 +12,10 @@ export const EVENT_TYPES = [
   'product.updated',
   'product.deleted',
   'product.outofstock',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'customer.redacted',
   'transfer.created',
   'webhook.test',
 ] as const;

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { isAppError } from '../../lib/errors.js';
 import { ManualClock } from '../../lib/clock.js';
+import { createOrderCustomers } from '../customers/customers.orders.js';
 import { createPaymentService } from '../payments/payments.service.js';
 import { createProductService } from '../products/products.service.js';
 import type { CreatedTenant } from '../tenants/tenants.service.js';
@@ -240,7 +241,14 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
     logger: deps.logger,
     wallet: createWalletService({ store: deps.store, clock, events }),
   });
-  const orders = createOrderService({ store: deps.store, clock, events, logger: deps.logger, payments });
+  const orders = createOrderService({
+    store: deps.store,
+    clock,
+    events,
+    logger: deps.logger,
+    payments,
+    customers: createOrderCustomers({ store: deps.store, events }),
+  });
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
   const rand = random(20261121);
 

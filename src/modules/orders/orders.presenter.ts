@@ -26,7 +26,7 @@ export function presentOrder(
     subtotal: order.subtotal,
     total: order.total,
     currency: order.currency,
-    customer: { email: order.customer_email, name: order.customer_name },
+    customer: { id: order.customer_id, email: order.customer_email, name: order.customer_name },
     shipping_address:
       order.shipping_address === null ? null : (JSON.parse(order.shipping_address) as Address),
     payment: payment

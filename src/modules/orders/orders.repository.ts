@@ -92,6 +92,7 @@ export async function adjustOrderCounts(
 
 export interface OrderFilter {
   status?: OrderStatus | undefined;
+  customerId?: string | undefined;
   customerEmail?: string | undefined;
   from?: number | undefined;
   to?: number | undefined;
@@ -100,6 +101,7 @@ export interface OrderFilter {
 function filtered(db: Db, tenantId: string, filter: OrderFilter) {
   let query = db.selectFrom('orders').where('tenant_id', '=', tenantId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
   if (filter.customerEmail !== undefined) query = query.where('customer_email', '=', filter.customerEmail);
   if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
@@ -113,7 +115,12 @@ export async function listOrders(db: Db, tenantId: string, filter: OrderFilter, 
 
 /** Exact total: from `order_counts` for no filter or a status, a COUNT for the other filters. */
 export async function countOrders(db: Db, tenantId: string, filter: OrderFilter): Promise<number> {
-  if (filter.customerEmail === undefined && filter.from === undefined && filter.to === undefined) {
+  if (
+    filter.customerId === undefined &&
+    filter.customerEmail === undefined &&
+    filter.from === undefined &&
+    filter.to === undefined
+  ) {
     let query = db.selectFrom('order_counts').where('tenant_id', '=', tenantId);
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     const { n } = await query

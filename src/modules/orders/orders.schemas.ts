@@ -88,12 +88,26 @@ export const CreateOrderBody = Type.Object(
       ),
       { minItems: 1, maxItems: 100, description: 'One line per variant.' },
     ),
-    customer: Type.Object(
-      {
-        email: Type.String({ format: 'email', maxLength: 254 }),
-        name: Type.Optional(Line(200)),
-      },
-      { additionalProperties: false },
+    customer: Type.Optional(
+      Type.Object(
+        {
+          email: Type.String({ format: 'email', maxLength: 254 }),
+          name: Type.Optional(Line(200)),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'The customer by email: found case-insensitively, or created with this name, in the order’s transaction. Give this or `customer_id`.',
+        },
+      ),
+    ),
+    customer_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'An existing customer (`cus_...`), instead of `customer`.',
+        examples: ['cus_2bQx7ZpW2bX9sT2uV7wY3cE5'],
+      }),
     ),
     shipping_address: Type.Optional(AddressSchema),
     payment_method: Type.Optional(PaymentMethod),
@@ -152,7 +166,11 @@ export const OrderSchema = Type.Object({
   subtotal: Type.Integer(),
   total: Type.Integer(),
   currency: Type.String(),
-  customer: Type.Object({ email: Type.String(), name: Nullable(Type.String()) }),
+  customer: Type.Object({
+    id: Type.String({ description: 'The customer (`cus_...`) the order is for.' }),
+    email: Type.String({ description: 'At order time.' }),
+    name: Nullable(Type.String({ description: 'At order time.' })),
+  }),
   shipping_address: Nullable(AddressSchema),
   payment: Nullable(PaymentSummarySchema),
   metadata: Type.Record(Type.String(), Type.String()),
@@ -177,6 +195,9 @@ export const OrderListQuery = Type.Object(
     ...PageQuery,
     status: Type.Optional(StatusSchema),
     customer_email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+    customer_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "The customer's orders." }),
+    ),
     created_from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
     created_to: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
   },

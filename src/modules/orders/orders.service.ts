@@ -11,6 +11,8 @@ import { MAX_AMOUNT } from '../../lib/money.js';
 import type { EventService } from '../events/events.service.js';
 import type { PaymentRow } from '../payments/payments.repository.js';
 import type { PaymentService, Settled } from '../payments/payments.service.js';
+import { checkAddresses } from '../customers/customers.service.js';
+import type { OrderCustomers } from '../customers/customers.orders.js';
 import * as inventory from '../products/products.inventory.js';
 import type { ProductRow } from '../products/products.repository.js';
 import type { VariantRow } from '../products/variants.repository.js';
@@ -42,6 +44,8 @@ export interface OrderServiceDeps {
   clock: Clock;
   events: EventService;
   logger: Logger;
+  /** Finds or creates the customer an order is for, in the order's transaction. */
+  customers: OrderCustomers;
   /** Charges, settles and refunds orders' payments. */
   payments: PaymentService;
 }
@@ -49,7 +53,7 @@ export interface OrderServiceDeps {
 export type OrderService = ReturnType<typeof createOrderService>;
 
 export function createOrderService(deps: OrderServiceDeps) {
-  const { store, clock, events, logger, payments } = deps;
+  const { store, clock, events, logger, payments, customers } = deps;
 
   /** Locks the order (PostgreSQL) and checks that `action` may start from its status. */
   async function begin(trx: Db, tenantId: string, id: string, action: OrderAction): Promise<repo.OrderRow> {
@@ -105,10 +109,21 @@ export function createOrderService(deps: OrderServiceDeps) {
         if (pending === undefined) return order;
         return (await payments.resumePayment(tenantId, pending).catch(() => ({ order }))).order;
       }
+      if (input.customer === undefined && input.customer_id === undefined) {
+        throw validationError(
+          'customer',
+          'is required: give the customer’s email as customer, or customer_id',
+        );
+      }
+      if (input.customer !== undefined && input.customer_id !== undefined) {
+        throw validationError('customer_id', 'give customer_id or customer, not both');
+      }
+      if (input.shipping_address !== undefined) checkAddresses([input.shipping_address], 'shipping_address');
       if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
       const now = clock.now();
 
       const { object, payment } = await store.transaction(async (trx) => {
+        const customer = await customers.forOrder(trx, tenantId, input, now);
         const lines = await inventory.resolveLines(trx, tenantId, input.items);
         /** The order's rules on its products and variants, checked before the reservation and as reserved. */
         const check: inventory.CheckLines = (rows, variants) => {
@@ -179,8 +194,9 @@ export function createOrderService(deps: OrderServiceDeps) {
           currency: (reserved.get(items[0]?.product_id ?? '') as ProductRow).currency, // items is non-empty
           subtotal,
           total: subtotal,
-          customer_email: input.customer.email.toLowerCase(),
-          customer_name: input.customer.name ?? null,
+          customer_id: customer.id,
+          customer_email: (input.customer?.email ?? customer.email).toLowerCase(),
+          customer_name: input.customer?.name ?? customer.name,
           shipping_address: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
           metadata: JSON.stringify(input.metadata ?? {}),
           payment_id: null,
@@ -237,6 +253,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       const window = pageWindow(query, '-created');
       const filter: repo.OrderFilter = {
         status: query.status,
+        customerId: query.customer_id,
         customerEmail: query.customer_email?.toLowerCase(),
         from,
         to,

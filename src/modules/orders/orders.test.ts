@@ -139,7 +139,8 @@ for (const dialect of DIALECTS) {
       assert.equal(o.subtotal, 5197);
       assert.equal(o.total, 5197);
       assert.equal(o.currency, 'USD');
-      assert.deepEqual(o.customer, { email: 'ada@example.com', name: 'Ada' });
+      assert.match(o.customer.id, /^cus_[0-9A-Za-z]{24}$/);
+      assert.deepEqual(o.customer, { id: o.customer.id, email: 'ada@example.com', name: 'Ada' });
       assert.deepEqual(o.shipping_address, address);
       assert.deepEqual(o.metadata, { ref: 'A-1' });
       assert.equal(o.payment, null);

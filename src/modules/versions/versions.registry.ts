@@ -195,10 +195,14 @@ export function orderFromV20261121(body: Json): Json {
   return { ...body, items };
 }
 
-/** 2026-12-15 added each line's variant to orders. */
+/** 2026-12-15 added each line's variant and the customer's id to orders. */
 export function orderToV20261121(body: Json): Json {
   if (!isRecord(body) || !Array.isArray(body.items)) return body;
-  return { ...body, items: body.items.map((item: Json) => without(item, ['variant_id', 'variant_title'])) };
+  return {
+    ...body,
+    items: body.items.map((item: Json) => without(item, ['variant_id', 'variant_title'])),
+    ...(isRecord(body.customer) ? { customer: without(body.customer, ['id']) } : {}),
+  };
 }
 
 /** 2026-12-15 added `data.variant` to `product.outofstock`. */
@@ -235,6 +239,7 @@ export const API_VERSIONS: readonly ApiVersion[] = [
     changelog: [
       'Products have options (up to 3) and variants (up to 2,048), each with its own SKU, price, stock, weight and barcode: products gain `options`, `variant_count`, `price_max`, `variants` and `variants_has_more`; `GET /products?expand=variants`; `/products/{id}/variants`.',
       'Order items name a `variant_id` (or the `product_id` of a product with one variant) and gain `variant_id` and `variant_title`.',
+      'Customers (`/customers`): profiles with addresses, tags and exact figures (`orders_count`, `total_spent`, `last_order_at`), their orders, a privacy export and erasure. Orders name a `customer_id` or a `customer` email, and `customer` gains `id`.',
       '`product.outofstock` fires per variant and carries it in `data.variant`.',
     ],
     changes: [
@@ -246,7 +251,7 @@ export const API_VERSIONS: readonly ApiVersion[] = [
         storedFromPrevious: productFromV20261121,
       },
       {
-        description: 'Order items gain `variant_id` and `variant_title`.',
+        description: 'Order items gain `variant_id` and `variant_title`; `customer` gains `id`.',
         resource: 'order',
         toPrevious: orderToV20261121,
         storedFromPrevious: orderFromV20261121,

@@ -1,0 +1,77 @@
+import type { EventsTable } from '../../db/schema.js';
+import type { Db, Store } from '../../db/store.js';
+import type { EmitListener } from '../events/events.service.js';
+import type { OrderObject } from '../orders/orders.schemas.js';
+import * as repo from './customers.repository.js';
+
+/**
+ * A customer's figures, kept by its orders' events inside the transaction of each order change
+ * (registered in src/effects.ts), so they are exact at every commit and never recomputed on read:
+ *
+ * - `order.created`: `orders_count` + 1, `last_order_at` the latest order's `created`;
+ * - `order.paid`: the order's total joins `total_spent` in its currency;
+ * - `order.refunded`, and `order.cancelled` of a captured order: the total leaves it again.
+ *
+ * A payment captured after its order was cancelled (returned at once, with no order event) never
+ * paid for an order and is not counted, as analytics does not count it.
+ */
+export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitListener {
+  return async (trx, event: EventsTable) => {
+    if (event.object_type !== 'order') return;
+    const order = JSON.parse(event.data) as OrderObject;
+    const customerId = order.customer.id;
+    if (customerId === undefined) return;
+    if (event.type === 'order.created') {
+      await ordered(trx, event.tenant_id, customerId, Date.parse(order.created));
+    } else if (event.type === 'order.paid') {
+      await spent(trx, store, event.tenant_id, customerId, order.currency, order.total);
+    } else if (
+      event.type === 'order.refunded' ||
+      (event.type === 'order.cancelled' && order.paid_at !== null)
+    ) {
+      await spent(trx, store, event.tenant_id, customerId, order.currency, -order.total);
+    }
+  };
+}
+
+async function ordered(trx: Db, tenantId: string, customerId: string, at: number): Promise<void> {
+  await trx
+    .updateTable('customers')
+    .set((eb) => ({
+      orders_count: eb('orders_count', '+', 1),
+      last_order_at: eb
+        .case()
+        .when(eb.or([eb('last_order_at', 'is', null), eb('last_order_at', '<', at)]))
+        .then(at)
+        .else(eb.ref('last_order_at'))
+        .end(),
+    }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', customerId)
+    .execute();
+}
+
+/** `amount` (negative for a refund) into the customer's `total_spent` in `currency`, under its row lock. */
+async function spent(
+  trx: Db,
+  store: Pick<Store, 'supportsRowLocks'>,
+  tenantId: string,
+  customerId: string,
+  currency: string,
+  amount: number,
+): Promise<void> {
+  const customer = await repo.findCustomer(trx, tenantId, customerId, store.supportsRowLocks);
+  if (!customer) return;
+  const totals = JSON.parse(customer.total_spent) as Record<string, number>;
+  totals[currency] = (totals[currency] ?? 0) + amount;
+  const tenant = await trx
+    .selectFrom('tenants')
+    .select('currency')
+    .where('id', '=', tenantId)
+    .executeTakeFirst();
+  const sorted = Object.fromEntries(Object.entries(totals).sort(([a], [b]) => (a < b ? -1 : 1)));
+  await repo.updateCustomer(trx, tenantId, customerId, {
+    total_spent: JSON.stringify(sorted),
+    ...(tenant?.currency === currency ? { total_spent_sort: customer.total_spent_sort + amount } : {}),
+  });
+}

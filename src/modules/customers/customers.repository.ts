@@ -1,0 +1,286 @@
+import { type RawBuilder, type Selectable, sql } from 'kysely';
+import type { CustomersTable } from '../../db/schema.js';
+import { type Db, type DialectName, searchFold } from '../../db/store.js';
+import type { PageWindow } from '../../lib/paging.js';
+import type { CustomerSort } from './customers.schemas.js';
+
+/** A customer as stored; `seq` (the search index key) stays inside the database. */
+export type CustomerRow = Omit<Selectable<CustomersTable>, 'seq'>;
+
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'email',
+  'email_key',
+  'name',
+  'phone',
+  'addresses',
+  'tags',
+  'note',
+  'metadata',
+  'marketing_consent',
+  'orders_count',
+  'total_spent',
+  'total_spent_sort',
+  'last_order_at',
+  'redacted',
+  'created',
+  'updated',
+] as const;
+
+export async function insertCustomer(db: Db, row: CustomerRow): Promise<void> {
+  await db.insertInto('customers').values(row).execute();
+}
+
+/**
+ * Inserts the customer unless one with its email exists; true when this call inserted it. On
+ * PostgreSQL a concurrent insert of the same email waits for the other transaction and then does
+ * nothing, so concurrent orders with one new email make exactly one customer.
+ */
+export async function insertUnlessEmailTaken(db: Db, row: CustomerRow): Promise<boolean> {
+  const result = await db
+    .insertInto('customers')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tenant_id', 'email_key']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** `lock` takes a row lock on PostgreSQL (SQLite's write transaction already excludes writers). */
+export async function findCustomer(
+  db: Db,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<CustomerRow | undefined> {
+  let query = db
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function findByEmail(
+  db: Db,
+  tenantId: string,
+  email: string,
+  lock = false,
+): Promise<CustomerRow | undefined> {
+  let query = db
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('email_key', '=', email.toLowerCase());
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function findCustomersByIds(
+  db: Db,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<CustomerRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+export async function updateCustomer(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Partial<Omit<CustomerRow, 'id' | 'tenant_id' | 'created'>>,
+): Promise<void> {
+  await db
+    .updateTable('customers')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteCustomer(db: Db, tenantId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('customer_tags')
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', id)
+    .execute();
+  await db.deleteFrom('customers').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+export async function hasOrders(db: Db, tenantId: string, customerId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', customerId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Replaces a customer's tag rows (what the `tag` filter seeks on). */
+export async function setTags(
+  db: Db,
+  tenantId: string,
+  customerId: string,
+  created: number,
+  tags: readonly string[],
+): Promise<void> {
+  await db
+    .deleteFrom('customer_tags')
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', customerId)
+    .execute();
+  if (tags.length === 0) return;
+  await db
+    .insertInto('customer_tags')
+    .values(tags.map((tag) => ({ tenant_id: tenantId, tag, customer_id: customerId, created })))
+    .execute();
+}
+
+/**
+ * Moves the kept counts: all customers under tag '' and each tag's own, in one sorted pass (a
+ * fixed lock order). Runs in the transaction of the change it accounts for.
+ */
+export async function adjustCounts(
+  db: Db,
+  tenantId: string,
+  deltas: ReadonlyMap<string, number>,
+): Promise<void> {
+  for (const tag of [...deltas.keys()].sort()) {
+    const n = deltas.get(tag) ?? 0;
+    if (n === 0) continue;
+    await db
+      .insertInto('customer_counts')
+      .values({ tenant_id: tenantId, tag, n })
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'tag'])
+          .doUpdateSet((eb) => ({ n: eb('customer_counts.n', '+', eb.ref('excluded.n')) })),
+      )
+      .execute();
+  }
+}
+
+export interface CustomerFilter {
+  q?: string | undefined;
+  tag?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+/** Whether the kept counts answer `total` (text and time filters need a COUNT). */
+export function countable(filter: CustomerFilter): boolean {
+  return filter.q === undefined && filter.from === undefined && filter.to === undefined;
+}
+
+/** The folded text `q` searches (the same fold as product search; migration 0020 indexes it). */
+const SEARCH_TEXT: Record<DialectName, RawBuilder<string>> = {
+  sqlite: sql`search_fold(email || char(10) || coalesce(name, '') || char(10) || coalesce(phone, ''))`,
+  postgres: sql`translate(lower(email || chr(10) || coalesce(name, '') || chr(10) || coalesce(phone, '')), '\u03c2\u0307', '\u03c3')`,
+};
+
+function likePattern(folded: string): string {
+  return `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function filtered(db: Db, dialect: DialectName, tenantId: string, filter: CustomerFilter) {
+  let query = db.selectFrom('customers').where('tenant_id', '=', tenantId);
+  if (filter.tag !== undefined) {
+    const tag = filter.tag;
+    query = query.where('id', 'in', (eb) =>
+      eb
+        .selectFrom('customer_tags')
+        .select('customer_id')
+        .where('tenant_id', '=', tenantId)
+        .where('tag', '=', tag),
+    );
+  }
+  if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
+  if (filter.q !== undefined) {
+    const folded = searchFold(filter.q);
+    const pattern =
+      dialect === 'sqlite'
+        ? sql.val(likePattern(folded))
+        : sql`translate(lower(${likePattern(filter.q)}), '\u03c2\u0307', '\u03c3')`;
+    query = query.where(sql<boolean>`${SEARCH_TEXT[dialect]} like ${pattern} escape '\\'`);
+    // SQLite: the FTS5 trigram table narrows the rows first (it needs at least 3 characters).
+    if (dialect === 'sqlite' && [...folded].length >= 3) {
+      const phrase = `"${folded.replaceAll('"', '""')}"`;
+      query = query.where(
+        sql<boolean>`seq in (select rowid from customers_search where customers_search match ${phrase})`,
+      );
+    }
+  }
+  return query;
+}
+
+const SORTS: Record<
+  CustomerSort,
+  { column: 'created' | 'total_spent_sort' | 'email_key'; direction: 'asc' | 'desc' }
+> = {
+  '-created': { column: 'created', direction: 'desc' },
+  created: { column: 'created', direction: 'asc' },
+  '-total_spent': { column: 'total_spent_sort', direction: 'desc' },
+  email: { column: 'email_key', direction: 'asc' },
+};
+
+export function sortColumn(sort: CustomerSort): 'created' | 'total_spent_sort' | 'email_key' {
+  return SORTS[sort].column;
+}
+
+/** One page, `limit + 1` rows: a keyset seek past the cursor, or OFFSET without one. */
+export async function listCustomers(
+  db: Db,
+  dialect: DialectName,
+  tenantId: string,
+  filter: CustomerFilter,
+  sort: CustomerSort,
+  window: PageWindow,
+): Promise<CustomerRow[]> {
+  const { column, direction } = SORTS[sort];
+  let query = filtered(db, dialect, tenantId, filter).select(COLUMNS);
+  if (window.cursor) {
+    const [value, id] = window.cursor.after;
+    query = query.where((eb) =>
+      eb(eb.refTuple(column, 'id'), direction === 'desc' ? '<' : '>', eb.tuple(value, id)),
+    );
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  return query
+    .orderBy(column, direction)
+    .orderBy('id', direction)
+    .limit(window.limit + 1)
+    .execute();
+}
+
+/** Exact total: from `customer_counts` when it can be, a COUNT otherwise. */
+export async function countCustomers(
+  db: Db,
+  dialect: DialectName,
+  tenantId: string,
+  filter: CustomerFilter,
+): Promise<number> {
+  if (countable(filter)) {
+    const row = await db
+      .selectFrom('customer_counts')
+      .select('n')
+      .where('tenant_id', '=', tenantId)
+      .where('tag', '=', filter.tag ?? '')
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+  const { n } = await filtered(db, dialect, tenantId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

@@ -1,0 +1,130 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { idempotentWrite } from '../../lib/idempotent-write.js';
+import { OrderListSchema } from '../orders/orders.schemas.js';
+import { PageQuery } from '../../http/pagination.js';
+import { Type } from 'typebox';
+import {
+  CreateCustomerBody,
+  CustomerIdParams,
+  CustomerListQuery,
+  CustomerListSchema,
+  CustomerSchema,
+  UpdateCustomerBody,
+} from './customers.schemas.js';
+
+const TAGS = ['Customers'];
+
+export function customerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { customers, orders } = deps;
+  return async (app) => {
+    app.get(
+      '/customers',
+      {
+        config: { auth: 'read:customers' },
+        schema: {
+          tags: TAGS,
+          summary: 'List customers',
+          description:
+            '`total` is exact: kept counts answer it for no filter or a `tag`; with `q` or a time range it counts the matches. Use `next_cursor` for deep pages.',
+          querystring: CustomerListQuery,
+          response: { 200: CustomerListSchema },
+        },
+      },
+      async (request) => customers.list(principalOf(request).tenant.id, request.query),
+    );
+
+    app.post(
+      '/customers',
+      {
+        config: { auth: 'write:customers' },
+        schema: {
+          tags: TAGS,
+          summary: 'Create a customer',
+          description:
+            'Orders also create customers: `POST /orders` with a `customer` email not seen before.',
+          body: CreateCustomerBody,
+          response: { 201: CustomerSchema, ...errorResponses(...BODY_ERRORS, 409) },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return customers.create(
+          principalOf(request).tenant.id,
+          request.body,
+          idempotentWrite(request.idempotency),
+        );
+      },
+    );
+
+    app.get(
+      '/customers/:id',
+      {
+        config: { auth: 'read:customers' },
+        schema: {
+          tags: TAGS,
+          summary: 'Get one customer',
+          params: CustomerIdParams,
+          response: { 200: CustomerSchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => customers.get(principalOf(request).tenant.id, request.params.id),
+    );
+
+    app.patch(
+      '/customers/:id',
+      {
+        config: { auth: 'write:customers' },
+        schema: {
+          tags: TAGS,
+          summary: 'Change a customer',
+          description:
+            'Only the fields given change; the figures (`orders_count`, `total_spent`, `last_order_at`) follow the orders. A redacted customer cannot be changed (409).',
+          params: CustomerIdParams,
+          body: UpdateCustomerBody,
+          response: { 200: CustomerSchema, ...errorResponses(...BODY_ERRORS, 404, 409) },
+        },
+      },
+      async (request) => customers.update(principalOf(request).tenant.id, request.params.id, request.body),
+    );
+
+    app.delete(
+      '/customers/:id',
+      {
+        config: { auth: 'write:customers' },
+        schema: {
+          tags: TAGS,
+          summary: 'Delete a customer without orders',
+          description: 'A customer with orders is `409 customer_has_orders`: redact it instead.',
+          params: CustomerIdParams,
+          response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(404, 409) },
+        },
+      },
+      async (request, reply) => {
+        await customers.remove(principalOf(request).tenant.id, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/customers/:id/orders',
+      {
+        config: { auth: 'read:orders', resource: 'order', list: true },
+        schema: {
+          tags: TAGS,
+          summary: "A customer's orders, newest first",
+          params: CustomerIdParams,
+          querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+          response: { 200: OrderListSchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => {
+        const tenantId = principalOf(request).tenant.id;
+        await customers.get(tenantId, request.params.id);
+        return orders.list(tenantId, { ...request.query, customer_id: request.params.id });
+      },
+    );
+  };
+}
