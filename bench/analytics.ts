@@ -84,7 +84,7 @@ interface Catalog {
 }
 
 export async function loadCatalog(deps: Deps, tenantId: string, now: number): Promise<Catalog> {
-  const rows: products.ProductRow[] = [];
+  const rows: products.NewProductRow[] = [];
   for (let i = 0; i < PRODUCTS; i++) {
     rows.push({
       id: newId('prod'),
@@ -102,7 +102,7 @@ export async function loadCatalog(deps: Deps, tenantId: string, now: number): Pr
       tags: '[]',
       created: now - 400 * DAY,
       updated: now - 400 * DAY,
-    } as products.ProductRow);
+    } as products.NewProductRow);
   }
   await deps.store.transaction(async (trx) => {
     await products.insertProducts(trx, rows);

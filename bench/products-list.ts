@@ -38,7 +38,7 @@ const CATEGORIES = 20;
 const ADJECTIVES = ['Classic', 'Organic', 'Light', 'Rugged', 'Compact', 'Premium', 'Everyday', 'Vintage'];
 const NOUNS = ['Sneaker', 'Jacket', 'Lamp', 'Backpack', 'Mug', 'Headphones', 'Bottle', 'Notebook', 'Blanket'];
 
-function productRow(tenantId: string, i: number, base: number): products.ProductRow {
+function productRow(tenantId: string, i: number, base: number): products.NewProductRow {
   const status = i % 10 === 0 ? 'draft' : i % 25 === 0 ? 'archived' : 'active';
   return {
     id: newId('prod'),
@@ -70,7 +70,7 @@ async function bulkLoad(deps: Deps, tenantId: string, from: number, to: number, 
     await deps.store.transaction(async (trx) => {
       const deltas: products.CountDelta[] = [];
       for (let chunk = start; chunk < end; chunk += ROWS_PER_INSERT) {
-        const rows: products.ProductRow[] = [];
+        const rows: products.NewProductRow[] = [];
         for (let i = chunk; i < Math.min(end, chunk + ROWS_PER_INSERT); i++) {
           const row = productRow(tenantId, i, base);
           rows.push(row);

@@ -15,11 +15,20 @@ import { load, machine, type Measurement, root, startProcess } from './lib.js';
  *   BENCH_SECONDS=8        seconds per measurement (scenarios' own default when unset)
  *   BENCH_PRODUCTS=1000000 rows for the large products-list measurement
  *   BENCH_ORDERS=1000000   orders for the large analytics measurement
+ *   BENCH_VARIANTS=1000000 variants in the large catalog of the variants measurement
  *   BENCH_ONLY=users-me,wallet   run only these scenarios
  *   BENCH_NO_BUILD=1       use dist/ as it is
  */
 
-const SCENARIOS = ['users-me', 'products-list', 'webhooks', 'rate-limit', 'wallet', 'analytics'] as const;
+const SCENARIOS = [
+  'users-me',
+  'products-list',
+  'webhooks',
+  'rate-limit',
+  'wallet',
+  'analytics',
+  'variants',
+] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 
 /** A GET /v1/users/me body of the size and shape our API answers, for the bare baseline to return. */
@@ -60,6 +69,10 @@ function optionsFor(name: ScenarioName): Record<string, unknown> {
     }
     case 'analytics': {
       const total = count('BENCH_ORDERS', 1_000_000);
+      return { total, small: Math.min(1_000, Math.max(1, Math.floor(total / 10))) };
+    }
+    case 'variants': {
+      const total = count('BENCH_VARIANTS', 1_000_000);
       return { total, small: Math.min(1_000, Math.max(1, Math.floor(total / 10))) };
     }
     default:
@@ -155,6 +168,7 @@ const REDUCED = [
   'BENCH_SECONDS',
   'BENCH_PRODUCTS',
   'BENCH_ORDERS',
+  'BENCH_VARIANTS',
   'BENCH_EVENTS',
   'BENCH_ROUNDS',
   'BENCH_ONLY',
@@ -166,6 +180,7 @@ function settings(): string {
     'BENCH_ROUNDS',
     'BENCH_PRODUCTS',
     'BENCH_ORDERS',
+    'BENCH_VARIANTS',
     'BENCH_EVENTS',
     'BENCH_RATE',
     'BENCH_ONLY',

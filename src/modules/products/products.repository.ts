@@ -9,9 +9,37 @@ import type { ProductSort } from './products.schemas.js';
  * `price_max`, `stock`, `variant_count`, `sku` and `search_extra` follow its variants
  * (products.rollup.ts), so lists filter and sort on the product row alone.
  */
-export type ProductRow = Omit<Selectable<ProductsTable>, 'seq'>;
+export type ProductRow = Omit<Selectable<ProductsTable>, 'seq' | 'search_extra'>;
 
-export async function insertProducts(db: Db, rows: ProductRow[]): Promise<void> {
+/**
+ * What reads return: every column but `seq` and `search_extra`, which only the search index reads
+ * (15 KB of SKUs for a product of 2,000 variants: a list page read it and threw it away).
+ */
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'name',
+  'description',
+  'sku',
+  'price',
+  'currency',
+  'category',
+  'stock',
+  'status',
+  'images',
+  'attributes',
+  'tags',
+  'options',
+  'variant_count',
+  'price_max',
+  'created',
+  'updated',
+] as const satisfies readonly (keyof ProductRow)[];
+
+/** A product as written: with the searched text of its variants. */
+export type NewProductRow = ProductRow & Pick<ProductsTable, 'search_extra'>;
+
+export async function insertProducts(db: Db, rows: NewProductRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('products').values(rows).execute();
 }
 
@@ -22,7 +50,11 @@ export async function findProduct(
   id: string,
   lock = false,
 ): Promise<ProductRow | undefined> {
-  let query = db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  let query = db
+    .selectFrom('products')
+    .select(COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -40,7 +72,7 @@ export async function findProductsByIds(
   if (ids.length === 0) return [];
   let query = db
     .selectFrom('products')
-    .selectAll()
+    .select(COLUMNS)
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', [...ids])
     .orderBy('id');
@@ -61,7 +93,7 @@ export async function moveStock(
     .set((eb) => ({ stock: eb('stock', '+', delta), updated: now }))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returningAll()
+    .returning(COLUMNS)
     .executeTakeFirst();
 }
 
@@ -69,7 +101,7 @@ export async function updateProduct(
   db: Db,
   tenantId: string,
   id: string,
-  changes: Partial<Omit<ProductRow, 'id' | 'tenant_id' | 'created'>>,
+  changes: Partial<Omit<ProductRow, 'id' | 'tenant_id' | 'created'> & Pick<ProductsTable, 'search_extra'>>,
 ): Promise<void> {
   await db
     .updateTable('products')
@@ -88,6 +120,17 @@ export interface CountBucket {
   category: string | null;
   status: ProductStatus;
   inStock: boolean;
+}
+
+/** The text of variant SKUs and option values `q` searches beside the product's own fields. */
+export async function searchExtraOf(db: Db, tenantId: string, id: string): Promise<string> {
+  const row = await db
+    .selectFrom('products')
+    .select('search_extra')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.search_extra ?? '';
 }
 
 export function bucketOf(row: Pick<ProductRow, 'category' | 'status' | 'stock'>): CountBucket {
@@ -251,7 +294,7 @@ export async function listProducts(
   plan: ReadPlan,
 ): Promise<ProductRow[]> {
   const { column, direction } = SORTS[sort];
-  let query = filtered(db, tenantId, filter, plan, column === 'price').selectAll();
+  let query = filtered(db, tenantId, filter, plan, column === 'price').select(COLUMNS);
   if (window.cursor) {
     const [value, id] = window.cursor.after;
     query = query.where((eb) =>

@@ -22,9 +22,10 @@ export async function settle(
 ): Promise<repo.ProductRow> {
   const options: ProductOption[] =
     changes.options === undefined ? productOptions(before) : JSON.parse(changes.options);
-  const [summary, skus] = await Promise.all([
+  const [summary, skus, searched] = await Promise.all([
     variantsRepo.summarize(trx, before.tenant_id, before.id),
     variantsRepo.variantSkus(trx, before.tenant_id, before.id),
+    repo.searchExtraOf(trx, before.tenant_id, before.id),
   ]);
   const derived: Partial<repo.ProductRow> = {
     ...changes,
@@ -33,14 +34,18 @@ export async function settle(
     stock: summary.stock,
     variant_count: summary.count,
     sku: options.length === 0 ? (skus[0] ?? null) : null,
-    search_extra: searchExtra(options, skus),
   };
   const changed = Object.fromEntries(
     Object.entries(derived).filter(([key, value]) => before[key as keyof repo.ProductRow] !== value),
   ) as Partial<repo.ProductRow>;
-  if (Object.keys(changed).length === 0) return before;
+  const text = searchExtra(options, skus);
+  if (Object.keys(changed).length === 0 && text === searched) return before;
   const after: repo.ProductRow = { ...before, ...changed, updated: now };
-  await repo.updateProduct(trx, before.tenant_id, before.id, { ...changed, updated: now });
+  await repo.updateProduct(trx, before.tenant_id, before.id, {
+    ...changed,
+    ...(text === searched ? {} : { search_extra: text }),
+    updated: now,
+  });
   await repo.adjustCounts(trx, before.tenant_id, [
     { ...repo.bucketOf(before), delta: -1 },
     { ...repo.bucketOf(after), delta: 1 },

@@ -220,7 +220,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
         updated: now,
       }));
       const prices = variants.map((variant) => variant.price);
-      const row: repo.ProductRow = {
+      const row: repo.NewProductRow = {
         id: productId,
         tenant_id: tenant.id,
         name: input.name,
@@ -256,7 +256,8 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
           await emitProduct(trx, 'product.created', row, variants.slice(0, VARIANTS_SHOWN));
         }),
       );
-      return presentProduct(row, variants);
+      const { search_extra: _searched, ...product } = row;
+      return presentProduct(product, variants);
     },
 
     get,
