@@ -76,7 +76,11 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
         { name: 'Users' },
         { name: 'API keys' },
         { name: 'Versions' },
-        { name: 'Products', description: 'The catalog' },
+        { name: 'Products', description: 'The catalog: products, their options and variants' },
+        {
+          name: 'Customers',
+          description: 'Profiles with exact order figures, their orders, a privacy export and erasure',
+        },
         { name: 'Orders', description: 'Orders, their lifecycle and payments' },
         { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
         { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },

@@ -5,6 +5,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { client, createTestContext, DIALECTS, type TestContext } from '../../../test/helpers/context.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import type { ProductObject } from '../products/products.schemas.js';
+import type { CustomerObject } from '../customers/customers.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -58,6 +59,20 @@ for (const dialect of DIALECTS) {
         orders.body.data.some((o) => o.items.some((i) => i.variant_title !== 'Default')),
         'some order bought a size or colour',
       );
+    });
+
+    it('has customers with their details, each with several orders and exact figures', async () => {
+      const api = client(ctx.app, key);
+      const customers = await api<Page<CustomerObject>>('GET', '/v1/customers?limit=100');
+      assert.ok(customers.body.total >= 10, `${customers.body.total} customers`);
+      const orders = await api<Page<OrderObject>>('GET', '/v1/orders?limit=100');
+      for (const customer of customers.body.data) {
+        const theirs = orders.body.data.filter((o) => o.customer.id === customer.id);
+        assert.equal(customer.orders_count, theirs.length, customer.email);
+        assert.ok(customer.addresses.length === 1 && customer.phone !== null, customer.email);
+      }
+      assert.ok(customers.body.data.filter((c) => c.orders_count >= 2).length >= 8, 'several orders each');
+      assert.ok(customers.body.data.some((c) => c.tags.includes('vip')));
     });
 
     it('keeps its whole history inside the event retention: the first purge deletes nothing', async () => {

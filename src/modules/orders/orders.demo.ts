@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { isAppError } from '../../lib/errors.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createOrderCustomers } from '../customers/customers.orders.js';
+import { createCustomerService } from '../customers/customers.service.js';
 import { createPaymentService } from '../payments/payments.service.js';
 import { createProductService } from '../products/products.service.js';
 import type { CreatedTenant } from '../tenants/tenants.service.js';
@@ -251,6 +252,20 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
   });
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
   const rand = random(20261121);
+
+  // The store's customers, with their details; every one of them orders several times below.
+  const customers = createCustomerService({ store: deps.store, clock, events });
+  for (const [index, [name, email, city, country]] of CUSTOMERS.entries()) {
+    clock.advance(11 * MINUTE);
+    await customers.create(tenant.id, {
+      email,
+      name,
+      phone: `+1555010${String(index).padStart(4, '0')}`,
+      addresses: [{ name, line1: `${10 + index * 7} Market Street`, city, country }],
+      tags: index % 4 === 0 ? ['vip'] : index % 3 === 0 ? ['wholesale'] : [],
+      marketing_consent: index % 2 === 0,
+    });
+  }
 
   /** What an order line can name: each product's variants (its one Default variant, or its sizes and colours). */
   const catalog: { variants: string[] }[] = [];
