@@ -88,9 +88,10 @@ export const apiEvents = new EventTarget();
 
 /**
  * The `Idempotency-Key` of a POST: one per submission, the same for its retries. A POST of the
- * same body to the same path after an answer that settled nothing (no answer, a 5xx, a 409 while
- * the first attempt still runs) is that submission's retry and reuses its key, so the API applies
- * it at most once; any other answer settles the submission, and the next one gets a new key.
+ * same body to the same path in the same version after an answer that settled nothing (no answer,
+ * a 5xx, a 409 while the first attempt still runs) is that submission's retry and reuses its key,
+ * so the API applies it at most once; any other answer settles the submission, and the next one
+ * gets a new key.
  */
 const unsettled = new Map<string, string>();
 
@@ -122,9 +123,12 @@ async function request<T>(
   const headers: Record<string, string> = { accept: 'application/json', 'x-csrf-token': csrfToken };
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined) headers['content-type'] = 'application/json';
-  const submission = `${method} ${base}${path}\n${payload ?? ''}`;
-  if (base === API_BASE) {
-    headers['x-service-version'] = options.version ?? CONSOLE_API_VERSION;
+  const version = base === API_BASE ? (options.version ?? CONSOLE_API_VERSION) : undefined;
+  // The version is part of what was asked (the server's fingerprint of a key leaves it out): the
+  // same body in another version is another submission, with a key of its own.
+  const submission = `${method} ${base}${path} ${version ?? ''}\n${payload ?? ''}`;
+  if (version !== undefined) {
+    headers['x-service-version'] = version;
     if (method === 'POST') headers['idempotency-key'] = idempotencyKeyFor(submission);
   }
   let response: Response;
@@ -172,7 +176,8 @@ async function request<T>(
 /** The public API under `/v1`, with the session. */
 export const api = {
   get: <T>(path: string, options?: RequestOptions) => request<T>(API_BASE, 'GET', path, undefined, options),
-  post: <T>(path: string, body: unknown = {}) => request<T>(API_BASE, 'POST', path, body),
+  post: <T>(path: string, body: unknown = {}, options?: RequestOptions) =>
+    request<T>(API_BASE, 'POST', path, body, options),
   patch: <T>(path: string, body: unknown) => request<T>(API_BASE, 'PATCH', path, body),
   delete: <T = void>(path: string) => request<T>(API_BASE, 'DELETE', path),
 };

@@ -3,4 +3,4 @@
  * `X-Service-Version`, so a store pinned to an older version still gets these shapes. Move it to
  * a newer version together with the code that reads that version's shapes.
  */
-export const CONSOLE_API_VERSION = '2026-11-21';
+export const CONSOLE_API_VERSION = '2026-12-15';

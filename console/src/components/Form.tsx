@@ -1,6 +1,30 @@
-import { type InputHTMLAttributes, useId } from 'react';
+import { type InputHTMLAttributes, type SelectHTMLAttributes, useId } from 'react';
 import { describeError } from '../api.js';
 import { RequestId } from './States.js';
+
+/** Under a field: its error, else its hint, else nothing (the element its `aria-describedby` names). */
+function FieldNote({
+  id,
+  hint,
+  error,
+}: {
+  id: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+}) {
+  if (error) {
+    return (
+      <p id={id} className="field-error">
+        {error}
+      </p>
+    );
+  }
+  return hint ? (
+    <p id={id} className="hint">
+      {hint}
+    </p>
+  ) : null;
+}
 
 /** A labelled input with an optional hint, or the field's error in its place. */
 export function Field({
@@ -20,15 +44,33 @@ export function Field({
         aria-invalid={error ? true : undefined}
         {...input}
       />
-      {error ? (
-        <p id={hintId} className="field-error">
-          {error}
-        </p>
-      ) : hint ? (
-        <p id={hintId} className="hint">
-          {hint}
-        </p>
-      ) : null}
+      <FieldNote id={hintId} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** A labelled select (its options as children) with an optional hint, or the field's error in its place. */
+export function SelectField({
+  label,
+  hint,
+  error,
+  children,
+  ...select
+}: { label: string; hint?: string; error?: string } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  const hintId = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        aria-describedby={hint || error ? hintId : undefined}
+        aria-invalid={error ? true : undefined}
+        {...select}
+      >
+        {children}
+      </select>
+      <FieldNote id={hintId} hint={hint} error={error} />
     </div>
   );
 }

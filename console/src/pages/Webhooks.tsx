@@ -1,18 +1,18 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
-import { api, formErrors } from '../api.js';
+import { api, describeFailure, formErrors } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { CopyField } from '../components/CopyField.js';
 import { Dialog, FormDialog } from '../components/Dialog.js';
-import { CheckboxGroups, Field } from '../components/Form.js';
+import { CheckboxGroups, Field, SelectField } from '../components/Form.js';
 import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDateTime, timeAgo } from '../format.js';
-import { useAction, useNow, useResource } from '../hooks.js';
+import { type Resource, useAction, useNow, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
-import type { Page, Webhook } from '../types.js';
+import type { Page, VersionList, Webhook } from '../types.js';
 
 /** Event types a subscriber can pick (`webhook.test` goes only to the endpoint being tested). */
 export const SUBSCRIBABLE = EVENT_TYPES.filter((type) => type !== 'webhook.test');
@@ -62,6 +62,8 @@ function endpointBody(draft: EndpointDraft): { url: string; events: string[]; de
 /**
  * The endpoint form (adding one, or editing one): its fields, the server's errors under them, and
  * the check before sending (some events). Submits the endpoint's body as the API takes it.
+ * `children` are fields of one of the two only (the payload version, fixed once added), shown
+ * after the description.
  */
 function EndpointForm({
   title,
@@ -70,6 +72,7 @@ function EndpointForm({
   busyLabel,
   onClose,
   onSubmit,
+  children,
 }: {
   title: string;
   initial: EndpointDraft;
@@ -77,6 +80,7 @@ function EndpointForm({
   busyLabel: string;
   onClose: () => void;
   onSubmit: (body: ReturnType<typeof endpointBody>) => Promise<void>;
+  children?: ReactNode;
 }) {
   const [draft, setDraft] = useState(initial);
   const { busy, error, setError, run } = useAction();
@@ -121,6 +125,7 @@ function EndpointForm({
         onChange={(e) => edit({ description: e.target.value })}
         error={fields.description}
       />
+      {children}
       <fieldset className="fieldset">
         <legend>Events to send</legend>
         <label className="check check-strong">
@@ -170,8 +175,64 @@ export function EditWebhookDialog({
   );
 }
 
+/** "2026-12-15 (v2.5, latest)", "2026-11-21 (v2.4, your store’s version)": a version as the form offers it. */
+function payloadVersionLabel(version: VersionList['data'][number], pinned: string): string {
+  const notes = [version.release];
+  if (version.latest) notes.push('latest');
+  if (version.version === pinned) notes.push('your store’s version');
+  return `${version.version} (${notes.join(', ')})`;
+}
+
+/**
+ * The version a new endpoint's payloads are rendered in, from the API's versions (newest first),
+ * the store's pinned one until another is chosen; while they load, or when they could not be
+ * loaded, there is nothing to choose (and the form asks to wait, or to try loading them again).
+ */
+function PayloadVersionField({
+  versions,
+  value,
+  onChange,
+}: {
+  versions: Resource<VersionList>;
+  value: string | undefined;
+  onChange: (version: string) => void;
+}) {
+  const list = versions.data;
+  const failed = list === undefined && versions.error !== undefined;
+  return (
+    <>
+      <SelectField
+        label="Payload version"
+        hint="Payloads are rendered in this version for the life of the endpoint."
+        error={failed ? `The versions could not be loaded. ${describeFailure(versions.error)}` : undefined}
+        disabled={list === undefined}
+        value={value ?? ''}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {list === undefined ? (
+          <option value="">{failed ? 'Unavailable' : 'Loading versions…'}</option>
+        ) : (
+          [...list.data].reverse().map((version) => (
+            <option key={version.version} value={version.version}>
+              {payloadVersionLabel(version, list.pinned)}
+            </option>
+          ))
+        )}
+      </SelectField>
+      {failed ? (
+        <button type="button" className="button button-small field-retry" onClick={versions.reload}>
+          Load the versions again
+        </button>
+      ) : null}
+    </>
+  );
+}
+
 function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const [created, setCreated] = useState<Webhook>();
+  const versions = useResource<VersionList>('/versions');
+  const [chosenVersion, setChosenVersion] = useState<string>();
+  const version = chosenVersion ?? versions.data?.pinned;
   const navigate = useNavigate();
 
   if (created) {
@@ -211,12 +272,21 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
       busyLabel="Adding…"
       onClose={onClose}
       onSubmit={async ({ description, ...body }) => {
-        setCreated(
-          await api.post<Webhook>('/webhooks', description === null ? body : { ...body, description }),
-        );
+        if (version === undefined) {
+          throw new Error(
+            versions.error === undefined
+              ? 'The payload versions are still loading: add the endpoint once they are shown.'
+              : 'Choose a payload version: load the versions again first.',
+          );
+        }
+        // Sent in the chosen version: the API fixes the endpoint's payloads to the request's version.
+        const sent = description === null ? body : { ...body, description };
+        setCreated(await api.post<Webhook>('/webhooks', sent, { version }));
         onCreated();
       }}
-    />
+    >
+      <PayloadVersionField versions={versions} value={version} onChange={setChosenVersion} />
+    </EndpointForm>
   );
 }
 

@@ -1021,6 +1021,158 @@ for (const dialect of skip ? [] : DIALECTS) {
       assert.equal(await page.getByText('Couldn’t refresh').count(), 0, 'gone, not out of date');
     });
 
+    it("adds an endpoint in the store's pinned version by default, or in the version chosen", async () => {
+      const account = await page.evaluate(async () => {
+        const res = await fetch('/console/api/session');
+        return (await res.json()) as { tenant: { id: string; api_version: string } };
+      });
+      // A store pinned to the version before the latest (2026-11-21, before 2026-12-15's variants):
+      // the console itself reads the latest, and an endpoint must not get it unless chosen.
+      const all = server.deps.versions.list();
+      const latest = server.deps.versions.latest;
+      const pinned = all[all.length - 2];
+      assert.ok(pinned, 'an older version to pin the store to');
+      await server.deps.tenants.setApiVersion(account.tenant.id, pinned.version);
+      try {
+        /** Clicks Add endpoint; once answered, the version and the key the form's POST carried. */
+        async function submit(
+          dialog: ReturnType<Page['locator']>,
+        ): Promise<{ version: string; key: string }> {
+          const sending = page.waitForRequest(
+            (r) => r.method() === 'POST' && r.url().endsWith('/v1/webhooks'),
+          );
+          await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+          const request = await sending;
+          await request.response();
+          const headers = request.headers();
+          return { version: headers['x-service-version'] ?? '', key: headers['idempotency-key'] ?? '' };
+        }
+
+        /**
+         * Adds an endpoint from the form, in `choice` or the default; with `failFirst`, after two
+         * attempts in the default the API answers 503 (settling nothing). Its id, and what was sent.
+         */
+        async function addEndpoint(
+          hookPath: string,
+          { choice, failFirst = false }: { choice?: string; failFirst?: boolean } = {},
+        ) {
+          await nav('Webhooks');
+          await page.getByRole('button', { name: 'Add endpoint' }).first().click();
+          const dialog = page.getByRole('dialog', { name: 'Add webhook endpoint' });
+          await dialog.getByLabel('Endpoint URL').fill(`${healthy.url}${hookPath}`);
+          await dialog.getByRole('checkbox', { name: 'product.outofstock' }).check();
+          const version = dialog.getByLabel('Payload version');
+          // The store's version is chosen once the versions are in.
+          assert.equal(
+            await settled(
+              () => version.inputValue(),
+              (value) => value === pinned.version,
+            ),
+            pinned.version,
+          );
+          // Every version, newest first, named by its release; the latest and the store's are said.
+          assert.deepEqual(
+            await version.locator('option').allInnerTexts(),
+            [...all].reverse().map((v) => {
+              const notes = [v.release];
+              if (v.version === latest.version) notes.push('latest');
+              if (v.version === pinned.version) notes.push('your store’s version');
+              return `${v.version} (${notes.join(', ')})`;
+            }),
+          );
+          const hint = await version.getAttribute('aria-describedby');
+          assert.equal(
+            await dialog.locator(`[id="${hint}"]`).innerText(),
+            'Payloads are rendered in this version for the life of the endpoint.',
+          );
+          const failed: { version: string; key: string }[] = [];
+          if (failFirst) {
+            await page.route('**/v1/webhooks', (route) =>
+              route.request().method() === 'POST'
+                ? route.fulfill({
+                    status: 503,
+                    contentType: 'application/problem+json',
+                    body: JSON.stringify({ code: 'unavailable', detail: 'The API is unavailable.' }),
+                  })
+                : route.fallback(),
+            );
+            for (let attempt = 0; attempt < 2; attempt++) {
+              failed.push(await submit(dialog));
+              await dialog.getByRole('alert').getByText('The API is unavailable.').waitFor();
+            }
+            await page.unroute('**/v1/webhooks');
+          }
+          if (choice !== undefined) await version.selectOption(choice);
+          const sent = await submit(dialog);
+          await page
+            .getByRole('dialog', { name: 'Endpoint added' })
+            .getByRole('button', { name: 'View endpoint' })
+            .click();
+          await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+          return { id: new URL(page.url()).pathname.split('/').pop() ?? '', sent, failed };
+        }
+
+        /** The endpoint's payload version, as its page shows it and as the API answers it. */
+        async function payloadVersion(id: string): Promise<{ shown: string; stored: string }> {
+          const shown = await page
+            .locator('.details-grid > div', { has: page.getByText('Payload version', { exact: true }) })
+            .locator('dd')
+            .innerText();
+          const stored = await page.evaluate(async (webhook) => {
+            const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+            const res = await fetch(`/v1/webhooks/${webhook}`, {
+              headers: { 'x-csrf-token': session.csrf_token },
+            });
+            return ((await res.json()) as { api_version: string }).api_version;
+          }, id);
+          return { shown, stored };
+        }
+
+        const byDefault = await addEndpoint('/hooks/pinned');
+        assert.equal(
+          byDefault.sent.version,
+          pinned.version,
+          'sent in the store’s version, not the console’s',
+        );
+        assert.deepEqual(await payloadVersion(byDefault.id), {
+          shown: pinned.version,
+          stored: pinned.version,
+        });
+
+        const chosen = await addEndpoint('/hooks/latest', { choice: latest.version, failFirst: true });
+        assert.equal(chosen.sent.version, latest.version);
+        // The same body again in the same version is that submission's retry, with its key; in
+        // another version it is another submission (the API would answer the first one's endpoint).
+        assert.deepEqual(
+          chosen.failed.map((attempt) => attempt.version),
+          [pinned.version, pinned.version],
+        );
+        assert.equal(chosen.failed[1]?.key, chosen.failed[0]?.key);
+        assert.notEqual(chosen.sent.key, chosen.failed[0]?.key);
+        assert.deepEqual(await payloadVersion(chosen.id), { shown: latest.version, stored: latest.version });
+
+        // Gone again, so the endpoints the rest of the story counts on are the only ones.
+        const deleted = await page.evaluate(
+          async (webhooks) => {
+            const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+            const statuses: number[] = [];
+            for (const webhook of webhooks) {
+              const res = await fetch(`/v1/webhooks/${webhook}`, {
+                method: 'DELETE',
+                headers: { 'x-csrf-token': session.csrf_token },
+              });
+              statuses.push(res.status);
+            }
+            return statuses;
+          },
+          [byDefault.id, chosen.id],
+        );
+        assert.deepEqual(deleted, [204, 204]);
+      } finally {
+        await server.deps.tenants.setApiVersion(account.tenant.id, account.tenant.api_version);
+      }
+    });
+
     it('installs and rates a plugin from the marketplace', async () => {
       await nav('Plugins');
       await page.locator('[data-plugin]').first().waitFor();
