@@ -149,14 +149,17 @@ async function backfill(db: Kysely<unknown>, sqlite: boolean): Promise<void> {
   const perCurrency = sqlite
     ? sql`json_group_object(s.currency, s.amount)`
     : sql`json_object_agg(s.currency, s.amount)::text`;
+  // A currency is there once a payment was captured in it, as the live figures keep it (order.paid
+  // adds it; a refund leaves it at 0): a customer refunded in full has {"USD": 0}, one who never paid {}.
+  const capturedOnce = sql`(o.paid_at IS NOT NULL OR o.status IN ${CAPTURED})`;
   await sql`UPDATE customers SET total_spent = (
       SELECT ${perCurrency} FROM (
-        SELECT currency, SUM(total) AS amount FROM orders o
-        WHERE o.tenant_id = customers.tenant_id AND o.customer_id = customers.id AND o.status IN ${CAPTURED}
+        SELECT currency, SUM(CASE WHEN o.status IN ${CAPTURED} THEN total ELSE 0 END) AS amount FROM orders o
+        WHERE o.tenant_id = customers.tenant_id AND o.customer_id = customers.id AND ${capturedOnce}
         GROUP BY currency ORDER BY currency
       ) s)
     WHERE EXISTS (SELECT 1 FROM orders o WHERE o.tenant_id = customers.tenant_id AND o.customer_id = customers.id
-      AND o.status IN ${CAPTURED})`.execute(db);
+      AND ${capturedOnce})`.execute(db);
   await sql`UPDATE customers SET total_spent_sort = coalesce((
       SELECT SUM(o.total) FROM orders o JOIN tenants t ON t.id = o.tenant_id
       WHERE o.tenant_id = customers.tenant_id AND o.customer_id = customers.id AND o.currency = t.currency

@@ -1,6 +1,7 @@
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { EventService } from '../events/events.service.js';
+import type { Address } from '../orders/orders.schemas.js';
 import * as repo from './customers.repository.js';
 import { insertCustomer, newCustomerRow } from './customers.service.js';
 
@@ -8,12 +9,15 @@ import { insertCustomer, newCustomerRow } from './customers.service.js';
 export interface CustomerRef {
   customer_id?: string | undefined;
   customer?: { email: string; name?: string | undefined } | undefined;
+  /** A customer created by the order keeps its shipping address. */
+  shipping_address?: Address | undefined;
 }
 
 export interface OrderCustomers {
   /**
    * The customer an order is for, in the order's transaction: by `customer_id` (404 unknown, 409
-   * redacted), or by email, found case-insensitively or created with the order's name, so that
+   * redacted), or by email, found case-insensitively or created with the order's name and shipping
+   * address, so that
    * concurrent orders with one new email make exactly one customer (the second waits for the
    * first's insert and then finds it).
    */
@@ -38,7 +42,12 @@ export function createOrderCustomers(deps: { store: Store; events: EventService 
       const { email, name } = ref.customer as { email: string; name?: string | undefined };
       const existing = await repo.findByEmail(trx, tenantId, email);
       if (existing) return existing;
-      const row = newCustomerRow(tenantId, { email: email.toLowerCase(), name: name ?? null }, now);
+      const addresses = ref.shipping_address === undefined ? [] : [ref.shipping_address];
+      const row = newCustomerRow(
+        tenantId,
+        { email: email.toLowerCase(), name: name ?? null, addresses },
+        now,
+      );
       const created = await insertCustomer(trx, events, row, true);
       if (created) return created;
       const winner = await repo.findByEmail(trx, tenantId, email);
