@@ -23,6 +23,7 @@ import { createProductService } from './modules/products/products.service.js';
 import { createVariantService } from './modules/products/variants.service.js';
 import { createOrderCustomers } from './modules/customers/customers.orders.js';
 import { createCustomerService } from './modules/customers/customers.service.js';
+import { createCustomerPrivacy } from './modules/customers/customers.privacy.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
 import { createUsageMeter } from './modules/usage/usage.meter.js';
 import { createUsageService } from './modules/usage/usage.service.js';
@@ -91,6 +92,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const wallet = createWalletService({ store, clock, events });
   const payments = createPaymentService({ store, clock, events, provider: paymentProvider, logger, wallet });
   const customers = createCustomerService({ store, clock, events });
+  const customerPrivacy = createCustomerPrivacy({ store, clock, events });
   const orders = createOrderService({
     store,
     clock,
@@ -147,6 +149,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     variants,
     ai,
     customers,
+    /** A customer's data export and erasure (GDPR articles 15 and 17). */
+    customerPrivacy,
     orders,
     /** Charges, settles and refunds orders' payments; owns the stale payment and owed refund sweeps. */
     payments,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { OrderListSchema } from '../orders/orders.schemas.js';
 import { PageQuery } from '../../http/pagination.js';
@@ -14,6 +14,7 @@ import {
   CustomerSchema,
   UpdateCustomerBody,
 } from './customers.schemas.js';
+import { CustomerExportSchema } from './customers.privacy.schemas.js';
 
 const TAGS = ['Customers'];
 
@@ -125,6 +126,53 @@ export function customerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         await customers.get(tenantId, request.params.id);
         return orders.list(tenantId, { ...request.query, customer_id: request.params.id });
       },
+    );
+
+    app.get(
+      '/customers/:id/export',
+      {
+        config: { auth: 'read:customers' },
+        schema: {
+          tags: TAGS,
+          summary: 'Export everything held about a customer (GDPR article 15)',
+          description:
+            'One JSON document: the customer, every one of its orders (items, addresses, payment summary, metadata) and the retained events that carry its data (id, type, object, created). See docs/customers.md, "Privacy: export and erasure".',
+          params: CustomerIdParams,
+          response: { 200: CustomerExportSchema, ...errorResponses(404) },
+        },
+        // The orders in the key's API version, as GET /customers/{id}/orders shows them: rendered
+        // after serialization, as the route hooks render every versioned response.
+        onSend: async (request, reply, payload) => {
+          if (
+            typeof payload !== 'string' ||
+            reply.statusCode !== 200 ||
+            !deps.versions.differs('order', request.apiVersion)
+          ) {
+            return payload;
+          }
+          const body = JSON.parse(payload) as { orders: unknown[] };
+          const orders = body.orders.map((order) => deps.versions.render('order', order, request.apiVersion));
+          return JSON.stringify({ ...body, orders });
+        },
+      },
+      async (request) => deps.customerPrivacy.export(principalOf(request).tenant.id, request.params.id),
+    );
+
+    app.post(
+      '/customers/:id/redact',
+      {
+        config: { auth: 'write:customers' },
+        schema: {
+          tags: TAGS,
+          summary: "Erase a customer's personal data, irreversibly (GDPR article 17)",
+          description:
+            "In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address and metadata; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way. Amounts, items, statuses, payments, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.",
+          params: CustomerIdParams,
+          body: EmptyBody,
+          response: { 200: CustomerSchema, ...errorResponses(...BODY_ERRORS, 404) },
+        },
+      },
+      async (request) => deps.customerPrivacy.redact(principalOf(request).tenant.id, request.params.id),
     );
   };
 }

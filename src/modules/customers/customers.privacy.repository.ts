@@ -1,0 +1,258 @@
+import { type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import type { Database, EventsTable, IdempotencyKeysTable } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import type { OrderRow } from '../orders/orders.repository.js';
+
+/**
+ * The reads and writes of a customer's export and erasure that reach beyond the customers table:
+ * its orders in batches, the events and recorded idempotent responses that carry its data, and
+ * their rewrites. Events and idempotency keys have no index on what they are about, so both are
+ * walked along their tenant's primary order in windows of a fixed number of rows, each window one
+ * bounded statement that returns only the matching rows.
+ */
+
+/** Rows examined per statement while walking a tenant's events or idempotency keys. */
+export const SCAN_WINDOW = 2000;
+
+/** The customer's orders, oldest first, `limit` after the (created, id) key `after`. */
+export async function orderPage(
+  db: Db,
+  tenantId: string,
+  customerId: string,
+  after: readonly [number, string] | undefined,
+  limit: number,
+): Promise<OrderRow[]> {
+  let query = db
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', customerId);
+  if (after) query = query.where((eb) => eb(eb.refTuple('created', 'id'), '>', eb.tuple(after[0], after[1])));
+  return query.orderBy('created').orderBy('id').limit(limit).execute();
+}
+
+/** The customer's orders with the address each carries (lower-cased, as orders store them). */
+export async function orderAddresses(
+  db: Db,
+  tenantId: string,
+  customerId: string,
+): Promise<{ id: string; customer_email: string }[]> {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'customer_email'])
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', customerId)
+    .execute();
+}
+
+/** Of `emails` (lower-cased), those another customer of the tenant holds or ordered with. */
+export async function emailsOfOthers(
+  db: Db,
+  tenantId: string,
+  customerId: string,
+  emails: readonly string[],
+): Promise<{ held: Set<string>; ordered: Set<string> }> {
+  if (emails.length === 0) return { held: new Set(), ordered: new Set() };
+  const [held, ordered] = await Promise.all([
+    db
+      .selectFrom('customers')
+      .select('email_key')
+      .where('tenant_id', '=', tenantId)
+      .where('email_key', 'in', [...emails])
+      .where('id', '<>', customerId)
+      .execute(),
+    db
+      .selectFrom('orders')
+      .select('customer_email')
+      .distinct()
+      .where('tenant_id', '=', tenantId)
+      .where('customer_email', 'in', [...emails])
+      .where('customer_id', '<>', customerId)
+      .execute(),
+  ]);
+  return {
+    held: new Set(held.map((row) => row.email_key)),
+    ordered: new Set(ordered.map((row) => row.customer_email)),
+  };
+}
+
+/** Clears the personal fields of the customer's orders; amounts, items, statuses and payments stay. */
+export async function redactOrders(
+  trx: Db,
+  tenantId: string,
+  customerId: string,
+  orderAddress: string,
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({ customer_email: orderAddress, customer_name: null, shipping_address: null, metadata: '{}' })
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', customerId)
+    .execute();
+}
+
+/** What a customer's data is found by in stored documents. */
+export interface Match {
+  tenantId: string;
+  customerId: string;
+  /** Lower-cased addresses searched for as text; none: only what is about the customer. */
+  emails: readonly string[];
+}
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Whether the lower-cased `column` contains one of `emails`. */
+function mentions(column: 'data' | 'extra' | 'response_body', emails: readonly string[]) {
+  return emails.map(
+    (email) => sql<SqlBool>`lower(coalesce(${sql.ref(column)}, '')) like ${likePattern(email)} escape '\\'`,
+  );
+}
+
+function customerOrders(eb: ExpressionBuilder<Database, keyof Database>, match: Match) {
+  return eb
+    .selectFrom('orders as o')
+    .select('o.id')
+    .where('o.tenant_id', '=', match.tenantId)
+    .where('o.customer_id', '=', match.customerId);
+}
+
+function customerPayments(eb: ExpressionBuilder<Database, keyof Database>, match: Match) {
+  return eb
+    .selectFrom('payments as p')
+    .select('p.id')
+    .where('p.tenant_id', '=', match.tenantId)
+    .where('p.order_id', 'in', customerOrders(eb, match));
+}
+
+/** Whether an event's object is the customer, one of its orders or one of their payments. */
+function aboutCustomer(eb: ExpressionBuilder<Database, 'events'>, match: Match) {
+  return eb.or([
+    eb.and([eb('object_type', '=', 'customer'), eb('object_id', '=', match.customerId)]),
+    eb.and([eb('object_type', '=', 'order'), eb('object_id', 'in', customerOrders(eb, match))]),
+    eb.and([eb('object_type', '=', 'payment'), eb('object_id', 'in', customerPayments(eb, match))]),
+  ]);
+}
+
+/** An event found, with whether its object is the customer's own (else its text mentions an address). */
+export type FoundEvent = EventsTable & { about: number };
+
+/**
+ * The events that may carry the customer's data: those whose object is the customer, one of its
+ * orders or one of their payments (`about` 1), and any other whose stored object or extra data
+ * contains one of `match.emails` as text (a superset: the caller tells a whole address from one
+ * inside a longer one). `ownOnly` keeps to the customer's own customer events; `window` is the
+ * number of rows each statement examines.
+ */
+export async function* matchingEvents(
+  db: Db,
+  match: Match,
+  { ownOnly = false, window: size = SCAN_WINDOW }: { ownOnly?: boolean; window?: number } = {},
+): AsyncGenerator<FoundEvent[], void, undefined> {
+  let after: [number, string] | undefined;
+  for (;;) {
+    const range = db.selectFrom('events').where('tenant_id', '=', match.tenantId);
+    const seek = after;
+    const from = seek
+      ? range.where((eb) => eb(eb.refTuple('created', 'id'), '>', eb.tuple(seek[0], seek[1])))
+      : range;
+    const end = await from
+      .select(['created', 'id'])
+      .orderBy('created')
+      .orderBy('id')
+      .offset(size - 1)
+      .limit(1)
+      .executeTakeFirst();
+    let window = from;
+    if (end) {
+      window = window.where((eb) => eb(eb.refTuple('created', 'id'), '<=', eb.tuple(end.created, end.id)));
+    }
+    const rows = await window
+      .selectAll()
+      .select((eb) => eb.case().when(aboutCustomer(eb, match)).then(1).else(0).end().as('about'))
+      .where((eb) =>
+        ownOnly
+          ? eb.and([eb('object_type', '=', 'customer'), eb('object_id', '=', match.customerId)])
+          : eb.or([
+              aboutCustomer(eb, match),
+              ...mentions('data', match.emails),
+              ...mentions('extra', match.emails),
+            ]),
+      )
+      .orderBy('created')
+      .orderBy('id')
+      .execute();
+    if (rows.length > 0) yield rows.map((row) => ({ ...row, about: Number(row.about) }));
+    if (!end) return;
+    after = [end.created, end.id];
+  }
+}
+
+export async function rewriteEvent(
+  trx: Db,
+  tenantId: string,
+  id: string,
+  changes: Partial<Pick<EventsTable, 'data' | 'extra'>>,
+): Promise<void> {
+  await trx
+    .updateTable('events')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * The recorded idempotent responses about the customer: requests whose committed resource is the
+ * customer, one of its orders or one of their payments (paying marks the payment), and any other
+ * whose response mentions one of `match.emails`.
+ */
+export async function* matchingIdempotencyKeys(
+  db: Db,
+  match: Match,
+  size = SCAN_WINDOW,
+): AsyncGenerator<Pick<IdempotencyKeysTable, 'key' | 'response_body'>[], void, undefined> {
+  let after: string | undefined;
+  for (;;) {
+    const range = db.selectFrom('idempotency_keys').where('tenant_id', '=', match.tenantId);
+    const from = after === undefined ? range : range.where('key', '>', after);
+    const end = await from
+      .select('key')
+      .orderBy('key')
+      .offset(size - 1)
+      .limit(1)
+      .executeTakeFirst();
+    const window = end ? from.where('key', '<=', end.key) : from;
+    const rows = await window
+      .select(['key', 'response_body'])
+      .where('response_body', 'is not', null)
+      .where((eb) =>
+        eb.or([
+          eb('resource_id', '=', match.customerId),
+          eb('resource_id', 'in', customerOrders(eb, match)),
+          eb('resource_id', 'in', customerPayments(eb, match)),
+          ...mentions('response_body', match.emails),
+        ]),
+      )
+      .orderBy('key')
+      .execute();
+    if (rows.length > 0) yield rows;
+    if (!end) return;
+    after = end.key;
+  }
+}
+
+export async function rewriteIdempotencyBody(
+  trx: Db,
+  tenantId: string,
+  key: string,
+  body: string,
+): Promise<void> {
+  await trx
+    .updateTable('idempotency_keys')
+    .set({ response_body: body })
+    .where('tenant_id', '=', tenantId)
+    .where('key', '=', key)
+    .execute();
+}

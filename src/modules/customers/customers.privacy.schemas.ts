@@ -1,0 +1,36 @@
+import { type Static, Type } from 'typebox';
+import { Timestamp } from '../../http/schemas.js';
+import { OrderSchema } from '../orders/orders.schemas.js';
+import { CustomerSchema } from './customers.schemas.js';
+
+/** The shapes of a customer's data export (`GET /customers/{id}/export`). */
+
+export const ExportEventSchema = Type.Object({
+  id: Type.String({ examples: ['evt_3kPq9ZxW1bX9sT2uV7wY3cE5'] }),
+  type: Type.String({ examples: ['order.paid'] }),
+  object_type: Type.String({ description: '`customer`, `order`, `payment`, ...', examples: ['order'] }),
+  object_id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
+  created: Timestamp,
+});
+
+export const CustomerExportSchema = Type.Object(
+  {
+    object: Type.Literal('customer_export'),
+    generated: Timestamp,
+    customer: CustomerSchema,
+    orders: Type.Array(OrderSchema, {
+      description:
+        "Every order of the customer, oldest first, as `GET /orders/{id}` shows it (in the key's API version).",
+    }),
+    events: Type.Array(ExportEventSchema, {
+      description:
+        'The retained events that carry its data, oldest first: those about the customer, its orders and their payments, and any other whose stored data holds one of its email addresses (that no other customer uses). `GET /events/{id}` shows one whole.',
+    }),
+  },
+  {
+    description:
+      'Everything the store holds about the person (GDPR article 15). Orders and events are read in batches, not as one snapshot.',
+  },
+);
+export type CustomerExport = Static<typeof CustomerExportSchema>;
+export type ExportEvent = Static<typeof ExportEventSchema>;

@@ -1,0 +1,132 @@
+/**
+ * What erasure does to a stored JSON document (an event's object, a recorded idempotent response),
+ * as pure functions: the redaction rewrites stored copies with these so that every copy of a
+ * customer or order reads as the redacted row does, in whichever API version it was stored.
+ */
+
+/** The address a redacted customer's `email` becomes: unique per customer and undeliverable (RFC 2606). */
+export function redactedAddress(customerId: string): string {
+  return `redacted+${customerId}@invalid`;
+}
+
+/** What one redaction erases. */
+export interface Erasure {
+  customerId: string;
+  /** The customer's redacted `email`. */
+  address: string;
+  /** The same, lower-cased: what its orders carry (orders keep emails lower-cased). */
+  orderAddress: string;
+  /** The customer's orders (`ord_` ids). */
+  orderIds: ReadonlySet<string>;
+  /** Every address of the customer, lower-cased: replaced wherever it appears in its own objects. */
+  emails: readonly string[];
+  /**
+   * The addresses no other customer holds or ordered with, lower-cased: replaced wherever they
+   * appear in anything else (an address another customer also uses is theirs too, so it is left
+   * in their objects and in free text that cannot be told apart).
+   */
+  exclusive: readonly string[];
+}
+
+type Json = unknown;
+
+function isRecord(value: Json): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * `emails` as whole addresses, case-insensitively: not inside a longer one (`ada@example.com` is
+ * not found in `nada@example.com` or `ada@example.com.au`); a full stop after one ends a sentence.
+ */
+function addressPattern(emails: readonly string[]): RegExp {
+  // Longest first, so an address that contains another is matched whole.
+  const alternatives = [...emails]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
+  return new RegExp(`(?<![a-z0-9.!#$%&'*+/=?^_\`{|}~-])(?:${alternatives})(?![a-z0-9_-]|\\.[a-z0-9])`, 'gi');
+}
+
+/** Whether `text` holds one of `emails` as a whole address. */
+export function mentionsEmail(text: string, emails: readonly string[]): boolean {
+  return emails.length > 0 && addressPattern(emails).test(text);
+}
+
+/** Replaces every occurrence of `emails` (whole addresses, case-insensitively) in every string of `value` with `address`. */
+export function replaceEmails(value: Json, emails: readonly string[], address: string): Json {
+  if (emails.length === 0) return value;
+  const pattern = addressPattern(emails);
+  const walk = (node: Json): Json => {
+    if (typeof node === 'string') return node.replace(pattern, address);
+    if (Array.isArray(node)) return node.map(walk);
+    if (isRecord(node)) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
+    return node;
+  };
+  return walk(value);
+}
+
+/** Only the members a stored shape has are rewritten: an older version may lack some. */
+function overwrite(body: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...body };
+  for (const [key, value] of Object.entries(values)) if (key in out) out[key] = value;
+  return out;
+}
+
+/** A customer object with its personal fields cleared; figures, flags and timestamps kept. */
+export function redactCustomerObject(
+  body: Record<string, unknown>,
+  address: string,
+): Record<string, unknown> {
+  return overwrite(body, {
+    email: address,
+    name: null,
+    phone: null,
+    addresses: [],
+    tags: [],
+    note: null,
+    metadata: {},
+  });
+}
+
+/** An order object with its customer's email and name, shipping address and metadata cleared. */
+export function redactOrderObject(
+  body: Record<string, unknown>,
+  orderAddress: string,
+): Record<string, unknown> {
+  const out = overwrite(body, { shipping_address: null, metadata: {} });
+  if (isRecord(body.customer)) out.customer = overwrite(body.customer, { email: orderAddress, name: null });
+  return out;
+}
+
+/**
+ * A stored document as erasure leaves it: the customer's own customer or order object redacted and
+ * every address of it replaced; anything else (a payment, a transfer, another customer's order, a
+ * problem body) with the customer's exclusive addresses replaced.
+ */
+export function scrubDocument(body: Json, erasure: Erasure): Json {
+  if (isRecord(body) && body.id === erasure.customerId) {
+    return replaceEmails(redactCustomerObject(body, erasure.address), erasure.emails, erasure.address);
+  }
+  if (isRecord(body) && typeof body.id === 'string' && erasure.orderIds.has(body.id)) {
+    return replaceEmails(redactOrderObject(body, erasure.orderAddress), erasure.emails, erasure.orderAddress);
+  }
+  return replaceEmails(body, erasure.exclusive, erasure.address);
+}
+
+/**
+ * Stored `text` scrubbed, or undefined when erasure changes nothing in it. JSON is parsed and
+ * rewritten; anything else is text, in which the exclusive addresses are replaced.
+ */
+export function scrubText(text: string, erasure: Erasure): string | undefined {
+  let out: string;
+  try {
+    out = JSON.stringify(scrubDocument(JSON.parse(text), erasure));
+  } catch {
+    out = replaceEmails(text, erasure.exclusive, erasure.address) as string;
+  }
+  return out === text ? undefined : out;
+}

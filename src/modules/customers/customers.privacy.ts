@@ -1,0 +1,221 @@
+import type { Db, Store } from '../../db/store.js';
+import type { Clock } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
+import { notFound } from '../../lib/errors.js';
+import type { EventService } from '../events/events.service.js';
+import { pagePresenter } from '../orders/orders.presenter.js';
+import type { OrderObject } from '../orders/orders.schemas.js';
+import { eraseAnalytics } from './customers.privacy.analytics.js';
+import * as privacy from './customers.privacy.repository.js';
+import type { CustomerExport, ExportEvent } from './customers.privacy.schemas.js';
+import { type Erasure, mentionsEmail, redactedAddress, scrubText } from './customers.privacy.scrub.js';
+import * as repo from './customers.repository.js';
+import type { CustomerObject } from './customers.schemas.js';
+import { countDeltas, presentCustomer } from './customers.service.js';
+
+/**
+ * A customer's privacy rights (docs/customers.md, "Privacy: export and erasure"): the export of
+ * everything held about the person (GDPR article 15) and its irreversible erasure (article 17).
+ * Both find the same data: the customer, its orders, the events about them or mentioning its
+ * addresses, and (erasure) the recorded idempotent responses and the analytics rollups.
+ */
+
+/** How much each statement reads: orders presented per batch, and rows examined per scan window. */
+export interface PrivacySizes {
+  orders: number;
+  window: number;
+}
+
+/** Orders presented per batch (two queries each for their lines and payments); scan windows as the repository's. */
+const SIZES: PrivacySizes = { orders: 200, window: privacy.SCAN_WINDOW };
+
+/** Every address the customer is known by, lower-cased, and the orders that carry each. */
+interface Addresses {
+  all: string[];
+  ordersByEmail: Map<string, string[]>;
+  orderIds: Set<string>;
+}
+
+async function addressesOf(db: Db, row: repo.CustomerRow, window: number): Promise<Addresses> {
+  const all = new Set([row.email.toLowerCase()]);
+  // Addresses it had before a change of email are in its own customer events.
+  for await (const rows of privacy.matchingEvents(
+    db,
+    { tenantId: row.tenant_id, customerId: row.id, emails: [] },
+    { ownOnly: true, window },
+  )) {
+    for (const event of rows) {
+      const email = (JSON.parse(event.data) as { email?: unknown }).email;
+      if (typeof email === 'string') all.add(email.toLowerCase());
+    }
+  }
+  const ordersByEmail = new Map<string, string[]>();
+  const orderIds = new Set<string>();
+  for (const order of await privacy.orderAddresses(db, row.tenant_id, row.id)) {
+    all.add(order.customer_email);
+    orderIds.add(order.id);
+    const list = ordersByEmail.get(order.customer_email) ?? [];
+    list.push(order.id);
+    ordersByEmail.set(order.customer_email, list);
+  }
+  return { all: [...all], ordersByEmail, orderIds };
+}
+
+/** What erasing `row` means, read in `db`; `shared` are the addresses other customers' orders carry. */
+async function erasureOf(
+  db: Db,
+  row: repo.CustomerRow,
+  window: number,
+): Promise<{ erasure: Erasure; shared: Set<string>; found: Addresses }> {
+  const address = redactedAddress(row.id);
+  const orderAddress = address.toLowerCase();
+  const found = await addressesOf(db, row, window);
+  const emails = found.all.filter((email) => email !== orderAddress);
+  const others = await privacy.emailsOfOthers(db, row.tenant_id, row.id, emails);
+  return {
+    erasure: {
+      customerId: row.id,
+      address,
+      orderAddress,
+      orderIds: found.orderIds,
+      emails,
+      exclusive: emails.filter((email) => !others.held.has(email) && !others.ordered.has(email)),
+    },
+    shared: others.ordered,
+    found,
+  };
+}
+
+export type CustomerPrivacy = ReturnType<typeof createCustomerPrivacy>;
+
+export function createCustomerPrivacy(deps: {
+  store: Store;
+  clock: Clock;
+  events: EventService;
+  /** Smaller batches and windows (tests walk many of them over a few rows). */
+  sizes?: Partial<PrivacySizes>;
+}) {
+  const { store, clock, events } = deps;
+  const sizes = { ...SIZES, ...deps.sizes };
+
+  return {
+    /**
+     * The customer, every order (paged by (created, id), each page presented with two queries)
+     * and the events that carry its data. Read without a snapshot: a change made meanwhile may
+     * show in one part and not another.
+     */
+    async export(tenantId: string, id: string): Promise<CustomerExport> {
+      const row = await repo.findCustomer(store.db, tenantId, id);
+      if (!row) throw notFound('customer');
+      const orders: OrderObject[] = [];
+      let after: [number, string] | undefined;
+      for (;;) {
+        const page = await privacy.orderPage(store.db, tenantId, id, after, sizes.orders);
+        if (page.length === 0) break;
+        const present = await pagePresenter(store.db, page);
+        orders.push(...page.map(present));
+        const last = page[page.length - 1];
+        if (!last || page.length < sizes.orders) break;
+        after = [last.created, last.id];
+      }
+      const { erasure } = await erasureOf(store.db, row, sizes.window);
+      const found: ExportEvent[] = [];
+      const match = { tenantId, customerId: id, emails: erasure.exclusive };
+      for await (const rows of privacy.matchingEvents(store.db, match, { window: sizes.window })) {
+        for (const event of rows) {
+          const mentioned =
+            mentionsEmail(event.data, erasure.exclusive) ||
+            (event.extra !== null && mentionsEmail(event.extra, erasure.exclusive));
+          if (event.about !== 1 && !mentioned) continue;
+          found.push({
+            id: event.id,
+            type: event.type,
+            object_type: event.object_type,
+            object_id: event.object_id,
+            created: iso(event.created),
+          });
+        }
+      }
+      return {
+        object: 'customer_export',
+        generated: iso(clock.now()),
+        customer: presentCustomer(row),
+        orders,
+        events: found,
+      };
+    },
+
+    /**
+     * Erases the customer's personal data everywhere it is stored, in one transaction, keeping
+     * every amount and figure. Redacting a redacted customer sweeps again (what a change racing
+     * the first redaction left is erased too) and answers the customer as it is: no second event.
+     */
+    async redact(tenantId: string, id: string): Promise<CustomerObject> {
+      const row = await store.transaction(async (trx) => {
+        const before = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);
+        if (!before) throw notFound('customer');
+        const { erasure, shared, found } = await erasureOf(trx, before, sizes.window);
+
+        // The orders first: their row locks make any change of them wait for this commit.
+        await privacy.redactOrders(trx, tenantId, id, erasure.orderAddress);
+
+        const match = { tenantId, customerId: id, emails: erasure.exclusive };
+        for await (const rows of privacy.matchingEvents(trx, match, { window: sizes.window })) {
+          for (const event of rows) {
+            const data = scrubText(event.data, erasure);
+            const extra = event.extra === null ? undefined : scrubText(event.extra, erasure);
+            if (data === undefined && extra === undefined) continue;
+            await privacy.rewriteEvent(trx, tenantId, event.id, {
+              ...(data === undefined ? {} : { data }),
+              ...(extra === undefined ? {} : { extra }),
+            });
+          }
+        }
+        for await (const rows of privacy.matchingIdempotencyKeys(trx, match, sizes.window)) {
+          for (const key of rows) {
+            const body = key.response_body === null ? undefined : scrubText(key.response_body, erasure);
+            if (body !== undefined) await privacy.rewriteIdempotencyBody(trx, tenantId, key.key, body);
+          }
+        }
+        await eraseAnalytics(trx, store, {
+          tenantId,
+          customerId: id,
+          orderAddress: erasure.orderAddress,
+          ordersByEmail: found.ordersByEmail,
+          shared,
+        });
+
+        if (before.redacted === 1) return before;
+        const changes = {
+          email: erasure.address,
+          email_key: erasure.orderAddress,
+          name: null,
+          phone: null,
+          addresses: '[]',
+          tags: '[]',
+          note: null,
+          metadata: '{}',
+          redacted: 1,
+          updated: clock.now(),
+        };
+        await repo.updateCustomer(trx, tenantId, id, changes);
+        // Its tags go, and with them its place in each tag's count; it stays one of the customers.
+        await repo.setTags(trx, tenantId, id, before.created, []);
+        await repo.adjustCounts(
+          trx,
+          tenantId,
+          countDeltas([], 1, countDeltas(JSON.parse(before.tags) as string[], -1)),
+        );
+        const after: repo.CustomerRow = { ...before, ...changes };
+        await events.emit(trx, {
+          tenantId,
+          type: 'customer.redacted',
+          objectType: 'customer',
+          object: presentCustomer(after),
+        });
+        return after;
+      });
+      return presentCustomer(row);
+    },
+  };
+}
