@@ -494,7 +494,8 @@ export interface AnalyticsOrdersTable {
   currency: string;
   day: number;
   status: OrderStatus;
-  customer_email: string;
+  /** The order's customer: analytics count customers, not the emails orders gave (migration 0021). */
+  customer_id: string;
 }
 
 /** One UTC day of a tenant's orders in one currency. */
@@ -537,6 +538,7 @@ export interface AnalyticsMembersTable {
   tenant_id: string;
   currency: string;
   dimension: 'product' | 'category' | 'customer';
+  /** A product id, a category, or a customer id. */
   member: string;
   name: string | null;
   /** When `name` was seen (the capture or the order it comes from). */
@@ -549,7 +551,7 @@ export interface AnalyticsMembersTable {
 export interface AnalyticsCustomerDaysTable {
   tenant_id: string;
   currency: string;
-  customer_email: string;
+  customer_id: string;
   day: number;
   orders: number;
   revenue: number;

@@ -19,6 +19,7 @@ import * as searchFold from './0017_search_fold.js';
 import * as heldDeliveries from './0018_held_deliveries.js';
 import * as variants from './0019_variants.js';
 import * as customers from './0020_customers.js';
+import * as analyticsCustomers from './0021_analytics_customers.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_held_deliveries': heldDeliveries,
   '0019_variants': variants,
   '0020_customers': customers,
+  '0021_analytics_customers': analyticsCustomers,
 };

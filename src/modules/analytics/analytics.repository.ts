@@ -225,7 +225,7 @@ export async function addCustomerDay(
   trx: Db,
   tenantId: string,
   currency: string,
-  email: string,
+  customerId: string,
   day: number,
   delta: CustomerDayDelta,
 ): Promise<void> {
@@ -234,7 +234,7 @@ export async function addCustomerDay(
     .values({
       tenant_id: tenantId,
       currency,
-      customer_email: email,
+      customer_id: customerId,
       day,
       orders: delta.orders,
       revenue: delta.revenue,
@@ -242,7 +242,7 @@ export async function addCustomerDay(
       last_order_at: delta.orderAt ?? null,
     })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'currency', 'customer_email', 'day']).doUpdateSet((eb) => ({
+      oc.columns(['tenant_id', 'currency', 'customer_id', 'day']).doUpdateSet((eb) => ({
         orders: eb('analytics_customer_days.orders', '+', eb.ref('excluded.orders')),
         revenue: eb('analytics_customer_days.revenue', '+', eb.ref('excluded.revenue')),
         first_order_at: sql`CASE WHEN analytics_customer_days.first_order_at IS NULL
@@ -270,7 +270,7 @@ export async function customerOrderDays(
   trx: Db,
   tenantId: string,
   currency: string,
-  email: string,
+  customerId: string,
   day: number,
 ): Promise<OrderDays> {
   const scope = trx
@@ -278,7 +278,7 @@ export async function customerOrderDays(
     .select('day')
     .where('tenant_id', '=', tenantId)
     .where('currency', '=', currency)
-    .where('customer_email', '=', email)
+    .where('customer_id', '=', customerId)
     .where('orders', '>', 0);
   const upTo = await scope.where('day', '<=', day).orderBy('day', 'desc').limit(2).execute();
   const after = await scope.where('day', '>', day).orderBy('day', 'asc').limit(1).executeTakeFirst();
@@ -515,7 +515,7 @@ export async function countCustomers(
   to: number,
 ): Promise<number> {
   const { n } = await customerDays(db, tenantId, currency, from, to)
-    .select((eb) => eb.fn.count<number>('d.customer_email').distinct().as('n'))
+    .select((eb) => eb.fn.count<number>('d.customer_id').distinct().as('n'))
     .executeTakeFirstOrThrow();
   return Number(n);
 }
@@ -533,32 +533,41 @@ export async function customerTotals(
   page: { limit: number; offset: number; after?: [number, string] | undefined },
 ): Promise<CustomerTotals[]> {
   const revenue = sql<number>`SUM(d.revenue)`;
+  // Rows are the customer's (by id); its email is read from the customer as it is now (a redacted
+  // customer shows its redacted address), one primary-key lookup per customer listed.
   let query = customerDays(db, tenantId, currency, from, to)
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.tenant_id', '=', 'd.tenant_id').onRef('c.id', '=', 'd.customer_id'),
+    )
     .leftJoin('analytics_members as m', (join) =>
       join
         .onRef('m.tenant_id', '=', 'd.tenant_id')
         .onRef('m.currency', '=', 'd.currency')
         .on('m.dimension', '=', 'customer')
-        .onRef('m.member', '=', 'd.customer_email'),
+        .onRef('m.member', '=', 'd.customer_id'),
     )
     .select((eb) => [
-      'd.customer_email as email',
+      'c.email',
+      'c.email_key',
       'm.name',
       eb.fn.sum<number>('d.orders').as('orders'),
       revenue.as('revenue'),
       eb.fn.min<number | null>('d.first_order_at').as('first_order_at'),
       eb.fn.max<number | null>('d.last_order_at').as('last_order_at'),
     ])
-    .groupBy(['d.customer_email', 'm.name']);
+    .groupBy(['d.customer_id', 'c.email', 'c.email_key', 'm.name']);
   if (page.after) {
     const [value, email] = page.after;
     query = query.having((eb) =>
-      eb.or([eb(revenue, '<', value), eb.and([eb(revenue, '=', value), eb('d.customer_email', '>', email)])]),
+      eb.or([
+        eb(revenue, '<', value),
+        eb.and([eb(revenue, '=', value), eb('c.email_key', '>', email.toLowerCase())]),
+      ]),
     );
   } else if (page.offset > 0) {
     query = query.offset(page.offset);
   }
-  const rows = await query.orderBy(revenue, 'desc').orderBy('d.customer_email').limit(page.limit).execute();
+  const rows = await query.orderBy(revenue, 'desc').orderBy('c.email_key').limit(page.limit).execute();
   return rows.map((row) => ({
     email: row.email,
     name: row.name,
@@ -599,7 +608,7 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
   // Orders whose payment was captured; `refund_at` when the money went back (refund, or cancel
   // after payment).
   const captured = sql`(
-    SELECT o.id, o.tenant_id, o.currency, o.customer_email, o.total, o.paid_at,
+    SELECT o.id, o.tenant_id, o.currency, o.customer_id, o.total, o.paid_at,
       CASE WHEN o.status IN ('refunded', 'cancelled') THEN ${refundAt} END AS refund_at
     FROM orders o WHERE o.paid_at IS NOT NULL AND ${tenant('o.tenant_id')})`;
   const units = sql`(SELECT SUM(i.quantity) FROM order_items i WHERE i.order_id = c.id)`;
@@ -610,8 +619,8 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
     GROUP BY o.tenant_id, o.currency`.execute(trx);
 
   await sql`
-    INSERT INTO analytics_orders (order_id, tenant_id, currency, day, status, customer_email)
-    SELECT o.id, o.tenant_id, o.currency, o.created - o.created % ${D}, o.status, o.customer_email
+    INSERT INTO analytics_orders (order_id, tenant_id, currency, day, status, customer_id)
+    SELECT o.id, o.tenant_id, o.currency, o.created - o.created % ${D}, o.status, o.customer_id
     FROM orders o WHERE ${tenant('o.tenant_id')}`.execute(trx);
 
   const statusSum = (status: OrderStatus) => sql`SUM(CASE WHEN o.status = ${status} THEN 1 ELSE 0 END)`;
@@ -689,36 +698,36 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
     ) g`.execute(trx);
 
   await sql`
-    INSERT INTO analytics_customer_days (tenant_id, currency, customer_email, day, orders, revenue,
+    INSERT INTO analytics_customer_days (tenant_id, currency, customer_id, day, orders, revenue,
       first_order_at, last_order_at)
-    SELECT tenant_id, currency, customer_email, day, SUM(orders), SUM(revenue), MIN(first_at), MAX(last_at)
+    SELECT tenant_id, currency, customer_id, day, SUM(orders), SUM(revenue), MIN(first_at), MAX(last_at)
     FROM (
-      SELECT o.tenant_id, o.currency, o.customer_email, o.created - o.created % ${D} AS day, 1 AS orders,
+      SELECT o.tenant_id, o.currency, o.customer_id, o.created - o.created % ${D} AS day, 1 AS orders,
         0 AS revenue, o.created AS first_at, o.created AS last_at
       FROM orders o WHERE ${tenant('o.tenant_id')}
       UNION ALL
-      SELECT c.tenant_id, c.currency, c.customer_email, c.paid_at - c.paid_at % ${D}, 0, c.total, NULL, NULL
+      SELECT c.tenant_id, c.currency, c.customer_id, c.paid_at - c.paid_at % ${D}, 0, c.total, NULL, NULL
       FROM ${captured} c
       UNION ALL
-      SELECT c.tenant_id, c.currency, c.customer_email, c.refund_at - c.refund_at % ${D}, 0, -c.total, NULL, NULL
+      SELECT c.tenant_id, c.currency, c.customer_id, c.refund_at - c.refund_at % ${D}, 0, -c.total, NULL, NULL
       FROM ${captured} c WHERE c.refund_at IS NOT NULL
     ) x
-    GROUP BY tenant_id, currency, customer_email, day`.execute(trx);
+    GROUP BY tenant_id, currency, customer_id, day`.execute(trx);
 
   // Customers are named as on their latest order that gave a name (on a tie, the greater name).
   const latestName = (column: 'o.customer_name' | 'o.created') => sql`(
     SELECT ${sql.raw(column)} FROM orders o
-    WHERE o.tenant_id = g.tenant_id AND o.customer_email = g.customer_email AND o.currency = g.currency
+    WHERE o.tenant_id = g.tenant_id AND o.customer_id = g.customer_id AND o.currency = g.currency
       AND o.customer_name IS NOT NULL
     ORDER BY o.created DESC, o.customer_name DESC LIMIT 1)`;
   await sql`
     INSERT INTO analytics_members (tenant_id, currency, dimension, member, name, name_at, first_day, last_day)
-    SELECT g.tenant_id, g.currency, 'customer', g.customer_email,
+    SELECT g.tenant_id, g.currency, 'customer', g.customer_id,
       ${latestName('o.customer_name')}, ${latestName('o.created')}, g.first_day, g.last_day
     FROM (
-      SELECT d.tenant_id, d.currency, d.customer_email, MIN(d.day) AS first_day, MAX(d.day) AS last_day
+      SELECT d.tenant_id, d.currency, d.customer_id, MIN(d.day) AS first_day, MAX(d.day) AS last_day
       FROM analytics_customer_days d WHERE ${tenant('d.tenant_id')}
-      GROUP BY d.tenant_id, d.currency, d.customer_email
+      GROUP BY d.tenant_id, d.currency, d.customer_id
     ) g`.execute(trx);
 
   // Each customer's order days with the previous one (clamped), then per day the running count by it.
@@ -734,7 +743,7 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
           CASE WHEN previous IS NULL OR previous < day - ${floor} THEN day - ${floor} ELSE previous END AS since
         FROM (
           SELECT d.tenant_id, d.currency, d.day, LAG(d.day) OVER (
-            PARTITION BY d.tenant_id, d.currency, d.customer_email ORDER BY d.day) AS previous
+            PARTITION BY d.tenant_id, d.currency, d.customer_id ORDER BY d.day) AS previous
           FROM analytics_customer_days d WHERE d.orders > 0 AND ${tenant('d.tenant_id')}
         ) p
       ) s

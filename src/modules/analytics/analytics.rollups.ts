@@ -46,7 +46,8 @@ async function created(trx: Db, tenantId: string, order: OrderObject): Promise<v
   const at = instant(order.created, 'created', order);
   const day = dayOf(at);
   const { currency } = order;
-  const email = order.customer.email;
+  // Customers are counted by who they are, not by the email an order gave (a customer may change it).
+  const customer = order.customer.id;
   const status = order.status as OrderStatus;
   await repo.lockCurrency(trx, tenantId, currency, 1);
   await repo.insertOrder(trx, {
@@ -55,11 +56,11 @@ async function created(trx: Db, tenantId: string, order: OrderObject): Promise<v
     currency,
     day,
     status,
-    customer_email: email,
+    customer_id: customer,
   });
   await repo.addDaily(trx, tenantId, currency, day, { orders: 1, [repo.statusColumn(status)]: 1 });
 
-  const days = await repo.customerOrderDays(trx, tenantId, currency, email, day);
+  const days = await repo.customerOrderDays(trx, tenantId, currency, customer, day);
   if (!days.already) {
     await repo.moveReach(trx, tenantId, currency, day, repo.clampSince(days.previous, day), 1);
     if (days.next !== undefined) {
@@ -68,11 +69,11 @@ async function created(trx: Db, tenantId: string, order: OrderObject): Promise<v
       await repo.moveReach(trx, tenantId, currency, days.next, repo.clampSince(day, days.next), 1);
     }
   }
-  await repo.addCustomerDay(trx, tenantId, currency, email, day, { orders: 1, revenue: 0, orderAt: at });
+  await repo.addCustomerDay(trx, tenantId, currency, customer, day, { orders: 1, revenue: 0, orderAt: at });
   const name = order.customer.name;
   await repo.touchMember(
     trx,
-    { tenantId, currency, dimension: 'customer', member: email },
+    { tenantId, currency, dimension: 'customer', member: customer },
     day,
     name === null ? undefined : { name, at },
   );
@@ -83,7 +84,7 @@ async function sale(
   trx: Db,
   tenantId: string,
   order: OrderObject,
-  email: string,
+  customer: string,
   at: number,
   sign: 1 | -1,
 ): Promise<void> {
@@ -127,8 +128,11 @@ async function sale(
     await repo.touchMember(trx, key, day);
     await repo.addRunning(trx, key, day, delta);
   }
-  await repo.addCustomerDay(trx, tenantId, currency, email, day, { orders: 0, revenue: sign * order.total });
-  await repo.touchMember(trx, { tenantId, currency, dimension: 'customer', member: email }, day);
+  await repo.addCustomerDay(trx, tenantId, currency, customer, day, {
+    orders: 0,
+    revenue: sign * order.total,
+  });
+  await repo.touchMember(trx, { tenantId, currency, dimension: 'customer', member: customer }, day);
 }
 
 async function transition(
@@ -158,10 +162,10 @@ async function transition(
   }
   await repo.addDaily(trx, tenantId, known.currency, known.day, counts);
   if (to === 'paid') {
-    await sale(trx, tenantId, order, known.customer_email, instant(order.paid_at, 'paid_at', order), 1);
+    await sale(trx, tenantId, order, known.customer_id, instant(order.paid_at, 'paid_at', order), 1);
   } else if ((to === 'refunded' || to === 'cancelled') && CAPTURED.includes(from)) {
     const at = to === 'refunded' ? order.refunded_at : order.cancelled_at;
-    await sale(trx, tenantId, order, known.customer_email, instant(at, `${to}_at`, order), -1);
+    await sale(trx, tenantId, order, known.customer_id, instant(at, `${to}_at`, order), -1);
   }
 }
 

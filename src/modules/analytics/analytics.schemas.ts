@@ -81,7 +81,7 @@ export const SummarySchema = Type.Object({
     minimum: 0,
     description: 'Refunds in the period (a refund, or the cancellation of a paid order). Minor units.',
   }),
-  customers: Count('Distinct customer emails among the orders created in the period.'),
+  customers: Count('Distinct customers among the orders created in the period.'),
 });
 export type Summary = Static<typeof SummarySchema>;
 
@@ -154,7 +154,7 @@ export const ProductRowSchema = ProductTotalsSchema;
 export type ProductRow = ProductTotals;
 
 export const CustomerRowSchema = Type.Object({
-  email: Type.String(),
+  email: Type.String({ description: 'The customer’s email as it is now.' }),
   name: Nullable(Type.String({ description: 'As on the customer’s latest order that gave one.' })),
   orders: Type.Integer({ minimum: 0, description: 'Orders the customer created in the period.' }),
   revenue: Type.Integer({ description: 'The customer’s captured payments minus refunds in the period.' }),

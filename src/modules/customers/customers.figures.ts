@@ -1,5 +1,6 @@
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
+import { AppError } from '../../lib/errors.js';
 import type { EmitListener } from '../events/events.service.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import * as repo from './customers.repository.js';
@@ -34,8 +35,13 @@ export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitLis
   };
 }
 
+/**
+ * One more order. The update waits for a redaction of the customer in flight (its row lock) and
+ * then finds the customer redacted: the order, which carries the data just erased, is refused and
+ * rolls back (the order took the customer before the redaction committed).
+ */
 async function ordered(trx: Db, tenantId: string, customerId: string, at: number): Promise<void> {
-  await trx
+  const result = await trx
     .updateTable('customers')
     .set((eb) => ({
       orders_count: eb('orders_count', '+', 1),
@@ -48,7 +54,14 @@ async function ordered(trx: Db, tenantId: string, customerId: string, at: number
     }))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', customerId)
-    .execute();
+    .where('redacted', '=', 0)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) {
+    throw new AppError(
+      'invalid_state_transition',
+      'The customer was redacted while this order was placed; nothing was ordered.',
+    );
+  }
 }
 
 /** `amount` (negative for a refund) into the customer's `total_spent` in `currency`, under its row lock. */

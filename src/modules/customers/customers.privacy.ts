@@ -32,7 +32,6 @@ const SIZES: PrivacySizes = { orders: 200, window: privacy.SCAN_WINDOW };
 /** Every address the customer is known by, lower-cased, and the orders that carry each. */
 interface Addresses {
   all: string[];
-  ordersByEmail: Map<string, string[]>;
   orderIds: Set<string>;
 }
 
@@ -49,24 +48,16 @@ async function addressesOf(db: Db, row: repo.CustomerRow, window: number): Promi
       if (typeof email === 'string') all.add(email.toLowerCase());
     }
   }
-  const ordersByEmail = new Map<string, string[]>();
   const orderIds = new Set<string>();
   for (const order of await privacy.orderAddresses(db, row.tenant_id, row.id)) {
     all.add(order.customer_email);
     orderIds.add(order.id);
-    const list = ordersByEmail.get(order.customer_email) ?? [];
-    list.push(order.id);
-    ordersByEmail.set(order.customer_email, list);
   }
-  return { all: [...all], ordersByEmail, orderIds };
+  return { all: [...all], orderIds };
 }
 
-/** What erasing `row` means, read in `db`; `shared` are the addresses other customers' orders carry. */
-async function erasureOf(
-  db: Db,
-  row: repo.CustomerRow,
-  window: number,
-): Promise<{ erasure: Erasure; shared: Set<string>; found: Addresses }> {
+/** What erasing `row` means, read in `db`. */
+async function erasureOf(db: Db, row: repo.CustomerRow, window: number): Promise<{ erasure: Erasure }> {
   const address = redactedAddress(row.id);
   const orderAddress = address.toLowerCase();
   const found = await addressesOf(db, row, window);
@@ -81,8 +72,6 @@ async function erasureOf(
       emails,
       exclusive: emails.filter((email) => !others.held.has(email) && !others.ordered.has(email)),
     },
-    shared: others.ordered,
-    found,
   };
 }
 
@@ -154,7 +143,7 @@ export function createCustomerPrivacy(deps: {
       const row = await store.transaction(async (trx) => {
         const before = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);
         if (!before) throw notFound('customer');
-        const { erasure, shared, found } = await erasureOf(trx, before, sizes.window);
+        const { erasure } = await erasureOf(trx, before, sizes.window);
 
         // The orders first: their row locks make any change of them wait for this commit.
         await privacy.redactOrders(trx, tenantId, id, erasure.orderAddress);
@@ -177,13 +166,7 @@ export function createCustomerPrivacy(deps: {
             if (body !== undefined) await privacy.rewriteIdempotencyBody(trx, tenantId, key.key, body);
           }
         }
-        await eraseAnalytics(trx, store, {
-          tenantId,
-          customerId: id,
-          orderAddress: erasure.orderAddress,
-          ordersByEmail: found.ordersByEmail,
-          shared,
-        });
+        await eraseAnalytics(trx, store, { tenantId, customerId: id });
 
         if (before.redacted === 1) return before;
         const changes = {
