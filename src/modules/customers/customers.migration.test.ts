@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { buildApp } from '../../app.js';
-import { loadConfig } from '../../config.js';
-import { createDeps } from '../../deps.js';
-import { migrations } from '../../db/migrations/index.js';
-import { openStore, type Store } from '../../db/store.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
-import { type Client, client, DIALECTS, freshStore } from '../../../test/helpers/context.js';
+import { sql } from 'kysely';
+import type { Db } from '../../db/store.js';
+import { type Client, DIALECTS } from '../../../test/helpers/context.js';
+import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import type { Address, OrderObject } from '../orders/orders.schemas.js';
 import type { ProductObject } from '../products/products.schemas.js';
@@ -177,18 +173,18 @@ const ORDERS: OldOrder[] = [
 ];
 
 /** Writes the orders as release v2.5 did: order, its line, its payment, and the kept status counts. */
-async function writeOldStore(old: Store): Promise<void> {
+async function writeOldStore(old: Db): Promise<void> {
   for (const [tenant, currency] of [
     ['ten_a', 'USD'],
     ['ten_b', 'EUR'],
   ] as const) {
     await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
       VALUES (${tenant}, ${tenant}, 'free', ${currency}, '2026-12-15', ${T0 - HOUR}, ${T0 - HOUR})`.execute(
-      old.db,
+      old,
     );
     await sql`INSERT INTO users (id, tenant_id, email, name, role, password_hash, created, updated)
       VALUES (${`usr_${tenant}`}, ${tenant}, ${`owner@${tenant}.example`}, 'O', 'owner', NULL, ${T0}, ${T0})`.execute(
-      old.db,
+      old,
     );
   }
   const counts = new Map<string, number>();
@@ -204,18 +200,18 @@ async function writeOldStore(old: Store): Promise<void> {
         ${o.address === null ? null : JSON.stringify(o.address)}, '{}', ${paymentId}, NULL, NULL,
         ${o.status === 'cancelled' ? 1 : 0}, ${o.created}, ${o.created + 10 * 60_000},
         ${paidAt}, ${at(['shipped', 'delivered'], 2 * 60_000)}, ${at(['delivered'], 3 * 60_000)},
-        ${at(['cancelled'], 4 * 60_000)}, ${at(['refunded'], 5 * 60_000)})`.execute(old.db);
+        ${at(['cancelled'], 4 * 60_000)}, ${at(['refunded'], 5 * 60_000)})`.execute(old);
     await sql`INSERT INTO order_items (order_id, position, tenant_id, product_id, variant_id, variant_title, name,
         sku, category, quantity, unit_price, total)
       VALUES (${o.id}, 0, ${o.tenant}, 'prod_OLDOLDOLDOLDOLDOLDOLDOLD1', 'var_OLDOLDOLDOLDOLDOLDOLDOLD1', 'Default',
-        'Old thing', NULL, NULL, 1, ${o.total}, ${o.total})`.execute(old.db);
+        'Old thing', NULL, NULL, 1, ${o.total}, ${o.total})`.execute(old);
     if (paymentId !== null) {
       const refunded = o.status === 'cancelled' || o.status === 'refunded';
       await sql`INSERT INTO payments (id, tenant_id, order_id, provider, method, amount, currency, status,
           failure_code, failure_message, provider_reference, refund_due_at, created, updated)
         VALUES (${paymentId}, ${o.tenant}, ${o.id}, 'sandbox', 'pm_card_visa', ${o.total}, ${o.currency},
           ${refunded ? 'refunded' : 'succeeded'}, NULL, NULL, ${`ch_${o.id}`}, NULL, ${o.created}, ${o.created})`.execute(
-        old.db,
+        old,
       );
     }
     const key = `${o.tenant}\n${o.status}`;
@@ -224,7 +220,7 @@ async function writeOldStore(old: Store): Promise<void> {
   for (const [key, n] of counts) {
     const [tenant, status] = key.split('\n') as [string, string];
     await sql`INSERT INTO order_counts (tenant_id, status, n) VALUES (${tenant}, ${status}, ${n})`.execute(
-      old.db,
+      old,
     );
   }
 }
@@ -271,38 +267,13 @@ function expectedCustomer(tenant: string, email: string) {
 for (const dialect of DIALECTS) {
   describe(`migration 0020 to customers (${dialect})`, () => {
     it('makes one customer per email per tenant with exact figures; new orders join them', async () => {
-      const fresh = await freshStore(dialect);
-      const config = loadConfig(fresh.env);
-      const old = openStore({ ...config, dataDir: config.dataDir });
-      try {
-        const migrator = new Migrator({
-          db: old.db,
-          provider: { getMigrations: async () => migrations },
-          ...(old.schema ? { migrationTableSchema: old.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0019_variants')).error, undefined);
-        await writeOldStore(old);
-      } finally {
-        await old.close();
-      }
-
-      // This release starts on the store: migration 0020 runs, then the API answers.
-      const deps = await createDeps(config, { poolSize: 4 });
-      const app = await buildApp(deps, {});
+      // This release starts on a store of the previous one: migration 0020 runs, then the API answers.
+      const store = await upgradeFrom(dialect, '0019_variants', writeOldStore);
+      const { deps } = store;
       try {
         const apis: Record<string, Client> = {};
-        for (const tenant of ['ten_a', 'ten_b']) {
-          const key = await deps.store.transaction((trx) =>
-            deps.apiKeys.insertKey(trx, {
-              tenantId: tenant,
-              userId: `usr_${tenant}`,
-              name: 'test',
-              permissions: [...PERMISSIONS],
-              expiresAt: null,
-            }),
-          );
-          apis[tenant] = client(app, key.key as string);
-        }
+        for (const tenant of ['ten_a', 'ten_b'])
+          apis[tenant] = await store.clientFor(tenant, `usr_${tenant}`);
         const a = apis.ten_a as Client;
         const b = apis.ten_b as Client;
 
@@ -429,9 +400,7 @@ for (const dialect of DIALECTS) {
         assert.equal((await a<Page<CustomerObject>>('GET', '/v1/customers')).body.total, 4);
         assert.equal((await b<Page<CustomerObject>>('GET', '/v1/customers')).body.total, 1);
       } finally {
-        await app.close();
-        await deps.close();
-        await fresh.drop();
+        await store.close();
       }
     });
   });

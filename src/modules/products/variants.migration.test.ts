@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { buildApp } from '../../app.js';
-import { loadConfig } from '../../config.js';
-import { createDeps } from '../../deps.js';
-import { migrations } from '../../db/migrations/index.js';
-import { openStore } from '../../db/store.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
-import { client, DIALECTS, freshStore } from '../../../test/helpers/context.js';
+import { sql } from 'kysely';
+import { DIALECTS } from '../../../test/helpers/context.js';
+import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import type { Page, Problem } from '../../../test/helpers/responses.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { ProductObject } from './products.schemas.js';
@@ -22,20 +17,11 @@ const T0 = Date.parse('2026-11-01T00:00:00.000Z');
 for (const dialect of DIALECTS) {
   describe(`migration 0019 to options and variants (${dialect})`, () => {
     it('gives every product its Default variant and every order line its variant; orders go on', async () => {
-      const fresh = await freshStore(dialect);
-      const config = loadConfig(fresh.env);
-      const old = openStore({ ...config, dataDir: config.dataDir });
-      try {
-        const migrator = new Migrator({
-          db: old.db,
-          provider: { getMigrations: async () => migrations },
-          ...(old.schema ? { migrationTableSchema: old.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0018_held_deliveries')).error, undefined);
+      const store = await upgradeFrom(dialect, '0018_held_deliveries', async (old) => {
         await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
-                VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', ${T0}, ${T0})`.execute(old.db);
+                VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', ${T0}, ${T0})`.execute(old);
         await sql`INSERT INTO users (id, tenant_id, email, name, role, password_hash, created, updated)
-                VALUES ('usr_m', 'ten_m', 'o@example.com', 'O', 'owner', NULL, ${T0}, ${T0})`.execute(old.db);
+                VALUES ('usr_m', 'ten_m', 'o@example.com', 'O', 'owner', NULL, ${T0}, ${T0})`.execute(old);
         // Two SKUs that differ only in case, as v2.4 allowed; a product without SKU, sold out.
         for (const [id, sku, price, stock, created] of [
           ['prod_AAAAAAAAAAAAAAAAAAAAAAA1', 'ABC-1', 1000, 5, T0],
@@ -45,10 +31,10 @@ for (const dialect of DIALECTS) {
           await sql`INSERT INTO products (id, tenant_id, name, description, sku, price, currency, category, stock,
                     status, images, attributes, tags, created, updated)
                   VALUES (${id}, 'ten_m', ${`Product ${id.slice(-1)}`}, 'Old.', ${sku}, ${price}, 'USD', 'misc',
-                    ${stock}, 'active', '[]', '{}', '[]', ${created}, ${created})`.execute(old.db);
+                    ${stock}, 'active', '[]', '{}', '[]', ${created}, ${created})`.execute(old);
         }
         await sql`INSERT INTO product_counts (tenant_id, category, status, in_stock, n)
-                VALUES ('ten_m', 'misc', 'active', 1, 2), ('ten_m', 'misc', 'active', 0, 1)`.execute(old.db);
+                VALUES ('ten_m', 'misc', 'active', 1, 2), ('ten_m', 'misc', 'active', 0, 1)`.execute(old);
         // Pending (its 2 units reserved), cancelled (restocked), and pending for a product deleted since.
         for (const [id, status, total, restocked] of [
           ['ord_pending', 'pending', 2000, 0],
@@ -58,7 +44,7 @@ for (const dialect of DIALECTS) {
           await sql`INSERT INTO orders (id, tenant_id, status, currency, subtotal, total, customer_email,
                     customer_name, metadata, restocked, created, updated)
                   VALUES (${id}, 'ten_m', ${status}, 'USD', ${total}, ${total}, 'a@example.com', NULL, '{}',
-                    ${restocked}, ${T0}, ${T0})`.execute(old.db);
+                    ${restocked}, ${T0}, ${T0})`.execute(old);
         }
         for (const [order, product, sku, quantity, price] of [
           ['ord_pending', 'prod_AAAAAAAAAAAAAAAAAAAAAAA1', 'ABC-1', 2, 1000],
@@ -68,10 +54,10 @@ for (const dialect of DIALECTS) {
           await sql`INSERT INTO order_items (order_id, position, tenant_id, product_id, name, sku, category,
                     quantity, unit_price, total)
                   VALUES (${order}, 0, 'ten_m', ${product}, 'Old name', ${sku}, 'misc', ${quantity}, ${price},
-                    ${price * quantity})`.execute(old.db);
+                    ${price * quantity})`.execute(old);
         }
         await sql`INSERT INTO order_counts (tenant_id, status, n)
-                VALUES ('ten_m', 'pending', 2), ('ten_m', 'cancelled', 1)`.execute(old.db);
+                VALUES ('ten_m', 'pending', 2), ('ten_m', 'cancelled', 1)`.execute(old);
         const oldProduct = {
           id: 'prod_AAAAAAAAAAAAAAAAAAAAAAA3',
           name: 'Product 3',
@@ -90,25 +76,12 @@ for (const dialect of DIALECTS) {
         };
         await sql`INSERT INTO events (id, tenant_id, type, object_type, object_id, data, created)
                 VALUES ('evt_old', 'ten_m', 'product.outofstock', 'product', ${oldProduct.id},
-                  ${JSON.stringify(oldProduct)}, ${T0})`.execute(old.db);
-      } finally {
-        await old.close();
-      }
+                  ${JSON.stringify(oldProduct)}, ${T0})`.execute(old);
+      });
 
-      // This release starts on the store: its migrations run, then the API answers.
-      const deps = await createDeps(config, { poolSize: 4 });
-      const app = await buildApp(deps, {});
+      // This release started on the store: its migrations ran, and the API answers.
       try {
-        const key = await deps.store.transaction((trx) =>
-          deps.apiKeys.insertKey(trx, {
-            tenantId: 'ten_m',
-            userId: 'usr_m',
-            name: 'test',
-            permissions: [...PERMISSIONS],
-            expiresAt: null,
-          }),
-        );
-        const api = client(app, key.key as string);
+        const api = await store.clientFor('ten_m', 'usr_m');
         const latest = { headers: { 'x-service-version': '2026-12-15' } };
 
         const products = await api<Page<ProductObject>>(
@@ -192,9 +165,7 @@ for (const dialect of DIALECTS) {
         const oldShape = await api<{ data: { object: ProductObject } }>('GET', '/v1/events/evt_old');
         assert.equal('variant_count' in oldShape.body.data.object, false);
       } finally {
-        await app.close();
-        await deps.close();
-        await fresh.drop();
+        await store.close();
       }
     });
   });
