@@ -16,6 +16,7 @@ import { load, machine, type Measurement, root, startProcess } from './lib.js';
  *   BENCH_PRODUCTS=1000000 rows for the large products-list measurement
  *   BENCH_ORDERS=1000000   orders for the large analytics measurement
  *   BENCH_VARIANTS=1000000 variants in the large catalog of the variants measurement
+ *   BENCH_CUSTOMERS=1000000 customers in the large store of the customers measurement
  *   BENCH_ONLY=users-me,wallet   run only these scenarios
  *   BENCH_NO_BUILD=1       use dist/ as it is
  */
@@ -28,6 +29,7 @@ const SCENARIOS = [
   'wallet',
   'analytics',
   'variants',
+  'customers',
 ] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -74,6 +76,11 @@ function optionsFor(name: ScenarioName): Record<string, unknown> {
     case 'variants': {
       const total = count('BENCH_VARIANTS', 1_000_000);
       return { total, small: Math.min(1_000, Math.max(1, Math.floor(total / 10))) };
+    }
+    case 'customers': {
+      // The small store stays at 1,000 customers: every page of it has to hold 20 rows.
+      const total = count('BENCH_CUSTOMERS', 1_000_000);
+      return { total, small: Math.min(1_000, total) };
     }
     default:
       return {};
@@ -169,6 +176,7 @@ const REDUCED = [
   'BENCH_PRODUCTS',
   'BENCH_ORDERS',
   'BENCH_VARIANTS',
+  'BENCH_CUSTOMERS',
   'BENCH_EVENTS',
   'BENCH_ROUNDS',
   'BENCH_ONLY',
@@ -181,6 +189,7 @@ function settings(): string {
     'BENCH_PRODUCTS',
     'BENCH_ORDERS',
     'BENCH_VARIANTS',
+    'BENCH_CUSTOMERS',
     'BENCH_EVENTS',
     'BENCH_RATE',
     'BENCH_ONLY',

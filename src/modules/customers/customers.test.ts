@@ -231,5 +231,60 @@ for (const dialect of DIALECTS) {
       assert.equal((await shop<Page<CustomerObject>>('GET', '/v1/customers?q=5550003')).body.total, 1);
       assert.equal((await shop<Page<CustomerObject>>('GET', '/v1/customers')).body.total, 7);
     });
+
+    it('pages a tag in every sort, with a time range and with q, as the whole list filtered', async () => {
+      const shop = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      for (let i = 0; i < 9; i++) {
+        const tags = i % 3 === 0 ? ['gold'] : i % 3 === 1 ? ['gold', 'press'] : [];
+        await create(
+          { email: `tagged${i}@example.com`, name: `Tagged ${i % 2 ? 'odd' : 'even'}`, tags },
+          shop,
+        );
+      }
+      const all = async (query: string) => {
+        const ids: string[] = [];
+        let cursor: string | null = null;
+        let total = -1;
+        do {
+          const page: { status: number; body: Page<CustomerObject> } = await shop<Page<CustomerObject>>(
+            'GET',
+            `/v1/customers?${query}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          );
+          assert.equal(page.status, 200, JSON.stringify(page.body));
+          ids.push(...page.body.data.map((c) => c.id));
+          total = page.body.total;
+          cursor = page.body.next_cursor;
+        } while (cursor !== null);
+        assert.equal(total, ids.length, query);
+        return ids;
+      };
+      const everyone = (await shop<Page<CustomerObject>>('GET', '/v1/customers?limit=100')).body.data;
+      const gold = new Set(everyone.filter((c) => c.tags.includes('gold')).map((c) => c.id));
+      const odd = new Set(everyone.filter((c) => c.name?.endsWith('odd')).map((c) => c.id));
+      for (const sort of ['-created', 'created', '-total_spent', 'email']) {
+        const whole = await all(`sort=${sort}`);
+        assert.deepEqual(
+          await all(`sort=${sort}&tag=gold`),
+          whole.filter((id) => gold.has(id)),
+          sort,
+        );
+        assert.deepEqual(
+          await all(`sort=${sort}&tag=gold&q=odd`),
+          whole.filter((id) => gold.has(id) && odd.has(id)),
+          sort,
+        );
+      }
+      // A range from the fourth customer's creation on: the tag's rows in it, by both bounds.
+      const oldest = [...everyone].reverse();
+      const from = encodeURIComponent((oldest[3] as CustomerObject).created);
+      const to = encodeURIComponent((oldest[7] as CustomerObject).created);
+      const inRange = await all(`created_from=${from}&created_to=${to}`);
+      assert.ok(inRange.length >= 5);
+      assert.deepEqual(
+        await all(`created_from=${from}&created_to=${to}&tag=gold`),
+        inRange.filter((id) => gold.has(id)),
+      );
+      assert.equal((await all('tag=press')).length, 3);
+    });
   });
 }
