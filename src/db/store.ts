@@ -248,7 +248,7 @@ function commitCallbacks() {
  * The case fold product search compares with, on both sides of the comparison: lower-cased, then
  * `ς` as `σ` and COMBINING DOT ABOVE (U+0307) dropped. JavaScript lower-cases a word-final `Σ` to
  * `ς` and `İ` to `i` + U+0307, so without the last two steps `ΚΑΣ` would not find `ΚΑΣΑΣ`, nor
- * `istanbul` find `İstanbul`. PostgreSQL folds the same way in SQL (`SEARCH_TEXT` in products.repository.ts).
+ * `istanbul` find `İstanbul`. PostgreSQL folds the same way in SQL (`pgFold` in src/db/search.ts).
  */
 export function searchFold(text: string): string {
   return text.toLowerCase().replaceAll('\u03c2', '\u03c3').replaceAll('\u0307', '');

@@ -1,5 +1,6 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { CustomersTable } from '../../db/schema.js';
+import { ftsPhrase, likePattern, pgFold } from '../../db/search.js';
 import { type Db, type DialectName, searchFold } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 import type { CustomerSort } from './customers.schemas.js';
@@ -187,12 +188,8 @@ export function countable(filter: CustomerFilter): boolean {
 /** The folded text `q` searches (the same fold as product search; migration 0020 indexes it). */
 const SEARCH_TEXT: Record<DialectName, RawBuilder<string>> = {
   sqlite: sql`search_fold(email || char(10) || coalesce(name, '') || char(10) || coalesce(phone, ''))`,
-  postgres: sql`translate(lower(email || chr(10) || coalesce(name, '') || chr(10) || coalesce(phone, '')), '\u03c2\u0307', '\u03c3')`,
+  postgres: pgFold(sql`email || chr(10) || coalesce(name, '') || chr(10) || coalesce(phone, '')`),
 };
-
-function likePattern(folded: string): string {
-  return `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /**
  * The customers `filter` selects. Column references name `customers`: with `seek`, the `tag`'s
@@ -243,15 +240,12 @@ function filtered(db: Db, dialect: DialectName, tenantId: string, filter: Custom
   if (filter.q !== undefined) {
     const folded = searchFold(filter.q);
     const pattern =
-      dialect === 'sqlite'
-        ? sql.val(likePattern(folded))
-        : sql`translate(lower(${likePattern(filter.q)}), '\u03c2\u0307', '\u03c3')`;
+      dialect === 'sqlite' ? sql.val(likePattern(folded)) : pgFold(sql.val(likePattern(filter.q)));
     query = query.where(sql<boolean>`${SEARCH_TEXT[dialect]} like ${pattern} escape '\\'`);
     // SQLite: the FTS5 trigram table narrows the rows first (it needs at least 3 characters).
     if (searchTable) {
-      const phrase = `"${folded.replaceAll('"', '""')}"`;
       query = query.where(
-        sql<boolean>`customers.seq in (select rowid from customers_search where customers_search match ${phrase})`,
+        sql<boolean>`customers.seq in (select rowid from customers_search where customers_search match ${ftsPhrase(folded)})`,
       );
     }
   }

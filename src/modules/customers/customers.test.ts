@@ -183,6 +183,56 @@ for (const dialect of DIALECTS) {
       assert.equal(neither.body.errors?.[0]?.field, 'customer');
     });
 
+    it('an order names its customer one way; a redacted customer takes no order, even one racing the redaction', async () => {
+      const product = (
+        await api<ProductObject>('POST', '/v1/products', { body: { name: 'Ref', price: 300, stock: 20 } })
+      ).body;
+      const items = [{ product_id: product.id, quantity: 1 }];
+      const kept = await create({ email: 'kept@example.com' });
+      const both = await api<Problem>('POST', '/v1/orders', {
+        body: { items, customer_id: kept.id, customer: { email: 'kept@example.com' } },
+      });
+      assert.deepEqual([both.status, both.body.errors?.[0]?.field], [400, 'customer_id']);
+      const badRange = await api<Problem>(
+        'GET',
+        '/v1/customers?created_from=2026-02-01T00:00:00Z&created_to=2026-01-01T00:00:00Z',
+      );
+      assert.deepEqual([badRange.status, badRange.body.errors?.[0]?.field], [400, 'created_from']);
+
+      const gone = await create({ email: 'gone@example.com', name: 'Gone' });
+      assert.equal((await api('POST', `/v1/customers/${gone.id}/redact`)).status, 200);
+      const byId = await api<Problem>('POST', '/v1/orders', { body: { items, customer_id: gone.id } });
+      assert.deepEqual([byId.status, byId.body.code], [409, 'invalid_state_transition']);
+      // The original email is no longer on record: it makes a new customer.
+      const byEmail = await api<OrderObject>('POST', '/v1/orders', {
+        body: { items, customer: { email: 'gone@example.com' } },
+      });
+      assert.equal(byEmail.status, 201);
+      assert.notEqual(byEmail.body.customer.id, gone.id);
+
+      // An order that took the customer before the redaction committed counts itself on the customer's
+      // row after it: its event's effect finds the customer redacted and refuses, so nothing is written.
+      const tenantId = (await api<{ tenant: { id: string } }>('GET', '/v1/users/me')).body.tenant.id;
+      const ordersBefore = (await api<Page<OrderObject>>('GET', '/v1/orders?limit=1')).body.total;
+      await assert.rejects(
+        ctx.deps.store.transaction((trx) =>
+          ctx.deps.events.emit(trx, {
+            tenantId,
+            type: 'order.created',
+            objectType: 'order',
+            object: {
+              ...byEmail.body,
+              id: 'ord_racing',
+              customer: { ...byEmail.body.customer, id: gone.id },
+            },
+          }),
+        ),
+        (error: Error & { code?: string }) => error.code === 'invalid_state_transition',
+      );
+      assert.equal((await api<Page<OrderObject>>('GET', '/v1/orders?limit=1')).body.total, ordersBefore);
+      assert.equal((await api<CustomerObject>('GET', `/v1/customers/${gone.id}`)).body.orders_count, 0);
+    });
+
     it('concurrent orders with one new email make exactly one customer', async () => {
       const product = (
         await api<ProductObject>('POST', '/v1/products', { body: { name: 'Rush', price: 100, stock: 100 } })

@@ -86,7 +86,9 @@ export function createEventService(
         ...(row.extra === null ? {} : (JSON.parse(row.extra) as Record<string, unknown>)),
       },
     };
-    return row.extra === null ? event : (versions.render('event', event, apiVersion) as EventObject);
+    return versions.differs('event', apiVersion)
+      ? (versions.render('event', event, apiVersion) as EventObject)
+      : event;
   }
 
   return {

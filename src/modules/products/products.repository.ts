@@ -1,5 +1,6 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { ProductCountsTable, ProductStatus, ProductsTable } from '../../db/schema.js';
+import { ftsPhrase, likePattern, pgFold } from '../../db/search.js';
 import { type Db, type DialectName, searchFold } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 import type { ProductSort } from './products.schemas.js';
@@ -206,15 +207,6 @@ export interface ReadPlan {
 }
 
 /**
- * PostgreSQL's half of the search fold (`searchFold` in src/db/store.ts): lower(), then `ς` as `σ`
- * and U+0307 dropped. translate() deletes the characters of its second argument that have no
- * counterpart in the third: here U+0307.
- */
-function pgFold(text: RawBuilder<string>): RawBuilder<string> {
-  return sql`translate(lower(${text}), '\u03c2\u0307', '\u03c3')`;
-}
-
-/**
  * What `q` searches: name, SKU, description and the variants' SKUs and option values joined by newlines (`q` cannot contain one, so no
  * match spans two fields), case-folded in every script. The text and `q` go through one fold, so
  * they compare alike (Greek final sigma and Turkish `İ` included): on PostgreSQL the SQL of
@@ -228,15 +220,6 @@ const SEARCH_TEXT: Record<DialectName, RawBuilder<string>> = {
     sql`name || chr(10) || coalesce(sku, '') || chr(10) || coalesce(description, '') || chr(10) || search_extra`,
   ),
 };
-
-function likePattern(folded: string): string {
-  return `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** An FTS5 phrase: the trigram tokenizer turns it into a substring match. */
-function ftsPhrase(folded: string): string {
-  return `"${folded.replaceAll('"', '""')}"`;
-}
 
 function filtered(db: Db, tenantId: string, filter: ProductFilter, plan: ReadPlan, sortedByPrice = false) {
   const q = filter.q === undefined ? undefined : { text: filter.q, folded: searchFold(filter.q) };
