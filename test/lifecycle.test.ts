@@ -95,6 +95,21 @@ async function withFreshStore(dialect: DialectName, fn: (store: Store) => Promis
   }
 }
 
+/**
+ * The columns of `table` in the store's own schema. Not Kysely's introspection: on PostgreSQL it reads
+ * every schema of the database, and fails when another test drops its schema at that moment.
+ */
+async function columnsOf(store: Store, table: string): Promise<string[]> {
+  if (store.schema === undefined) {
+    const rows = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.execute(store.db);
+    return rows.rows.map((row) => row.name);
+  }
+  const rows = await sql<{ name: string }>`
+    SELECT column_name AS name FROM information_schema.columns
+    WHERE table_schema = ${store.schema} AND table_name = ${table}`.execute(store.db);
+  return rows.rows.map((row) => row.name);
+}
+
 /** Applies the migrations up to `name` only, as a store made by an earlier release has them. */
 async function migrateTo(store: Store, name: string): Promise<void> {
   const migrator = new Migrator({
@@ -111,8 +126,7 @@ describe('migrations', () => {
       await withFreshStore(dialect, async (store) => {
         await migrateToLatest(store);
         await migrateToLatest(store);
-        const tables = await store.db.introspection.getTables();
-        assert.ok(tables.some((t) => t.name === 'api_keys'));
+        assert.ok((await columnsOf(store, 'api_keys')).includes('id'));
       });
     });
   }
@@ -240,10 +254,8 @@ describe('migrations', () => {
             retired_secrets: JSON.stringify([{ secret: 'whsec_old', expires_at: 1_800_000_000_000 }]),
           },
         ]);
-        const columns = (await store.db.introspection.getTables()).find(
-          (t) => t.name === 'webhook_endpoints',
-        )?.columns;
-        assert.ok(columns && !columns.some((c) => c.name.startsWith('previous_secret')));
+        const columns = await columnsOf(store, 'webhook_endpoints');
+        assert.ok(columns.includes('secret') && !columns.some((c) => c.startsWith('previous_secret')));
       });
     });
   }
@@ -282,10 +294,8 @@ describe('migrations', () => {
           { key: 'other-key', resource_id: null },
           { key: 'payout-1', resource_id: 'tr_1' },
         ]);
-        const columns = (await store.db.introspection.getTables()).find(
-          (t) => t.name === 'wallet_transfers',
-        )?.columns;
-        assert.ok(columns && !columns.some((c) => c.name === 'idempotency_key'));
+        const columns = await columnsOf(store, 'wallet_transfers');
+        assert.ok(columns.includes('amount') && !columns.includes('idempotency_key'));
       });
     });
   }
