@@ -156,6 +156,10 @@ export async function bulkLoad(
           quantity,
           unit_price: price,
           total: price * quantity,
+          discount: 0,
+          tax: 0,
+          paid: price * quantity,
+          refunded_quantity: 0,
         });
       }
       const fate = fateOf(rand(100));
@@ -176,6 +180,12 @@ export async function bulkLoad(
         currency: 'USD',
         subtotal,
         total: subtotal,
+        discount_total: 0,
+        shipping_total: 0,
+        tax_total: 0,
+        shipping_paid: 0,
+        pricing: null,
+        refunded_amount: 0,
         customer_email: `customer${customer}@example.com`,
         customer_name: `Customer ${customer}`,
         // The analytics rollups read only the email; the customers themselves are not seeded.

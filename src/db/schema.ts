@@ -268,6 +268,18 @@ export interface OrdersTable {
   delivered_at: number | null;
   cancelled_at: number | null;
   refunded_at: number | null;
+  /** Amount-off discounts on the lines plus a shipping waiver (migration 0022; 0 before). */
+  discount_total: number;
+  /** The shipping rate's price (before a free-shipping discount). */
+  shipping_total: number;
+  /** Tax on the lines and shipping, added (exclusive) or contained in the prices (inclusive). */
+  tax_total: number;
+  /** What the buyer paid for shipping: its price less a waiver, plus its tax when exclusive. */
+  shipping_paid: number;
+  /** JSON {discounts, shipping, taxes} as applied; null for orders made before migration 0022. */
+  pricing: string | null;
+  /** The sum of the order's refunds (the `refunds` table). */
+  refunded_amount: number;
 }
 
 /** The line-item snapshot: what was bought, at which price, whatever the product becomes. */
@@ -284,7 +296,37 @@ export interface OrderItemsTable {
   category: string | null;
   quantity: number;
   unit_price: number;
+  /** unit_price × quantity. */
   total: number;
+  /** The line's share of the order's amount-off discounts (migration 0022; 0 before). */
+  discount: number;
+  /** The line's tax, after its discount. */
+  tax: number;
+  /** What the buyer paid for the line: total less discount, plus tax when exclusive. */
+  paid: number;
+  /** Units of the line refunded so far. */
+  refunded_quantity: number;
+}
+
+/** A return of money of an order (migration 0022): a part of it, or all that was left. */
+export interface RefundsTable {
+  id: string;
+  tenant_id: string;
+  order_id: string;
+  payment_id: string;
+  amount: number;
+  currency: string;
+  /** JSON array of {variant_id, quantity, amount}: the lines this refund covers. */
+  items: string;
+  /** The shipping this refund covers. */
+  shipping: number;
+  restocked: number;
+  reason: string | null;
+  status: 'succeeded';
+  /** Set until the payment provider confirms the refund: when a sweep may send it (again). */
+  due_at: number | null;
+  provider_reference: string | null;
+  created: number;
 }
 
 export interface OrderCountsTable {
@@ -586,6 +628,7 @@ export interface Database {
   orders: OrdersTable;
   order_items: OrderItemsTable;
   order_counts: OrderCountsTable;
+  refunds: RefundsTable;
   payments: PaymentsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

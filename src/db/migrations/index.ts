@@ -20,6 +20,7 @@ import * as heldDeliveries from './0018_held_deliveries.js';
 import * as variants from './0019_variants.js';
 import * as customers from './0020_customers.js';
 import * as analyticsCustomers from './0021_analytics_customers.js';
+import * as orderPricing from './0022_order_pricing.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_variants': variants,
   '0020_customers': customers,
   '0021_analytics_customers': analyticsCustomers,
+  '0022_order_pricing': orderPricing,
 };

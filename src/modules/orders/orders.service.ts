@@ -184,6 +184,10 @@ export function createOrderService(deps: OrderServiceDeps) {
             quantity: line.quantity,
             unit_price: variant.price,
             total: variant.price * line.quantity,
+            discount: 0,
+            tax: 0,
+            paid: variant.price * line.quantity,
+            refunded_quantity: 0,
           };
         });
         const subtotal = items.reduce((sum, item) => sum + item.total, 0);
@@ -194,6 +198,12 @@ export function createOrderService(deps: OrderServiceDeps) {
           currency: (reserved.get(items[0]?.product_id ?? '') as ProductRow).currency, // items is non-empty
           subtotal,
           total: subtotal,
+          discount_total: 0,
+          shipping_total: 0,
+          tax_total: 0,
+          shipping_paid: 0,
+          pricing: null,
+          refunded_amount: 0,
           customer_id: customer.id,
           customer_email: (input.customer?.email ?? customer.email).toLowerCase(),
           customer_name: input.customer?.name ?? customer.name,
