@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import type { OrderStatus, PaymentsTable } from '../src/db/schema.js';
+import type { OrderStatus, PaymentsTable, RefundsTable } from '../src/db/schema.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { newId } from '../src/lib/ids.js';
 import * as orders from '../src/modules/orders/orders.repository.js';
@@ -45,6 +45,7 @@ const ORDERS_PER_TRANSACTION = 20_000;
 const ORDERS_PER_INSERT = 1_000;
 const ITEMS_PER_INSERT = 3_000;
 const PAYMENTS_PER_INSERT = 2_000;
+const REFUNDS_PER_INSERT = 2_000;
 
 /** Where an order's story ends, with its weight out of 100. */
 const FATES: [OrderStatus | 'cancelled_paid', number][] = [
@@ -131,10 +132,12 @@ export async function bulkLoad(
     const orderRows: orders.OrderRow[] = [];
     const itemRows: orders.OrderItemRow[] = [];
     const paymentRows: PaymentsTable[] = [];
+    const refundRows: RefundsTable[] = [];
     const counts = new Map<OrderStatus, number>();
     for (let i = start; i < end; i++) {
       const created = now - 365 * DAY + rand(365 * DAY - 3_600_000);
       const id = newId('ord');
+      const firstItem = itemRows.length;
       let subtotal = 0;
       const lines = 1 + rand(3);
       const first = rand(PRODUCTS);
@@ -173,6 +176,7 @@ export async function bulkLoad(
       const status: OrderStatus = fate === 'cancelled_paid' ? 'cancelled' : fate;
       const paymentId = paid ? newId('pay') : null;
       const customer = rand(customers);
+      const refundAt = refundedAt ?? (fate === 'cancelled_paid' ? cancelledAt : null);
       orderRows.push({
         id,
         tenant_id: tenantId,
@@ -185,7 +189,7 @@ export async function bulkLoad(
         tax_total: 0,
         shipping_paid: 0,
         pricing: null,
-        refunded_amount: 0,
+        refunded_amount: paymentId !== null && refundAt !== null ? subtotal : 0,
         customer_email: `customer${customer}@example.com`,
         customer_name: `Customer ${customer}`,
         // The analytics rollups read only the email; the customers themselves are not seeded.
@@ -211,6 +215,33 @@ export async function bulkLoad(
         cancelled_at: cancelledAt,
         refunded_at: refundedAt,
       });
+      if (paymentId !== null && refundAt !== null) {
+        // The money went back: one refund of the whole order, which the rollups' rebuild reads.
+        const lines = itemRows.slice(firstItem);
+        for (const line of lines) line.refunded_quantity = line.quantity;
+        refundRows.push({
+          id: `re_${id.slice('ord_'.length)}`,
+          tenant_id: tenantId,
+          order_id: id,
+          payment_id: paymentId,
+          amount: subtotal,
+          currency: 'USD',
+          items: JSON.stringify(
+            lines.map((line) => ({
+              variant_id: line.variant_id,
+              quantity: line.quantity,
+              amount: line.paid,
+            })),
+          ),
+          shipping: 0,
+          restocked: status === 'cancelled' ? 1 : 0,
+          reason: null,
+          status: 'succeeded',
+          due_at: null,
+          provider_reference: null,
+          created: refundAt,
+        });
+      }
       if (paymentId !== null && paidAt !== null) {
         paymentRows.push({
           id: paymentId,
@@ -248,6 +279,12 @@ export async function bulkLoad(
         await trx
           .insertInto('payments')
           .values(paymentRows.slice(i, i + PAYMENTS_PER_INSERT))
+          .execute();
+      }
+      for (let i = 0; i < refundRows.length; i += REFUNDS_PER_INSERT) {
+        await trx
+          .insertInto('refunds')
+          .values(refundRows.slice(i, i + REFUNDS_PER_INSERT))
           .execute();
       }
       await orders.adjustOrderCounts(

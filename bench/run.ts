@@ -17,6 +17,8 @@ import { load, machine, type Measurement, root, startProcess } from './lib.js';
  *   BENCH_ORDERS=1000000   orders for the large analytics measurement
  *   BENCH_VARIANTS=1000000 variants in the large catalog of the variants measurement
  *   BENCH_CUSTOMERS=1000000 customers in the large store of the customers measurement
+ *   BENCH_IMPORT_ROWS=100000 product rows imported; BENCH_EXPORT_VARIANTS=1000000 variants exported
+ *   BENCH_DATABASE_URL=postgres://...  the imports measurement also on PostgreSQL
  *   BENCH_ONLY=users-me,wallet   run only these scenarios
  *   BENCH_NO_BUILD=1       use dist/ as it is
  */
@@ -30,6 +32,8 @@ const SCENARIOS = [
   'analytics',
   'variants',
   'customers',
+  'pricing',
+  'imports',
 ] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -180,6 +184,8 @@ const REDUCED = [
   'BENCH_EVENTS',
   'BENCH_ROUNDS',
   'BENCH_ONLY',
+  'BENCH_IMPORT_ROWS',
+  'BENCH_EXPORT_VARIANTS',
 ];
 
 function settings(): string {
@@ -193,6 +199,8 @@ function settings(): string {
     'BENCH_EVENTS',
     'BENCH_RATE',
     'BENCH_ONLY',
+    'BENCH_IMPORT_ROWS',
+    'BENCH_EXPORT_VARIANTS',
   ];
   const set = names.filter((name) => process.env[name]).map((name) => `${name}=${process.env[name]}`);
   return set.length > 0 ? set.join(' ') : 'defaults (full run)';

@@ -1,3 +1,4 @@
+import type { Server as HttpsServer } from 'node:https';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyInstance,
@@ -19,6 +20,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { installRouteHooks } from './http/route-hooks.js';
 import { validatorCompiler } from './http/validation.js';
 import { clientErrorHandler, guardConnections, openFileLimit } from './http/connections.js';
+import { answerPlainHttp } from './http/plain-http.js';
 import { requestIdOf } from './http/request-id.js';
 import { aiRoutes } from './modules/ai/ai.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
@@ -29,10 +31,15 @@ import { consoleSessions } from './modules/console/console.session.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { refundRoutes } from './modules/refunds/refunds.routes.js';
 import { pluginRoutes } from './modules/plugins/plugins.routes.js';
 import { productRoutes } from './modules/products/products.routes.js';
 import { variantRoutes } from './modules/products/variants.routes.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
+import { exportRoutes } from './modules/exports/exports.routes.js';
+import { importRoutes } from './modules/imports/imports.routes.js';
+import { discountRoutes } from './modules/pricing/discounts.routes.js';
+import { rateRoutes } from './modules/pricing/rates.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { versionRoutes } from './modules/versions/versions.routes.js';
@@ -95,6 +102,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     forceCloseConnections: 'idle',
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // `/v1/products/` is `/v1/products`: a route answers with or without one trailing slash. A
+    // parameter left empty by it (`/v1/products//`) is no route (src/http/route-hooks.ts).
+    routerOptions: { ignoreTrailingSlash: true },
     // `request.ip` is the client's address, read from X-Forwarded-For only behind a named proxy.
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     frameworkErrors: frameworkErrorHandler((request, reply) => {
@@ -112,6 +122,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       ? { https: { ...options.https, ...serverOptions, handshakeTimeout: limits.headersTimeoutMs } }
       : { http: serverOptions }),
   }) as unknown as FastifyInstance;
+  // Plain HTTP on the HTTPS port is answered with the https:// address, not an empty reply.
+  if (tls) {
+    answerPlainHttp(app.server as unknown as HttpsServer, {
+      handshakeTimeoutMs: limits.headersTimeoutMs,
+      logger: deps.logger,
+    });
+  }
   const connections = guardConnections(app.server, {
     max: limits.max,
     fileLimit: openFileLimit(),
@@ -190,7 +207,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await v1.register(productRoutes(deps));
       await v1.register(variantRoutes(deps));
       await v1.register(customerRoutes(deps));
+      await v1.register(importRoutes(deps));
+      await v1.register(exportRoutes(deps));
+      await v1.register(discountRoutes(deps));
+      await v1.register(rateRoutes(deps));
       await v1.register(orderRoutes(deps));
+      await v1.register(refundRoutes(deps));
       await v1.register(walletRoutes(deps));
       await v1.register(webhookRoutes(deps));
       await v1.register(pluginRoutes(deps));

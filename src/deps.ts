@@ -15,6 +15,7 @@ import { createApiKeyService } from './modules/api-keys/api-keys.service.js';
 import { createConsoleService } from './modules/console/console.service.js';
 import { createEventService } from './modules/events/events.service.js';
 import { createOrderService } from './modules/orders/orders.service.js';
+import { createRefundService } from './modules/refunds/refunds.service.js';
 import { createWalletService } from './modules/wallet/wallet.service.js';
 import { createSandboxProvider, type PaymentProvider } from './modules/payments/payments.provider.js';
 import { createPaymentService } from './modules/payments/payments.service.js';
@@ -24,6 +25,8 @@ import { createVariantService } from './modules/products/variants.service.js';
 import { createOrderCustomers } from './modules/customers/customers.orders.js';
 import { createCustomerService } from './modules/customers/customers.service.js';
 import { createCustomerPrivacy } from './modules/customers/customers.privacy.js';
+import { createDiscountService } from './modules/pricing/discounts.service.js';
+import { createShippingRateService, createTaxRateService } from './modules/pricing/rates.service.js';
 import { createTenantService } from './modules/tenants/tenants.service.js';
 import { createUsageMeter } from './modules/usage/usage.meter.js';
 import { createUsageService } from './modules/usage/usage.service.js';
@@ -37,6 +40,9 @@ import {
   type WorkerOptions,
 } from './modules/webhooks/webhooks.worker.js';
 import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
+import { createImportRunner, type ImportRunnerOptions } from './modules/imports/imports.runner.js';
+import { createImportService } from './modules/imports/imports.service.js';
+import { createExportService } from './modules/exports/exports.service.js';
 
 /**
  * Wiring: plain factories, no container. `createDeps` opens the store, applies migrations and
@@ -54,6 +60,8 @@ export interface DepsOverrides {
   webhooks?: { resolve?: Resolver; ca?: string | Buffer; worker?: WorkerOptions };
   /** false: no rate limits, quota or usage metering on requests (benchmarks measure their cost). */
   limitsAndMetering?: boolean;
+  /** Bulk imports: batch size, lease and polling of the runner. */
+  imports?: ImportRunnerOptions;
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}) {
@@ -93,12 +101,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const payments = createPaymentService({ store, clock, events, provider: paymentProvider, logger, wallet });
   const customers = createCustomerService({ store, clock, events });
   const customerPrivacy = createCustomerPrivacy({ store, clock, events });
+  const discounts = createDiscountService({ store, clock, events });
+  const shippingRates = createShippingRateService({ store, clock });
+  const taxRates = createTaxRateService({ store, clock });
+  const refunds = createRefundService({ store, clock, events, payments });
   const orders = createOrderService({
     store,
     clock,
     events,
     logger,
     payments,
+    refunds,
     customers: createOrderCustomers({ store, events }),
   });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
@@ -120,6 +133,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     { store, clock, logger, config, events, transport: webhookTransport, onDue: webhooks.onDue },
     webhookWorkerOptions,
   );
+  // Bulk imports run in the background (started like the webhook worker); exports stream.
+  const importRunner = createImportRunner({ store, clock, logger, events }, overrides.imports);
+  const imports = createImportService({ store, clock, wake: importRunner.wake });
+  const exporter = createExportService({ store, logger });
   const usageMeter = createUsageMeter({ store, logger });
   const rateLimiter = createRateLimiter({
     clock,
@@ -151,7 +168,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     customers,
     /** A customer's data export and erasure (GDPR articles 15 and 17). */
     customerPrivacy,
+    /** Pricing rules (src/modules/pricing): discounts, shipping rates, tax rates. */
+    discounts,
+    shippingRates,
+    taxRates,
     orders,
+    /** Refunds of orders: a part, or all that is left (`POST /orders/{id}/refunds`). */
+    refunds,
     /** Charges, settles and refunds orders' payments; owns the stale payment and owed refund sweeps. */
     payments,
     wallet,
@@ -159,6 +182,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     webhooks,
     /** Sends webhook deliveries; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
     webhookWorker,
+    imports,
+    /** Runs imports; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
+    importRunner,
+    /** Streams products, customers and orders as CSV or JSON Lines. */
+    exporter,
     usage,
     /** Developer console accounts, sessions and throttling. */
     consoleAccounts,
@@ -202,6 +230,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
       for (const timer of maintenance) clearInterval(timer);
       maintenance = [];
       await webhookWorker.stop();
+      await importRunner.stop();
       await webhookTransport.close();
       await apiKeys.stop();
       await usageMeter.stop();

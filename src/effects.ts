@@ -18,10 +18,12 @@ export function registerEventEffects(deps: {
   logger: Logger;
 }): void {
   const { store, events, webhooks, logger } = deps;
-  // Analytics rollups: order events move the daily, product, category and customer figures that
-  // the analytics endpoints read, so a period costs the same at a thousand orders as at a million.
+  // Analytics rollups: order and refund events move the daily, product, category and customer
+  // figures that the analytics endpoints read, so a period costs the same at a thousand orders as
+  // at a million.
   events.onEmit(rollupListener(logger));
-  // Customer figures: order events move the customer's orders_count, total_spent and last_order_at.
+  // Customer figures: order and refund events move the customer's orders_count, total_spent and
+  // last_order_at.
   events.onEmit(figuresListener(store));
   // Webhook delivery rows: one pending delivery per subscribed, enabled endpoint, which the
   // worker sends once the change has committed (signalled after commit, or found by polling).

@@ -43,8 +43,11 @@ export async function startServer(
   deps.start();
   // In the API process the worker hears of every delivery this process adds, at once, so it polls
   // only for other processes' (a standalone `npm run worker` polls every 100 ms).
-  if (config.webhooks.workerInProcess)
+  if (config.webhooks.workerInProcess) {
     deps.webhookWorker.start({ pollMs: overrides.webhooks?.worker?.pollMs ?? IN_PROCESS_POLL_MS });
+    // Imports run beside the webhook deliveries: here, unless a worker process runs them.
+    deps.importRunner.start();
+  }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -64,6 +67,7 @@ export async function startServer(
       } finally {
         clearTimeout(force);
         await deps.webhookWorker.stop();
+        await deps.importRunner.stop();
         await deps.close();
       }
     })();
@@ -84,6 +88,7 @@ function banner(server: RunningServer): string {
     `Commerce Platform API listening on ${url}`,
     `  API base:  ${url}/v1`,
     `  Docs:      ${url}/docs`,
+    `  Console:   ${url}/console`,
   ];
   const curlTls = tls ? `--cacert ${relative(tls.certPath)} ` : '';
   if (tls) {
@@ -95,7 +100,7 @@ function banner(server: RunningServer): string {
       '',
       'Demo data created (shown once; also kept in',
       `  ${demoCredentialsPath(deps.config.dataDir)}, mode 0600):`,
-      `  Login:     ${demo.email} / ${demo.password}`,
+      `  Login:     ${demo.email} / ${demo.password} (at ${url}/console)`,
       `  API key:   ${demo.api_key}`,
       '',
       'Try it:',

@@ -3,9 +3,10 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { createDeps } from './deps.js';
 
 /**
- * `npm run worker`: webhook delivery as its own process, with the server's configuration and
- * wiring but no HTTP. Run several against PostgreSQL to share the queue; SIGTERM/SIGINT stop
- * claiming, let attempts in flight finish, and exit.
+ * `npm run worker`: webhook delivery and bulk imports as their own process, with the server's
+ * configuration and wiring but no HTTP. Run several against PostgreSQL to share the queues;
+ * SIGTERM/SIGINT stop claiming, let attempts in flight finish (an import stops after its batch in
+ * flight and is left for a runner to resume), and exit.
  */
 
 async function main(): Promise<void> {
@@ -24,9 +25,11 @@ async function main(): Promise<void> {
     deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
   }
   deps.webhookWorker.start();
+  deps.importRunner.start();
   process.stdout.write(
     `Webhook worker ${deps.webhookWorker.id} running (pid ${process.pid}, ${deps.store.dialect})\n`,
   );
+  process.stdout.write(`Import runner ${deps.importRunner.id} running\n`);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       deps.logger.info({ signal }, 'webhook worker stopping');

@@ -289,7 +289,9 @@ for (const dialect of DIALECTS) {
       }
       const media = declared.content[type];
       assert.ok(media, `content type ${type} is not declared for ${outcome.status}: ${where}`);
-      const value: unknown = type === 'text/csv' ? outcome.body : JSON.parse(outcome.body);
+      // Exports are files: CSV, or JSON Lines (a JSON value per line, not one JSON document).
+      const value: unknown =
+        type === 'text/csv' || type === 'application/x-ndjson' ? outcome.body : JSON.parse(outcome.body);
       const result = validate(media.schema, value);
       assert.ok(
         result.ok,
@@ -297,12 +299,22 @@ for (const dialect of DIALECTS) {
       );
     }
 
-    it('answers a path with a trailing slash as no route (404), not as a 405 listing the method', async () => {
+    it('answers a path with a trailing slash as the path without it, and an empty id as no route', async () => {
       // Found by this fuzzer: `POST /v1/products/` was "405 POST is not allowed ...; use GET, HEAD, POST".
       for (const [method, url] of [
-        ['POST', '/v1/products/'],
-        ['GET', '/v1/users/me/'],
-        ['POST', '/v1/wallet/transfer/'],
+        ['POST', '/v1/products'],
+        ['GET', '/v1/users/me'],
+        ['POST', '/v1/wallet/transfer'],
+      ] as const) {
+        const options = method === 'POST' ? { body: {} } : {};
+        const bare = await api(method, url, options);
+        const slashed = await api(method, `${url}/`, options);
+        assert.equal(slashed.status, bare.status, `${method} ${url}/`);
+        assert.equal((slashed.body as { code?: string }).code, (bare.body as { code?: string }).code);
+      }
+      for (const [method, url] of [
+        ['POST', '/v1/products//'],
+        ['GET', '/v1/products//variants'],
       ] as const) {
         const res = await api(method, url, method === 'POST' ? { body: {} } : {});
         assert.equal(res.status, 404, `${method} ${url}`);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Migrator, sql } from 'kysely';
 import { runAdmin } from '../src/cli/admin.js';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -16,6 +18,9 @@ import { startServer } from '../src/server.js';
 import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
 import { SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
 import type { Page, Problem } from './helpers/responses.js';
+
+/** The repository root: where `src/cli/admin.ts` runs from. */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function httpsGet(url: string, ca: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
@@ -154,10 +159,20 @@ describe('migrations', () => {
           ],
           ['ord_3', 'pending', 100, 'a@example.com', 'Ann B', d0 + DAY + 10_800_000, null, null],
         ] as const) {
+          // A paid order has its payment (refunded with a refunded order: 0022 carries the refund).
+          const paymentId = paidAt === null ? null : `pay_${id}`;
           await sql`INSERT INTO orders (id, tenant_id, status, currency, subtotal, total, customer_email,
-                    customer_name, metadata, restocked, created, updated, paid_at, refunded_at)
-                  VALUES (${id}, 'ten_m', ${status}, 'USD', ${total}, ${total}, ${email}, ${name}, '{}', 0,
-                    ${created}, ${created}, ${paidAt}, ${refundedAt})`.execute(store.db);
+                    customer_name, metadata, payment_id, restocked, created, updated, paid_at, refunded_at)
+                  VALUES (${id}, 'ten_m', ${status}, 'USD', ${total}, ${total}, ${email}, ${name}, '{}',
+                    ${paymentId}, 0, ${created}, ${created}, ${paidAt}, ${refundedAt})`.execute(store.db);
+          if (paymentId !== null) {
+            await sql`INSERT INTO payments (id, tenant_id, order_id, provider, method, amount, currency, status,
+                      created, updated)
+                    VALUES (${paymentId}, 'ten_m', ${id}, 'sandbox', 'pm_card_visa', ${total}, 'USD',
+                      ${status === 'refunded' ? 'refunded' : 'succeeded'}, ${paidAt}, ${refundedAt ?? paidAt})`.execute(
+              store.db,
+            );
+          }
         }
         for (const [order, position, product, category, quantity, total] of [
           ['ord_1', 0, 'prod_a', 'tools', 2, 400],
@@ -333,6 +348,49 @@ describe('migrations', () => {
 });
 
 describe('operator CLI', () => {
+  it('prints its usage on stdout and exits 0 for help, --help and -h', async () => {
+    const fresh = await freshStore('sqlite');
+    try {
+      const config = loadConfig(fresh.env);
+      for (const argv of [
+        ['help'],
+        ['--help'],
+        ['-h'],
+        ['tenant:create', '--help'],
+        ['ledger:verify', '-h'],
+      ]) {
+        const result = await runAdmin(argv, config);
+        assert.equal(result.code, 0, argv.join(' '));
+        assert.match(result.stdout, /^Usage: npm run --silent admin -- <command>/, argv.join(' '));
+        assert.match(result.stdout, /tenant:create --name N --email E/);
+        assert.equal(result.stderr, '');
+      }
+      // An unknown command still fails, with the usage on stderr.
+      const unknown = await runAdmin(['--version'], config);
+      assert.equal(unknown.code, 2);
+      assert.equal(unknown.stdout, '');
+      assert.match(unknown.stderr, /^Unknown command "--version"\.\n\nUsage:/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it(
+    'prints its usage from the process, even with a bad environment',
+    { skip: SKIP_IN_UNIT_RUN },
+    async () => {
+      for (const flag of ['--help', '-h', 'help']) {
+        const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', flag], {
+          cwd: ROOT,
+          env: { ...process.env, PORT: 'abc' },
+          encoding: 'utf8',
+        });
+        assert.equal(result.status, 0, `${flag}: ${result.stderr}`);
+        assert.match(result.stdout, /^Usage: npm run --silent admin -- <command>/);
+      }
+    },
+  );
+
   for (const dialect of DIALECTS) {
     it(`creates tenants and keys and sets limits with JSON on stdout (${dialect})`, async () => {
       const fresh = await freshStore(dialect);
@@ -434,8 +492,17 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       assert.match(server.output(), /SHA-256:\s+([0-9A-F]{2}:){31}[0-9A-F]{2}/);
       const credentialsFile = path.join(fresh.dataDir, 'demo-credentials.json');
       assert.equal(fs.statSync(credentialsFile).mode & 0o777, 0o600);
-      const credentials = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as { api_key: string };
+      const credentials = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as {
+        api_key: string;
+        password: string;
+      };
       assert.ok(server.output().includes(`Authorization: Bearer ${credentials.api_key}`));
+      // The console's address, on the API's host and port, and the login to use there.
+      const banner = server.output();
+      assert.ok(banner.includes(`  Console:   ${server.url}/console\n`), banner);
+      assert.ok(
+        banner.includes(`Login:     demo@example.com / ${credentials.password} (at ${server.url}/console)`),
+      );
       const me = await httpsGet(`${server.url}/v1/users/me`, ca, {
         authorization: `Bearer ${credentials.api_key}`,
       });
@@ -460,6 +527,7 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       const again = await spawnServer(env);
       assert.equal(fs.readFileSync(certPath, 'utf8'), ca);
       assert.ok(!again.output().includes(credentials.api_key));
+      assert.ok(again.output().includes(`  Console:   ${again.url}/console\n`), again.output());
       assert.equal(await again.stop(), 0);
     } finally {
       await fresh.drop();

@@ -6,6 +6,8 @@
  * carry the version the console was built for, so a store pinned to an older version still gets
  * the shapes this code reads, and each POST an `Idempotency-Key` (see `idempotencyKeyFor`). A 401
  * anywhere but the login form means the session ended: the app goes back to the login page.
+ * Besides JSON, `api.upload` sends a file as the body (an import) and `api.download` reads the
+ * answer as a file (an export): the same credentials, headers and errors.
  */
 
 import { humanize } from './format.js';
@@ -111,6 +113,30 @@ function settles(status: number): boolean {
 interface RequestOptions {
   /** `X-Service-Version` of a `/v1` call, when it must not be the console's own (`CONSOLE_API_VERSION`). */
   version?: string | undefined;
+  /** The `Content-Type` of a file body (a Blob is sent as it is, not as JSON). */
+  contentType?: string | undefined;
+  /** 'file': the answer is a file to save (read as a Blob), not JSON. */
+  as?: 'json' | 'file';
+}
+
+/** A file the API answered (an export), with the name its `Content-Disposition` gives. */
+export interface DownloadedFile {
+  blob: Blob;
+  filename: string;
+}
+
+/** The file name of a `Content-Disposition: attachment; filename="..."`, else `fallback`. */
+function filenameOf(disposition: string | null, fallback: string): string {
+  const name = disposition === null ? undefined : /filename="?([^";]+)"?/i.exec(disposition)?.[1];
+  return name?.trim() || fallback;
+}
+
+/**
+ * What a file body stands for in its submission (the same file picked again is the same
+ * submission): its name, size and modification time, never its bytes.
+ */
+function fileIdentity(file: Blob): string {
+  return file instanceof File ? `file ${file.name} ${file.size} ${file.lastModified}` : `blob ${file.size}`;
 }
 
 async function request<T>(
@@ -120,13 +146,18 @@ async function request<T>(
   body?: unknown,
   options: RequestOptions = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', 'x-csrf-token': csrfToken };
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = {
+    accept: options.as === 'file' ? '*/*' : 'application/json',
+    'x-csrf-token': csrfToken,
+  };
+  const file = body instanceof Blob ? body : undefined;
+  const payload = body === undefined || file !== undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined) headers['content-type'] = 'application/json';
+  if (file !== undefined) headers['content-type'] = options.contentType ?? file.type;
   const version = base === API_BASE ? (options.version ?? CONSOLE_API_VERSION) : undefined;
   // The version is part of what was asked (the server's fingerprint of a key leaves it out): the
   // same body in another version is another submission, with a key of its own.
-  const submission = `${method} ${base}${path} ${version ?? ''}\n${payload ?? ''}`;
+  const submission = `${method} ${base}${path} ${version ?? ''}\n${file ? fileIdentity(file) : (payload ?? '')}`;
   if (version !== undefined) {
     headers['x-service-version'] = version;
     if (method === 'POST') headers['idempotency-key'] = idempotencyKeyFor(submission);
@@ -137,7 +168,7 @@ async function request<T>(
       method,
       headers,
       credentials: 'same-origin',
-      ...(payload === undefined ? {} : { body: payload }),
+      ...(file !== undefined ? { body: file } : payload === undefined ? {} : { body: payload }),
     });
   } catch {
     throw new ApiError(
@@ -149,6 +180,20 @@ async function request<T>(
   if (settles(response.status)) unsettled.delete(submission);
   if (base === API_BASE && method !== 'GET' && response.ok) apiEvents.dispatchEvent(new Event('change'));
   if (response.status === 204) return undefined as T;
+  if (options.as === 'file' && response.ok) {
+    const fallback = path.split('?')[0]?.split('/').pop() ?? 'download';
+    let blob: Blob;
+    try {
+      blob = await response.blob();
+    } catch {
+      throw new ApiError(0, 'network_error', 'The download was cut off. Check your connection and retry.');
+    }
+    const downloaded: DownloadedFile = {
+      blob,
+      filename: filenameOf(response.headers.get('content-disposition'), fallback),
+    };
+    return downloaded as T;
+  }
   const data: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const problem = (data ?? {}) as {
@@ -180,6 +225,11 @@ export const api = {
     request<T>(API_BASE, 'POST', path, body, options),
   patch: <T>(path: string, body: unknown) => request<T>(API_BASE, 'PATCH', path, body),
   delete: <T = void>(path: string) => request<T>(API_BASE, 'DELETE', path),
+  /** POSTs `file` as the body, as it is (an import's CSV or JSON Lines), with `contentType`. */
+  upload: <T>(path: string, file: Blob, contentType: string) =>
+    request<T>(API_BASE, 'POST', path, file, { contentType }),
+  /** GETs a file (an export) through the session, for the page to save. */
+  download: (path: string) => request<DownloadedFile>(API_BASE, 'GET', path, undefined, { as: 'file' }),
 };
 
 /** The console's account routes: sign-up, login, logout and the session. */

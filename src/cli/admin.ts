@@ -30,6 +30,7 @@ Commands:
                 [--daily-transfer N|default]
   wallet:credit --tenant ID --amount N --currency C [--description D]
   ledger:verify
+  help          this text (also --help or -h, alone or after a command)
 `;
 
 function parse<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
@@ -205,10 +206,19 @@ const commands: Record<string, Command> = {
   },
 };
 
+const HELP = new Set(['help', '--help', '-h']);
+
+/** `help`, `--help` or `-h` as the command, or `--help`/`-h` after one: the usage, on stdout. */
+export function asksForHelp(argv: readonly string[]): boolean {
+  const [name, ...args] = argv;
+  return HELP.has(name ?? '') || args.some((arg) => arg === '--help' || arg === '-h');
+}
+
 export async function runAdmin(
   argv: string[],
   config: Config,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  if (asksForHelp(argv)) return { code: 0, stdout: USAGE, stderr: '' };
   const [name, ...args] = argv;
   const command = name === undefined ? undefined : commands[name];
   if (!command) {
@@ -238,6 +248,11 @@ export async function runAdmin(
 }
 
 async function main(): Promise<void> {
+  // The usage needs no configuration: it is printed even where the environment is not set up.
+  if (asksForHelp(process.argv.slice(2))) {
+    process.stdout.write(USAGE);
+    return;
+  }
   let config: Config;
   try {
     config = loadConfig();

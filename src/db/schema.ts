@@ -350,8 +350,9 @@ export interface PaymentsTable {
   failure_message: string | null;
   provider_reference: string | null;
   /**
-   * Set, in the transaction that refunds the payment, until the provider confirms the refund: when
-   * a sweep may send it (again). Null for a payment with no refund owed.
+   * Set, in the transaction that gives back a whole charge that landed after its order was
+   * cancelled, until the provider confirms it: when a sweep may send it (again). Refunds of orders
+   * owe it on their row (`refunds.due_at`; migration 0024 moved the ones owed here). Null otherwise.
    */
   refund_due_at: number | null;
   created: number;
@@ -560,6 +561,10 @@ export interface AnalyticsDailyTable {
   captured_amount: number;
   refunded_amount: number;
   units_sold: number;
+  /** The discounts, shipping and tax of the orders captured that day (migration 0024). */
+  discount_total: number;
+  shipping_total: number;
+  tax_total: number;
 }
 
 /** Running totals of a product or category through the end of `day`; a row only on days with sales. */
@@ -613,6 +618,137 @@ export interface AnalyticsReachTable {
   n: number;
 }
 
+/** A discount (migration 0023): a code the buyer types, or an automatic one. */
+export interface DiscountsTable {
+  id: string;
+  tenant_id: string;
+  /** As the merchant gave it; null for an automatic discount. */
+  code: string | null;
+  /** `code` upper-cased: what buyers' codes are matched on, unique per tenant. */
+  code_key: string | null;
+  automatic: number;
+  type: 'percentage' | 'fixed_amount' | 'free_shipping';
+  /** Basis points for a percentage, minor units of `currency` for a fixed amount, 0 for free shipping. */
+  value: number;
+  currency: string | null;
+  /** JSON `{product_ids?, categories?}`: the lines an amount off targets; null: every line. */
+  applies_to: string | null;
+  minimum_subtotal: number | null;
+  starts_at: number | null;
+  ends_at: number | null;
+  usage_limit: number | null;
+  usage_limit_per_customer: number | null;
+  /** Orders holding the discount, moved in their transactions. */
+  times_used: number;
+  combinable: number;
+  enabled: number;
+  created: number;
+  updated: number;
+}
+
+/** Orders of one customer holding one discount (the per-customer limit). */
+export interface DiscountCustomerUsesTable {
+  discount_id: string;
+  customer_id: string;
+  tenant_id: string;
+  uses: number;
+}
+
+/** A shipping rate (migration 0023). */
+export interface ShippingRatesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  /** JSON array of ISO 3166-1 alpha-2 codes, or `["*"]` for every country. */
+  countries: string;
+  price: number;
+  currency: string;
+  /** The discounted subtotal from which shipping is free; null: never. */
+  free_over: number | null;
+  /** The weight band, inclusive; a null bound is open. */
+  min_weight_grams: number | null;
+  max_weight_grams: number | null;
+  created: number;
+  updated: number;
+}
+
+/** A tax rate (migration 0023) for a country, or one state of it. */
+export interface TaxRatesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  country: string;
+  state: string | null;
+  /** `state` upper-cased, `''` for the whole country: (tenant, country, state_key) is unique. */
+  state_key: string;
+  rate_bps: number;
+  inclusive: number;
+  shipping_taxable: number;
+  created: number;
+  updated: number;
+}
+
+export type ImportResource = 'products' | 'customers';
+/** `shopify` is a CSV whose header is Shopify's product export, recognised at upload. */
+export type ImportFormat = 'csv' | 'jsonl' | 'shopify';
+export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/** `validate` reads the whole file first (errors, counts); `write` then commits it in batches. */
+export type ImportPhase = 'validate' | 'write' | 'done';
+
+/**
+ * A bulk import (migration 0025). Runners claim it with a lease (`claimed_by`, `lease_until`) and
+ * commit each batch together with `position`, the data rows of the file the current phase has
+ * finished, so a run that stops resumes after its last committed batch and writes no row twice.
+ */
+export interface ImportsTable {
+  id: string;
+  tenant_id: string;
+  resource: ImportResource;
+  format: ImportFormat;
+  mode: 'upsert' | 'create';
+  dry_run: number;
+  on_error: 'abort' | 'skip';
+  status: ImportStatus;
+  phase: ImportPhase;
+  position: number;
+  rows_total: number;
+  rows_processed: number;
+  created_count: number;
+  updated_count: number;
+  unchanged_count: number;
+  error_count: number;
+  /** The uploaded file: its size, and how many `import_chunks` rows hold it (gone once finished). */
+  byte_size: number;
+  chunk_count: number;
+  claimed_by: string | null;
+  lease_until: number | null;
+  /** Claims so far: a file that stops every runner that takes it fails after a few. */
+  attempts: number;
+  created: number;
+  updated: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+/** One error of an import, numbered in the order found (`seq`, from 0). */
+export interface ImportErrorsTable {
+  import_id: string;
+  seq: number;
+  tenant_id: string;
+  /** The file line (1-based, the CSV header is line 1). */
+  line: number;
+  /** The column as the file names it, or null for the whole row. */
+  column_name: string | null;
+  message: string;
+}
+
+/** The uploaded file, in order, in pieces of at most 1 MiB: any process can read it. */
+export interface ImportChunksTable {
+  import_id: string;
+  seq: number;
+  data: Buffer;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -629,6 +765,10 @@ export interface Database {
   order_items: OrderItemsTable;
   order_counts: OrderCountsTable;
   refunds: RefundsTable;
+  discounts: DiscountsTable;
+  discount_customer_uses: DiscountCustomerUsesTable;
+  shipping_rates: ShippingRatesTable;
+  tax_rates: TaxRatesTable;
   payments: PaymentsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -651,4 +791,7 @@ export interface Database {
   analytics_members: AnalyticsMembersTable;
   analytics_customer_days: AnalyticsCustomerDaysTable;
   analytics_reach: AnalyticsReachTable;
+  imports: ImportsTable;
+  import_errors: ImportErrorsTable;
+  import_chunks: ImportChunksTable;
 }

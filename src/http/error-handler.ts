@@ -153,20 +153,21 @@ export class RouteTable {
 
   add(method: string | string[], url: string, auth?: string): void {
     for (const m of Array.isArray(method) ? method : [method]) this.entries.push({ method: m, url, auth });
-    // Exactly the paths the router matches (it keeps trailing slashes significant): `POST
-    // /v1/products/` is no route (404), not a 405 that lists POST as allowed.
-    const regex = new RegExp(
-      `^${url
-        .split('/')
-        .map((segment) =>
-          segment.startsWith(':')
-            ? '[^/]+'
-            : segment === '*'
-              ? '.*'
-              : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-        )
-        .join('/')}$`,
-    );
+    // Exactly the paths the router matches: one trailing slash or none (`ignoreTrailingSlash`),
+    // and never an empty parameter, so `DELETE /v1/products/` is a 405 listing GET and POST while
+    // `POST /v1/products//` is no route (404).
+    const pattern = url
+      .replace(/\/$/, '')
+      .split('/')
+      .map((segment) =>
+        segment.startsWith(':')
+          ? '[^/]+'
+          : segment === '*'
+            ? '.*'
+            : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/');
+    const regex = new RegExp(`^${pattern}/?$`);
     for (const m of Array.isArray(method) ? method : [method]) this.patterns.push({ method: m, regex });
   }
 
@@ -206,6 +207,17 @@ export function installNotFoundHandler(
         ),
       );
     }
-    return sendProblem(request, reply, new AppError('not_found', `No route ${request.method} ${shown}.`));
+    return sendProblem(request, reply, noRoute(request));
   });
+}
+
+/**
+ * The answer to a path no route serves: also to one that matched a route only with an empty
+ * parameter (`GET /v1/products//`), which names nothing.
+ */
+export function noRoute(request: FastifyRequest): AppError {
+  const path = request.url.split('?')[0] ?? '/';
+  // The path as the answer names it: a client's 16 KiB of path comes back as its start.
+  const shown = path.length > PATH_SHOWN ? `${path.slice(0, PATH_SHOWN)}…` : path;
+  return new AppError('not_found', `No route ${request.method} ${shown}.`);
 }

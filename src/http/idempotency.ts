@@ -30,8 +30,11 @@ function canonicalJson(value: unknown): string {
 }
 
 export function fingerprint(method: string, url: string, body: unknown): string {
+  // `/v1/products/` is the route `/v1/products` (the router ignores one trailing slash): a retry
+  // with or without it is the same request.
+  const path = url.replace(/(?<=.)\/(?=\?|$)/, '');
   return createHash('sha256')
-    .update(`${method} ${url}\n${canonicalJson(body ?? null)}`)
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
     .digest('hex');
 }
 

@@ -19,7 +19,7 @@ Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk
 ${Object.entries(ERROR_STATUS)
   .map(([code, status]) => `  <a id="error-${code}"></a>\`${status} ${code}\``)
   .join(',\n')}.
-* **Request bodies** are JSON in UTF-8 (other bytes are \`400 invalid_json\`), at most 1 MiB, with objects and
+* **Request bodies** are JSON in UTF-8 (other bytes are \`400 invalid_json\`; \`POST /imports\` takes a CSV or JSON Lines file of up to 50 MiB instead), at most 1 MiB, with objects and
   arrays nested at most ${MAX_DEPTH} levels. Text must be well-formed Unicode without NUL; names and other one-line
   fields hold no control characters, line or paragraph separators, bidirectional controls or U+FEFF, and longer text
   only line breaks and tabs among them. A \`400 validation_failed\` lists at most ${MAX_FIELD_ERRORS} failing fields in
@@ -81,6 +81,7 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
           name: 'Customers',
           description: 'Profiles with exact order figures, their orders, a privacy export and erasure',
         },
+        { name: 'Pricing', description: 'Discounts, shipping rates and tax rates that price orders' },
         { name: 'Orders', description: 'Orders, their lifecycle and payments' },
         { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
         { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
@@ -88,6 +89,11 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
         { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
         { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
         { name: 'Analytics', description: 'Revenue, orders, customers and products over time, and reports' },
+        {
+          name: 'Imports and exports',
+          description:
+            'Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file',
+        },
       ],
     },
   });

@@ -2,13 +2,15 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import type { Deps } from '../deps.js';
 import { meteringHook } from '../modules/usage/usage.hooks.js';
 import type { createGate } from './auth.js';
+import { noRoute } from './error-handler.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
 /**
  * The hooks each route gets as it is registered (onRoute), from what the route declares in
- * `config`: its gate (onRequest), an empty body for a POST or PATCH without one (preValidation),
- * idempotency (preHandler and onSend) for an authenticated POST, its response rendered in the
- * requested version (onSend) where `config.resource` is set, and usage metering (onResponse) when
+ * `config`: its gate and, where it has parameters, the refusal of an empty one (onRequest), an
+ * empty body for a POST or PATCH without one (preValidation), idempotency (preHandler and onSend)
+ * for an authenticated POST, its response rendered in the requested version (onSend) where
+ * `config.resource` is set, and usage metering (onResponse) when
  * it takes a key. A hook is attached only where it does something, which keeps GET routes off the
  * hot path. The same pass adds the shared error responses, the security scheme and the permission
  * line to the route's OpenAPI schema, and refuses a /v1 route that declares no `config.auth`.
@@ -46,6 +48,24 @@ export function installRouteHooks(
       return payload;
     };
 
+  // The router takes `/v1/products//` for `/v1/products/:id` with an empty id (one trailing
+  // slash is ignored, the other leaves the parameter empty): no route, as for any unknown path.
+  // A callback hook: no promise on the routes that have parameters.
+  const refuseEmptyParams = (
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: (error?: Error) => void,
+  ) => {
+    const params = request.params as Record<string, string>;
+    for (const name in params) {
+      if (params[name] === '') {
+        done(noRoute(request));
+        return;
+      }
+    }
+    done();
+  };
+
   // Usage metering, attached to each route that takes a key.
   const meterRoute = deps.limitsAndMetering ? meteringHook(deps.usageMeter, deps.clock) : undefined;
 
@@ -55,8 +75,13 @@ export function installRouteHooks(
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hooks = (existing: unknown): unknown[] =>
       existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
-    // The route's own gate, so nothing about the route is looked up per request.
-    route.onRequest = [gateFor(route.config), ...hooks(route.onRequest)] as typeof route.onRequest;
+    // The route's own gate, so nothing about the route is looked up per request; then, on a
+    // route with parameters, the refusal of an empty one.
+    route.onRequest = [
+      gateFor(route.config),
+      ...(route.url.includes(':') ? [refuseEmptyParams] : []),
+      ...hooks(route.onRequest),
+    ] as typeof route.onRequest;
     if (methods.includes('POST') || methods.includes('PATCH')) {
       route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
     }

@@ -60,7 +60,7 @@ export const ProblemSchema = Type.Object(
     errors: Type.Optional(
       Type.Array(FieldErrorSchema, {
         maxItems: MAX_FIELD_ERRORS,
-        description: `The failing fields (validation only), at most ${MAX_FIELD_ERRORS}.`,
+        description: `The failing fields, at most ${MAX_FIELD_ERRORS}: of a validation, or the one field a refusal is about (\`discount_codes[0]\` of a \`422 discount_invalid\`).`,
       }),
     ),
     errors_truncated: Type.Optional(

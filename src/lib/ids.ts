@@ -21,8 +21,12 @@ export type IdPrefix =
   | 'prod'
   | 'var'
   | 'cus'
+  | 'dsc'
+  | 'shr'
+  | 'txr'
   | 'ord'
   | 'pay'
+  | 're'
   | 'wal'
   | 'txn'
   | 'tr'
@@ -31,6 +35,7 @@ export type IdPrefix =
   | 'del'
   | 'plg'
   | 'gen'
+  | 'imp'
   | 'req';
 
 export function newId(prefix: IdPrefix): string {

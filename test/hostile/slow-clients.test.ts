@@ -198,6 +198,45 @@ for (const secure of [false, true]) {
         await new Promise((resolve) => socket.once('close', resolve));
         assert.ok(closedByServer, 'the server closed it, not the test');
       });
+
+      it('closes a connection whose TLS handshake starts late and never finishes, within the limit', async () => {
+        // The handshake is timed from the connection, not from its first byte: sent at 450 ms of
+        // the 500 ms, it does not buy the client another 500.
+        const socket = await holder(server);
+        const opened = Date.now();
+        const closed = new Promise((resolve) => socket.once('close', resolve));
+        setTimeout(() => socket.writable && socket.write(Buffer.from([0x16, 0x03, 0x01])), 450);
+        await closed;
+        const elapsed = Date.now() - opened;
+        assert.ok(elapsed < 900, `closed after ${elapsed} ms`);
+      });
+
+      it('answers plain HTTP on its port with a plain-text 400 naming the https:// address', async () => {
+        const { port } = target(server);
+        for (const [request, address] of [
+          [`GET /v1/products HTTP/1.1\r\nHost: localhost:${port}\r\n\r\n`, `https://localhost:${port}/`],
+          ['GET / HTTP/1.0\r\n\r\n', `https://127.0.0.1:${port}/`],
+          // Headers that never finish are answered at the limit.
+          ['GET / HTTP/1.1\r\nHost: localhost', `https://127.0.0.1:${port}/`],
+        ] as const) {
+          const answer = await exchange(await holder(server), request);
+          assert.ok(answer, JSON.stringify(request));
+          assert.equal(answer.status, 400);
+          assert.equal(answer.headers['content-type'], 'text/plain; charset=utf-8');
+          assert.equal(answer.headers.connection, 'close');
+          assert.equal(answer.body, `This port speaks HTTPS: use ${address}\n`);
+        }
+        // A body it never reads does not cost the client the answer.
+        const body = 'x'.repeat(200_000);
+        const posted = await exchange(
+          await holder(server),
+          `POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
+        assert.equal(posted?.status, 400);
+        // HTTPS on the same port is served as ever.
+        assert.equal((await ask(server, GET_HEALTH))?.status, 200);
+        await untilConnections(server, 0);
+      });
     }
 
     it('answers what the HTTP parser refuses with a 400 problem naming the part', async () => {

@@ -8,6 +8,8 @@ const TONES: Record<string, string> = {
   succeeded: 'success',
   failed: 'danger',
   pending: 'info',
+  queued: 'info',
+  running: 'info',
   Installed: 'success',
 };
 

@@ -21,6 +21,11 @@ import * as variants from './0019_variants.js';
 import * as customers from './0020_customers.js';
 import * as analyticsCustomers from './0021_analytics_customers.js';
 import * as orderPricing from './0022_order_pricing.js';
+import * as pricingRules from './0023_pricing_rules.js';
+import * as refundsOwed from './0024_refunds_owed.js';
+import * as analyticsPricing from './0025_analytics_pricing.js';
+import * as imports from './0026_imports.js';
+import * as webhookFairness from './0027_webhook_fairness.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +51,9 @@ export const migrations: Record<string, Migration> = {
   '0020_customers': customers,
   '0021_analytics_customers': analyticsCustomers,
   '0022_order_pricing': orderPricing,
+  '0023_pricing_rules': pricingRules,
+  '0024_refunds_owed': refundsOwed,
+  '0025_analytics_pricing': analyticsPricing,
+  '0026_imports': imports,
+  '0027_webhook_fairness': webhookFairness,
 };

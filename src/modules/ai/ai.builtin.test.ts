@@ -492,8 +492,12 @@ describe('English helpers', () => {
     assert.equal(categoryPhrase('t-shirt'), 't-shirts');
     assert.equal(categoryPhrase('Lighting'), 'lighting');
     assert.equal(categoryPhrase('home_decor'), 'home decor');
-    assert.equal(categoryPhrase('home-and-garden'), 'home and garden');
-    assert.equal(categoryPhrase('Home & Kitchen'), 'home & kitchen');
+    assert.equal(categoryPhrase('home-and-garden'), 'home and garden goods');
+    assert.equal(categoryPhrase('Home & Kitchen'), 'home and kitchen goods');
+    // A category that names no goods reads as the goods it holds: `our collection of home goods`.
+    assert.equal(categoryPhrase('Home'), 'home goods');
+    assert.equal(categoryPhrase('beauty'), 'beauty products');
+    assert.equal(categoryPhrase('Sports'), 'sports gear');
     assert.equal(categoryPhrase('accessory'), 'accessories');
     assert.equal(categoryPhrase('Electronics'), 'electronics');
     assert.equal(categoryPhrase('TVs'), 'TVs');
@@ -531,6 +535,7 @@ describe('English helpers', () => {
     assert.equal(ascendingSizes(['S', 'M', 'XL', '2XL']), true);
     assert.equal(ascendingSizes(['S', '40']), false);
     assert.equal(joinClauses(['in size M', 'in black']), 'in size M and in black');
+    assert.equal(joinClauses(['in sizes S, M, and L']), 'in sizes S, M, and L', 'one option alone');
     assert.equal(
       joinClauses(['in sizes S and M', 'in black and white']),
       'in sizes S and M, and in black and white',

@@ -10,6 +10,7 @@ import {
   feature,
   joinClauses,
   joinList,
+  mergeVerbPhrases,
   type OptionPhrase,
   optionPhrase,
   productRef,
@@ -264,7 +265,7 @@ function factGroups(
       groups.push({
         size: phrases.length,
         render: (n) => {
-          const chosen = phrases.slice(0, n);
+          const chosen = mergeVerbPhrases(phrases.slice(0, n));
           if (also) chosen[0] = withAlso(chosen[0] ?? '');
           const clause = `${joinList(chosen)}.`;
           return useName ? `${options.name} ${clause}` : withLeadIn(lead, clause);

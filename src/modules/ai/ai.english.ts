@@ -236,14 +236,65 @@ function pluralize(word: string): string {
 }
 
 /**
+ * Categories named by a word that is not the goods themselves (a place, a field, an activity: `home`,
+ * `beauty`, `sports`): the noun phrase for the goods, as the phrase banks need it after `our
+ * collection of`, `anyone shopping for` or `other` (`our collection of homes` says something else).
+ * Keys in lower case, `&` read as `and`.
+ */
+const CATEGORY_NOUNS: Readonly<Record<string, string>> = {
+  home: 'home goods',
+  household: 'household goods',
+  kitchen: 'kitchenware',
+  garden: 'garden supplies',
+  'home and garden': 'home and garden goods',
+  'home and kitchen': 'home and kitchen goods',
+  'home and living': 'home and living goods',
+  living: 'home and living goods',
+  beauty: 'beauty products',
+  health: 'health products',
+  'health and beauty': 'health and beauty products',
+  'beauty and personal care': 'beauty and personal care products',
+  'personal care': 'personal care products',
+  wellness: 'wellness products',
+  sport: 'sports gear',
+  sports: 'sports gear',
+  'sports and outdoors': 'sports and outdoor gear',
+  fitness: 'fitness gear',
+  outdoor: 'outdoor gear',
+  outdoors: 'outdoor gear',
+  camping: 'camping gear',
+  cycling: 'cycling gear',
+  running: 'running gear',
+  travel: 'travel gear',
+  gaming: 'gaming gear',
+  baby: 'baby products',
+  pet: 'pet supplies',
+  pets: 'pet supplies',
+  office: 'office supplies',
+  school: 'school supplies',
+  party: 'party supplies',
+  craft: 'craft supplies',
+  crafts: 'craft supplies',
+  'arts and crafts': 'art and craft supplies',
+  automotive: 'automotive products',
+  grocery: 'groceries',
+  electronic: 'electronics',
+  stationery: 'stationery',
+  fashion: 'fashion',
+};
+
+/**
  * A category as it reads after `of`, `for` or `in`: humanized, title case dropped, a countable
  * singular made plural (`Shoes` -> `shoes`, `t-shirt` -> `t-shirts`, `home-and-garden` -> `home and
- * garden`, `Lighting` -> `lighting`).
+ * garden goods`, `Lighting` -> `lighting`), and a category that does not name goods said as the
+ * goods it holds (`home` -> `home goods`, `beauty` -> `beauty products`, `sports` -> `sports gear`).
  */
 export function categoryPhrase(category: string): string {
   let text = tidy(category).replace(/_+/g, ' ');
   if (/^[a-z0-9]+(?:-[a-z0-9]+){2,}$/i.test(text)) text = text.replace(/-/g, ' ');
   text = lowerWords(text);
+  const known = CATEGORY_NOUNS[text.toLowerCase().replace(/\s*&\s*/g, ' and ')];
+  if (known !== undefined) return known;
   if (/[&/,]|\band\b/.test(text)) return text;
   const words = text.split(' ');
   const last = words[words.length - 1] ?? '';
@@ -289,6 +340,51 @@ export function humanizeKey(key: string): string {
       .replace(/[_\s]+/g, ' ')
       .trim(),
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Countries
+
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/** Region names as running text says them (ICU's own read as labels: `Hong Kong SAR China`). */
+const COUNTRY_NAMES: Readonly<Record<string, string>> = {
+  CD: 'Democratic Republic of the Congo',
+  CG: 'Republic of the Congo',
+  HK: 'Hong Kong',
+  MO: 'Macao',
+  MM: 'Myanmar',
+};
+
+/** Names English says with `the`: `made in the United States`, `in the Netherlands`. */
+const WITH_THE =
+  /^(?:United |Democratic Republic|Republic of|Dominican Republic|Central African|Czech Republic|European Union|Caribbean Netherlands|Palestinian Territories)|Islands$|^(?:Netherlands|Philippines|Bahamas|Maldives|Seychelles|Comoros|Gambia)$/;
+
+export interface Country {
+  /** `United States`: as a label or specification says it. */
+  name: string;
+  /** `the United States`: as a sentence says it. */
+  phrase: string;
+}
+
+/**
+ * A two-letter region code (ISO 3166-1, as `origin` attributes often hold it: `IT`, `us`) named in
+ * English by `Intl.DisplayNames`: `IT` -> Italy, `US` -> the United States. Undefined for anything
+ * else, which is said as written.
+ */
+export function countryName(code: string): Country | undefined {
+  if (!/^[A-Za-z]{2}$/.test(code)) return undefined;
+  const upper = code.toUpperCase();
+  let name: string | undefined;
+  try {
+    name = COUNTRY_NAMES[upper] ?? REGIONS.of(upper);
+  } catch {
+    return undefined;
+  }
+  if (name === undefined || name === upper || /unknown/i.test(name)) return undefined;
+  // `St. Kitts & Nevis`: a full stop mid-sentence reads as a sentence end.
+  name = name.replace(/\bSt\. /g, 'Saint ').replace(/ & /g, ' and ');
+  return { name, phrase: WITH_THE.test(name) ? `the ${name}` : name };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -438,10 +534,16 @@ function verbPhrasesFor(label: string, value: string): string[] {
   }
 }
 
+/** Attributes whose value is a country, often as its code (`origin: IT`). */
+const COUNTRY_KEYS = /^(?:origin|made in|country of origin|country|manufactured in|produced in)$/;
+
 export function attributeFact(key: string, rawValue: string): AttributeFact {
   const label = humanizeKey(key) || tidy(key);
   let value = tidy(rawValue);
   if (COMMON_VALUE_KEYS.test(label)) value = lowerWords(value);
+  // A country code is said by name: `is made in Italy`, `Origin: United States`.
+  const country = COUNTRY_KEYS.test(label) ? countryName(value) : undefined;
+  if (country !== undefined) return countryFact(label, country);
   const spec = `${label}: ${value}`;
   if (/^(yes|true|y)$/i.test(value)) {
     const adjective = label.split(' ').every((word, i, words) => i < words.length - 1 || isAdjective(word));
@@ -470,6 +572,45 @@ export function attributeFact(key: string, rawValue: string): AttributeFact {
       ? verbPhrases.map((phrase) => `It ${phrase}.`)
       : [`Its ${label} ${be(label)} ${value}.`, `The ${label} ${be(label)} ${value}.`];
   return { label, value, verbPhrases, statements, spec };
+}
+
+/** A country attribute, its name in sentences with `the` where English wants it. */
+function countryFact(label: string, country: Country): AttributeFact {
+  const spec = `${label}: ${country.name}`;
+  const verbPhrases = label === 'country' ? [] : [`is made in ${country.phrase}`];
+  const statements =
+    verbPhrases.length > 0
+      ? verbPhrases.map((phrase) => `It ${phrase}.`)
+      : [`Its ${label} is ${country.phrase}.`, `The ${label} is ${country.phrase}.`];
+  return { label, value: country.name, verbPhrases, statements, spec };
+}
+
+/**
+ * Verb phrases that share a sentence, with `is made by` and `is made in` side by side said once:
+ * `is made by Northwind in Italy`, not `is made by Northwind and is made in Italy`.
+ */
+export function mergeVerbPhrases(phrases: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const phrase of phrases) {
+    const previous = out[out.length - 1];
+    const by = /^is made by (.+)$/;
+    const where = /^is made in (.+)$/;
+    const place = where.exec(phrase)?.[1];
+    const maker = by.exec(phrase)?.[1];
+    if (previous !== undefined && place !== undefined && by.test(previous) && !/ in /.test(previous)) {
+      out[out.length - 1] = `${previous} in ${place}`;
+    } else if (
+      previous !== undefined &&
+      maker !== undefined &&
+      where.test(previous) &&
+      !/ by /.test(previous)
+    ) {
+      out[out.length - 1] = `${previous} by ${maker}`;
+    } else {
+      out.push(phrase);
+    }
+  }
+  return out;
 }
 
 /** `is made of wool` -> `is also made of wool`; `weighs 2 kg` -> `also weighs 2 kg`. */
@@ -727,7 +868,10 @@ export function optionPhrase(
  * (`in sizes S, M, and L, and in black and white`), three by semicolons.
  */
 export function joinClauses(clauses: readonly string[]): string {
-  if (!clauses.some((clause) => /,|\s(?:and|or)\s/.test(clause))) return joinList(clauses);
+  // One option alone is its own phrase (`in sizes S, M, and L`), not `; and in sizes ...`.
+  if (clauses.length <= 1 || !clauses.some((clause) => /,|\s(?:and|or)\s/.test(clause))) {
+    return joinList(clauses);
+  }
   if (clauses.length === 2) return `${clauses[0]}, and ${clauses[1]}`;
   return `${clauses.slice(0, -1).join('; ')}; and ${clauses[clauses.length - 1]}`;
 }

@@ -154,7 +154,7 @@ const friendly: ToneBank = {
     (k) => `Searching for ${k}? You've come to the right place.`,
     (k) => `If you've been hunting for ${k}, your search might just be over.`,
     (k, n) => `Anyone on the lookout for ${k} will want to take a peek at ${n}.`,
-    (k) => `Got ${k} on your wish list? This one's worth a look.`,
+    (k) => `Is your search for ${k} still on? This one's worth a look.`,
   ],
   fillers: [
     () => "We think you're going to love it.",
@@ -204,7 +204,7 @@ const luxury: ToneBank = {
     (n) => `Allow us to present ${n}.`,
   ],
   categoryIntros: [
-    (n, c) => `Presenting ${n}, a refined expression of ${c}.`,
+    (n, c) => `Presenting ${n}, a refined highlight of our collection of ${c}.`,
     (n, c) => `Discover ${n}, a distinguished presence within our collection of ${c}.`,
     (n, c) => `In the world of ${c}, ${n} is a statement of taste.`,
     (n, c) => `For the connoisseur of ${c}, we present ${n}.`,
@@ -307,7 +307,7 @@ const playful: ToneBank = {
   fillers: [
     () => 'Trust us, your cart is going to love this.',
     () => 'Warning: may cause spontaneous happy dances.',
-    () => "We're not saying it's magic, but we're not not saying it.",
+    () => "We're not saying it's magic, but we're not ruling it out either.",
     () => "It's basically a high five in product form.",
     () => 'Resistance is futile (and honestly, why resist?).',
     () => 'Cue the confetti!',

@@ -1,4 +1,4 @@
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type {
   AnalyticsDailyTable,
   AnalyticsMembersTable,
@@ -9,6 +9,7 @@ import type {
 } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { DAY_MS, MAX_PERIOD_DAYS } from './analytics.periods.js';
+import { type RefundedLine, refundShares } from './analytics.refunds.js';
 
 /**
  * Rollup tables of the analytics module (migration 0010): writes used by the event listener and
@@ -31,6 +32,9 @@ export const EMPTY_DAILY: DailyCounts = {
   captured_amount: 0,
   refunded_amount: 0,
   units_sold: 0,
+  discount_total: 0,
+  shipping_total: 0,
+  tax_total: 0,
 };
 const DAILY_COLUMNS = Object.keys(EMPTY_DAILY) as (keyof DailyCounts)[];
 
@@ -342,14 +346,52 @@ export async function moveReach(
   }
 }
 
-/** The category snapshot of each line of an order (`null` for none), by position. */
-export async function lineCategories(trx: Db, orderId: string): Promise<Map<number, string | null>> {
+/** A line of an order as the rollups read it: the snapshot taken at order time. */
+export interface RollupLine extends RefundedLine {
+  name: string;
+  quantity: number;
+}
+
+/** The order's lines, in position order. */
+export async function orderLines(trx: Db, orderId: string): Promise<RollupLine[]> {
   const rows = await trx
     .selectFrom('order_items')
-    .select(['position', 'category'])
+    .select(['position', 'product_id', 'variant_id', 'category', 'name', 'quantity', 'paid'])
     .where('order_id', '=', orderId)
+    .orderBy('position')
     .execute();
-  return new Map(rows.map((row) => [Number(row.position), row.category]));
+  return rows.map((row) => ({
+    ...row,
+    position: Number(row.position),
+    quantity: Number(row.quantity),
+    paid: Number(row.paid),
+  }));
+}
+
+export interface OrderMoney {
+  paid_at: number | null;
+  discount_total: number;
+  shipping_total: number;
+  tax_total: number;
+  shipping_paid: number;
+}
+
+/** The money columns of an order, which its events do not all carry. */
+export async function orderMoney(trx: Db, orderId: string): Promise<OrderMoney | undefined> {
+  const row = await trx
+    .selectFrom('orders')
+    .select(['paid_at', 'discount_total', 'shipping_total', 'tax_total', 'shipping_paid'])
+    .where('id', '=', orderId)
+    .executeTakeFirst();
+  return (
+    row && {
+      paid_at: row.paid_at === null ? null : Number(row.paid_at),
+      discount_total: Number(row.discount_total),
+      shipping_total: Number(row.shipping_total),
+      tax_total: Number(row.tax_total),
+      shipping_paid: Number(row.shipping_paid),
+    }
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -581,9 +623,90 @@ export async function customerTotals(
 // ---------------------------------------------------------------------------------------------
 // Rebuild
 
+/** The rebuild's scratch table: one row per refund and line it takes from (signed, negative). */
+const SHARES = sql.table('analytics_refund_shares');
+/** Refunds read at a time by the rebuild; their shares are written 1,000 rows per statement. */
+const REFUNDS_PAGE = 2_000;
+const SHARES_PER_INSERT = 1_000;
+
 /**
- * Recomputes every rollup of one tenant (or of all tenants) from the orders and their lines, with
- * the same definitions the event listener applies one change at a time. Runs in `trx`.
+ * Every refund of a captured order of the tenant (or of all), split over its order's lines by
+ * `refundShares`, into the scratch table; a page of refunds and their orders' lines at a time.
+ */
+async function writeRefundShares(trx: Kysely<Database>, tenantId: string | undefined): Promise<void> {
+  let after: { order: string; id: string } | undefined;
+  for (;;) {
+    let query = trx
+      .selectFrom('refunds as r')
+      .innerJoin('orders as o', 'o.id', 'r.order_id')
+      .select([
+        'r.id',
+        'r.order_id',
+        'r.amount',
+        'r.shipping',
+        'r.items',
+        'r.created',
+        'o.tenant_id',
+        'o.currency',
+        'o.shipping_paid',
+      ])
+      .where('o.paid_at', 'is not', null);
+    if (tenantId !== undefined) query = query.where('r.tenant_id', '=', tenantId);
+    if (after !== undefined) {
+      const { order, id } = after;
+      query = query.where((eb) =>
+        eb.or([eb('r.order_id', '>', order), eb.and([eb('r.order_id', '=', order), eb('r.id', '>', id)])]),
+      );
+    }
+    const refunds = await query.orderBy('r.order_id').orderBy('r.id').limit(REFUNDS_PAGE).execute();
+    const last = refunds[refunds.length - 1];
+    if (last === undefined) return;
+    after = { order: last.order_id, id: last.id };
+
+    const lineRows = await trx
+      .selectFrom('order_items')
+      .select(['order_id', 'position', 'product_id', 'variant_id', 'category', 'paid'])
+      .where('order_id', 'in', [...new Set(refunds.map((r) => r.order_id))])
+      .execute();
+    const linesOf = new Map<string, RefundedLine[]>();
+    for (const row of lineRows) {
+      const list = linesOf.get(row.order_id) ?? [];
+      list.push({ ...row, position: Number(row.position), paid: Number(row.paid) });
+      linesOf.set(row.order_id, list);
+    }
+    const rows: RawBuilder<unknown>[] = [];
+    for (const refund of refunds) {
+      const items = (
+        JSON.parse(refund.items) as { variant_id: string; quantity: unknown; amount: unknown }[]
+      ).map((item) => ({
+        variant_id: item.variant_id,
+        quantity: Number(item.quantity),
+        amount: Number(item.amount),
+      }));
+      const day = Number(refund.created) - (Number(refund.created) % DAY_MS);
+      const shares = refundShares(linesOf.get(refund.order_id) ?? [], Number(refund.shipping_paid), {
+        amount: Number(refund.amount),
+        shipping: Number(refund.shipping),
+        items,
+      });
+      for (const { line, units, revenue } of shares) {
+        rows.push(
+          sql`(${refund.tenant_id}, ${refund.currency}, ${line.product_id}, ${line.category ?? ''},
+            ${day}, ${-units}, ${-revenue})`,
+        );
+      }
+    }
+    for (let i = 0; i < rows.length; i += SHARES_PER_INSERT) {
+      await sql`INSERT INTO ${SHARES} (tenant_id, currency, product_id, category, day, units, revenue)
+        VALUES ${sql.join(rows.slice(i, i + SHARES_PER_INSERT))}`.execute(trx);
+    }
+    if (refunds.length < REFUNDS_PAGE) return;
+  }
+}
+
+/**
+ * Recomputes every rollup of one tenant (or of all tenants) from the orders, their lines and their
+ * refunds, with the same definitions the event listener applies one change at a time. Runs in `trx`.
  */
 export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): Promise<void> {
   const tables = [
@@ -604,14 +727,22 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
   const D = sql.lit(DAY_MS);
   const tenant = (column: string): Expression<SqlBool> =>
     tenantId === undefined ? sql<SqlBool>`1 = 1` : sql<SqlBool>`${sql.ref(column)} = ${tenantId}`;
-  const refundAt = sql`COALESCE(o.refunded_at, o.cancelled_at)`;
-  // Orders whose payment was captured; `refund_at` when the money went back (refund, or cancel
-  // after payment).
+  // Orders whose payment was captured, and the refunds of those orders (each on its own day).
   const captured = sql`(
     SELECT o.id, o.tenant_id, o.currency, o.customer_id, o.total, o.paid_at,
-      CASE WHEN o.status IN ('refunded', 'cancelled') THEN ${refundAt} END AS refund_at
+      o.discount_total, o.shipping_total, o.tax_total
     FROM orders o WHERE o.paid_at IS NOT NULL AND ${tenant('o.tenant_id')})`;
+  const refunded = sql`(
+    SELECT o.tenant_id, o.currency, o.customer_id, r.amount, r.created - r.created % ${D} AS day
+    FROM refunds r JOIN orders o ON o.id = r.order_id
+    WHERE o.paid_at IS NOT NULL AND ${tenant('o.tenant_id')})`;
   const units = sql`(SELECT SUM(i.quantity) FROM order_items i WHERE i.order_id = c.id)`;
+  // What each refund takes from each line (analytics.refunds.ts): computed here, not in SQL.
+  await sql`CREATE TEMPORARY TABLE IF NOT EXISTS ${SHARES} (tenant_id text NOT NULL,
+    currency text NOT NULL, product_id text NOT NULL, category text NOT NULL, day bigint NOT NULL,
+    units bigint NOT NULL, revenue bigint NOT NULL)`.execute(trx);
+  await sql`DELETE FROM ${SHARES}`.execute(trx);
+  await writeRefundShares(trx, tenantId);
 
   await sql`
     INSERT INTO analytics_currencies (tenant_id, currency, orders)
@@ -624,13 +755,15 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
     FROM orders o WHERE ${tenant('o.tenant_id')}`.execute(trx);
 
   const statusSum = (status: OrderStatus) => sql`SUM(CASE WHEN o.status = ${status} THEN 1 ELSE 0 END)`;
+  // Rows that move nothing are left out, as the listener writes nothing for them.
   await sql`
     INSERT INTO analytics_daily (tenant_id, currency, day, orders, paid_orders, paid_value,
       status_pending, status_paid, status_shipped, status_delivered, status_cancelled, status_refunded,
-      captured_amount, refunded_amount, units_sold)
+      captured_amount, refunded_amount, units_sold, discount_total, shipping_total, tax_total)
     SELECT tenant_id, currency, day, SUM(orders), SUM(paid_orders), SUM(paid_value),
       SUM(s_pending), SUM(s_paid), SUM(s_shipped), SUM(s_delivered), SUM(s_cancelled), SUM(s_refunded),
-      SUM(captured_amount), SUM(refunded_amount), SUM(units_sold)
+      SUM(captured_amount), SUM(refunded_amount), SUM(units_sold),
+      SUM(discount_total), SUM(shipping_total), SUM(tax_total)
     FROM (
       SELECT o.tenant_id, o.currency, o.created - o.created % ${D} AS day, COUNT(*) AS orders,
         SUM(CASE WHEN o.paid_at IS NOT NULL THEN 1 ELSE 0 END) AS paid_orders,
@@ -638,29 +771,31 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
         ${statusSum('pending')} AS s_pending, ${statusSum('paid')} AS s_paid,
         ${statusSum('shipped')} AS s_shipped, ${statusSum('delivered')} AS s_delivered,
         ${statusSum('cancelled')} AS s_cancelled, ${statusSum('refunded')} AS s_refunded,
-        0 AS captured_amount, 0 AS refunded_amount, 0 AS units_sold
+        0 AS captured_amount, 0 AS refunded_amount, 0 AS units_sold,
+        0 AS discount_total, 0 AS shipping_total, 0 AS tax_total
       FROM orders o WHERE ${tenant('o.tenant_id')}
       GROUP BY o.tenant_id, o.currency, o.created - o.created % ${D}
       UNION ALL
       SELECT c.tenant_id, c.currency, c.paid_at - c.paid_at % ${D}, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        c.total, 0, ${units}
+        c.total, 0, ${units}, c.discount_total, c.shipping_total, c.tax_total
       FROM ${captured} c
       UNION ALL
-      SELECT c.tenant_id, c.currency, c.refund_at - c.refund_at % ${D}, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, c.total, -${units}
-      FROM ${captured} c WHERE c.refund_at IS NOT NULL
+      SELECT r.tenant_id, r.currency, r.day, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, r.amount, 0, 0, 0, 0
+      FROM ${refunded} r WHERE r.amount <> 0
+      UNION ALL
+      SELECT s.tenant_id, s.currency, s.day, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, s.units, 0, 0, 0
+      FROM ${SHARES} s WHERE s.units <> 0
     ) x
     GROUP BY tenant_id, currency, day`.execute(trx);
 
-  // Lines of captured orders: +, and again - on the day of their refund.
+  // Lines of captured orders (what the buyer paid for each), and what refunds took back from them.
   const lines = sql`(
-    SELECT c.tenant_id, c.currency, i.product_id, COALESCE(i.category, '') AS category, i.name,
-      c.paid_at, c.paid_at - c.paid_at % ${D} AS day, i.quantity AS units, i.total AS revenue
+    SELECT c.tenant_id, c.currency, i.product_id, COALESCE(i.category, '') AS category,
+      c.paid_at - c.paid_at % ${D} AS day, i.quantity AS units, i.paid AS revenue
     FROM ${captured} c JOIN order_items i ON i.order_id = c.id
     UNION ALL
-    SELECT c.tenant_id, c.currency, i.product_id, COALESCE(i.category, ''), i.name,
-      NULL, c.refund_at - c.refund_at % ${D}, -i.quantity, -i.total
-    FROM ${captured} c JOIN order_items i ON i.order_id = c.id WHERE c.refund_at IS NOT NULL)`;
+    SELECT s.tenant_id, s.currency, s.product_id, s.category, s.day, s.units, s.revenue
+    FROM ${SHARES} s)`;
   for (const [dimension, column] of [
     ['product', 'product_id'],
     ['category', 'category'],
@@ -679,6 +814,7 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
       trx,
     );
   }
+  await sql`DROP TABLE ${SHARES}`.execute(trx);
   // Products are named as on their latest captured line (on a tie, the greater name).
   const latestLine = (column: 'i.name' | 'o.paid_at') => sql`(
     SELECT ${sql.raw(column)} FROM order_items i JOIN orders o ON o.id = i.order_id
@@ -709,8 +845,8 @@ export async function rebuildRollups(trx: Kysely<Database>, tenantId?: string): 
       SELECT c.tenant_id, c.currency, c.customer_id, c.paid_at - c.paid_at % ${D}, 0, c.total, NULL, NULL
       FROM ${captured} c
       UNION ALL
-      SELECT c.tenant_id, c.currency, c.customer_id, c.refund_at - c.refund_at % ${D}, 0, -c.total, NULL, NULL
-      FROM ${captured} c WHERE c.refund_at IS NOT NULL
+      SELECT r.tenant_id, r.currency, r.customer_id, r.day, 0, -r.amount, NULL, NULL
+      FROM ${refunded} r
     ) x
     GROUP BY tenant_id, currency, customer_id, day`.execute(trx);
 

@@ -34,7 +34,18 @@ function reportResponse(json: TSchema) {
 }
 
 export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
-  const { analytics } = deps;
+  const { analytics, versions } = deps;
+
+  /**
+   * A report's CSV columns in `version`: those its JSON rows have there (a version before a field
+   * was added has neither the field nor its column).
+   */
+  function csvColumns(name: ReportName, resource: string | undefined, version: string): string[] {
+    const latest = analytics.csvColumns(name);
+    if (resource === undefined) return latest;
+    const row = versions.render(resource, Object.fromEntries(latest.map((column) => [column, 0])), version);
+    return Object.keys(row as Record<string, unknown>);
+  }
 
   async function sendCsv(reply: FastifyReply, csv: Awaited<ReturnType<typeof analytics.exportCsv>>) {
     reply
@@ -47,7 +58,7 @@ export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/analytics',
       {
-        config: { auth: 'read:analytics' },
+        config: { auth: 'read:analytics', resource: 'analytics' },
         schema: {
           tags: ['Analytics'],
           summary:
@@ -60,20 +71,27 @@ export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => analytics.overview(principalOf(request).tenant, request.query),
     );
 
-    const reports: [ReportName, string, TSchema][] = [
+    // The resource of a report's rows, for the version transforms (sales rows are summaries).
+    const reports: [ReportName, string, TSchema, string | undefined][] = [
       [
         'sales',
         'Sales by time bucket: every figure of the summary per day, week or month',
         SalesReportSchema,
+        'analytics_summary',
       ],
-      ['products', 'Units sold and revenue per product', ProductsReportSchema],
-      ['customers', 'Orders, revenue and first and last order per customer', CustomersReportSchema],
+      ['products', 'Units sold and revenue per product', ProductsReportSchema, undefined],
+      [
+        'customers',
+        'Orders, revenue and first and last order per customer',
+        CustomersReportSchema,
+        undefined,
+      ],
     ];
-    for (const [name, summary, schema] of reports) {
+    for (const [name, summary, schema, resource] of reports) {
       app.get(
         `/analytics/reports/${name}`,
         {
-          config: { auth: 'read:analytics' },
+          config: { auth: 'read:analytics', ...(resource === undefined ? {} : { resource, list: true }) },
           schema: {
             tags: ['Analytics'],
             summary,
@@ -90,7 +108,8 @@ export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             const sent = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1));
             const paging = PAGING.find((parameter) => sent.has(parameter));
             if (paging) throw validationError(paging, 'applies to JSON only; format=csv exports every row');
-            return sendCsv(reply, await analytics.exportCsv(name, tenant, query));
+            const columns = csvColumns(name, resource, request.apiVersion);
+            return sendCsv(reply, await analytics.exportCsv(name, tenant, query, columns));
           }
           return analytics.report(name, tenant, query);
         },

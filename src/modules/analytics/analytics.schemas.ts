@@ -66,7 +66,7 @@ const Money = (description: string) => Type.Integer({ description: `${descriptio
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const SummarySchema = Type.Object({
-  revenue: Money('Captured payments minus refunds, each on the UTC day it happened.'),
+  revenue: Money('Captured payments minus refunds, each on the UTC day it happened and by its own amount.'),
   orders: Count('Orders created in the period, whatever their status.'),
   paid_orders: Count(
     'Orders created in the period whose payment was captured (also when refunded or cancelled later).',
@@ -79,9 +79,25 @@ export const SummarySchema = Type.Object({
   units_sold: Type.Integer({ description: 'Units captured minus units refunded, on the day it happened.' }),
   refunded_amount: Type.Integer({
     minimum: 0,
-    description: 'Refunds in the period (a refund, or the cancellation of a paid order). Minor units.',
+    description:
+      'Refunds in the period, each by its amount on the UTC day it was made (a partial or whole refund, or the cancellation of a paid order). Minor units.',
   }),
   customers: Count('Distinct customers among the orders created in the period.'),
+  discount_total: Type.Integer({
+    minimum: 0,
+    description:
+      'Discounts of the orders whose payment was captured in the period, on the day of the capture (refunds do not change it). Minor units.',
+  }),
+  shipping_total: Type.Integer({
+    minimum: 0,
+    description:
+      'Shipping charged (the rates’ prices, before free-shipping discounts) on the orders captured in the period, on the day of the capture. Minor units.',
+  }),
+  tax_total: Type.Integer({
+    minimum: 0,
+    description:
+      'Tax of the orders captured in the period (added or contained in the prices), on the day of the capture. Minor units.',
+  }),
 });
 export type Summary = Static<typeof SummarySchema>;
 

@@ -91,6 +91,9 @@ function summaryOf(counts: repo.DailyCounts, customers: number): Summary {
     units_sold: counts.units_sold,
     refunded_amount: counts.refunded_amount,
     customers,
+    discount_total: counts.discount_total,
+    shipping_total: counts.shipping_total,
+    tax_total: counts.tax_total,
   };
 }
 
@@ -343,11 +346,20 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
       return customersReport(tenant, query);
     },
 
-    /** Every row of a report as CSV (a header line, then the rows), streamed. */
+    /** The columns of a report's CSV: the fields of its rows. */
+    csvColumns(name: ReportName): string[] {
+      return [...CSV_COLUMNS[name]];
+    },
+
+    /**
+     * Every row of a report as CSV (a header line, then the rows), streamed; `columns` (default:
+     * every field of the rows) are those of the API version asked for.
+     */
     async exportCsv(
       name: ReportName,
       tenant: TenantSummary,
       query: PeriodQuery,
+      columns: readonly string[] = CSV_COLUMNS[name],
     ): Promise<{ filename: string; body: Readable }> {
       const period = periodOf(tenant, query);
       let rows: Iterable<object> | AsyncIterable<object>;
@@ -358,7 +370,7 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
       // spreadsheet never runs it as a formula.
       const csv = stringify({
         header: true,
-        columns: CSV_COLUMNS[name],
+        columns: [...columns],
         escape_formulas: true,
         record_delimiter: 'windows',
       });

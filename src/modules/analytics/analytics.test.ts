@@ -26,6 +26,8 @@ type CustomersReport = Static<typeof CustomersReportSchema>;
 type Report = SalesReport | Static<typeof ProductsReportSchema> | CustomersReport;
 
 const at = (instant: string) => Date.parse(instant);
+/** The summary figures of checkout pricing, for orders without discounts, shipping or tax. */
+const NO_PRICING = { discount_total: 0, shipping_total: 0, tax_total: 0 };
 const ZERO: Summary = {
   revenue: 0,
   orders: 0,
@@ -34,6 +36,7 @@ const ZERO: Summary = {
   units_sold: 0,
   refunded_amount: 0,
   customers: 0,
+  ...NO_PRICING,
 };
 const COLUMNS: Record<string, string[]> = {
   sales: [
@@ -45,6 +48,9 @@ const COLUMNS: Record<string, string[]> = {
     'units_sold',
     'refunded_amount',
     'customers',
+    'discount_total',
+    'shipping_total',
+    'tax_total',
   ],
   products: ['product_id', 'name', 'units_sold', 'revenue'],
   customers: ['email', 'name', 'orders', 'revenue', 'first_order', 'last_order'],
@@ -143,6 +149,7 @@ for (const dialect of DIALECTS) {
           units_sold: 6,
           refunded_amount: 3250,
           customers: 3,
+          ...NO_PRICING,
         },
         previous_period: ZERO,
         timeseries: [
@@ -173,6 +180,7 @@ for (const dialect of DIALECTS) {
         units_sold: 2,
         refunded_amount: 3250,
         customers: 1,
+        ...NO_PRICING,
       });
       // 9 and 10 March: o1..o4 created, o1..o3 eventually paid: (2250 + 1000 + 1000) / 3.
       assert.deepEqual(res.body.previous_period, {
@@ -183,6 +191,7 @@ for (const dialect of DIALECTS) {
         units_sold: 4,
         refunded_amount: 0,
         customers: 3,
+        ...NO_PRICING,
       });
       const wednesday = await api<Analytics>('GET', '/v1/analytics?from=2026-03-11&to=2026-03-11');
       assert.deepEqual(wednesday.body.top_products, [
@@ -256,6 +265,7 @@ for (const dialect of DIALECTS) {
         units_sold: 1,
         refunded_amount: 0,
         customers: 1,
+        ...NO_PRICING,
       });
       assert.deepEqual(await day('2026-04-02'), {
         revenue: 0,
@@ -265,6 +275,7 @@ for (const dialect of DIALECTS) {
         units_sold: 0,
         refunded_amount: 700,
         customers: 1,
+        ...NO_PRICING,
       });
       assert.deepEqual(await day('2026-04-03'), ZERO);
       // One customer on both days counts once over both.
@@ -294,6 +305,7 @@ for (const dialect of DIALECTS) {
         units_sold: 4,
         refunded_amount: 0,
         customers: 3,
+        ...NO_PRICING,
       });
       assert.equal(sales.body.total, 3);
 
@@ -514,6 +526,64 @@ for (const dialect of DIALECTS) {
         assert.equal(res.body.code, 'insufficient_permissions');
         assert.equal(res.body.required_permission, 'read:analytics');
       }
+    });
+
+    it('shows a tenant pinned to 2026-11-21 the summaries without the pricing figures', async () => {
+      const pinned = await createTenant(ctx, { apiVersion: '2026-11-21' });
+      const old = client(ctx.app, pinned.apiKey.key);
+      const item = await product(old, { name: 'Lamp', price: 4200 });
+      await order(
+        '2026-03-11T10:00:00.000Z',
+        {
+          items: [{ product_id: item, quantity: 2 }],
+          customer: { email: 'old@example.com' },
+          payment_method: 'pm_card_visa',
+        },
+        old,
+      );
+      clock.set('2026-03-20T15:00:00.000Z');
+      const latest = { headers: { 'x-service-version': '2026-12-15' } };
+      const range = 'from=2026-03-10&to=2026-03-12';
+      const pricing = Object.keys(NO_PRICING);
+      const without = (row: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(row).filter(([key]) => !pricing.includes(key)));
+
+      const now = await old<Analytics>('GET', `/v1/analytics?${range}`, latest);
+      const then = await old<Analytics>('GET', `/v1/analytics?${range}`);
+      assert.equal(then.status, 200, JSON.stringify(then.body));
+      assert.equal(then.headers['x-service-version'], '2026-11-21');
+      assert.deepEqual(Object.keys(now.body.summary).slice(-3), pricing);
+      assert.equal(now.body.summary.revenue, 8400);
+      assert.deepEqual(then.body, {
+        ...now.body,
+        summary: without(now.body.summary),
+        previous_period: without(now.body.previous_period),
+      });
+
+      const rowsNow = await old<SalesReport>('GET', `/v1/analytics/reports/sales?${range}`, latest);
+      const rowsThen = await old<SalesReport>('GET', `/v1/analytics/reports/sales?${range}`);
+      assert.deepEqual(rowsThen.body, { ...rowsNow.body, data: rowsNow.body.data.map(without) });
+      assert.deepEqual(
+        Object.keys(rowsThen.body.data[0] ?? {}),
+        COLUMNS.sales?.filter((c) => !pricing.includes(c)),
+      );
+
+      const csvNow = await old<string>('GET', `/v1/analytics/reports/sales?${range}&format=csv`, latest);
+      const csvThen = await old<string>('GET', `/v1/analytics/reports/sales?${range}&format=csv`);
+      assert.ok(csvNow.body.startsWith(`${COLUMNS.sales?.join(',')}\r\n`), csvNow.body);
+      const parsed = parse(csvThen.body, { columns: true }) as Record<string, string>[];
+      assert.deepEqual(
+        parsed,
+        (parse(csvNow.body, { columns: true }) as Record<string, string>[]).map(without),
+      );
+      assert.ok(csvThen.body.startsWith('period_start,revenue,orders,'), csvThen.body);
+      assert.doesNotMatch(csvThen.body.split('\r\n')[0] ?? '', /discount_total|shipping_total|tax_total/);
+      // Reports without new fields look the same in both versions.
+      const products = await old('GET', `/v1/analytics/reports/products?${range}`);
+      assert.deepEqual(
+        products.body,
+        (await old('GET', `/v1/analytics/reports/products?${range}`, latest)).body,
+      );
     });
 
     it('documents the endpoints and the CSV media type in the OpenAPI document', async () => {

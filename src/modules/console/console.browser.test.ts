@@ -1,16 +1,26 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import {
   type Browser,
   type BrowserContext,
-  chromium,
   type Page,
   type Request as BrowserRequest,
 } from 'playwright-core';
+import {
+  buildConsole,
+  chromiumMissing,
+  CONSOLE_ARTIFACTS as ARTIFACTS,
+  inPage as evaluateIn,
+  launchChromium,
+  NARROW,
+  navigate,
+  painted as paintedIn,
+  screenshotsAtBothWidths,
+  settled,
+  WIDE,
+} from '../../../test/helpers/console-browser.js';
 import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { CONSOLE_API_VERSION } from '../../../console/src/version.js';
@@ -26,29 +36,11 @@ import { type RunningServer, startServer } from '../../server.js';
  * 1280 and 390 pixels wide into test-artifacts/console/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const ARTIFACTS = path.join(root, 'test-artifacts', 'console');
-const skip = fs.existsSync(CHROMIUM)
-  ? false
-  : `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium) to run the console's browser tests`;
-
-const WIDE = { width: 1280, height: 860 };
-const NARROW = { width: 390, height: 844 };
+const skip = chromiumMissing;
 const PASSWORD = 'a long enough password';
 /** An endpoint's delivery log, as the page asks for it (every 2 seconds) and as a route matches it. */
 const DELIVERY_LOG = /\/v1\/webhooks\/[^/]+\/deliveries\?/;
 const DELIVERY_LOG_ROUTE = '**/v1/webhooks/*/deliveries?*';
-
-/** Builds the console into dist/console, as `npm run build` does, so the server serves this code. */
-function buildConsole(): void {
-  const result = spawnSync(
-    path.join(root, 'node_modules', '.bin', 'vite'),
-    ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
-    { cwd: root, encoding: 'utf8' },
-  );
-  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-}
 
 // Without Chromium the suite cannot run: the summary says so (one skipped test) instead of passing.
 if (skip) it('developer console in Chromium', { skip }, () => undefined);
@@ -107,44 +99,18 @@ for (const dialect of skip ? [] : DIALECTS) {
     }
 
     /** A screenshot of the page at both widths (the wide one last, as the test goes on there). */
-    async function screenshots(name: string): Promise<void> {
-      for (const viewport of [NARROW, WIDE]) {
-        await page.setViewportSize(viewport);
-        // What lays itself out again at the new width (a chart) does so; then the page must fit.
-        await painted();
-        const overflow = await settled(
-          () => inPage<number>('document.documentElement.scrollWidth - window.innerWidth'),
-          (px) => px <= 0,
-        );
-        assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${viewport.width}px`);
-        await page.screenshot({
-          path: path.join(ARTIFACTS, `${dialect}-${name}-${viewport.width}.png`),
-          fullPage: true,
-        });
-      }
+    function screenshots(name: string): Promise<void> {
+      return screenshotsAtBothWidths(page, name, path.join(ARTIFACTS, `${dialect}-${name}`));
     }
 
     /** An expression evaluated in the page (as text: this file is type-checked without the DOM library). */
     function inPage<T>(expression: string): Promise<T> {
-      return page.evaluate<T>(expression);
+      return evaluateIn<T>(page, expression);
     }
 
     /** Once the page has painted twice: what it had queued (an answer, an event's effects) is done. */
-    async function painted(): Promise<void> {
-      await inPage('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
-    }
-
-    /**
-     * Reads `read()` until `done` holds for what it read, or for 15 s (the page's own timeout), and
-     * returns the last value read: the state a page reaches after a re-render, for an assertion.
-     */
-    async function settled<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const value = await read();
-        if (done(value) || Date.now() > deadline) return value;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    function painted(): Promise<void> {
+      return paintedIn(page);
     }
 
     /**
@@ -204,9 +170,8 @@ for (const dialect of skip ? [] : DIALECTS) {
       return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05);
     }
 
-    async function nav(label: string): Promise<void> {
-      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
-      await page.getByRole('heading', { level: 1, name: label }).waitFor();
+    function nav(label: string): Promise<void> {
+      return navigate(page, label);
     }
 
     before(async () => {
@@ -223,18 +188,7 @@ for (const dialect of skip ? [] : DIALECTS) {
       server = await startServer(
         loadConfig({ ...store.env, PORT: '0', WEBHOOK_RETRY_SCHEDULE: '3600', DEMO_DATA: 'off' }),
       );
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      browser = await launchChromium();
       context = await browser.newContext({ viewport: WIDE, baseURL: server.url, locale: 'en-US' });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
       page = await context.newPage();

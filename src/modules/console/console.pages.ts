@@ -32,6 +32,7 @@ export const CONSOLE_PAGES = [
   '/console/keys',
   '/console/webhooks',
   '/console/webhooks/:id',
+  '/console/imports',
   '/console/plugins',
   '/console/usage',
 ] as const;
@@ -111,8 +112,9 @@ export function consolePages(
 
     const options = { config: { auth: 'public' as const }, schema: { hide: true } };
 
-    // Each page with and without a trailing slash (/console/keys/ is the keys page too).
-    const pages = new Set(CONSOLE_PAGES.flatMap((page) => [page, page.replace(/\/?$/, '/')]));
+    // Each page once: the router serves it with or without a trailing slash (/console/keys/ is
+    // the keys page too), and takes `/console/` for `/console`.
+    const pages = new Set(CONSOLE_PAGES.map((page) => page.replace(/\/$/, '')));
     for (const url of pages) {
       app.get(url, options, async (_request, reply) => sendIndex(reply));
     }

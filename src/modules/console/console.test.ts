@@ -1083,9 +1083,10 @@ describe('console pages', () => {
   let missing: FastifyInstance;
 
   async function serve(dir: string): Promise<FastifyInstance> {
-    const instance = Fastify();
+    // As in app.ts: a trailing slash is ignored by the router, and the console's not-found answers
+    // decide 404 or 405 from the same table.
+    const instance = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
     const routes = new RouteTable();
-    // As in app.ts: the console's not-found answers decide 404 or 405 from the same table.
     instance.decorate('routeTable', routes);
     instance.addHook('onRoute', (route) => routes.add(route.method, route.url));
     installErrorHandler(instance);

@@ -19,10 +19,11 @@ import type { CustomerObject } from './customers.schemas.js';
  * Random histories over two tenants (one selling in USD, the other in EUR, both with products in
  * USD and EUR and a free one) and three emails they share: orders by email in any case or by
  * `customer_id`, paid at once, declined, or left pending; later paid or declined, shipped,
- * delivered, cancelled before or after payment, refunded; the clock moving back and forth between
- * steps. Every step's status is the one a model of the lifecycle predicts. Then each customer's
- * `orders_count`, `total_spent`, `last_order_at` (and the `total_spent_sort` that
- * `sort=-total_spent` reads) must equal a recount from its orders as the API lists them.
+ * delivered, cancelled before or after payment, refunded in part (an amount, a unit) or in full;
+ * the clock moving back and forth between steps. Every step's status is the one a model of the
+ * lifecycle predicts. Then each customer's `orders_count`, `total_spent`, `last_order_at` (and the
+ * `total_spent_sort` that `sort=-total_spent` reads) must equal a recount from its orders as the
+ * API lists them.
  */
 
 const HOUR = 3600 * 1000;
@@ -34,10 +35,11 @@ const PRODUCTS = [
   { name: 'Sticker', price: 0, currency: 'USD' },
   { name: 'Beanie', price: 1999, currency: 'EUR' },
 ] as const;
-const CAPTURED = new Set(['paid', 'shipped', 'delivered']);
+const CAPTURED: Status[] = ['paid', 'shipped', 'delivered'];
 
 type Status = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
-type Action = 'pay' | 'pay_declined' | 'ship' | 'deliver' | 'cancel' | 'refund';
+type Action =
+  'pay' | 'pay_declined' | 'ship' | 'deliver' | 'cancel' | 'refund' | 'refund_part' | 'refund_unit';
 
 type Op =
   | {
@@ -52,7 +54,7 @@ type Op =
       name: string | null;
       shipping: boolean;
     }
-  | { kind: 'act'; target: number; recent: boolean; action: Action }
+  | { kind: 'act'; target: number; recent: boolean; action: Action; share: number }
   | { kind: 'clock'; ms: number };
 
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
@@ -78,7 +80,19 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       target: fc.nat(),
       // Mostly one of the latest two orders, so that orders get far along their lifecycle.
       recent: fc.constantFrom(true, true, false),
-      action: fc.constantFrom<Action>('pay', 'pay_declined', 'ship', 'deliver', 'cancel', 'refund', 'refund'),
+      action: fc.constantFrom<Action>(
+        'pay',
+        'pay_declined',
+        'ship',
+        'deliver',
+        'cancel',
+        'refund',
+        'refund_part',
+        'refund_part',
+        'refund_unit',
+      ),
+      // The part (%) of what is left a partial refund returns.
+      share: fc.integer({ min: 1, max: 100 }),
     }),
   },
   {
@@ -101,8 +115,43 @@ const MOVES: Record<Action, { from: Status[]; to: Status | null }> = {
   ship: { from: ['paid'], to: 'shipped' },
   deliver: { from: ['shipped'], to: 'delivered' },
   cancel: { from: ['pending', 'paid'], to: 'cancelled' },
-  refund: { from: ['paid', 'shipped', 'delivered'], to: 'refunded' },
+  refund: { from: CAPTURED, to: 'refunded' },
+  // A partial refund leaves the status as it is, unless it leaves nothing to refund (`refunded`).
+  refund_part: { from: CAPTURED, to: null },
+  refund_unit: { from: CAPTURED, to: null },
 };
+
+/**
+ * A partial refund through the API: `share`% of what is left (at least 1), or one unit of the
+ * order's line. Refused outside paid, shipped and delivered, and (400 or 422) when there is not
+ * that much left, changing nothing. The order stays in its status unless nothing is left.
+ */
+async function refundPart(
+  api: Client,
+  order: { id: string; status: Status },
+  action: 'refund_part' | 'refund_unit',
+  share: number,
+): Promise<void> {
+  const before = (await api<OrderObject>('GET', `/v1/orders/${order.id}`)).body;
+  const body =
+    action === 'refund_part'
+      ? { amount: Math.max(1, Math.floor((before.refundable_amount * share) / 100)) }
+      : { items: [{ variant_id: before.items[0]?.variant_id, quantity: 1 }] };
+  const res = await api('POST', `/v1/orders/${order.id}/refunds`, { body });
+  const after = (await api<OrderObject>('GET', `/v1/orders/${order.id}`)).body;
+  if (!CAPTURED.includes(order.status)) {
+    // A refunded order has nothing left (422 `amount_exceeds_refundable`); the others never paid.
+    const refused = order.status === 'refunded' ? 422 : 409;
+    assert.equal(res.status, refused, `${action} from ${order.status}: ${JSON.stringify(res.body)}`);
+  } else if (res.status !== 201) {
+    assert.ok([400, 422].includes(res.status), `${action}: ${res.status} ${JSON.stringify(res.body)}`);
+  } else {
+    assert.equal(after.refunded_amount, before.refunded_amount + (res.body as { amount: number }).amount);
+    assert.ok([order.status, 'refunded'].includes(after.status), after.status);
+    order.status = after.status as Status;
+  }
+  if (res.status !== 201) assert.deepEqual(after, before);
+}
 
 async function allPages<T>(api: Client, url: string): Promise<T[]> {
   const out: T[] = [];
@@ -121,18 +170,16 @@ async function allPages<T>(api: Client, url: string): Promise<T[]> {
 }
 
 /**
- * A customer's figures recounted from its orders: every order counts once; money captured is the
- * total of each order in paid, shipped or delivered, in its currency (a refunded order, or one
- * cancelled after payment, gave it back). A currency appears once a payment was captured in it
- * (`paid_at` set), so a customer refunded in full shows 0 there, and one who never paid shows {}.
+ * A customer's figures recounted from its orders: every order counts once; money spent is, for
+ * each order whose payment was captured (`paid_at` set), its total less its refunds (partial ones,
+ * a whole refund, the cancel of a paid order), in its currency. A currency appears once a payment
+ * was captured in it, so a customer refunded in full shows 0 there, and one who never paid {}.
  */
 function recount(orders: readonly OrderObject[]) {
   const totalSpent: Record<string, number> = {};
   for (const order of orders) {
-    if (order.paid_at !== null) totalSpent[order.currency] ??= 0;
-    if (CAPTURED.has(order.status)) {
-      totalSpent[order.currency] = (totalSpent[order.currency] ?? 0) + order.total;
-    }
+    if (order.paid_at === null) continue;
+    totalSpent[order.currency] = (totalSpent[order.currency] ?? 0) + order.total - order.refunded_amount;
   }
   const last = orders.reduce<number | null>(
     (max, order) => Math.max(max ?? -Infinity, Date.parse(order.created)),
@@ -218,6 +265,10 @@ for (const dialect of DIALECTS) {
               : orders[op.target % Math.max(orders.length, 1)];
             if (order === undefined) continue;
             const api = (tenants[order.tenant] as (typeof tenants)[number]).api;
+            if (op.action === 'refund_part' || op.action === 'refund_unit') {
+              await refundPart(api, order, op.action, op.share);
+              continue;
+            }
             const [path, body] =
               op.action === 'pay' || op.action === 'pay_declined'
                 ? ['pay', { payment_method: op.action === 'pay' ? 'pm_card_visa' : 'pm_card_declined' }]

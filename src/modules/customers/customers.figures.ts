@@ -6,18 +6,25 @@ import type { OrderObject } from '../orders/orders.schemas.js';
 import * as repo from './customers.repository.js';
 
 /**
- * A customer's figures, kept by its orders' events inside the transaction of each order change
- * (registered in src/effects.ts), so they are exact at every commit and never recomputed on read:
+ * A customer's figures, kept by its orders' and refunds' events inside the transaction of each
+ * change (registered in src/effects.ts), so they are exact at every commit and never recomputed
+ * on read:
  *
  * - `order.created`: `orders_count` + 1, `last_order_at` the latest order's `created`;
  * - `order.paid`: the order's total joins `total_spent` in its currency;
- * - `order.refunded`, and `order.cancelled` of a captured order: the total leaves it again.
+ * - `refund.created`: the refund's amount leaves it again (a partial refund, a whole one, or the
+ *   cancel of a paid order: each return of money is one refund). `order.refunded` and
+ *   `order.cancelled` move no money here.
  *
  * A payment captured after its order was cancelled (returned at once, with no order event) never
- * paid for an order and is not counted, as analytics does not count it.
+ * paid for an order and is not counted, nor is any refund of it, as analytics does not count them.
  */
 export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitListener {
   return async (trx, event: EventsTable) => {
+    if (event.type === 'refund.created') {
+      await refunded(trx, store, event.tenant_id, JSON.parse(event.data) as RefundMoney);
+      return;
+    }
     if (event.object_type !== 'order') return;
     const order = JSON.parse(event.data) as OrderObject;
     const customerId = order.customer.id;
@@ -26,13 +33,31 @@ export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitLis
       await ordered(trx, event.tenant_id, customerId, Date.parse(order.created));
     } else if (event.type === 'order.paid') {
       await spent(trx, store, event.tenant_id, customerId, order.currency, order.total);
-    } else if (
-      event.type === 'order.refunded' ||
-      (event.type === 'order.cancelled' && order.paid_at !== null)
-    ) {
-      await spent(trx, store, event.tenant_id, customerId, order.currency, -order.total);
     }
   };
+}
+
+/** What a `refund.created` event's object says of the money. */
+interface RefundMoney {
+  order_id: string;
+  amount: number;
+}
+
+/** A refund's amount out of the order's customer's `total_spent`, if the order's payment was captured. */
+async function refunded(
+  trx: Db,
+  store: Pick<Store, 'supportsRowLocks'>,
+  tenantId: string,
+  refund: RefundMoney,
+): Promise<void> {
+  const order = await trx
+    .selectFrom('orders')
+    .select(['customer_id', 'currency', 'paid_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', refund.order_id)
+    .executeTakeFirst();
+  if (!order || order.paid_at === null) return;
+  await spent(trx, store, tenantId, order.customer_id, order.currency, -refund.amount);
 }
 
 /**

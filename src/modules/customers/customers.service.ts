@@ -119,6 +119,72 @@ export async function insertCustomer(
   return row;
 }
 
+/** The stored columns `input` sets (only the fields given). */
+export function customerChanges(input: UpdateCustomerBody): Partial<repo.CustomerRow> {
+  const changes: Partial<repo.CustomerRow> = {};
+  if (input.email !== undefined) {
+    changes.email = input.email;
+    changes.email_key = input.email.toLowerCase();
+  }
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.phone !== undefined) changes.phone = input.phone;
+  if (input.addresses !== undefined) changes.addresses = JSON.stringify(input.addresses);
+  if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
+  if (input.note !== undefined) changes.note = input.note;
+  if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
+  if (input.marketing_consent !== undefined) changes.marketing_consent = input.marketing_consent ? 1 : 0;
+  return changes;
+}
+
+/** Of `changes`, those that differ from `before`: nothing left means nothing to write. */
+export function changedColumns(
+  before: repo.CustomerRow,
+  changes: Partial<repo.CustomerRow>,
+): Partial<repo.CustomerRow> {
+  return Object.fromEntries(
+    Object.entries(changes).filter(([key, value]) => before[key as keyof repo.CustomerRow] !== value),
+  ) as Partial<repo.CustomerRow>;
+}
+
+/**
+ * Applies `changes` to the customer `before` (read in `trx`, locked where the store locks rows),
+ * with its tag rows, the kept counts and `customer.updated`, in `trx`. Nothing changed: no write,
+ * no event. A redacted customer is final (409); an email another customer has is 409.
+ */
+export async function updateCustomerIn(
+  trx: Db,
+  events: EventService,
+  before: repo.CustomerRow,
+  changes: Partial<repo.CustomerRow>,
+  now: number,
+): Promise<repo.CustomerRow> {
+  if (before.redacted === 1) {
+    throw new AppError('invalid_state_transition', 'A redacted customer cannot be changed.');
+  }
+  const changed = changedColumns(before, changes);
+  if (Object.keys(changed).length === 0) return before;
+  const { tenant_id: tenantId, id } = before;
+  if (changed.email_key !== undefined) {
+    const other = await repo.findByEmail(trx, tenantId, changed.email_key);
+    if (other && other.id !== id) throw duplicateEmail(changed.email ?? changed.email_key);
+  }
+  const after: repo.CustomerRow = { ...before, ...changed, updated: now };
+  await repo.updateCustomer(trx, tenantId, id, { ...changed, updated: after.updated });
+  if (changed.tags !== undefined) {
+    const next = JSON.parse(after.tags) as string[];
+    await repo.setTags(trx, tenantId, id, after.created, next);
+    const deltas = countDeltas(JSON.parse(before.tags) as string[], -1);
+    await repo.adjustCounts(trx, tenantId, countDeltas(next, 1, deltas));
+  }
+  await events.emit(trx, {
+    tenantId,
+    type: 'customer.updated',
+    objectType: 'customer',
+    object: presentCustomer(after),
+  });
+  return after;
+}
+
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
 export function createCustomerService(deps: { store: Store; clock: Clock; events: EventService }) {
@@ -163,48 +229,12 @@ export function createCustomerService(deps: { store: Store; clock: Clock; events
     /** Only the fields given change; nothing changed: no write, no event. A redacted customer is final (409). */
     async update(tenantId: string, id: string, input: UpdateCustomerBody): Promise<CustomerObject> {
       checkAddresses(input.addresses, 'addresses');
-      const changes: Partial<repo.CustomerRow> = {};
-      if (input.email !== undefined) {
-        changes.email = input.email;
-        changes.email_key = input.email.toLowerCase();
-      }
-      if (input.name !== undefined) changes.name = input.name;
-      if (input.phone !== undefined) changes.phone = input.phone;
-      if (input.addresses !== undefined) changes.addresses = JSON.stringify(input.addresses);
-      if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
-      if (input.note !== undefined) changes.note = input.note;
-      if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
-      if (input.marketing_consent !== undefined) changes.marketing_consent = input.marketing_consent ? 1 : 0;
+      const changes = customerChanges(input);
       const row = await guardEmail(input.email, () =>
         store.transaction(async (trx) => {
           const before = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);
           if (!before) throw notFound('customer');
-          if (before.redacted === 1) {
-            throw new AppError('invalid_state_transition', 'A redacted customer cannot be changed.');
-          }
-          const changed = Object.fromEntries(
-            Object.entries(changes).filter(([key, value]) => before[key as keyof repo.CustomerRow] !== value),
-          ) as Partial<repo.CustomerRow>;
-          if (Object.keys(changed).length === 0) return before;
-          if (changed.email_key !== undefined) {
-            const other = await repo.findByEmail(trx, tenantId, changed.email_key);
-            if (other && other.id !== id) throw duplicateEmail(input.email as string);
-          }
-          const after: repo.CustomerRow = { ...before, ...changed, updated: clock.now() };
-          await repo.updateCustomer(trx, tenantId, id, { ...changed, updated: after.updated });
-          if (changed.tags !== undefined) {
-            const next = JSON.parse(after.tags) as string[];
-            await repo.setTags(trx, tenantId, id, after.created, next);
-            const deltas = countDeltas(JSON.parse(before.tags) as string[], -1);
-            await repo.adjustCounts(trx, tenantId, countDeltas(next, 1, deltas));
-          }
-          await events.emit(trx, {
-            tenantId,
-            type: 'customer.updated',
-            objectType: 'customer',
-            object: presentCustomer(after),
-          });
-          return after;
+          return updateCustomerIn(trx, events, before, changes, clock.now());
         }),
       );
       return presentCustomer(row);

@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'order.delivered',
   'order.cancelled',
   'order.refunded',
+  'refund.created',
   'payment.received',
   'payment.failed',
   'product.created',
@@ -16,7 +17,11 @@ export const EVENT_TYPES = [
   'customer.updated',
   'customer.deleted',
   'customer.redacted',
+  'discount.created',
+  'discount.updated',
+  'discount.deleted',
   'transfer.created',
+  'import.completed',
   'webhook.test',
 ] as const;
 

@@ -132,7 +132,24 @@ for (const dialect of DIALECTS) {
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .execute();
-      const kept = new Set(orders.filter((o) => o.restocked === 0).map((o) => o.id));
+      // A cancelled order gave every unit back; any other keeps what no restocking refund returned.
+      const kept = new Set(orders.filter((o) => o.status !== 'cancelled').map((o) => o.id));
+      const refunds = await db
+        .selectFrom('refunds')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('restocked', '=', 1)
+        .execute();
+      const back = (orderId: string, variantId: string) =>
+        refunds
+          .filter((r) => r.order_id === orderId)
+          .flatMap((r) => JSON.parse(r.items) as { variant_id: string; quantity: number }[])
+          .filter((item) => item.variant_id === variantId)
+          .reduce((sum, item) => sum + item.quantity, 0);
+      assert.ok(
+        refunds.some((r) => r.reason === 'Returned: wrong size'),
+        'a partial refund put a unit back',
+      );
       const products = await db
         .selectFrom('products')
         .selectAll()
@@ -144,7 +161,7 @@ for (const dialect of DIALECTS) {
         ).stock;
         const sold = items
           .filter((i) => i.product_id === product.id && kept.has(i.order_id))
-          .reduce((sum, i) => sum + i.quantity, 0);
+          .reduce((sum, i) => sum + i.quantity - back(i.order_id, i.variant_id), 0);
         assert.equal(product.stock, initial - sold, product.name);
       }
       // And per variant: each variant's stock at creation minus its units in kept orders.
@@ -160,7 +177,7 @@ for (const dialect of DIALECTS) {
         const initial = createdProduct.variants.find((v) => v.id === variant.id)?.stock ?? 0;
         const sold = items
           .filter((i) => i.variant_id === variant.id && kept.has(i.order_id))
-          .reduce((sum, i) => sum + i.quantity, 0);
+          .reduce((sum, i) => sum + i.quantity - back(i.order_id, i.variant_id), 0);
         assert.equal(variant.stock, initial - sold, variant.title);
       }
 

@@ -8,6 +8,11 @@ import { createProductService } from '../products/products.service.js';
 import type { CreatedTenant } from '../tenants/tenants.service.js';
 import { createWalletService } from '../wallet/wallet.service.js';
 import type { CreateOrderBody } from './orders.schemas.js';
+import { createDiscountService } from '../pricing/discounts.service.js';
+import type { CreateDiscountBody } from '../pricing/discounts.schemas.js';
+import { createShippingRateService, createTaxRateService } from '../pricing/rates.service.js';
+import type { CreateShippingRateBody, CreateTaxRateBody } from '../pricing/rates.schemas.js';
+import { createRefundService } from '../refunds/refunds.service.js';
 import { createOrderService } from './orders.service.js';
 
 /**
@@ -102,6 +107,9 @@ interface VariantSpec {
   compareAt?: number;
 }
 
+/** Where the demo products are made (`attributes.origin`), as ISO 3166-1 codes: one at random each. */
+export const DEMO_ORIGINS = ['PT', 'IT', 'DE', 'US', 'VN'] as const;
+
 const upper = (value: string) => value.toUpperCase().replaceAll(' ', '');
 const colour = (value: string) => value.slice(0, 3).toUpperCase();
 
@@ -195,9 +203,106 @@ const CUSTOMERS: [string, string, string, string][] = [
   ['Daniel Kim', 'daniel.kim@example.com', 'New York', 'US'],
 ];
 
+/** The states of the demo customers' US cities: their sales tax is by state. */
+const STATES: Record<string, string> = {
+  Portland: 'OR',
+  Austin: 'TX',
+  Seattle: 'WA',
+  Chicago: 'IL',
+  'New York': 'NY',
+};
+
+const DISCOUNTS: ((now: number) => CreateDiscountBody)[] = [
+  () => ({ code: 'WELCOME10', type: 'percentage', value: 1000, usage_limit_per_customer: 1 }),
+  () => ({ code: 'FREESHIP', type: 'free_shipping', minimum_subtotal: 5000 }),
+  () => ({ automatic: true, type: 'fixed_amount', value: 1500, currency: 'USD', minimum_subtotal: 25000 }),
+  (now) => ({
+    code: 'SUMMER25',
+    type: 'percentage',
+    value: 2500,
+    starts_at: new Date(now - 200 * DAY).toISOString(),
+    ends_at: new Date(now - 110 * DAY).toISOString(),
+  }),
+  () => ({
+    code: 'VIP50',
+    type: 'fixed_amount',
+    value: 5000,
+    currency: 'USD',
+    usage_limit: 20,
+    enabled: false,
+  }),
+];
+
+const SHIPPING_RATES: CreateShippingRateBody[] = [
+  { name: 'Standard', countries: ['US'], price: 695, currency: 'USD', free_over: 7500 },
+  { name: 'Express', countries: ['US'], price: 1995, currency: 'USD' },
+  { name: 'Canada', countries: ['CA'], price: 1295, currency: 'USD', free_over: 15000 },
+  {
+    name: 'Europe',
+    countries: ['DE', 'FR', 'IT', 'ES', 'PT', 'SE', 'GB'],
+    price: 1495,
+    currency: 'USD',
+    max_weight_grams: 4999,
+  },
+  {
+    name: 'Europe',
+    countries: ['DE', 'FR', 'IT', 'ES', 'PT', 'SE', 'GB'],
+    price: 2995,
+    currency: 'USD',
+    min_weight_grams: 5000,
+  },
+  { name: 'International', countries: ['*'], price: 2495, currency: 'USD' },
+];
+
+const TAX_RATES: CreateTaxRateBody[] = [
+  {
+    name: 'New York sales tax',
+    country: 'US',
+    state: 'NY',
+    rate_bps: 888,
+    inclusive: false,
+    shipping_taxable: true,
+  },
+  {
+    name: 'Texas sales tax',
+    country: 'US',
+    state: 'TX',
+    rate_bps: 625,
+    inclusive: false,
+    shipping_taxable: false,
+  },
+  {
+    name: 'Illinois sales tax',
+    country: 'US',
+    state: 'IL',
+    rate_bps: 625,
+    inclusive: false,
+    shipping_taxable: false,
+  },
+  {
+    name: 'Washington sales tax',
+    country: 'US',
+    state: 'WA',
+    rate_bps: 650,
+    inclusive: false,
+    shipping_taxable: true,
+  },
+  { name: 'MwSt', country: 'DE', rate_bps: 1900, inclusive: true, shipping_taxable: true },
+  { name: 'TVA', country: 'FR', rate_bps: 2000, inclusive: true, shipping_taxable: true },
+  { name: 'VAT', country: 'GB', rate_bps: 2000, inclusive: true, shipping_taxable: true },
+];
+
 /** Where an order's story ends; the steps before it happen at realistic delays. */
 type Fate =
-  'pending' | 'declined' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'cancelled_paid' | 'refunded';
+  | 'pending'
+  | 'declined'
+  | 'paid'
+  | 'shipped'
+  | 'delivered'
+  | 'cancelled'
+  | 'cancelled_paid'
+  | 'refunded'
+  | 'partly_refunded';
 const FATES: Fate[] = [
   'delivered',
   'delivered',
@@ -213,6 +318,7 @@ const FATES: Fate[] = [
   'cancelled_paid',
   'refunded',
   'refunded',
+  'partly_refunded',
 ];
 
 /** A small deterministic generator, so every demo store looks the same. */
@@ -242,12 +348,14 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
     logger: deps.logger,
     wallet: createWalletService({ store: deps.store, clock, events }),
   });
+  const refunds = createRefundService({ store: deps.store, clock, events, payments });
   const orders = createOrderService({
     store: deps.store,
     clock,
     events,
     logger: deps.logger,
     payments,
+    refunds,
     customers: createOrderCustomers({ store: deps.store, events }),
   });
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
@@ -267,6 +375,15 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
     });
   }
 
+  // Checkout pricing: discount codes, an automatic discount, shipping by country and weight, and
+  // tax (VAT included in European prices, US state sales tax added on top).
+  const discounts = createDiscountService({ store: deps.store, clock, events });
+  for (const discount of DISCOUNTS) await discounts.create(tenant.id, discount(now));
+  const shippingRates = createShippingRateService({ store: deps.store, clock });
+  for (const rate of SHIPPING_RATES) await shippingRates.create(tenant.id, rate);
+  const taxRates = createTaxRateService({ store: deps.store, clock });
+  for (const rate of TAX_RATES) await taxRates.create(tenant.id, rate);
+
   /** What an order line can name: each product's variants (its one Default variant, or its sizes and colours). */
   const catalog: { variants: string[] }[] = [];
   for (const [category, specs] of Object.entries(CATALOG)) {
@@ -279,7 +396,7 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
         description,
         category,
         images: [`https://picsum.photos/seed/${sku.toLowerCase()}/640/640`],
-        attributes: { brand: 'Northwind', origin: ['PT', 'IT', 'DE', 'US', 'VN'][rand(5)] ?? 'PT' },
+        attributes: { brand: 'Northwind', origin: DEMO_ORIGINS[rand(DEMO_ORIGINS.length)] ?? 'PT' },
         tags: [category],
       });
       catalog.push({ variants: (product.variants ?? []).map((variant) => variant.id) });
@@ -304,10 +421,18 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
       const variant = variants[rand(variants.length)];
       if (variant !== undefined) lines.set(variant, 1 + rand(2));
     }
+    const code = rand(10);
     const body: CreateOrderBody = {
       items: [...lines].map(([variant_id, quantity]) => ({ variant_id, quantity })),
       customer: { email, name },
-      shipping_address: { name, line1: `${10 + rand(990)} Market Street`, city, country },
+      shipping_address: {
+        name,
+        line1: `${10 + rand(990)} Market Street`,
+        city,
+        ...(STATES[city] === undefined ? {} : { state: STATES[city] }),
+        country,
+      },
+      ...(code < 2 ? { discount_codes: ['WELCOME10'] } : code === 2 ? { discount_codes: ['FREESHIP'] } : {}),
       metadata: { channel: ['web', 'mobile', 'pos'][rand(3)] ?? 'web' },
       ...(fate === 'pending' || fate === 'cancelled'
         ? {}
@@ -320,8 +445,11 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
         try {
           holder.id = (await orders.create(tenant.id, body)).id;
         } catch (error) {
-          // A demo order for an item that sold out is simply not placed.
-          if (!isAppError(error) || error.code !== 'insufficient_stock') throw error;
+          // A demo order for an item that sold out is simply not placed; one whose code does not
+          // apply (used once already, under its minimum) is placed without it, as a buyer would.
+          if (isAppError(error) && error.code === 'discount_invalid') {
+            holder.id = (await orders.create(tenant.id, { ...body, discount_codes: [] })).id;
+          } else if (!isAppError(error) || error.code !== 'insufficient_stock') throw error;
         }
       },
     });
@@ -336,10 +464,25 @@ export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, order
     };
     if (fate === 'cancelled' || fate === 'cancelled_paid')
       later(2 * 3600 * 1000, (id) => orders.cancel(tenant.id, id));
-    if (fate === 'shipped' || fate === 'delivered' || fate === 'refunded') {
+    if (fate === 'shipped' || fate === 'delivered' || fate === 'refunded' || fate === 'partly_refunded') {
       later(DAY, (id) => orders.ship(tenant.id, id, { carrier: 'UPS', tracking_number: `1Z${rand(1e9)}` }));
     }
-    if (fate === 'delivered' || fate === 'refunded') later(3 * DAY, (id) => orders.deliver(tenant.id, id));
+    if (fate === 'delivered' || fate === 'refunded' || fate === 'partly_refunded') {
+      later(3 * DAY, (id) => orders.deliver(tenant.id, id));
+    }
+    // One unit of the first line comes back, and goes back on the shelf.
+    if (fate === 'partly_refunded') {
+      later(6 * DAY, async (id) => {
+        const order = await orders.get(tenant.id, id);
+        const first = order.items[0];
+        if (first === undefined) return;
+        await refunds.create(tenant.id, id, {
+          items: [{ variant_id: first.variant_id, quantity: 1 }],
+          restock: true,
+          reason: 'Returned: wrong size',
+        });
+      });
+    }
     if (fate === 'refunded') later(5 * DAY, (id) => orders.refund(tenant.id, id, rand(2) === 0));
   }
   for (const step of steps.sort((a, b) => a.at - b.at)) {

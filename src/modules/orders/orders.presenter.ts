@@ -1,14 +1,21 @@
+import type { OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
 import * as payments from '../payments/payments.repository.js';
+import { presentRefund } from '../refunds/refunds.presenter.js';
+import * as refunds from '../refunds/refunds.repository.js';
 import * as repo from './orders.repository.js';
-import type { Address, OrderObject } from './orders.schemas.js';
+import type { Address, OrderObject, StoredPricing } from './orders.schemas.js';
 
-/** An order as the API shows it: its row, its lines and the summary of its current payment. */
+/** The statuses a refund may start from (`TRANSITIONS.refund.from`): paid, and not all of it refunded. */
+const CAPTURED: readonly OrderStatus[] = ['paid', 'shipped', 'delivered'];
+
+/** An order as the API shows it: its row, its lines, the summary of its current payment and its refunds. */
 export function presentOrder(
   order: repo.OrderRow,
   items: readonly repo.OrderItemRow[],
   payment: payments.PaymentRow | undefined,
+  refundRows: readonly refunds.RefundRow[] = [],
 ): OrderObject {
   return {
     id: order.id,
@@ -22,9 +29,15 @@ export function presentOrder(
       quantity: item.quantity,
       unit_price: item.unit_price,
       total: item.total,
+      discount: item.discount,
+      tax: item.tax,
     })),
     subtotal: order.subtotal,
+    discount_total: order.discount_total,
+    shipping_total: order.shipping_total,
+    tax_total: order.tax_total,
     total: order.total,
+    ...pricingOf(order),
     currency: order.currency,
     customer: { id: order.customer_id, email: order.customer_email, name: order.customer_name },
     shipping_address:
@@ -48,24 +61,34 @@ export function presentOrder(
     delivered_at: iso(order.delivered_at),
     cancelled_at: iso(order.cancelled_at),
     refunded_at: iso(order.refunded_at),
+    refunded_amount: order.refunded_amount,
+    refundable_amount: CAPTURED.includes(order.status) ? order.total - order.refunded_amount : 0,
+    refunds: refundRows.map(presentRefund),
   };
+}
+
+/** The discounts, shipping and taxes an order applied; none for an order made before pricing. */
+function pricingOf(order: repo.OrderRow): StoredPricing {
+  if (order.pricing === null) return { discounts: [], shipping: null, taxes: [] };
+  return JSON.parse(order.pricing) as StoredPricing;
 }
 
 /** One order presented, with its lines and payment read from `db`. */
 export async function loadOrder(db: Db, order: repo.OrderRow): Promise<OrderObject> {
-  const [items, payment] = await Promise.all([
+  const [items, payment, refundRows] = await Promise.all([
     repo.findItems(db, [order.id]),
     order.payment_id === null ? undefined : payments.findPayment(db, order.payment_id),
+    refunds.listRefunds(db, [order.id]),
   ]);
-  return presentOrder(order, items, payment);
+  return presentOrder(order, items, payment, refundRows);
 }
 
-/** Presents the orders of one page: their lines and payments are read in two queries, up front. */
+/** Presents the orders of one page: their lines, payments and refunds are read in three queries, up front. */
 export async function pagePresenter(
   db: Db,
   page: readonly repo.OrderRow[],
 ): Promise<(order: repo.OrderRow) => OrderObject> {
-  const [items, paymentRows] = await Promise.all([
+  const [items, paymentRows, refundRows] = await Promise.all([
     repo.findItems(
       db,
       page.map((order) => order.id),
@@ -73,6 +96,10 @@ export async function pagePresenter(
     payments.findPayments(
       db,
       page.flatMap((order) => (order.payment_id === null ? [] : [order.payment_id])),
+    ),
+    refunds.listRefunds(
+      db,
+      page.map((order) => order.id),
     ),
   ]);
   const itemsByOrder = new Map<string, repo.OrderItemRow[]>();
@@ -82,10 +109,17 @@ export async function pagePresenter(
     itemsByOrder.set(item.order_id, list);
   }
   const paymentById = new Map(paymentRows.map((payment) => [payment.id, payment]));
+  const refundsByOrder = new Map<string, refunds.RefundRow[]>();
+  for (const refund of refundRows) {
+    const list = refundsByOrder.get(refund.order_id) ?? [];
+    list.push(refund);
+    refundsByOrder.set(refund.order_id, list);
+  }
   return (order) =>
     presentOrder(
       order,
       itemsByOrder.get(order.id) ?? [],
       order.payment_id === null ? undefined : paymentById.get(order.payment_id),
+      refundsByOrder.get(order.id) ?? [],
     );
 }

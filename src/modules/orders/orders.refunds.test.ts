@@ -85,6 +85,16 @@ for (const dialect of DIALECTS) {
       assert.equal(row.status, 'refunded');
       return row.refund_due_at;
     }
+    /** When the provider is owed the order's one refund (its row), null once it confirmed. */
+    async function owedRefund(orderId: string): Promise<number | null> {
+      const rows = await ctx.deps.store.db
+        .selectFrom('refunds')
+        .select('due_at')
+        .where('order_id', '=', orderId)
+        .execute();
+      assert.equal(rows.length, 1);
+      return rows[0]?.due_at ?? null;
+    }
     async function available(): Promise<number> {
       return (await api<BalanceObject>('GET', '/v1/wallet/balance')).body.available;
     }
@@ -97,7 +107,12 @@ for (const dialect of DIALECTS) {
         const res = await api<OrderObject>('POST', `/v1/orders/${order.id}/${action}`, { body: {} });
         assert.equal(res.status, 200, JSON.stringify(res.body));
         assert.equal(res.body.payment?.status, 'refunded');
-        assert.notEqual(await owed(paymentId), null, 'committed as refunded, the provider still owes it');
+        assert.notEqual(
+          await owedRefund(order.id),
+          null,
+          'committed as refunded, the provider still owes it',
+        );
+        assert.equal(await owed(paymentId), null, 'owed on the refund, not on the payment');
         assert.deepEqual(state.refunded, []);
 
         state.refundFails = false;
@@ -109,7 +124,7 @@ for (const dialect of DIALECTS) {
         ]);
         assert.equal(sweeps[0] + sweeps[1], 1);
         assert.deepEqual(state.refunded, [paymentId], 'told once');
-        assert.equal(await owed(paymentId), null);
+        assert.equal(await owedRefund(order.id), null);
         assert.equal(await ctx.deps.payments.returnOwedRefunds(), 0);
         state.refunded.length = 0;
       });
@@ -119,6 +134,7 @@ for (const dialect of DIALECTS) {
       const order = await paidOrder();
       await api('POST', `/v1/orders/${order.id}/refund`, { body: {} });
       assert.deepEqual(state.refunded, [order.payment?.id]);
+      assert.equal(await owedRefund(order.id), null);
       assert.equal(await owed(order.payment?.id ?? ''), null);
       state.refunded.length = 0;
     });

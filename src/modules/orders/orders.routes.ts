@@ -8,6 +8,7 @@ import {
   OrderIdParams,
   OrderListQuery,
   OrderListSchema,
+  OrderPreviewSchema,
   OrderSchema,
   PayBody,
   RefundBody,
@@ -29,7 +30,7 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Orders'],
           summary: 'Create an order; reserves its stock',
           description:
-            'Stock is reserved atomically (422 `insufficient_stock` names the product) and each product reserved emits `product.updated` with its new `stock` (and `product.outofstock` at 0); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep; a payment that would take the wallet past its maximum (10^15 minor units) is 422 `limit_exceeded` before anything is charged, and no order is made. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
+            'Priced as a checkout: `discount_codes` and the automatic discounts that apply, the shipping rate (`shipping_rate_id`, else the cheapest for the `shipping_address`), the address’s tax rate; a code that does not apply is 422 `discount_invalid` with its `reason`, an address no rate serves 422 `shipping_unavailable`, and nothing is created. A discount’s use is taken in the order’s transaction (a usage limit holds under concurrency) and given back by a cancel. Stock is reserved atomically (422 `insufficient_stock` names the product) and each product reserved emits `product.updated` with its new `stock` (and `product.outofstock` at 0); all items share one currency (422 `currency_mismatch`); an unknown product is 404. With `payment_method` the order is charged at once: a declined payment still creates the order (201, `pending`, `payment.status: "failed"`); a charge whose outcome could not be recorded answers 201 with `payment.status: "pending"` and is settled by a sweep; a payment that would take the wallet past its maximum (10^15 minor units) is 422 `limit_exceeded` before anything is charged, and no order is made. A retry with the same `Idempotency-Key` after a 5xx resumes the committed order instead of making a second one.',
           body: CreateOrderBody,
           response: { 201: OrderSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
@@ -42,6 +43,22 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           idempotentWrite(request.idempotency),
         );
       },
+    );
+
+    app.post(
+      '/orders/preview',
+      {
+        config: { auth: 'write:orders', resource: 'order' },
+        schema: {
+          tags: ['Orders'],
+          summary: 'Price an order without making it',
+          description:
+            'Takes the body of `POST /orders` and answers the order it would create now (`id: null`, `status: "preview"`): its discounts, shipping, tax and total, by the same code, with the same errors (422 `discount_invalid` with its `reason`, 422 `shipping_unavailable`, 422 `insufficient_stock`, ...). Changes nothing: no stock is reserved, no discount use taken, no customer created, no event emitted, nothing charged. Needs `write:orders`, as creating does.',
+          body: CreateOrderBody,
+          response: { 200: OrderPreviewSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) => orders.preview(principalOf(request).tenant.id, request.body),
     );
 
     app.get(

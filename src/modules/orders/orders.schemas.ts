@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { OrderStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
+import { RefundSchema } from '../refunds/refunds.schemas.js';
 import {
   LINE_OR_EMPTY_PATTERN,
   LINE_PATTERN,
@@ -110,6 +111,22 @@ export const CreateOrderBody = Type.Object(
       }),
     ),
     shipping_address: Type.Optional(AddressSchema),
+    discount_codes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: LINE_PATTERN }), {
+        maxItems: 10,
+        description:
+          'Discount codes the buyer entered, compared case-insensitively. One that does not apply is 422 `discount_invalid` with its `reason`, and no order is made. Automatic discounts apply without a code.',
+        examples: [['WELCOME10']],
+      }),
+    ),
+    shipping_rate_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'The shipping rate (`shr_...`) the buyer chose; needs a `shipping_address` it serves. Without it, the cheapest rate for the address’s country and the parcel’s weight. A store with rates but none for the country answers 422 `shipping_unavailable`.',
+      }),
+    ),
     payment_method: Type.Optional(PaymentMethod),
     metadata: Type.Optional(StringMap('Your own keys and string values (at most 50).')),
   },
@@ -156,15 +173,63 @@ export const OrderItemSchema = Type.Object({
   sku: Nullable(Type.String({ description: "The variant's SKU at order time." })),
   quantity: Type.Integer(),
   unit_price: Type.Integer({ description: 'Minor units, at order time.' }),
-  total: Type.Integer(),
+  total: Type.Integer({ description: '`unit_price` × `quantity`, before discounts and tax.' }),
+  discount: Type.Integer({
+    description: 'The line’s share of the order’s discounts (spread by amount, largest remainder).',
+  }),
+  tax: Type.Integer({
+    description:
+      'The line’s tax after its discount, rounded half away from zero (contained in the price when inclusive).',
+  }),
 });
+
+const DiscountApplied = Type.Object({
+  id: Type.String({ examples: ['dsc_3kPq8ZxW1bX9sT2uV7wY3cE5'] }),
+  code: Nullable(Type.String({ description: 'Null for an automatic discount.' })),
+  type: Type.String({ enum: ['percentage', 'fixed_amount', 'free_shipping'] }),
+  amount: Type.Integer({ description: 'What it took off, in minor units.' }),
+});
+const ShippingApplied = Type.Object({
+  rate_id: Type.String({ examples: ['shr_6bRt2ZxW1bX9sT2uV7wY3cE5'] }),
+  name: Type.String(),
+  amount: Type.Integer({
+    description: 'The rate’s price (0 over its free-over threshold), before a free-shipping discount.',
+  }),
+});
+const TaxApplied = Type.Object({
+  rate_id: Type.String({ examples: ['txr_8cSu3ZxW1bX9sT2uV7wY3cE5'] }),
+  name: Type.String(),
+  rate_bps: Type.Integer(),
+  inclusive: Type.Boolean(),
+  amount: Type.Integer(),
+});
+
+/** What `orders.pricing` holds: the discounts, shipping and taxes as applied. */
+export interface StoredPricing {
+  discounts: Static<typeof DiscountApplied>[];
+  shipping: Static<typeof ShippingApplied> | null;
+  taxes: Static<typeof TaxApplied>[];
+}
 
 export const OrderSchema = Type.Object({
   id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
   status: Type.String({ enum: [...ORDER_STATUSES] }),
   items: Type.Array(OrderItemSchema),
-  subtotal: Type.Integer(),
-  total: Type.Integer(),
+  subtotal: Type.Integer({ description: 'The lines’ `total`s.' }),
+  discount_total: Type.Integer({ description: 'Amounts off the lines plus shipping waived.' }),
+  shipping_total: Type.Integer({
+    description: 'The shipping rate’s price, before a free-shipping discount.',
+  }),
+  tax_total: Type.Integer({ description: 'Tax on the lines and shipping, added or (inclusive) contained.' }),
+  total: Type.Integer({
+    description:
+      '`subtotal` − `discount_total` + `shipping_total` + exclusive tax: what is charged. Never negative.',
+  }),
+  discounts: Type.Array(DiscountApplied, {
+    description: 'The discounts applied, in the order they applied.',
+  }),
+  shipping: Nullable(ShippingApplied),
+  taxes: Type.Array(TaxApplied),
   currency: Type.String(),
   customer: Type.Object({
     id: Type.String({ description: 'The customer (`cus_...`) the order is for.' }),
@@ -178,7 +243,7 @@ export const OrderSchema = Type.Object({
   tracking_number: Nullable(Type.String()),
   restocked: Type.Boolean({
     description:
-      'Whether the order gave its items back to stock (cancel, or refund with restock), once. A variant deleted since has no stock to take them back.',
+      'Whether the order gave units back to stock: a cancel (every unit not given back before), or a refund with restock (its `restocked` says which). A variant deleted since has no stock to take them back.',
   }),
   created: Timestamp,
   updated: Timestamp,
@@ -187,8 +252,21 @@ export const OrderSchema = Type.Object({
   delivered_at: Nullable(Timestamp),
   cancelled_at: Nullable(Timestamp),
   refunded_at: Nullable(Timestamp),
+  refunded_amount: Type.Integer({ description: 'The sum of the order’s refunds, minor units.' }),
+  refundable_amount: Type.Integer({
+    description:
+      'What is left to refund: `total` − `refunded_amount` while the order is paid, shipped or delivered; 0 otherwise.',
+  }),
+  refunds: Type.Array(RefundSchema, { description: 'The order’s refunds, oldest first.' }),
 });
 export type OrderObject = Static<typeof OrderSchema>;
+
+export const OrderPreviewSchema = Type.Object({
+  ...OrderSchema.properties,
+  id: Type.Null({ description: 'A preview is not an order: it has no id.' }),
+  status: Type.Literal('preview'),
+});
+export type OrderPreview = Static<typeof OrderPreviewSchema>;
 
 export const OrderListQuery = Type.Object(
   {

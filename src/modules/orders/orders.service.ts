@@ -11,11 +11,14 @@ import { MAX_AMOUNT } from '../../lib/money.js';
 import type { EventService } from '../events/events.service.js';
 import type { PaymentRow } from '../payments/payments.repository.js';
 import type { PaymentService, Settled } from '../payments/payments.service.js';
+import type { RefundService } from '../refunds/refunds.service.js';
 import { checkAddresses } from '../customers/customers.service.js';
 import type { OrderCustomers } from '../customers/customers.orders.js';
 import * as inventory from '../products/products.inventory.js';
 import type { ProductRow } from '../products/products.repository.js';
 import type { VariantRow } from '../products/variants.repository.js';
+import type { PricedLine } from '../pricing/pricing.calculate.js';
+import * as pricing from '../pricing/pricing.service.js';
 import {
   commitTransition,
   emitOrder,
@@ -24,8 +27,16 @@ import {
   TRANSITIONS,
 } from './orders.lifecycle.js';
 import { loadOrder, pagePresenter, presentOrder } from './orders.presenter.js';
+import { priceOrder } from './orders.pricing.js';
 import * as repo from './orders.repository.js';
-import type { CreateOrderBody, OrderObject, OrderListQuery, ShipBody } from './orders.schemas.js';
+import type {
+  CreateOrderBody,
+  OrderObject,
+  OrderListQuery,
+  OrderPreview,
+  ShipBody,
+  StoredPricing,
+} from './orders.schemas.js';
 
 /**
  * Orders: creation with atomic stock reservation (src/modules/products/products.inventory.ts) and
@@ -46,14 +57,16 @@ export interface OrderServiceDeps {
   logger: Logger;
   /** Finds or creates the customer an order is for, in the order's transaction. */
   customers: OrderCustomers;
-  /** Charges, settles and refunds orders' payments. */
+  /** Charges and settles orders' payments. */
   payments: PaymentService;
+  /** Refunds what is left of an order: its whole refund, and a cancel after payment. */
+  refunds: RefundService;
 }
 
 export type OrderService = ReturnType<typeof createOrderService>;
 
 export function createOrderService(deps: OrderServiceDeps) {
-  const { store, clock, events, logger, payments, customers } = deps;
+  const { store, clock, events, logger, payments, customers, refunds } = deps;
 
   /** Locks the order (PostgreSQL) and checks that `action` may start from its status. */
   async function begin(trx: Db, tenantId: string, id: string, action: OrderAction): Promise<repo.OrderRow> {
@@ -61,15 +74,6 @@ export function createOrderService(deps: OrderServiceDeps) {
     if (!order) throw notFound('order');
     if (!TRANSITIONS[action].from.includes(order.status)) throw invalidTransition(action, order.status);
     return order;
-  }
-
-  /**
-   * Puts an order's units back, once: callers only reach it through a terminal transition. Returns
-   * the products as restocked, for `emitStockChanges` after the order's own event.
-   */
-  async function releaseStock(trx: Db, order: repo.OrderRow, now: number): Promise<ProductRow[]> {
-    const items = await repo.findItems(trx, [order.id]);
-    return (await inventory.release(trx, order.tenant_id, items, now, store.supportsRowLocks)).products;
   }
 
   /** The answer of `pay` for a settled attempt. */
@@ -88,6 +92,123 @@ export function createOrderService(deps: OrderServiceDeps) {
     const order = await repo.findOrder(store.db, tenantId, id);
     if (!order) throw notFound('order');
     return loadOrder(store.db, order);
+  }
+
+  /**
+   * What `create` and `preview` share, in their transaction: the customer (found or created), the
+   * stock reserved, the lines priced (src/modules/orders/orders.pricing.ts) and the order's rows,
+   * not yet inserted.
+   */
+  async function build(trx: Db, tenantId: string, input: CreateOrderBody, now: number): Promise<Built> {
+    const customer = await customers.forOrder(trx, tenantId, input, now);
+    const lines = await inventory.resolveLines(trx, tenantId, input.items);
+    /** The order's rules on its products and variants, checked before the reservation and as reserved. */
+    const check: inventory.CheckLines = (rows, variants) => {
+      let currency: string | undefined;
+      let total = 0;
+      lines.forEach((line, index) => {
+        const product = rows.get(line.product_id);
+        if (!product) throw new AppError('not_found', `No such product: ${line.product_id}.`);
+        const variant = variants.get(line.variant_id);
+        if (!variant) throw new AppError('not_found', `No such variant: ${line.variant_id}.`);
+        if (input.items[index]?.variant_id === undefined && product.variant_count !== 1) {
+          throw validationError(
+            `items[${index}].variant_id`,
+            `is required: product ${product.id} has ${product.variant_count} variants; name one by variant_id`,
+          );
+        }
+        if (product.status !== 'active') {
+          throw validationError(
+            `items[${index}].${input.items[index]?.variant_id === undefined ? 'product_id' : 'variant_id'}`,
+            `is ${product.status}, not an active product`,
+          );
+        }
+        if (currency !== undefined && product.currency !== currency) {
+          throw new AppError(
+            'currency_mismatch',
+            `All items must share one currency: ${product.id} is priced in ${product.currency}, an earlier item in ${currency}.`,
+          );
+        }
+        currency = product.currency;
+        total += variant.price * line.quantity;
+      });
+      // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
+      if (total > MAX_AMOUNT) throw tooLarge(total);
+    };
+    const reservation = await inventory.reserve(trx, tenantId, lines, now, check, store.supportsRowLocks);
+    const currency = (reservation.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
+    const priced = await priceOrder(trx, tenantId, input, {
+      lines,
+      products: reservation.products,
+      variants: reservation.variants,
+      currency,
+      customerId: customer.id,
+      now,
+    });
+    const figures = priced.pricing;
+    if (figures.total > MAX_AMOUNT) throw tooLarge(figures.total);
+
+    const orderId = newId('ord');
+    const items: repo.OrderItemRow[] = lines.map((line, position) => {
+      // check() proved both present
+      const product = reservation.products.get(line.product_id) as ProductRow;
+      const variant = reservation.variants.get(line.variant_id) as VariantRow;
+      const priced = figures.lines[position] as PricedLine;
+      return {
+        order_id: orderId,
+        position,
+        tenant_id: tenantId,
+        product_id: product.id,
+        variant_id: variant.id,
+        variant_title: variant.title,
+        name: product.name,
+        sku: variant.sku,
+        category: product.category,
+        quantity: line.quantity,
+        unit_price: variant.price,
+        total: priced.amount,
+        discount: priced.discount,
+        tax: priced.tax,
+        paid: priced.total,
+        refunded_quantity: 0,
+      };
+    });
+    const linesPaid = items.reduce((sum, item) => sum + item.paid, 0);
+    const order: repo.OrderRow = {
+      id: orderId,
+      tenant_id: tenantId,
+      status: 'pending',
+      currency,
+      subtotal: figures.subtotal,
+      total: figures.total,
+      discount_total: figures.discount_total,
+      shipping_total: figures.shipping_total,
+      tax_total: figures.tax_total,
+      shipping_paid: figures.total - linesPaid,
+      pricing: JSON.stringify({
+        discounts: figures.discounts,
+        shipping: figures.shipping,
+        taxes: figures.taxes,
+      } satisfies StoredPricing),
+      refunded_amount: 0,
+      customer_id: customer.id,
+      customer_email: (input.customer?.email ?? customer.email).toLowerCase(),
+      customer_name: input.customer?.name ?? customer.name,
+      shipping_address: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      payment_id: null,
+      carrier: null,
+      tracking_number: null,
+      restocked: 0,
+      created: now,
+      updated: now,
+      paid_at: null,
+      shipped_at: null,
+      delivered_at: null,
+      cancelled_at: null,
+      refunded_at: null,
+    };
+    return { order, items, reservation, discountIds: priced.discountIds };
   }
 
   return {
@@ -109,131 +230,28 @@ export function createOrderService(deps: OrderServiceDeps) {
         if (pending === undefined) return order;
         return (await payments.resumePayment(tenantId, pending).catch(() => ({ order }))).order;
       }
-      if (input.customer === undefined && input.customer_id === undefined) {
-        throw validationError(
-          'customer',
-          'is required: give the customer’s email as customer, or customer_id',
-        );
-      }
-      if (input.customer !== undefined && input.customer_id !== undefined) {
-        throw validationError('customer_id', 'give customer_id or customer, not both');
-      }
-      if (input.shipping_address !== undefined) checkAddresses([input.shipping_address], 'shipping_address');
+      checkCreate(input);
       if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
       const now = clock.now();
 
       const { object, payment } = await store.transaction(async (trx) => {
-        const customer = await customers.forOrder(trx, tenantId, input, now);
-        const lines = await inventory.resolveLines(trx, tenantId, input.items);
-        /** The order's rules on its products and variants, checked before the reservation and as reserved. */
-        const check: inventory.CheckLines = (rows, variants) => {
-          let currency: string | undefined;
-          let total = 0;
-          lines.forEach((line, index) => {
-            const product = rows.get(line.product_id);
-            if (!product) throw new AppError('not_found', `No such product: ${line.product_id}.`);
-            const variant = variants.get(line.variant_id);
-            if (!variant) throw new AppError('not_found', `No such variant: ${line.variant_id}.`);
-            if (input.items[index]?.variant_id === undefined && product.variant_count !== 1) {
-              throw validationError(
-                `items[${index}].variant_id`,
-                `is required: product ${product.id} has ${product.variant_count} variants; name one by variant_id`,
-              );
-            }
-            if (product.status !== 'active') {
-              throw validationError(
-                `items[${index}].${input.items[index]?.variant_id === undefined ? 'product_id' : 'variant_id'}`,
-                `is ${product.status}, not an active product`,
-              );
-            }
-            if (currency !== undefined && product.currency !== currency) {
-              throw new AppError(
-                'currency_mismatch',
-                `All items must share one currency: ${product.id} is priced in ${product.currency}, an earlier item in ${currency}.`,
-              );
-            }
-            currency = product.currency;
-            total += variant.price * line.quantity;
-          });
-          // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
-          if (total > MAX_AMOUNT) {
-            throw validationError(
-              'items',
-              `bring the order total to ${total}; an order may total at most ${MAX_AMOUNT} minor units`,
-            );
-          }
-        };
-        const reservation = await inventory.reserve(trx, tenantId, lines, now, check, store.supportsRowLocks);
-        const reserved = reservation.products;
-
-        const orderId = newId('ord');
-        const items: repo.OrderItemRow[] = lines.map((line, position) => {
-          // check() proved both present
-          const product = reserved.get(line.product_id) as ProductRow;
-          const variant = reservation.variants.get(line.variant_id) as VariantRow;
-          return {
-            order_id: orderId,
-            position,
-            tenant_id: tenantId,
-            product_id: product.id,
-            variant_id: variant.id,
-            variant_title: variant.title,
-            name: product.name,
-            sku: variant.sku,
-            category: product.category,
-            quantity: line.quantity,
-            unit_price: variant.price,
-            total: variant.price * line.quantity,
-            discount: 0,
-            tax: 0,
-            paid: variant.price * line.quantity,
-            refunded_quantity: 0,
-          };
-        });
-        const subtotal = items.reduce((sum, item) => sum + item.total, 0);
-        const order: repo.OrderRow = {
-          id: orderId,
-          tenant_id: tenantId,
-          status: 'pending',
-          currency: (reserved.get(items[0]?.product_id ?? '') as ProductRow).currency, // items is non-empty
-          subtotal,
-          total: subtotal,
-          discount_total: 0,
-          shipping_total: 0,
-          tax_total: 0,
-          shipping_paid: 0,
-          pricing: null,
-          refunded_amount: 0,
-          customer_id: customer.id,
-          customer_email: (input.customer?.email ?? customer.email).toLowerCase(),
-          customer_name: input.customer?.name ?? customer.name,
-          shipping_address: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
-          metadata: JSON.stringify(input.metadata ?? {}),
-          payment_id: null,
-          carrier: null,
-          tracking_number: null,
-          restocked: 0,
-          created: now,
-          updated: now,
-          paid_at: null,
-          shipped_at: null,
-          delivered_at: null,
-          cancelled_at: null,
-          refunded_at: null,
-        };
+        const { order, items, reservation, discountIds } = await build(trx, tenantId, input, now);
         const attempt =
           input.payment_method === undefined
             ? undefined
             : await payments.newAttempt(trx, order, input.payment_method, now);
         order.payment_id = attempt?.id ?? null;
         await repo.insertOrder(trx, order, items);
-        await idempotent.mark(trx, orderId);
+        await idempotent.mark(trx, order.id);
         if (attempt) await payments.insertAttempt(trx, attempt);
+        // Shared rows in the order every order use case takes them: products (reserved above),
+        // their counts, the discounts, the order counts, then what the events move.
         await inventory.countReservation(trx, tenantId, reservation);
+        await pricing.reserveUses(trx, tenantId, discountIds, order.customer_id, now);
         await repo.adjustOrderCounts(trx, tenantId, [{ status: 'pending', delta: 1 }]);
         const created = presentOrder(order, items, attempt);
         await events.emit(trx, { tenantId, type: 'order.created', objectType: 'order', object: created });
-        await inventory.emitStockChanges(trx, events, reserved.values(), reservation.soldOut);
+        await inventory.emitStockChanges(trx, events, reservation.products.values(), reservation.soldOut);
         return { object: created, payment: attempt };
       });
       if (!payment) return object;
@@ -245,6 +263,27 @@ export function createOrderService(deps: OrderServiceDeps) {
         logger.warn({ err: error, payment_id: payment.id }, 'payment outcome not recorded; left pending');
         return object;
       }
+    },
+
+    /**
+     * The order `create` would make from `input` now, made by the same code in a transaction that
+     * is rolled back: same checks, same errors, same figures, and nothing changes (no stock, no
+     * discount use, no customer, no event). Nothing is charged.
+     */
+    async preview(tenantId: string, input: CreateOrderBody): Promise<OrderPreview> {
+      checkCreate(input);
+      if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
+      const now = clock.now();
+      try {
+        await store.transaction(async (trx) => {
+          const { order, items } = await build(trx, tenantId, input, now);
+          throw new PreviewMade({ ...presentOrder(order, items, undefined), id: null, status: 'preview' });
+        });
+      } catch (error) {
+        if (error instanceof PreviewMade) return error.order;
+        throw error;
+      }
+      throw new Error('unreachable: the preview transaction always rolls back');
     },
 
     async get(tenantId: string, id: string): Promise<OrderObject> {
@@ -346,29 +385,46 @@ export function createOrderService(deps: OrderServiceDeps) {
       });
     },
 
-    /** Releases the stock (once: the order leaves pending/paid for good) and returns a captured payment. */
+    /**
+     * Puts back the units no refund put back yet (once: the order leaves pending/paid for good) and
+     * refunds all that is left of a captured payment (a refund, with `refund.created`).
+     */
     async cancel(
       tenantId: string,
       id: string,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<OrderObject> {
       if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
-      const { object, refunded } = await store.transaction(async (trx) => {
+      const { object, refund } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'cancel');
         await idempotent.mark(trx, id);
         const now = clock.now();
-        const after = await commitTransition(trx, before, 'cancel', now, { cancelled_at: now, restocked: 1 });
-        const restocked = await releaseStock(trx, after, now);
-        const payment = before.status === 'paid' ? await payments.refund(trx, before, now) : undefined;
+        // Rows other orders share, in the order every order use case takes them (no deadlock
+        // cycle): the products, the discounts, the order counts, the wallet, then what the events
+        // move (analytics, the customer's figures).
+        const release = await refunds.unitsToRelease(trx, before);
+        const restocked = (await inventory.release(trx, tenantId, release, now, store.supportsRowLocks))
+          .products;
+        // A cancelled order gives its discounts' uses back (a refunded one keeps them, as it was used).
+        await pricing.returnUses(trx, tenantId, discountIdsOf(before), before.customer_id, now);
+        const cancelled = await commitTransition(trx, before, 'cancel', now, {
+          cancelled_at: now,
+          restocked: 1,
+        });
+        const returned = await refunds.forCancel(trx, before, now);
+        const after = { ...cancelled, refunded_amount: returned.refunded_amount };
         const object = await emitOrder(trx, events, 'order.cancelled', after);
         await inventory.emitStockChanges(trx, events, restocked);
-        return { object, refunded: payment };
+        return { object, refund: returned.refund };
       });
-      if (refunded) await payments.returnMoney(refunded);
+      await refunds.tellProvider(refund);
       return object;
     },
 
-    /** Returns the payment; with `restock` the units go back in stock too. */
+    /**
+     * Refunds all that is left (src/modules/refunds): the units not refunded yet, back in stock
+     * with `restock`, and the shipping left; the order becomes `refunded`.
+     */
     async refund(
       tenantId: string,
       id: string,
@@ -376,22 +432,52 @@ export function createOrderService(deps: OrderServiceDeps) {
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<OrderObject> {
       if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
-      const { object, refunded } = await store.transaction(async (trx) => {
+      const { object, refund } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'refund');
         await idempotent.mark(trx, id);
-        const now = clock.now();
-        const after = await commitTransition(trx, before, 'refund', now, {
-          refunded_at: now,
-          restocked: restock ? 1 : 0,
-        });
-        const restocked = restock ? await releaseStock(trx, after, now) : [];
-        const payment = await payments.refund(trx, before, now);
-        const object = await emitOrder(trx, events, 'order.refunded', after);
-        await inventory.emitStockChanges(trx, events, restocked);
-        return { object, refunded: payment };
+        return refunds.refundRest(trx, before, clock.now(), restock);
       });
-      await payments.returnMoney(refunded);
+      await refunds.tellProvider(refund);
       return object;
     },
   };
+}
+
+/** The discounts an order applied (none for an order made before pricing). */
+function discountIdsOf(order: repo.OrderRow): string[] {
+  if (order.pricing === null) return [];
+  return (JSON.parse(order.pricing) as StoredPricing).discounts.map((discount) => discount.id);
+}
+
+/** An order's rows as `build` makes them, before they are inserted. */
+interface Built {
+  order: repo.OrderRow;
+  items: repo.OrderItemRow[];
+  reservation: inventory.Reservation;
+  discountIds: string[];
+}
+
+/** Carries a preview out of the transaction it rolls back. */
+class PreviewMade extends Error {
+  constructor(readonly order: OrderPreview) {
+    super('order preview');
+  }
+}
+
+/** The body's rules that need no database: one way to name the customer, a valid address. */
+function checkCreate(input: CreateOrderBody): void {
+  if (input.customer === undefined && input.customer_id === undefined) {
+    throw validationError('customer', 'is required: give the customer’s email as customer, or customer_id');
+  }
+  if (input.customer !== undefined && input.customer_id !== undefined) {
+    throw validationError('customer_id', 'give customer_id or customer, not both');
+  }
+  if (input.shipping_address !== undefined) checkAddresses([input.shipping_address], 'shipping_address');
+}
+
+function tooLarge(total: number): AppError {
+  return validationError(
+    'items',
+    `bring the order total to ${total}; an order may total at most ${MAX_AMOUNT} minor units`,
+  );
 }

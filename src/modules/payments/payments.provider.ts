@@ -17,8 +17,17 @@ export type ChargeResult =
   { status: 'succeeded'; reference: string } | { status: 'failed'; failureCode: string; message: string };
 
 export interface RefundInput {
+  /** The payment the money goes back from. */
   paymentId: string;
+  /** The provider's reference of that payment's charge. */
   reference: string;
+  /**
+   * The idempotency key of this refund: our refund id (`re_...`). A refund of a whole payment that
+   * release v2.4 may already have sent keyed by its payment (one carried over by migration 0022, or
+   * the return of a charge that landed after its order was cancelled) gives the payment id, as then.
+   */
+  refundId: string;
+  /** What this refund returns, minor units: all of the payment or a part of it. */
   amount: number;
   currency: string;
 }
@@ -30,7 +39,10 @@ export interface PaymentProvider {
   /** The methods to mention when a method is refused. */
   describeMethods(): string;
   charge(input: ChargeInput): Promise<ChargeResult>;
-  /** Returns the money of a succeeded charge. Idempotent per payment. */
+  /**
+   * Returns `amount` of a succeeded charge; a payment may have several refunds. Idempotent per
+   * `refundId`: the same refund sent again returns nothing more.
+   */
   refund(input: RefundInput): Promise<{ reference: string }>;
 }
 

@@ -8,6 +8,7 @@ import { commitTransition, emitOrder } from '../orders/orders.lifecycle.js';
 import { loadOrder } from '../orders/orders.presenter.js';
 import * as orders from '../orders/orders.repository.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
+import * as refunds from '../refunds/refunds.repository.js';
 import { orderMoneyOf, type WalletService } from '../wallet/wallet.service.js';
 import type { ChargeResult, PaymentProvider } from './payments.provider.js';
 import * as repo from './payments.repository.js';
@@ -17,7 +18,8 @@ import * as repo from './payments.repository.js';
  * the sweeps that finish what a dead process left. A provider call never runs inside a
  * transaction: the attempt is recorded first (in the order's transaction), the provider is called,
  * and one transaction records the outcome, with the order it pays, the wallet posting and the
- * events. A refund is committed with its order (`refund`) and the provider told afterwards.
+ * events. A refund (src/modules/refunds) is committed with its wallet debit (`recordRefund`) and
+ * the provider told afterwards (`returnRefund`), owed until it confirms (`refunds.due_at`).
  *
  * An attempt left pending (its process died, or its outcome could not be recorded) is settled by
  * `settleStalePayments`; a refund the provider has not confirmed is sent again by
@@ -26,6 +28,15 @@ import * as repo from './payments.repository.js';
 
 /** A payment attempt still pending after this long is taken to have lost its process. */
 export const PAYMENT_LEASE_MS = 2 * 60 * 1000;
+
+/**
+ * The provider's idempotency key of a refund: its id; for a whole refund migration 0022 carried
+ * over from release v2.4 (its id is `re_` and its order id's suffix), the payment id that release
+ * sent, so a refund the provider took then is not taken twice.
+ */
+export function refundKey(refund: Pick<refunds.RefundRow, 'id' | 'order_id' | 'payment_id'>): string {
+  return refund.id === `re_${refund.order_id.slice('ord_'.length)}` ? refund.payment_id : refund.id;
+}
 
 /** A settled attempt and its order, as committed. */
 export interface Settled {
@@ -62,14 +73,16 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   /**
-   * Tells the provider about a committed refund (idempotent per payment there) and clears what is
-   * owed. On failure the refund stays owed and `returnOwedRefunds` retries it.
+   * Gives back a whole charge that landed after its order was cancelled (`settle`; no refund of
+   * the order, which never was paid): tells the provider, keyed by the payment as release v2.4 did,
+   * and clears `payments.refund_due_at`. On failure it stays owed and `returnOwedRefunds` retries it.
    */
   async function returnMoney(payment: repo.PaymentRow): Promise<boolean> {
     try {
       await provider.refund({
         paymentId: payment.id,
         reference: payment.provider_reference ?? '',
+        refundId: payment.id,
         amount: payment.amount,
         currency: payment.currency,
       });
@@ -147,6 +160,31 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return settled;
   }
 
+  /**
+   * Tells the provider about a committed refund (idempotent per `refundId` there) and clears what
+   * is owed. On failure the refund stays owed and `returnOwedRefunds` retries it.
+   */
+  async function returnRefund(refund: refunds.RefundRow): Promise<boolean> {
+    try {
+      const payment = await repo.findPayment(store.db, refund.payment_id);
+      const { reference } = await provider.refund({
+        paymentId: refund.payment_id,
+        reference: payment?.provider_reference ?? '',
+        refundId: refundKey(refund),
+        amount: refund.amount,
+        currency: refund.currency,
+      });
+      await refunds.refundConfirmed(store.db, refund.id, reference);
+      return true;
+    } catch (error) {
+      logger.error(
+        { err: error, refund_id: refund.id },
+        'payment provider refund failed; it will be retried',
+      );
+      return false;
+    }
+  }
+
   /** Calls the provider (outside any transaction) and records its answer. */
   async function chargeAndSettle(payment: repo.PaymentRow): Promise<Settled> {
     const result = await provider.charge({
@@ -160,7 +198,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   return {
     chargeAndSettle,
-    returnMoney,
+    returnRefund,
 
     /** Refuses a method the provider cannot charge (400, naming `payment_method`). */
     checkMethod(method: string): void {
@@ -222,32 +260,62 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     },
 
     /**
-     * Marks the order's captured payment refunded and debits the wallet, in the order's
-     * transaction, with the provider's confirmation owed (`refund_due_at`): the caller tells the
-     * provider after the commit (`returnMoney`), and should that never happen (a crash, a provider
-     * error), `returnOwedRefunds` tells it once the lease is over.
+     * The captured payment of an order being refunded, in the refund's transaction: the order's
+     * payment, which must have succeeded (a paid, shipped or delivered order's always has).
      */
-    async refund(trx: Db, order: orders.OrderRow, now: number): Promise<repo.PaymentRow> {
+    async capturedPayment(trx: Db, order: orders.OrderRow): Promise<repo.PaymentRow> {
       const payment = order.payment_id === null ? undefined : await repo.findPayment(trx, order.payment_id);
-      const changes = { status: 'refunded' as const, refund_due_at: now + PAYMENT_LEASE_MS, updated: now };
-      if (!payment || !(await repo.updatePayment(trx, payment.id, 'succeeded', changes))) {
+      if (payment?.status !== 'succeeded') {
         throw new Error(`order ${order.id} is ${order.status} without a succeeded payment`);
       }
-      const refunded = { ...payment, ...changes };
-      await wallet.debitOrderRefund(trx, orderMoneyOf(refunded));
-      return refunded;
+      return payment;
+    },
+
+    /**
+     * A refund's money leaving the tenant's wallet, in the refund's transaction: one ledger entry of
+     * the refund's amount, naming the refund (committed with the refund row, so once per refund).
+     * Without the funds it is 422 `insufficient_funds` and the transaction rolls back.
+     */
+    async recordRefund(trx: Db, refund: refunds.RefundRow): Promise<void> {
+      await wallet.debitOrderRefund(trx, {
+        tenantId: refund.tenant_id,
+        currency: refund.currency,
+        amount: refund.amount,
+        orderId: refund.order_id,
+        paymentId: refund.payment_id,
+        refundId: refund.id,
+      });
+    },
+
+    /** Marks a payment refunded once its order has nothing left to refund, in that refund's transaction. */
+    async closeRefunded(trx: Db, payment: repo.PaymentRow, now: number): Promise<repo.PaymentRow> {
+      const changes = { status: 'refunded' as const, updated: now };
+      if (!(await repo.updatePayment(trx, payment.id, 'succeeded', changes))) {
+        throw new Error(`payment ${payment.id} is no longer succeeded`);
+      }
+      return { ...payment, ...changes };
     },
 
     /**
      * Tells the provider about the committed refunds it has not confirmed once their lease is over
      * (the process that committed one died, or the provider failed): each is first postponed by a
-     * lease, so concurrent sweepers send it once, and cleared when the provider confirms.
+     * lease, so concurrent sweepers send it once, and cleared when the provider confirms. Refunds
+     * owe it on their row (`refunds.due_at`); a charge given back because its order was cancelled
+     * while it ran owes it on its payment (`payments.refund_due_at`).
      */
     async returnOwedRefunds(limit = 100): Promise<number> {
       const now = clock.now();
-      const due = await repo.findDueRefunds(store.db, now, limit);
       let returned = 0;
-      for (const payment of due) {
+      for (const refund of await refunds.findDueRefunds(store.db, now, limit)) {
+        const claimed = await refunds.postponeRefund(
+          store.db,
+          refund.id,
+          refund.due_at ?? now,
+          now + PAYMENT_LEASE_MS,
+        );
+        if (claimed && (await returnRefund(refund))) returned++;
+      }
+      for (const payment of await repo.findDueRefunds(store.db, now, limit)) {
         const claimed = await repo.postponeRefund(
           store.db,
           payment.id,

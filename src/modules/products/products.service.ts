@@ -48,7 +48,7 @@ function checkCurrency(currency: string): void {
 }
 
 /** The schema already demands `https://`; this also refuses what a URL parser does not accept. */
-function checkImages(images: readonly string[]): void {
+export function checkImages(images: readonly string[]): void {
   images.forEach((image, index) => {
     let url: URL;
     try {
@@ -95,6 +95,93 @@ function newVariants(input: CreateProductBody, options: readonly ProductOption[]
   );
   checkSkusUnique(variants.map((variant) => variant.sku));
   return variants;
+}
+
+/** A new product's rows, as `buildProduct` makes them and `insertProduct` writes them. */
+export interface NewProduct {
+  row: repo.NewProductRow;
+  variants: variantsRepo.VariantRow[];
+}
+
+/**
+ * The rows of a new product for `input`, checked by every rule `POST /products` applies beyond
+ * its schema (currency, images, options, variants and their combinations, SKUs within the
+ * request): a 400 naming the field otherwise. Nothing is read or written.
+ */
+export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: number): NewProduct {
+  const currency = input.currency ?? tenant.currency;
+  checkCurrency(currency);
+  checkImages(input.images ?? []);
+  const options = input.options ?? [];
+  checkOptions(options);
+  const given = newVariants(input, options);
+  const productId = newId('prod');
+  const variants: variantsRepo.VariantRow[] = given.map((variant, index) => ({
+    id: newId('var'),
+    tenant_id: tenant.id,
+    product_id: productId,
+    sku: variant.sku ?? null,
+    sku_key: variant.sku?.toLowerCase() ?? null,
+    title: options.length === 0 ? DEFAULT_TITLE : variantTitle(options, variant.options),
+    options: JSON.stringify(variant.options),
+    option_key: optionKey(variant.options),
+    price: variant.price,
+    compare_at_price: variant.compare_at_price ?? null,
+    stock: variant.stock ?? 0,
+    weight_grams: variant.weight_grams ?? null,
+    barcode: variant.barcode ?? null,
+    position: index + 1,
+    created: now,
+    updated: now,
+  }));
+  const prices = variants.map((variant) => variant.price);
+  const row: repo.NewProductRow = {
+    id: productId,
+    tenant_id: tenant.id,
+    name: input.name,
+    description: input.description ?? null,
+    sku: options.length === 0 ? (variants[0]?.sku ?? null) : null,
+    price: Math.min(...prices),
+    price_max: Math.max(...prices),
+    currency,
+    category: input.category ?? null,
+    stock: variants.reduce((sum, variant) => sum + variant.stock, 0),
+    status: input.status ?? 'active',
+    images: JSON.stringify(input.images ?? []),
+    attributes: JSON.stringify(input.attributes ?? {}),
+    tags: JSON.stringify(input.tags ?? []),
+    options: JSON.stringify(options),
+    variant_count: variants.length,
+    search_extra: searchExtra(
+      options,
+      variants.map((variant) => variant.sku),
+    ),
+    created: now,
+    updated: now,
+  };
+  return { row, variants };
+}
+
+/**
+ * Writes a product `buildProduct` made, with its variants, its `product_counts` bucket and
+ * `product.created`, in `trx`. A SKU another variant of the tenant has is `409 duplicate_sku`,
+ * before anything is written.
+ */
+export async function insertProduct(trx: Db, events: EventService, product: NewProduct): Promise<void> {
+  const { row, variants } = product;
+  const skus = variants.flatMap((variant) => (variant.sku === null ? [] : [variant.sku]));
+  const taken = await variantsRepo.takenSku(trx, row.tenant_id, skus);
+  if (taken !== undefined) throw duplicateSku(taken);
+  await repo.insertProducts(trx, [row]);
+  await variantsRepo.insertVariants(trx, variants);
+  await repo.adjustCounts(trx, row.tenant_id, [{ ...repo.bucketOf(row), delta: 1 }]);
+  const { search_extra: _searched, ...created } = row;
+  await events.emit(trx, {
+    tenantId: row.tenant_id,
+    type: 'product.created',
+    objectType: 'product',
+    object: presentProduct(created, variants.slice(0, VARIANTS_SHOWN)),
+  });
 }
 
 export type ProductService = ReturnType<typeof createProductService>;
@@ -193,71 +280,18 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<ProductObject> {
       if (idempotent.committed !== null) return get(tenant.id, idempotent.committed);
-      const currency = input.currency ?? tenant.currency;
-      checkCurrency(currency);
-      checkImages(input.images ?? []);
-      const options = input.options ?? [];
-      checkOptions(options);
-      const given = newVariants(input, options);
-      const now = clock.now();
-      const productId = newId('prod');
-      const variants: variantsRepo.VariantRow[] = given.map((variant, index) => ({
-        id: newId('var'),
-        tenant_id: tenant.id,
-        product_id: productId,
-        sku: variant.sku ?? null,
-        sku_key: variant.sku?.toLowerCase() ?? null,
-        title: options.length === 0 ? DEFAULT_TITLE : variantTitle(options, variant.options),
-        options: JSON.stringify(variant.options),
-        option_key: optionKey(variant.options),
-        price: variant.price,
-        compare_at_price: variant.compare_at_price ?? null,
-        stock: variant.stock ?? 0,
-        weight_grams: variant.weight_grams ?? null,
-        barcode: variant.barcode ?? null,
-        position: index + 1,
-        created: now,
-        updated: now,
-      }));
-      const prices = variants.map((variant) => variant.price);
-      const row: repo.NewProductRow = {
-        id: productId,
-        tenant_id: tenant.id,
-        name: input.name,
-        description: input.description ?? null,
-        sku: options.length === 0 ? (variants[0]?.sku ?? null) : null,
-        price: Math.min(...prices),
-        price_max: Math.max(...prices),
-        currency,
-        category: input.category ?? null,
-        stock: variants.reduce((sum, variant) => sum + variant.stock, 0),
-        status: input.status ?? 'active',
-        images: JSON.stringify(input.images ?? []),
-        attributes: JSON.stringify(input.attributes ?? {}),
-        tags: JSON.stringify(input.tags ?? []),
-        options: JSON.stringify(options),
-        variant_count: variants.length,
-        search_extra: searchExtra(
-          options,
-          variants.map((variant) => variant.sku),
-        ),
-        created: now,
-        updated: now,
-      };
-      const skus = variants.flatMap((variant) => (variant.sku === null ? [] : [variant.sku]));
-      await guardSku(skus, () =>
-        store.transaction(async (trx) => {
-          const taken = await variantsRepo.takenSku(trx, tenant.id, skus);
-          if (taken !== undefined) throw duplicateSku(taken);
-          await repo.insertProducts(trx, [row]);
-          await variantsRepo.insertVariants(trx, variants);
-          await idempotent.mark(trx, row.id);
-          await repo.adjustCounts(trx, tenant.id, [{ ...repo.bucketOf(row), delta: 1 }]);
-          await emitProduct(trx, 'product.created', row, variants.slice(0, VARIANTS_SHOWN));
-        }),
+      const product = buildProduct(tenant, input, clock.now());
+      const { row, variants } = product;
+      await guardSku(
+        variants.map((variant) => variant.sku),
+        () =>
+          store.transaction(async (trx) => {
+            await insertProduct(trx, events, product);
+            await idempotent.mark(trx, row.id);
+          }),
       );
-      const { search_extra: _searched, ...product } = row;
-      return presentProduct(product, variants);
+      const { search_extra: _searched, ...created } = row;
+      return presentProduct(created, variants);
     },
 
     get,

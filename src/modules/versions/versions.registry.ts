@@ -184,23 +184,76 @@ export function productFromV20261121(body: Json): Json {
   };
 }
 
-/** An order line stored before 2026-12-15 was of its product's one Default variant. */
+/** The members 2026-12-15 added to orders (checkout pricing and refunds), and to their lines. */
+const ORDER_PRICING_FIELDS = [
+  'discount_total',
+  'shipping_total',
+  'tax_total',
+  'discounts',
+  'shipping',
+  'taxes',
+  'refunded_amount',
+  'refundable_amount',
+  'refunds',
+];
+const ITEM_FIELDS = ['variant_id', 'variant_title', 'discount', 'tax'];
+
+/**
+ * An order stored before 2026-12-15: its lines were of their product's one Default variant, and it
+ * had no discount, shipping or tax (release v2.4 had none), its lines paid their totals.
+ */
 export function orderFromV20261121(body: Json): Json {
   if (!isRecord(body) || !Array.isArray(body.items)) return body;
-  const items = body.items.map((item: Json) =>
-    !isRecord(item) || 'variant_id' in item
-      ? item
-      : { ...item, variant_id: defaultVariantId(item.product_id), variant_title: 'Default' },
-  );
-  return { ...body, items };
+  const items = body.items.map((item: Json) => {
+    if (!isRecord(item)) return item;
+    const variant =
+      'variant_id' in item ? {} : { variant_id: defaultVariantId(item.product_id), variant_title: 'Default' };
+    const priced = 'discount' in item ? {} : { discount: 0, tax: 0 };
+    return { ...item, ...variant, ...priced };
+  });
+  if ('discount_total' in body) return { ...body, items };
+  // Release v2.4 only returned whole payments: a refunded order, or one cancelled once paid, had
+  // one refund of its total and all its lines, which migration 0022 keeps with this id.
+  const returned = body.status === 'refunded' || (body.status === 'cancelled' && body.paid_at != null);
+  const refund = {
+    id: `re_${String(body.id).slice(4)}`,
+    order_id: body.id,
+    amount: body.total,
+    currency: body.currency,
+    items: items.map((item: Json) =>
+      isRecord(item) ? { variant_id: item.variant_id, quantity: item.quantity, amount: item.total } : item,
+    ),
+    shipping: 0,
+    restocked: body.restocked ?? false,
+    reason: null,
+    status: 'succeeded',
+    created: body.refunded_at ?? body.cancelled_at ?? body.updated,
+  };
+  const captured = ['paid', 'shipped', 'delivered'].includes(String(body.status));
+  return {
+    ...body,
+    items,
+    discount_total: 0,
+    shipping_total: 0,
+    tax_total: 0,
+    discounts: [],
+    shipping: null,
+    taxes: [],
+    refunded_amount: returned ? body.total : 0,
+    refundable_amount: captured ? body.total : 0,
+    refunds: returned ? [refund] : [],
+  } as Json;
 }
 
-/** 2026-12-15 added each line's variant and the customer's id to orders. */
+/**
+ * 2026-12-15 added each line's variant, discount and tax, the customer's id, and the order's
+ * discounts, shipping, taxes and refunds. The `total` is the same number in every version.
+ */
 export function orderToV20261121(body: Json): Json {
   if (!isRecord(body) || !Array.isArray(body.items)) return body;
   return {
-    ...body,
-    items: body.items.map((item: Json) => without(item, ['variant_id', 'variant_title'])),
+    ...(without(body, ORDER_PRICING_FIELDS) as Record<string, Json>),
+    items: body.items.map((item: Json) => without(item, ITEM_FIELDS)),
     ...(isRecord(body.customer) ? { customer: without(body.customer, ['id']) } : {}),
   };
 }
@@ -209,6 +262,25 @@ export function orderToV20261121(body: Json): Json {
 export function eventToV20261121(body: Json): Json {
   if (!isRecord(body) || !isRecord(body.data)) return body;
   return { ...body, data: without(body.data, ['variant']) };
+}
+
+/** The figures 2026-12-15 added to analytics summaries (and so to sales report rows). */
+const ANALYTICS_PRICING_FIELDS = ['discount_total', 'shipping_total', 'tax_total'];
+
+/** 2026-12-15 added `discount_total`, `shipping_total` and `tax_total` to a summary (a sales row). */
+export function analyticsSummaryToV20261121(body: Json): Json {
+  return without(body, ANALYTICS_PRICING_FIELDS);
+}
+
+/** The same, on the `summary` and `previous_period` of `GET /analytics`. */
+export function analyticsToV20261121(body: Json): Json {
+  if (!isRecord(body)) return body;
+  const { summary, previous_period: previous } = body;
+  return {
+    ...body,
+    ...(isRecord(summary) ? { summary: analyticsSummaryToV20261121(summary) } : {}),
+    ...(isRecord(previous) ? { previous_period: analyticsSummaryToV20261121(previous) } : {}),
+  };
 }
 
 export const API_VERSIONS: readonly ApiVersion[] = [
@@ -241,6 +313,10 @@ export const API_VERSIONS: readonly ApiVersion[] = [
       'Order items name a `variant_id` (or the `product_id` of a product with one variant) and gain `variant_id` and `variant_title`.',
       'Customers (`/customers`): profiles with addresses, tags and exact figures (`orders_count`, `total_spent`, `last_order_at`), their orders, a privacy export and erasure. Orders name a `customer_id` or a `customer` email, and `customer` gains `id`.',
       '`product.outofstock` fires per variant and carries it in `data.variant`.',
+      'Checkout pricing: discounts (`/discounts`: codes and automatic, percentage, fixed amount, free shipping, usage limits), shipping rates (`/shipping-rates`) and tax rates (`/tax-rates`); orders take `discount_codes` and `shipping_rate_id` and gain `discount_total`, `shipping_total`, `tax_total`, `discounts`, `shipping`, `taxes` and per line `discount` and `tax`; `POST /orders/preview` prices an order without making it.',
+      'Partial refunds: `POST /orders/{id}/refunds` by amount, by items (with restock) or of shipping; orders gain `refunded_amount`, `refundable_amount` and `refunds`; event `refund.created`.',
+      'Bulk import and export: `POST /imports` of products (our CSV or JSON Lines, or a Shopify product CSV export) and customers, with dry runs, progress and errors by line and column; `GET /exports/{products|customers|orders}` streams CSV or JSON Lines; event `import.completed`.',
+      'Analytics summaries and sales report rows (JSON and CSV) gain `discount_total`, `shipping_total` and `tax_total`; revenue counts each refund by its amount on the day it was made.',
     ],
     changes: [
       {
@@ -251,7 +327,8 @@ export const API_VERSIONS: readonly ApiVersion[] = [
         storedFromPrevious: productFromV20261121,
       },
       {
-        description: 'Order items gain `variant_id` and `variant_title`; `customer` gains `id`.',
+        description:
+          'Order items gain `variant_id`, `variant_title`, `discount` and `tax`; `customer` gains `id`; orders gain `discount_total`, `shipping_total`, `tax_total`, `discounts`, `shipping`, `taxes`, `refunded_amount`, `refundable_amount` and `refunds`.',
         resource: 'order',
         toPrevious: orderToV20261121,
         storedFromPrevious: orderFromV20261121,
@@ -260,6 +337,17 @@ export const API_VERSIONS: readonly ApiVersion[] = [
         description: '`product.outofstock` carries the variant in `data.variant`.',
         resource: 'event',
         toPrevious: eventToV20261121,
+      },
+      {
+        description:
+          'Analytics summaries (`summary`, `previous_period`, sales report rows and their CSV) gain `discount_total`, `shipping_total` and `tax_total`.',
+        resource: 'analytics',
+        toPrevious: analyticsToV20261121,
+      },
+      {
+        description: 'Sales report rows gain `discount_total`, `shipping_total` and `tax_total`.',
+        resource: 'analytics_summary',
+        toPrevious: analyticsSummaryToV20261121,
       },
     ],
   },

@@ -101,6 +101,12 @@ export interface OrderMoney {
   paymentId: string;
 }
 
+/** A refund's money, as `debitOrderRefund` takes it: an order may have several refunds. */
+export interface RefundMoney extends OrderMoney {
+  /** The refund (`re_...`): its one debit names it. */
+  refundId: string;
+}
+
 /** The money of an order's payment, as the order hooks take it. */
 export function orderMoneyOf(payment: {
   id: string;
@@ -459,10 +465,13 @@ export function createWalletService(deps: WalletServiceDeps) {
     },
 
     /**
-     * A refunded order payment, in the orders' transaction: tenant's wallet -> clearing account.
-     * Without the funds it is 422 `insufficient_funds` and the caller's transaction rolls back.
+     * A refund of an order (a part of its payment, or all that was left), in the refund's
+     * transaction: tenant's wallet -> clearing account, one balanced entry per refund, written with
+     * the refund row (so a refund never debits twice). `source_id` is the order, as for its payment;
+     * the description names the refund. Without the funds it is 422 `insufficient_funds` and the
+     * caller's transaction rolls back. A refund of nothing (a free line) posts nothing.
      */
-    async debitOrderRefund(trx: Db, input: OrderMoney): Promise<TransactionObject | null> {
+    async debitOrderRefund(trx: Db, input: RefundMoney): Promise<TransactionObject | null> {
       if (input.amount === 0) return null;
       checkAmount(input.amount);
       const now = clock.now();
@@ -475,7 +484,7 @@ export function createWalletService(deps: WalletServiceDeps) {
         );
       }
       const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
-      const description = `Refund of payment ${input.paymentId} for order ${input.orderId}`;
+      const description = `Refund ${input.refundId} of payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [debited],
       } = await postEntry(trx, {

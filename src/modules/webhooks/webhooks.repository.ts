@@ -5,7 +5,7 @@ import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 
 /**
- * Webhook endpoints and delivery attempts. The only dialect difference is in `claimDue`: on
+ * Webhook endpoints and delivery attempts. The only dialect difference is in `dueCandidates`: on
  * PostgreSQL candidates are read `FOR UPDATE SKIP LOCKED`, so concurrent workers each take rows
  * the others have not; SQLite's write transaction (BEGIN IMMEDIATE) already admits one claimer.
  */
@@ -255,55 +255,130 @@ export async function listDeliveries(
 }
 
 /**
- * Pending deliveries of enabled endpoints that no live lease holds, outside `skipEndpoints`. The
- * literal `status = 'pending' AND held = 0` is the predicate of the queue's partial index.
+ * The queue's literal predicate, `status = 'pending' AND held = 0`: the predicate of its partial
+ * index `(endpoint_id, due_at, id)` (migration 0027), which the databases use only when a query
+ * repeats it word for word. Each read of the queue below also sorts in that index's order, so no
+ * plan can serve it from another index of the endpoint's deliveries (which would walk its whole
+ * delivery log) or a table scan.
  */
-function waitingQuery(db: Db, now: number, skipEndpoints: readonly string[]) {
-  let query = db
-    .selectFrom('webhook_deliveries')
-    .where(sql<boolean>`status = 'pending' AND held = 0`)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .where('endpoint_id', 'in', (eb) =>
-      eb.selectFrom('webhook_endpoints').select('id').where('status', '<>', 'Disabled'),
-    );
-  if (skipEndpoints.length > 0) query = query.where('endpoint_id', 'not in', [...skipEndpoints]);
-  return query;
+const QUEUED = sql<boolean>`d.status = 'pending' AND d.held = 0`;
+
+/** An endpoint with deliveries in the queue, as a worker's look finds it. */
+export interface WaitingEndpoint {
+  endpoint_id: string;
+  tenant_id: string;
+  /** When its oldest delivery no live lease holds comes due (now or earlier: it has one due). */
+  first_due: number;
+  /** Its deliveries due at `now` that no live lease holds, counted up to `readyCap`. */
+  ready: number;
 }
 
 /**
- * A cheap read before taking a write transaction: when the first waiting delivery comes due
- * (`now` or earlier: one is due now), or undefined when none waits.
+ * The endpoints (not Disabled, outside `skipEndpoints` and `skipTenants`) with deliveries no live
+ * lease holds, each with its oldest one's due time and how many are due. Its cost does not grow
+ * with the backlog: it hops from endpoint to endpoint along the queue's index (a loose index scan:
+ * one probe per endpoint with deliveries queued, however many it has, and one look-up of that
+ * endpoint), and reads an endpoint's first deliveries only (those leased, then up to `readyCap`),
+ * never those of a skipped one.
+ */
+export async function waitingEndpoints(
+  db: Db,
+  input: { now: number; readyCap: number; skipEndpoints: readonly string[]; skipTenants: readonly string[] },
+): Promise<WaitingEndpoint[]> {
+  const unleased = sql<boolean>`(d.lease_until IS NULL OR d.lease_until <= ${input.now})`;
+  const skipEndpoints =
+    input.skipEndpoints.length > 0 ? sql`AND w.endpoint_id NOT IN (${sql.join(input.skipEndpoints)})` : sql``;
+  const skipTenants =
+    input.skipTenants.length > 0 ? sql`AND w.tenant_id NOT IN (${sql.join(input.skipTenants)})` : sql``;
+  const { rows } = await sql<{
+    endpoint_id: string;
+    tenant_id: string;
+    first_due: number | null;
+    ready: number;
+  }>`
+    WITH RECURSIVE queued (endpoint_id) AS (
+      SELECT CAST('' AS text)
+      UNION ALL
+      SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE ${QUEUED} AND d.endpoint_id > q.endpoint_id
+              ORDER BY d.endpoint_id, d.due_at, d.id LIMIT 1)
+      FROM queued q WHERE q.endpoint_id IS NOT NULL
+    ),
+    waiting AS (
+      SELECT q.endpoint_id,
+        (SELECT e.tenant_id FROM webhook_endpoints e WHERE e.id = q.endpoint_id AND e.status <> 'Disabled')
+          AS tenant_id
+      FROM queued q
+    )
+    SELECT w.endpoint_id, w.tenant_id,
+      (SELECT d.due_at FROM webhook_deliveries d WHERE d.endpoint_id = w.endpoint_id AND ${QUEUED} AND ${unleased}
+       ORDER BY d.due_at, d.id LIMIT 1) AS first_due,
+      (SELECT count(*) FROM (SELECT 1 AS one FROM webhook_deliveries d
+         WHERE d.endpoint_id = w.endpoint_id AND ${QUEUED} AND ${unleased} AND d.due_at <= ${input.now}
+         ORDER BY d.due_at, d.id LIMIT ${input.readyCap}) AS r) AS ready
+    FROM waiting w
+    WHERE w.tenant_id IS NOT NULL ${skipEndpoints} ${skipTenants}`.execute(db);
+  // An endpoint whose queued deliveries are all leased (in flight) has none waiting.
+  return rows.flatMap(({ first_due, ...row }) =>
+    first_due === null ? [] : [{ ...row, first_due: Number(first_due), ready: Number(row.ready) }],
+  );
+}
+
+/**
+ * A cheap read: when the first waiting delivery (outside `skipEndpoints`) comes due (`now` or
+ * earlier: one is due now), or undefined when none waits.
  */
 export async function nextDue(
   db: Db,
   now: number,
   skipEndpoints: readonly string[],
 ): Promise<number | undefined> {
-  const row = await waitingQuery(db, now, skipEndpoints)
-    .select('due_at')
-    .orderBy('due_at')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.due_at;
+  return earliestDue(await waitingEndpoints(db, { now, readyCap: 1, skipEndpoints, skipTenants: [] }));
+}
+
+/** When the first of these endpoints' waiting deliveries comes due; undefined for none. */
+export function earliestDue(waiting: readonly WaitingEndpoint[]): number | undefined {
+  let first: number | undefined;
+  for (const { first_due } of waiting) if (first === undefined || first_due < first) first = first_due;
+  return first;
 }
 
 /**
- * Reads up to `limit` due, unleased candidates in due order (locking them, skipping rows other
- * workers hold, on PostgreSQL). Call inside a transaction, lease the chosen ones with
+ * Reads, from each of these endpoints, up to its `limit` of due deliveries no live lease holds,
+ * oldest first (locking them, skipping rows other workers hold, on PostgreSQL). One probe of the
+ * queue's index per endpoint. Call inside a transaction, lease the chosen ones with
  * `leaseDeliveries` in the same transaction.
  */
 export async function dueCandidates(
   db: Db,
-  input: { now: number; limit: number; skipEndpoints: readonly string[]; rowLocks: boolean },
+  input: { now: number; endpoints: readonly { id: string; limit: number }[]; rowLocks: boolean },
 ) {
-  let query = waitingQuery(db, input.now, input.skipEndpoints)
-    .where('due_at', '<=', input.now)
-    .select(['id', 'endpoint_id'])
-    .orderBy('due_at')
-    .orderBy('id')
-    .limit(input.limit);
-  if (input.rowLocks) query = query.forUpdate().skipLocked();
-  return query.execute();
+  const parts = input.endpoints
+    .filter(({ limit }) => limit > 0)
+    .map(({ id, limit }, index) => {
+      let part = db
+        .selectFrom('webhook_deliveries as d')
+        .select(['d.id', 'd.endpoint_id', 'd.tenant_id'])
+        .where('d.endpoint_id', '=', id)
+        .where(QUEUED)
+        .where('d.due_at', '<=', input.now)
+        .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', input.now)]))
+        // Rows a fan-out added unheld while the endpoint was being disabled still wait.
+        .where('d.endpoint_id', 'in', (eb) =>
+          eb
+            .selectFrom('webhook_endpoints')
+            .select('id')
+            .where('id', '=', id)
+            .where('status', '<>', 'Disabled'),
+        )
+        .orderBy('d.due_at')
+        .orderBy('d.id')
+        .limit(limit);
+      if (input.rowLocks) part = part.forUpdate().skipLocked();
+      return db.selectFrom(part.as(`c${index}`)).selectAll();
+    });
+  const [first, ...rest] = parts;
+  if (!first) return [];
+  return rest.reduce((all, part) => all.unionAll(part), first).execute();
 }
 
 export async function leaseDeliveries(
@@ -332,6 +407,7 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
       'd.attempt',
       'd.manual',
       'd.endpoint_id',
+      'd.tenant_id',
       'd.lease_owner',
       'e.url',
       'e.secret',

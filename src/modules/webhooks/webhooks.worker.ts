@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { EventService } from '../events/events.service.js';
+import { shareSlots } from './webhooks.fairness.js';
 import * as repo from './webhooks.repository.js';
 import { pendingDelivery } from './webhooks.service.js';
 import { type AttemptResult, signatures, type Transport } from './webhooks.transport.js';
@@ -14,8 +15,10 @@ import { type AttemptResult, signatures, type Transport } from './webhooks.trans
  * signs and sends each, and records the outcome in the attempt's row together with the next
  * attempt and the endpoint's status, in one transaction. A worker that dies leaves its leases to
  * run out; the attempt is then claimed again and sent with the same `webhook-id` (at least once).
- * At most `perEndpoint` attempts per endpoint are in flight in one worker, so a slow receiver
- * holds only its own slots.
+ * At most `perEndpoint` attempts per endpoint and `perTenant` per tenant are in flight in one
+ * worker, and free slots go round robin between the tenants with deliveries due (see
+ * webhooks.fairness.ts): a slow receiver holds only its own slots, and a tenant's flood (a bulk
+ * import) only its share, so other tenants' deliveries never wait behind its backlog.
  */
 
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
@@ -29,6 +32,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Attempts in flight per endpoint in this worker. */
   perEndpoint?: number;
+  /** Attempts in flight per tenant in this worker; half of `concurrency` unless set. */
+  perTenant?: number;
   /**
    * The longest an idle worker waits before looking for due deliveries again. It wakes sooner when
    * this process adds deliveries, when one of its attempts ends, and when the first waiting
@@ -65,12 +70,14 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   const { store, clock, logger, config, events, transport } = deps;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perEndpoint = options.perEndpoint ?? 8;
+  const perTenant = options.perTenant ?? Math.max(1, Math.floor(concurrency / 2));
   let pollMs = options.pollMs ?? 100;
   // Long enough for an attempt (connect + timeout) and its bookkeeping; a dead worker's claims
   // come back after this.
   const leaseMs = 2 * config.webhooks.timeoutMs + 5_000;
   const id = `wkr_${randomBase62(12)}`;
-  const inFlight = new Map<string, number>();
+  /** Attempts in flight, per endpoint and per tenant. */
+  const inFlight = { endpoints: new Map<string, number>(), tenants: new Map<string, number>() };
   const active = new Set<Promise<void>>();
   let total = 0;
   let running = false;
@@ -230,46 +237,64 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     await record(job, result, at, clock.now());
   }
 
+  function count(counts: Map<string, number>, key: string, by: number): void {
+    const n = (counts.get(key) ?? 0) + by;
+    if (n > 0) counts.set(key, n);
+    else counts.delete(key);
+  }
+
   function track(job: repo.Job): void {
     total += 1;
-    inFlight.set(job.endpoint_id, (inFlight.get(job.endpoint_id) ?? 0) + 1);
+    count(inFlight.endpoints, job.endpoint_id, 1);
+    count(inFlight.tenants, job.tenant_id, 1);
     const running = deliver(job)
       .catch((error: unknown) => logger.error({ err: error, delivery: job.id }, 'webhook delivery failed'))
       .finally(() => {
         total -= 1;
-        const left = (inFlight.get(job.endpoint_id) ?? 1) - 1;
-        if (left > 0) inFlight.set(job.endpoint_id, left);
-        else inFlight.delete(job.endpoint_id);
+        count(inFlight.endpoints, job.endpoint_id, -1);
+        count(inFlight.tenants, job.tenant_id, -1);
         active.delete(running);
         wake();
       });
     active.add(running);
   }
 
-  /** Claims what this worker has room for and starts sending it. Returns how many it claimed. */
+  /** The keys whose count has reached `cap`. */
+  function full(counts: ReadonlyMap<string, number>, cap: number): string[] {
+    return [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
+  }
+
+  /**
+   * Claims what this worker has room for and starts sending it. Returns how many it claimed. A
+   * cheap read first finds the endpoints with deliveries due, leaving out the endpoints and tenants
+   * already at their cap (their backlog is never read); the free slots are shared round robin
+   * between tenants; then, in one write transaction, each chosen endpoint's oldest deliveries are
+   * taken, as many as its share, and leased.
+   */
   async function claim(): Promise<number> {
     const free = concurrency - total;
     if (free <= 0) return 0;
     const now = clock.now();
-    const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
-    nextDueAt = await repo.nextDue(store.db, now, saturated);
-    if (nextDueAt === undefined || nextDueAt > now) return 0;
+    const waiting = await repo.waitingEndpoints(store.db, {
+      now,
+      readyCap: perEndpoint,
+      skipEndpoints: full(inFlight.endpoints, perEndpoint),
+      skipTenants: full(inFlight.tenants, perTenant),
+    });
+    nextDueAt = repo.earliestDue(waiting);
+    const shares = shareSlots(
+      waiting.filter((w) => w.ready > 0),
+      inFlight,
+      { free, perEndpoint, perTenant },
+    );
+    if (shares.length === 0) return 0;
     const jobs = await store.transaction(async (trx) => {
       const candidates = await repo.dueCandidates(trx, {
         now,
-        limit: free * 2,
-        skipEndpoints: saturated,
+        endpoints: shares,
         rowLocks: store.supportsRowLocks,
       });
-      const taken = new Map<string, number>();
-      const chosen: string[] = [];
-      for (const candidate of candidates) {
-        const used = (inFlight.get(candidate.endpoint_id) ?? 0) + (taken.get(candidate.endpoint_id) ?? 0);
-        if (used >= perEndpoint) continue;
-        taken.set(candidate.endpoint_id, (taken.get(candidate.endpoint_id) ?? 0) + 1);
-        chosen.push(candidate.id);
-        if (chosen.length >= free) break;
-      }
+      const chosen = candidates.map((candidate) => candidate.id);
       await repo.leaseDeliveries(trx, chosen, id, now + leaseMs);
       return repo.loadJobs(trx, chosen);
     });

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { principalOf } from '../../http/auth.js';
+import type { Permission } from '../../lib/permissions.js';
+import { ExportQuery, ExportResponse } from './exports.schemas.js';
+import type { ExportFormat, ExportResource } from './exports.service.js';
+
+const TAGS = ['Imports and exports'];
+
+const EXPORTS: [ExportResource, Permission, string][] = [
+  [
+    'products',
+    'read:products',
+    'One row per variant: the product’s columns on its first row, `handle` (the product’s id) on each; the columns `POST /imports?resource=products` reads.',
+  ],
+  [
+    'customers',
+    'read:customers',
+    'One row per address (one for a customer without any): the customer’s columns on its first row, `email` on each; the columns `POST /imports?resource=customers` reads.',
+  ],
+  [
+    'orders',
+    'read:orders',
+    'One row per order line, the order’s columns repeated on each; money in minor units.',
+  ],
+];
+
+export function exportRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const { exporter, clock } = deps;
+  return async (app) => {
+    for (const [resource, permission, description] of EXPORTS) {
+      app.get(
+        `/exports/${resource}`,
+        {
+          config: { auth: permission },
+          schema: {
+            tags: TAGS,
+            summary: `Export every ${resource.slice(0, -1)} as CSV or JSON Lines`,
+            description: `${description} Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with \`'\` (an import takes it off). See docs/imports-and-exports.md.`,
+            querystring: ExportQuery,
+            response: ExportResponse,
+          },
+        },
+        async (request, reply) => {
+          const format = (request.query.format ?? 'csv') as ExportFormat;
+          const file = await exporter.stream(resource, principalOf(request).tenant.id, format, clock.now());
+          // A stream, not the string the schema documents: sent as it is, never serialized.
+          const raw = reply as FastifyReply;
+          raw
+            .header('content-type', file.contentType)
+            .header('content-disposition', `attachment; filename="${file.filename}"`);
+          return raw.send(file.body);
+        },
+      );
+    }
+  };
+}

@@ -1,0 +1,480 @@
+import type { Db } from '../../db/store.js';
+import { newId } from '../../lib/ids.js';
+import type { EventService } from '../events/events.service.js';
+import { productOptions } from '../products/products.presenter.js';
+import type { ProductRow } from '../products/products.repository.js';
+import * as productsRepo from '../products/products.repository.js';
+import { emitUpdated, settle } from '../products/products.rollup.js';
+import type { CreateProductBody } from '../products/products.schemas.js';
+import {
+  buildProduct,
+  insertProduct,
+  type NewProduct,
+  type TenantRef,
+} from '../products/products.service.js';
+import {
+  duplicateSku,
+  MAX_OPTION_VALUES,
+  MAX_VARIANTS,
+  optionKey,
+  type ProductOption,
+  variantTitle,
+} from '../products/variants.rules.js';
+import type { VariantRow } from '../products/variants.repository.js';
+import * as variantsRepo from '../products/variants.repository.js';
+import { fail, fieldHead, ok, ownInput, type ProductGroup, variantInput } from './imports.product-groups.js';
+import type { ProductLine, ProductOwn, VariantFields } from './imports.product-lines.js';
+import * as repo from './imports.repository.js';
+import type { RowError } from './imports.rows.js';
+import { fieldErrorsOf, isConflict } from './imports.validate.js';
+
+/**
+ * Products from a file against the store, a product at a time (grouped and checked by
+ * imports.product-groups.ts): matched by variant SKU, then created (`buildProduct`,
+ * `insertProduct`) or changed (its variants written, then `settle` and `emitUpdated`, as the
+ * variants service does), in the caller's transaction.
+ *
+ * A product's first row carries the product: an error on it keeps the whole product out. An error
+ * on another row keeps only that row's variant out.
+ */
+
+export type Outcome = 'created' | 'updated' | 'unchanged';
+
+/** How a product's rows go into the store. */
+type Action =
+  | { kind: 'create'; product: NewProduct; lines: ProductLine[] }
+  | {
+      kind: 'update';
+      before: ProductRow;
+      own: Partial<ProductRow>;
+      inserts: { line: ProductLine; row: VariantRow }[];
+      updates: { line: ProductLine; before: VariantRow; changes: Partial<VariantRow> }[];
+    };
+
+export interface ProductPlan {
+  /** The rows that go in, with what each does; the others have errors. */
+  outcomes: { line: ProductLine; outcome: Outcome }[];
+  /** Every error of the product's rows: the file's and the store's. */
+  errors: RowError[];
+  action: Action | undefined;
+}
+
+export interface PlanContext {
+  db: Db;
+  tenant: TenantRef;
+  mode: 'upsert' | 'create';
+  now: number;
+  /** Take row locks on what will change (PostgreSQL; in the writing transaction). */
+  lock: boolean;
+  /** Lines already reported with errors (by the validating pass): they stay out, whatever now. */
+  known: ReadonlySet<number>;
+}
+
+/** The first row failed: the product's other rows are not imported either. */
+function skipProduct(group: ProductGroup, errors: () => RowError[]): ProductPlan {
+  const first = group.lines[0] as ProductLine;
+  for (const line of [...group.lines.slice(1), ...group.passive]) {
+    if (ok(line)) fail(line, null, `not imported: the product's first row (line ${first.line}) has errors`);
+  }
+  return { outcomes: [], errors: errors(), action: undefined };
+}
+
+/** The column of `line` a field error of `buildProduct` is about. */
+function buildErrorColumn(
+  field: string,
+  good: ProductLine[],
+  names: string[],
+): { line: ProductLine; field: string } {
+  const variant = /^variants\[(\d+)\]\.?(.*)$/.exec(field);
+  const first = good[0] as ProductLine;
+  if (variant) {
+    const line = good[Number(variant[1])] ?? first;
+    const rest = variant[2] ?? '';
+    if (rest.startsWith('options.')) {
+      const k = names.indexOf(rest.slice('options.'.length));
+      return { line, field: k >= 0 ? `option${k + 1}_value` : 'option1_value' };
+    }
+    return { line, field: fieldHead(rest) || 'handle' };
+  }
+  const option = /^options\[(\d+)\]/.exec(field);
+  if (option) return { line: first, field: `option${Number(option[1]) + 1}_name` };
+  return { line: first, field: fieldHead(field) || 'handle' };
+}
+
+function canonical(json: string): string {
+  const value = JSON.parse(json) as unknown;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return json;
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+  );
+}
+
+/** The product's own fields the first row changes. */
+function ownChanges(before: ProductRow, own: ProductOwn): Partial<ProductRow> {
+  const next: Partial<ProductRow> = {};
+  if (typeof own.name === 'string') next.name = own.name;
+  if (own.description !== undefined) next.description = own.description;
+  if (own.category !== undefined) next.category = own.category;
+  if (typeof own.status === 'string') next.status = own.status;
+  if (own.tags !== undefined) next.tags = JSON.stringify(own.tags ?? []);
+  if (typeof own.currency === 'string') next.currency = own.currency;
+  if (own.images !== undefined) next.images = JSON.stringify(own.images ?? []);
+  if (own.attributes !== undefined) next.attributes = JSON.stringify(own.attributes ?? {});
+  return Object.fromEntries(
+    Object.entries(next).filter(([key, value]) => {
+      const was = before[key as keyof ProductRow];
+      if (key === 'attributes') return canonical(String(was)) !== canonical(String(value));
+      // An empty cell is an empty description, whether the store holds it as null or as "".
+      if (key === 'description') return (was ?? '') !== (value ?? '');
+      return was !== value;
+    }),
+  ) as Partial<ProductRow>;
+}
+
+/** The variant's fields the row changes. */
+function variantChanges(before: VariantRow, fields: VariantFields): Partial<VariantRow> {
+  const changes: Partial<VariantRow> = {};
+  if (typeof fields.sku === 'string' && fields.sku !== before.sku) {
+    changes.sku = fields.sku;
+    changes.sku_key = fields.sku.toLowerCase();
+  }
+  if (typeof fields.price === 'number' && fields.price !== before.price) changes.price = fields.price;
+  if (fields.compare_at_price !== undefined && fields.compare_at_price !== before.compare_at_price) {
+    changes.compare_at_price = fields.compare_at_price;
+  }
+  if (typeof fields.stock === 'number' && fields.stock !== before.stock) changes.stock = fields.stock;
+  if (fields.weight_grams !== undefined && fields.weight_grams !== before.weight_grams) {
+    changes.weight_grams = fields.weight_grams;
+  }
+  if (fields.barcode !== undefined && fields.barcode !== before.barcode) changes.barcode = fields.barcode;
+  return changes;
+}
+
+/**
+ * What a product's rows would do to the store as it is now (read through `ctx.db`): each row's
+ * outcome or errors, and the writes. Reads only; `applyProduct` writes.
+ */
+export async function planProduct(ctx: PlanContext, group: ProductGroup): Promise<ProductPlan> {
+  const all = [...group.lines, ...group.passive];
+  const errors = (): RowError[] => all.flatMap((line) => line.errors);
+  const first = group.lines[0] as ProductLine;
+  const notWritten = (line: ProductLine) => !ok(line) || ctx.known.has(line.line);
+  if (group.fatal || notWritten(first)) return { outcomes: [], errors: errors(), action: undefined };
+  const lines = group.lines.filter((line) => !notWritten(line));
+  const names = group.optionNames ?? [];
+
+  // Which existing variants the rows' SKUs name, and whose they are.
+  const skuKeys = lines.flatMap((line) =>
+    typeof line.variant.sku === 'string' ? [line.variant.sku.toLowerCase()] : [],
+  );
+  const found = new Map(
+    (await repo.variantsBySkuKeys(ctx.db, ctx.tenant.id, skuKeys)).map((row) => [row.sku_key as string, row]),
+  );
+  const matched = new Map<ProductLine, VariantRow>();
+  let productId: string | undefined;
+  let matchedAt: ProductLine | undefined;
+  for (const line of lines) {
+    const sku = line.variant.sku;
+    const variant = typeof sku === 'string' ? found.get(sku.toLowerCase()) : undefined;
+    if (variant === undefined) continue;
+    if (ctx.mode === 'create') {
+      fail(
+        line,
+        'sku',
+        `is the SKU of a variant of product ${variant.product_id}: mode=create adds new products only (mode=upsert changes existing ones)`,
+      );
+      continue;
+    }
+    if (productId !== undefined && variant.product_id !== productId) {
+      fail(
+        line,
+        'sku',
+        `is the SKU of a variant of product ${variant.product_id}, but the SKU of line ${matchedAt?.line} is one of product ${productId}: one handle is one product`,
+      );
+      continue;
+    }
+    productId = variant.product_id;
+    matchedAt ??= line;
+    matched.set(line, variant);
+  }
+  if (!ok(first)) return skipProduct(group, errors);
+  if (productId === undefined) return planCreate(ctx, group, lines.filter(ok), names, errors);
+  const before = await productsRepo.findProduct(ctx.db, ctx.tenant.id, productId, ctx.lock);
+  if (!before) {
+    // Deleted since its variant was read: nothing to change.
+    fail(first, 'sku', `names product ${productId}, which was deleted meanwhile`);
+    return { outcomes: [], errors: errors(), action: undefined };
+  }
+  return planUpdate(ctx, group, before, lines.filter(ok), matched, errors);
+}
+
+function planCreate(
+  ctx: PlanContext,
+  group: ProductGroup,
+  lines: ProductLine[],
+  names: string[],
+  errors: () => RowError[],
+): ProductPlan {
+  const first = group.lines[0] as ProductLine;
+  const skipRest = () => skipProduct(group, errors);
+  if (typeof first.own.name !== 'string') {
+    fail(first, 'name', 'is required to create a product');
+    return skipRest();
+  }
+  for (const line of lines) {
+    if (typeof line.variant.price !== 'number') fail(line, 'price', 'is required for a new variant');
+  }
+  if (!ok(first)) return skipRest();
+  const good = lines.filter(ok);
+  const own = ownInput(first.own);
+  const variant = (line: ProductLine) => variantInput(line.variant, group.values.get(line));
+  const options: ProductOption[] = names.map((name) => ({
+    name,
+    values: [...new Set(good.map((line) => group.values.get(line)?.[name] as string))],
+  }));
+  const input = (
+    names.length === 0
+      ? {
+          ...own,
+          ...(typeof first.variant.sku === 'string' ? { sku: first.variant.sku } : {}),
+          price: first.variant.price,
+          ...(typeof first.variant.stock === 'number' ? { stock: first.variant.stock } : {}),
+        }
+      : { ...own, options, variants: good.map(variant) }
+  ) as CreateProductBody;
+  let product: NewProduct;
+  try {
+    product = buildProduct(ctx.tenant, input, ctx.now);
+  } catch (error) {
+    for (const { field, message } of fieldErrorsOf(error)) {
+      const at = buildErrorColumn(field, good, names);
+      fail(at.line, at.field, message);
+    }
+    return skipRest();
+  }
+  if (names.length === 0) {
+    // A product without options takes its one variant's other fields as a PATCH of it would.
+    const only = product.variants[0] as VariantRow;
+    only.compare_at_price = first.variant.compare_at_price ?? null;
+    only.weight_grams = first.variant.weight_grams ?? null;
+    only.barcode = first.variant.barcode ?? null;
+  }
+  return {
+    outcomes: [
+      ...good.map((line) => ({ line, outcome: 'created' as const })),
+      ...group.passive.filter(ok).map((line) => ({ line, outcome: 'unchanged' as const })),
+    ],
+    errors: errors(),
+    action: { kind: 'create', product, lines: good },
+  };
+}
+
+async function planUpdate(
+  ctx: PlanContext,
+  group: ProductGroup,
+  before: ProductRow,
+  lines: ProductLine[],
+  matched: Map<ProductLine, VariantRow>,
+  errors: () => RowError[],
+): Promise<ProductPlan> {
+  const first = group.lines[0] as ProductLine;
+  const existing = productOptions(before);
+  const names = group.optionNames;
+  const skip = () => skipProduct(group, errors);
+  if (names !== undefined) {
+    const same = names.length === existing.length && existing.every((option) => names.includes(option.name));
+    if (!same) {
+      fail(
+        first,
+        'option1_name',
+        existing.length === 0
+          ? `names options, but product ${before.id} has none: an import does not add options to a product (change them through the API)`
+          : `must name the options of product ${before.id} (${existing.map((o) => o.name).join(', ')}): an import does not rename or add options`,
+      );
+      return skip();
+    }
+  }
+  const merged: ProductOption[] = existing.map((option) => ({
+    name: option.name,
+    values: [...option.values],
+  }));
+  const unmatched = lines.filter((line) => !matched.has(line));
+  const byCombination = new Map(
+    (
+      await repo.variantsByOptionKeys(
+        ctx.db,
+        ctx.tenant.id,
+        before.id,
+        names === undefined ? [] : unmatched.map((line) => optionKey(group.values.get(line) ?? {})),
+      )
+    ).map((row) => [row.option_key, row]),
+  );
+  const inserts: { line: ProductLine; row: VariantRow }[] = [];
+  const updates: { line: ProductLine; before: VariantRow; changes: Partial<VariantRow> }[] = [];
+  const outcomes: { line: ProductLine; outcome: Outcome }[] = [];
+  for (const line of lines) {
+    const values = group.values.get(line) ?? {};
+    const sku = line.variant.sku;
+    let target = matched.get(line);
+    if (target === undefined && names !== undefined) {
+      target = byCombination.get(optionKey(values));
+      if (
+        target !== undefined &&
+        target.sku !== null &&
+        (typeof sku !== 'string' || sku.toLowerCase() !== target.sku_key)
+      ) {
+        fail(
+          line,
+          'sku',
+          `${typeof sku === 'string' ? `is "${sku}", but` : 'is empty, but'} the variant ${target.title} of product ${before.id} has the SKU "${target.sku}": a variant's SKU changes through the API`,
+        );
+        continue;
+      }
+    }
+    if (target !== undefined) {
+      if (names !== undefined && names.length > 0 && target.option_key !== optionKey(values)) {
+        fail(
+          line,
+          'option1_value',
+          `names ${variantTitle(existing, values)}, but the variant with this SKU is ${target.title}: a variant's options change through the API`,
+        );
+        continue;
+      }
+      const changes = variantChanges(target, line.variant);
+      if (Object.keys(changes).length > 0) updates.push({ line, before: target, changes });
+      outcomes.push({ line, outcome: Object.keys(changes).length > 0 ? 'updated' : 'unchanged' });
+      continue;
+    }
+    if (names === undefined || existing.length === 0) {
+      fail(line, 'sku', `matches no variant of product ${before.id}; a new variant needs its option values`);
+      continue;
+    }
+    if (typeof line.variant.price !== 'number') {
+      fail(line, 'price', 'is required for a new variant');
+      continue;
+    }
+    if (before.variant_count + inserts.length >= MAX_VARIANTS) {
+      fail(
+        line,
+        'handle',
+        `would give product ${before.id} more than the ${MAX_VARIANTS} variants a product may have`,
+      );
+      continue;
+    }
+    // New option values join the product's options (as a PATCH of `options` would add them).
+    let refused = false;
+    for (const option of merged) {
+      const value = values[option.name] as string;
+      const column = `option${names.indexOf(option.name) + 1}_value`;
+      const folded = value.toLocaleLowerCase('und');
+      const same = option.values.find((known) => known.toLocaleLowerCase('und') === folded);
+      if (same !== undefined && same !== value) {
+        fail(line, column, `is "${same}" of product ${before.id} written another way`);
+        refused = true;
+      } else if (same === undefined && option.values.length >= MAX_OPTION_VALUES) {
+        fail(line, column, `would be past the ${MAX_OPTION_VALUES} values an option may have`);
+        refused = true;
+      }
+    }
+    if (refused) continue;
+    for (const option of merged) {
+      const value = values[option.name] as string;
+      if (!option.values.includes(value)) option.values.push(value);
+    }
+    inserts.push({
+      line,
+      row: {
+        id: newId('var'),
+        tenant_id: ctx.tenant.id,
+        product_id: before.id,
+        sku: typeof sku === 'string' ? sku : null,
+        sku_key: typeof sku === 'string' ? sku.toLowerCase() : null,
+        title: variantTitle(existing, values),
+        options: JSON.stringify(values),
+        option_key: optionKey(values),
+        price: line.variant.price,
+        compare_at_price: line.variant.compare_at_price ?? null,
+        stock: line.variant.stock ?? 0,
+        weight_grams: line.variant.weight_grams ?? null,
+        barcode: line.variant.barcode ?? null,
+        position: before.variant_count + inserts.length + 1,
+        created: ctx.now,
+        updated: ctx.now,
+      },
+    });
+    outcomes.push({ line, outcome: 'created' });
+  }
+  const own = ownChanges(before, first.own);
+  const options = JSON.stringify(merged);
+  if (options !== before.options) own.options = options;
+  const ownChanged = Object.keys(own).some((key) => key !== 'options');
+  const firstOutcome = outcomes.find((entry) => entry.line === first);
+  if (ownChanged && firstOutcome?.outcome === 'unchanged') firstOutcome.outcome = 'updated';
+  outcomes.push(...group.passive.filter(ok).map((line) => ({ line, outcome: 'unchanged' as const })));
+  const changed = ownChanged || own.options !== undefined || inserts.length > 0 || updates.length > 0;
+  return {
+    outcomes,
+    errors: errors(),
+    action: changed ? { kind: 'update', before, own, inserts, updates } : undefined,
+  };
+}
+
+/** The row a 409 on `sku` is about. */
+function lineOfSku(lines: readonly ProductLine[], sku: string): ProductLine | undefined {
+  return lines.find((line) => line.variant.sku?.toLowerCase() === sku.toLowerCase());
+}
+
+/**
+ * Writes a plan in `trx`: a new product through `insertProduct` (with `product.created`), or the
+ * variants of an existing one, then its figures (`settle`) and `product.updated` (and
+ * `product.outofstock` for a variant taken to 0). A SKU taken meanwhile turns the rows it names
+ * into errors and writes nothing of the product; returns those errors.
+ */
+export async function applyProduct(
+  trx: Db,
+  events: EventService,
+  plan: ProductPlan,
+  now: number,
+): Promise<RowError[]> {
+  const action = plan.action;
+  if (action === undefined) return [];
+  try {
+    if (action.kind === 'create') {
+      await insertProduct(trx, events, action.product);
+      return [];
+    }
+    const tenantId = action.before.tenant_id;
+    // Every check before the first write: a conflict leaves nothing of the product written.
+    const newSkus = action.inserts.flatMap(({ row }) => (row.sku === null ? [] : [row.sku]));
+    const taken = await variantsRepo.takenSku(trx, tenantId, newSkus);
+    if (taken !== undefined) throw duplicateSku(taken);
+    for (const { before, changes } of action.updates) {
+      if (changes.sku === undefined || changes.sku === null) continue;
+      const clash = await variantsRepo.takenSku(trx, tenantId, [changes.sku], [before.id]);
+      if (clash !== undefined) throw duplicateSku(clash);
+    }
+    await variantsRepo.insertVariants(
+      trx,
+      action.inserts.map(({ row }) => row),
+    );
+    const soldOut: VariantRow[] = [];
+    for (const { before, changes } of action.updates) {
+      await variantsRepo.updateVariant(trx, tenantId, before.id, { ...changes, updated: now });
+      if (before.stock > 0 && changes.stock === 0) soldOut.push({ ...before, ...changes, updated: now });
+    }
+    const after = await settle(trx, action.before, now, action.own);
+    await emitUpdated(trx, events, after, soldOut);
+    return [];
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const sku = /"([^"]+)"/.exec(error.detail)?.[1] ?? '';
+    const lines =
+      action.kind === 'create'
+        ? action.lines
+        : [...action.inserts, ...action.updates].map((entry) => entry.line);
+    const line = lineOfSku(lines, sku) ?? lines[0];
+    return line === undefined
+      ? []
+      : [{ line: line.line, column: line.columnOf('sku'), message: error.detail }];
+  }
+}

@@ -1,0 +1,101 @@
+import { type Static, Type } from 'typebox';
+import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+
+export const IMPORT_RESOURCES = ['products', 'customers'] as const;
+export const IMPORT_MODES = ['upsert', 'create'] as const;
+export const IMPORT_ON_ERROR = ['abort', 'skip'] as const;
+
+/** The most an uploaded file may hold. */
+export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+
+export const ImportErrorSchema = Type.Object({
+  line: Type.Integer({ description: 'The file line, from 1 (a CSV header is line 1).', examples: [3] }),
+  column: Nullable(
+    Type.String({
+      description: 'The column as the file names it; null for the whole row.',
+      examples: ['price'],
+    }),
+  ),
+  message: Type.String({ examples: ['must be a whole number, not "12.50"'] }),
+});
+export type ImportErrorObject = Static<typeof ImportErrorSchema>;
+
+export const ImportSchema = Type.Object({
+  id: Type.String({ examples: ['imp_5jVs1bRY4dZ1uV4wX9yA5eG7'] }),
+  resource: Type.String({ enum: [...IMPORT_RESOURCES] }),
+  format: Type.String({
+    enum: ['csv', 'jsonl', 'shopify'],
+    description: '`csv` (our columns), `shopify` (a Shopify product export, told by its header) or `jsonl`.',
+  }),
+  mode: Type.String({ enum: [...IMPORT_MODES] }),
+  dry_run: Type.Boolean(),
+  on_error: Type.String({ enum: [...IMPORT_ON_ERROR] }),
+  status: Type.String({ enum: ['queued', 'running', 'succeeded', 'failed'] }),
+  rows_total: Type.Integer({
+    description: 'Data rows in the file (the header not counted), counted as the file is read.',
+  }),
+  rows_processed: Type.Integer({
+    description: 'Rows done: written or refused (a dry run: validated).',
+  }),
+  created_count: Type.Integer({ description: 'Rows that created a variant or customer.' }),
+  updated_count: Type.Integer({ description: 'Rows that changed an existing one.' }),
+  unchanged_count: Type.Integer({ description: 'Rows that changed nothing.' }),
+  error_count: Type.Integer({ description: 'Errors found; a row may have several.' }),
+  errors: Type.Array(ImportErrorSchema, {
+    description: 'The first 100 errors, in the order found; `GET /imports/{id}/errors` pages them all.',
+  }),
+  created: Timestamp,
+  started_at: Nullable(Timestamp),
+  finished_at: Nullable(Timestamp),
+});
+export type ImportObject = Static<typeof ImportSchema>;
+
+export const CreateImportQuery = Type.Object(
+  {
+    resource: Type.String({ enum: [...IMPORT_RESOURCES], description: 'What the file holds.' }),
+    mode: Type.Optional(
+      Type.String({
+        enum: [...IMPORT_MODES],
+        default: 'upsert',
+        description:
+          '`upsert` (default): products are matched by variant SKU, customers by email (both case-insensitively), and changed; the others are created. `create`: a row naming an existing one is an error.',
+      }),
+    ),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: '`true`: validate and count as the import would, and write nothing.',
+      }),
+    ),
+    on_error: Type.Optional(
+      Type.String({
+        enum: [...IMPORT_ON_ERROR],
+        default: 'abort',
+        description:
+          '`abort` (default): any error and nothing is written (every row is checked before the first is written). `skip`: the good rows are written, the bad ones reported.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateImportQuery = Static<typeof CreateImportQuery>;
+
+/** The query after its defaults, as the service takes it. */
+export interface ImportSettings {
+  resource: (typeof IMPORT_RESOURCES)[number];
+  mode: (typeof IMPORT_MODES)[number];
+  dry_run: boolean;
+  on_error: (typeof IMPORT_ON_ERROR)[number];
+}
+
+export const ImportListSchema = EnvelopeSchema(ImportSchema);
+export const ImportErrorListSchema = EnvelopeSchema(ImportErrorSchema);
+export const ImportListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export type ImportListQuery = Static<typeof ImportListQuery>;
+export const ImportIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+/** How an upload is sent: its OpenAPI request body. */
+export const ImportBodySchema = Type.String({
+  description: `The file, at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB, in UTF-8: \`text/csv\` (our columns, or a Shopify product export) or \`application/x-ndjson\` (JSON Lines).`,
+});
