@@ -47,25 +47,34 @@ const VARIANT_COLUMNS = [
   'barcode',
 ] as const;
 
-/** The variants of these products, each product's by position. */
-export async function variantsOf(db: Db, tenantId: string, productIds: readonly string[]) {
+/**
+ * The variants of these products (the tenant's, as `productsAfter` read them), each product's by
+ * position. No `tenant_id` predicate: with one, SQLite's planner picks the (tenant_id, sku_key)
+ * index and walks every variant of the tenant for each page, a quadratic export.
+ */
+export async function variantsOf(db: Db, productIds: readonly string[]) {
   if (productIds.length === 0) return [];
+  return variantsQuery(db, productIds).execute();
+}
+
+/** The query of `variantsOf` (its plan is tested: src/modules/exports/exports.plan.test.ts). */
+export function variantsQuery(db: Db, productIds: readonly string[]) {
   return db
     .selectFrom('product_variants')
     .select(VARIANT_COLUMNS)
-    .where('tenant_id', '=', tenantId)
     .where('product_id', 'in', [...productIds])
     .orderBy('product_id')
-    .orderBy('position')
-    .execute();
+    .orderBy('position');
 }
 
 export type ExportVariantRow = Awaited<ReturnType<typeof variantsOf>>[number];
 
-/** One product's variants past `afterPosition`: a product with many is read a page at a time. */
+/**
+ * One product's variants past `afterPosition` (a product of the tenant's): a product with many is
+ * read a page at a time, by the (product_id, position) index.
+ */
 export async function variantsAfter(
   db: Db,
-  tenantId: string,
   productId: string,
   afterPosition: number,
   limit: number,
@@ -73,7 +82,6 @@ export async function variantsAfter(
   return db
     .selectFrom('product_variants')
     .select(VARIANT_COLUMNS)
-    .where('tenant_id', '=', tenantId)
     .where('product_id', '=', productId)
     .where('position', '>', afterPosition)
     .orderBy('position')

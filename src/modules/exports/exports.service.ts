@@ -74,11 +74,7 @@ function variantRow(
 }
 
 /** The rows of a page of products: their variants read together, as many products as fit a read. */
-async function* productPageRows(
-  db: Db,
-  tenantId: string,
-  products: repo.ExportProductRow[],
-): AsyncGenerator<Row> {
+async function* productPageRows(db: Db, products: repo.ExportProductRow[]): AsyncGenerator<Row> {
   let i = 0;
   while (i < products.length) {
     const head = products[i] as repo.ExportProductRow;
@@ -86,7 +82,7 @@ async function* productPageRows(
     if (head.variant_count > VARIANTS_PER_READ) {
       let after = 0;
       for (;;) {
-        const variants = await repo.variantsAfter(db, tenantId, head.id, after, VARIANTS_PER_READ);
+        const variants = await repo.variantsAfter(db, head.id, after, VARIANTS_PER_READ);
         for (const variant of variants)
           yield variantRow(head, variant, names, after === 0 && variant === variants[0]);
         const last = variants[variants.length - 1];
@@ -111,7 +107,6 @@ async function* productPageRows(
     }
     const variants = await repo.variantsOf(
       db,
-      tenantId,
       batch.map((product) => product.id),
     );
     const byProduct = new Map<string, repo.ExportVariantRow[]>();
@@ -197,7 +192,7 @@ async function rowsOf(db: Db, resource: ExportResource, tenantId: string): Promi
     const first = await repo.productsAfter(db, tenantId, -1, PAGE);
     return (async function* rows() {
       for (let page = first; page.length > 0;) {
-        yield* productPageRows(db, tenantId, page);
+        yield* productPageRows(db, page);
         const last = page[page.length - 1];
         if (page.length < PAGE || last === undefined) return;
         page = await repo.productsAfter(db, tenantId, last.seq, PAGE);

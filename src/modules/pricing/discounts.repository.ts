@@ -153,8 +153,17 @@ export async function countDiscounts(db: Db, tenantId: string, filter: DiscountF
  * conditions are judged on its result), so two orders can never both take the last use.
  * True when this call took a use.
  */
-export async function takeUse(db: Db, tenantId: string, id: string, now: number): Promise<boolean> {
-  const result = await db
+/**
+ * Takes one use of the discount while it is enabled, current and under its limit; returns its
+ * per-customer limit as it is then (`{ limit: null }` without one), or undefined when it took none.
+ */
+export async function takeUse(
+  db: Db,
+  tenantId: string,
+  id: string,
+  now: number,
+): Promise<{ limit: number | null } | undefined> {
+  const row = await db
     .updateTable('discounts')
     .set((eb) => ({ times_used: eb('times_used', '+', 1) }))
     .where('tenant_id', '=', tenantId)
@@ -163,8 +172,9 @@ export async function takeUse(db: Db, tenantId: string, id: string, now: number)
     .where((eb) => eb.or([eb('starts_at', 'is', null), eb('starts_at', '<=', now)]))
     .where((eb) => eb.or([eb('ends_at', 'is', null), eb('ends_at', '>', now)]))
     .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('times_used', '<', eb.ref('usage_limit'))]))
+    .returning('usage_limit_per_customer')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return row && { limit: row.usage_limit_per_customer };
 }
 
 /**

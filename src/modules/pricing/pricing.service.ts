@@ -37,9 +37,12 @@ export async function loadDiscountContext(
   // One after the other: a transaction is one connection.
   const found = await discounts.findByCodeKeys(trx, tenantId, codes.map(discountCodeKey));
   const automatic = await discounts.findEnabledAutomatic(trx, tenantId);
-  const ids = [...found, ...automatic].map((row) => row.id);
+  // A customer's uses matter only to discounts limited per customer: most orders read none.
+  const ids = [...found, ...automatic]
+    .filter((row) => row.usage_limit_per_customer !== null)
+    .map((row) => row.id);
   const customerUses =
-    customerId === null
+    customerId === null || ids.length === 0
       ? new Map<string, number>()
       : await discounts.customerUses(trx, tenantId, customerId, ids);
   return { found, automatic, customerUses };
@@ -101,12 +104,11 @@ export async function reserveUses(
   now: number,
 ): Promise<void> {
   for (const id of [...new Set(discountIds)].sort()) {
-    if (!(await discounts.takeUse(trx, tenantId, id, now))) {
-      throw await unavailable(trx, tenantId, id, now);
-    }
+    const taken = await discounts.takeUse(trx, tenantId, id, now);
+    if (taken === undefined) throw await unavailable(trx, tenantId, id, now);
     if (customerId === null) continue;
-    const row = (await discounts.findDiscount(trx, tenantId, id)) as DiscountRow; // updated just above
-    if (!(await discounts.takeCustomerUse(trx, tenantId, id, customerId, row.usage_limit_per_customer))) {
+    if (!(await discounts.takeCustomerUse(trx, tenantId, id, customerId, taken.limit))) {
+      const row = (await discounts.findDiscount(trx, tenantId, id)) as DiscountRow; // updated just above
       throw refused(row, 'usage_limit_reached', 'was used by this customer as many times as it may be');
     }
   }
