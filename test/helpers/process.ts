@@ -93,3 +93,29 @@ export async function spawnServer(
     },
   };
 }
+
+/** An answer of `caller`: its status and JSON body (a problem's `code` and `reason` when refused). */
+export interface ProcessReply<T> {
+  status: number;
+  body: T & { code?: string; reason?: string };
+}
+
+/** Calls a spawned server's API with `key` (JSON in and out), for tests that spread calls over processes. */
+export function caller(key: string) {
+  return async <T>(
+    server: ServerProcess,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<ProcessReply<T>> => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as ProcessReply<T>['body'] };
+  };
+}

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../config.js';
 import { createDeps, type Deps } from '../../deps.js';
 import { freshStore, type TestStore } from '../../../test/helpers/context.js';
-import { type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { caller, type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { CustomerObject } from './customers.schemas.js';
@@ -20,30 +20,6 @@ const CAPTURED = new Set(['paid', 'shipped', 'delivered']);
 /** `email` with the letters picked by the bits of `n` in upper case: a different case for each n. */
 function casify(email: string, n: number): string {
   return [...email].map((c, i) => ((n >> (i % 8)) & 1 ? c.toUpperCase() : c)).join('');
-}
-
-interface Reply<T> {
-  status: number;
-  body: T & { code?: string };
-}
-
-function caller(key: string) {
-  return async <T>(
-    server: ServerProcess,
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<Reply<T>> => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as T & { code?: string } };
-  };
 }
 
 /** Per currency, the totals of the orders that hold a captured payment. */

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../config.js';
 import { createDeps, type Deps } from '../../deps.js';
 import { freshStore, type TestStore } from '../../../test/helpers/context.js';
-import { type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { caller, type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
 import type { OrderObject } from './orders.schemas.js';
 
 /**
@@ -11,30 +11,6 @@ import type { OrderObject } from './orders.schemas.js';
  * orders, spread over both, name a code with `usage_limit: 10`; exactly 10 get it, each use is
  * counted once, and the rest are refused with nothing written.
  */
-
-interface Reply<T> {
-  status: number;
-  body: T & { code?: string; reason?: string };
-}
-
-function caller(key: string) {
-  return async <T>(
-    server: ServerProcess,
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<Reply<T>> => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as T & { code?: string; reason?: string } };
-  };
-}
 
 describe(
   'discount usage limits across two server processes on PostgreSQL',

@@ -195,6 +195,44 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('ships at the rate the buyer names, else the cheapest that serves the address', async () => {
+      const express = await create<{ id: string }>('/v1/shipping-rates', {
+        name: 'Express',
+        countries: ['US'],
+        price: 1500,
+        currency: 'USD',
+      });
+      const german = (
+        await api<{ data: { id: string; name: string }[] }>('GET', '/v1/shipping-rates')
+      ).body.data.find((rate) => rate.name === 'DHL');
+      const body = (extra: Record<string, unknown>) => ({
+        items: [{ product_id: mug.id, quantity: 1 }],
+        customer: { email: 'ship@example.com' },
+        ...extra,
+      });
+      const cheapest = await create<OrderObject>('/v1/orders', body({ shipping_address: US_CA }));
+      assert.deepEqual([cheapest.shipping?.name, cheapest.shipping_total], ['Standard', 700]);
+      const chosen = await create<OrderObject>(
+        '/v1/orders',
+        body({ shipping_address: US_CA, shipping_rate_id: express.id }),
+      );
+      assert.deepEqual([chosen.shipping?.rate_id, chosen.shipping_total], [express.id, 1500]);
+      assertAddsUp(chosen);
+
+      const before = await count('orders');
+      const elsewhere = await api<Refusal>('POST', '/v1/orders', {
+        body: body({ shipping_address: US_CA, shipping_rate_id: german?.id }),
+      });
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'shipping_unavailable']);
+      const nowhere = await api<Refusal>('POST', '/v1/orders', {
+        body: body({ shipping_rate_id: express.id }),
+      });
+      assert.equal(nowhere.status, 400);
+      assert.equal(nowhere.body.errors?.[0]?.field, 'shipping_address');
+      assert.equal(await count('orders'), before);
+      assert.equal((await api('DELETE', `/v1/shipping-rates/${express.id}`)).status, 204);
+    });
+
     it('refuses a code that does not apply with its reason, and creates nothing', async () => {
       const now = Date.now();
       await create('/v1/discounts', {

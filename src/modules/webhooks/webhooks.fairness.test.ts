@@ -160,7 +160,11 @@ for (const dialect of DIALECTS) {
       return Number(n);
     }
 
-    it("delivers another tenant's event within 2 s while one tenant's 5,000 deliveries wait on a slow receiver", async () => {
+    // What these prove is an order, not a speed: the other tenant's delivery goes out while the
+    // flood's backlog still mostly waits (draining 1,000 of it takes 6 s at the least, 32 attempts
+    // of 200 ms at once; a busy machine only makes it slower). Before the fair claim it went out
+    // after the whole backlog. The waits are bounds for a stuck worker, not the measure.
+    it("delivers another tenant's event while one tenant's 5,000 deliveries wait on a slow receiver", async () => {
       ctx = await createTestContext(dialect);
       const slow = await receiver(() => ({ status: 200, delayMs: SLOW_MS }));
       const fast = await receiver();
@@ -171,17 +175,15 @@ for (const dialect of DIALECTS) {
 
       ctx.deps.webhookWorker.start();
       await slow.waitFor(32, 10_000);
-      const sent = Date.now();
       await emitOne(ctx, b, 'prod_b');
-      const [got] = await fast.waitFor(1, 2_000);
+      const [got] = await fast.waitFor(1, 30_000);
       assert.ok(got);
-      assert.ok(got.at - sent < 2_000, `tenant B waited ${got.at - sent} ms`);
       assert.ok((await pending(ctx, a)) > 4_000, 'most of the backlog still waits');
 
       // Tenant A is not starved either: its deliveries keep going out, at most half the worker's
       // 64 attempts at once.
       const sofar = slow.received.length;
-      await slow.waitFor(sofar + 64, 5_000);
+      await slow.waitFor(sofar + 64, 30_000);
       assert.ok(slow.maxConcurrent <= 32, `tenant A had ${slow.maxConcurrent} attempts at once`);
       assert.ok(slow.maxConcurrent >= 16, `tenant A had only ${slow.maxConcurrent} attempts at once`);
     });
@@ -200,18 +202,17 @@ for (const dialect of DIALECTS) {
       ctx.deps.webhookWorker.start();
       await slowA.waitFor(32, 10_000);
       await slowC.waitFor(32, 10_000);
-      const sent = Date.now();
       await emitOne(ctx, b, 'prod_b');
-      const [got] = await fast.waitFor(1, 2_000);
+      const [got] = await fast.waitFor(1, 30_000);
       assert.ok(got);
-      assert.ok(got.at - sent < 2_000, `tenant B waited ${got.at - sent} ms`);
+      // B went out while both backlogs still mostly wait.
+      assert.ok((await pending(ctx, a)) > 1_000, 'most of A still waits');
+      assert.ok((await pending(ctx, c)) > 1_000, 'most of C still waits');
 
       // Both flooding tenants keep being served, side by side.
       const [fromA, fromC] = [slowA.received.length, slowC.received.length];
-      await slowA.waitFor(fromA + 64, 5_000);
-      await slowC.waitFor(fromC + 64, 5_000);
-      assert.ok((await pending(ctx, a)) > 1_000);
-      assert.ok((await pending(ctx, c)) > 1_000);
+      await slowA.waitFor(fromA + 64, 30_000);
+      await slowC.waitFor(fromC + 64, 30_000);
     });
   });
 }
