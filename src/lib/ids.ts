@@ -1,15 +1,25 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random bytes drawn 4 KiB at a time: a draw per id cost more than the id's other work. */
+const randomPool = Buffer.alloc(4096);
+let randomOffset = randomPool.length;
+
+function randomByte(): number {
+  if (randomOffset === randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  return randomPool[randomOffset++] as number;
+}
 
 /** Uniformly random base62 string (rejection sampling: no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }
@@ -36,6 +46,7 @@ export type IdPrefix =
   | 'plg'
   | 'gen'
   | 'imp'
+  | 'ins'
   | 'req';
 
 export function newId(prefix: IdPrefix): string {

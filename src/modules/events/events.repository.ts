@@ -7,6 +7,18 @@ export async function insertEvent(db: Db, row: EventsTable): Promise<void> {
   await db.insertInto('events').values(row).execute();
 }
 
+/** Rows a statement inserts at most (8 columns: well within SQLite's bound variables). */
+const INSERT_BATCH = 500;
+
+export async function insertEvents(db: Db, rows: readonly EventsTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    await db
+      .insertInto('events')
+      .values(rows.slice(i, i + INSERT_BATCH))
+      .execute();
+  }
+}
+
 export async function findEvent(db: Db, tenantId: string, id: string): Promise<EventsTable | undefined> {
   return db
     .selectFrom('events')

@@ -57,6 +57,11 @@ export interface EventService {
   withClock(other: Clock): EventService;
   /** Writes the event in `trx`, the transaction of the change that causes it. */
   emit(trx: Db, input: EmitInput): Promise<EventsTable>;
+  /**
+   * `emit` of several events of one change (a batch of an import): their rows written by one
+   * statement, then each one's effects, in order.
+   */
+  emitMany(trx: Db, inputs: readonly EmitInput[]): Promise<EventsTable[]>;
   get(tenantId: string, id: string, apiVersion: string): Promise<EventObject>;
   list(tenantId: string, query: EventListQuery, apiVersion: string): Promise<Envelope<EventObject>>;
 }
@@ -91,6 +96,19 @@ export function createEventService(
       : event;
   }
 
+  function eventRow(input: EmitInput): EventsTable {
+    return {
+      id: newId('evt'),
+      tenant_id: input.tenantId,
+      type: input.type,
+      object_type: input.objectType,
+      object_id: input.object.id,
+      data: JSON.stringify(input.object),
+      extra: input.extra === undefined ? null : JSON.stringify(input.extra),
+      created: clock.now(),
+    };
+  }
+
   return {
     present,
 
@@ -103,19 +121,19 @@ export function createEventService(
     },
 
     async emit(trx: Db, input: EmitInput): Promise<EventsTable> {
-      const row: EventsTable = {
-        id: newId('evt'),
-        tenant_id: input.tenantId,
-        type: input.type,
-        object_type: input.objectType,
-        object_id: input.object.id,
-        data: JSON.stringify(input.object),
-        extra: input.extra === undefined ? null : JSON.stringify(input.extra),
-        created: clock.now(),
-      };
+      const row = eventRow(input);
       await repo.insertEvent(trx, row);
       for (const listener of listeners) await listener(trx, row);
       return row;
+    },
+
+    async emitMany(trx: Db, inputs: readonly EmitInput[]): Promise<EventsTable[]> {
+      const rows = inputs.map(eventRow);
+      await repo.insertEvents(trx, rows);
+      for (const row of rows) {
+        for (const listener of listeners) await listener(trx, row);
+      }
+      return rows;
     },
 
     async get(tenantId: string, id: string, apiVersion: string): Promise<EventObject> {

@@ -8,6 +8,7 @@ import { emitUpdated, settle } from '../products/products.rollup.js';
 import type { CreateProductBody } from '../products/products.schemas.js';
 import {
   buildProduct,
+  insertNewProducts,
   insertProduct,
   type NewProduct,
   type TenantRef,
@@ -68,6 +69,27 @@ export interface PlanContext {
   lock: boolean;
   /** Lines already reported with errors (by the validating pass): they stay out, whatever now. */
   known: ReadonlySet<number>;
+  /**
+   * The variants of the tenant that the batch's SKUs name, read once for the batch (by SKU key;
+   * a key of the batch missing here names no variant). Without it a plan reads its own.
+   */
+  skus?: ReadonlyMap<string, VariantRow>;
+}
+
+/** The SKU keys a product's rows name (what `PlanContext.skus` is read for). */
+export function skuKeysOf(group: ProductGroup): string[] {
+  return group.lines.flatMap((line) =>
+    typeof line.variant.sku === 'string' ? [line.variant.sku.toLowerCase()] : [],
+  );
+}
+
+async function variantsNamed(ctx: PlanContext, keys: readonly string[]): Promise<VariantRow[]> {
+  const known = ctx.skus;
+  if (known === undefined) return repo.variantsBySkuKeys(ctx.db, ctx.tenant.id, keys);
+  return keys.flatMap((key) => {
+    const row = known.get(key);
+    return row === undefined ? [] : [row];
+  });
 }
 
 /** The first row failed: the product's other rows are not imported either. */
@@ -167,9 +189,7 @@ export async function planProduct(ctx: PlanContext, group: ProductGroup): Promis
   const skuKeys = lines.flatMap((line) =>
     typeof line.variant.sku === 'string' ? [line.variant.sku.toLowerCase()] : [],
   );
-  const found = new Map(
-    (await repo.variantsBySkuKeys(ctx.db, ctx.tenant.id, skuKeys)).map((row) => [row.sku_key as string, row]),
-  );
+  const found = new Map((await variantsNamed(ctx, skuKeys)).map((row) => [row.sku_key as string, row]));
   const matched = new Map<ProductLine, VariantRow>();
   let productId: string | undefined;
   let matchedAt: ProductLine | undefined;
@@ -417,6 +437,30 @@ async function planUpdate(
     errors: errors(),
     action: changed ? { kind: 'update', before, own, inserts, updates } : undefined,
   };
+}
+
+/**
+ * Writes the new products of several plans at once (`insertNewProducts`: a statement per table for
+ * all of them). A SKU taken meanwhile by any sends each back through `applyProduct`, which finds
+ * whose it is. Returns each plan's errors, in order.
+ */
+export async function applyNewProducts(
+  trx: Db,
+  events: EventService,
+  plans: readonly ProductPlan[],
+  now: number,
+): Promise<RowError[][]> {
+  const products = plans.flatMap((plan) => (plan.action?.kind === 'create' ? [plan.action.product] : []));
+  if (products.length !== plans.length) throw new Error('applyNewProducts takes plans that create');
+  try {
+    await insertNewProducts(trx, events, products);
+    return plans.map(() => []);
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const out: RowError[][] = [];
+    for (const plan of plans) out.push(await applyProduct(trx, events, plan, now));
+    return out;
+  }
 }
 
 /** The row a 409 on `sku` is about. */

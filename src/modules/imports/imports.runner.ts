@@ -7,7 +7,7 @@ import type { Outcome } from './imports.products.js';
 import { presentImport } from './imports.presenter.js';
 import * as repo from './imports.repository.js';
 import { fileRows, type RowError } from './imports.rows.js';
-import { type Unit, type UnitContext, unitSource } from './imports.units.js';
+import { type Unit, type UnitContext, type UnitPlan, type UnitSource, unitSource } from './imports.units.js';
 
 /**
  * The background side of imports. A runner claims one import at a time with a lease (a
@@ -188,7 +188,7 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
     });
 
     /** The validating pass's batch: plans read the store as it is; errors, progress (and a dry run's counts). */
-    async function validateBatch(batch: Unit[]): Promise<void> {
+    async function validateBatch(source: UnitSource, batch: Unit[]): Promise<void> {
       const ctx: UnitContext = {
         db: store.db,
         tenant,
@@ -196,6 +196,7 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
         now: clock.now(),
         lock: false,
         known: EMPTY,
+        ...(await source.prepare(store.db, tenant.id, batch)),
       };
       const errors: RowError[] = [];
       const outcomes: Outcome[] = [];
@@ -215,7 +216,7 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
     }
 
     /** The writing pass's batch: plans and writes in one transaction, with the progress. */
-    async function writeBatch(batch: Unit[]): Promise<void> {
+    async function writeBatch(source: UnitSource, batch: Unit[]): Promise<void> {
       const first = batch[0] as Unit;
       const last = batch[batch.length - 1] as Unit;
       const done = await store.transaction(async (trx) => {
@@ -230,16 +231,35 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
           now,
           lock: store.supportsRowLocks,
           known,
+          ...(await source.prepare(trx, tenant.id, batch)),
         };
         const errors: RowError[] = [];
         const outcomes: Outcome[] = [];
+        // What the validating pass reported stays reported once.
+        const report = (found: readonly RowError[]) =>
+          errors.push(...found.filter((error) => !known.has(error.line)));
+        // Plans whose writes go together (new products) are written after the others, at once.
+        const together: UnitPlan[] = [];
         for (const unit of batch) {
           const plan = await unit.plan(ctx);
+          report(plan.errors);
+          if (plan.together) {
+            together.push(plan);
+            continue;
+          }
           const refused = await plan.apply(trx, now);
           if (refused.length === 0) outcomes.push(...plan.outcomes);
-          // What the validating pass reported stays reported once.
-          errors.push(...[...plan.errors, ...refused].filter((error) => !known.has(error.line)));
+          report(refused);
         }
+        if (together.length > 0) {
+          const refusedEach = await source.applyTogether(trx, together, now);
+          together.forEach((plan, i) => {
+            const refused = refusedEach[i] ?? [];
+            if (refused.length === 0) outcomes.push(...plan.outcomes);
+            report(refused);
+          });
+        }
+        errors.sort((a, b) => a.line - b.line);
         if (errors.length > 0 && state.on_error === 'abort') throw new AbortWrite(errors);
         return hold(
           trx,
@@ -259,10 +279,13 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
       let rows = 0;
       const flush = async () => {
         if (batch.length === 0) return;
-        await (phase === 'validate' ? validateBatch(batch) : writeBatch(batch));
+        await (phase === 'validate' ? validateBatch(source, batch) : writeBatch(source, batch));
         batch = [];
         rows = 0;
         committed += 1;
+        // On SQLite every statement is synchronous: without a turn of the event loop here the
+        // whole import would hold the process, and no request would be answered until its end.
+        await new Promise((resolve) => setImmediate(resolve));
         if (stopping) throw new Paused(true);
         if (batches !== undefined && committed >= batches) throw new Paused(false);
       };

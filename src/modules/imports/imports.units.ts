@@ -2,6 +2,7 @@ import type { ImportResource } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import type { EventService } from '../events/events.service.js';
 import type { TenantRef } from '../products/products.service.js';
+import type { VariantRow } from '../products/variants.repository.js';
 import {
   applyCustomer,
   type CustomerGroup,
@@ -12,7 +13,15 @@ import {
 } from './imports.customers.js';
 import { productHeaderErrors, readOwnLine, readShopifyLine } from './imports.product-lines.js';
 import { type ProductGroup, ProductGrouper } from './imports.product-groups.js';
-import { applyProduct, type Outcome, planProduct } from './imports.products.js';
+import {
+  applyNewProducts,
+  applyProduct,
+  type Outcome,
+  planProduct,
+  type ProductPlan,
+  skuKeysOf,
+} from './imports.products.js';
+import { variantsBySkuKeys } from './imports.repository.js';
 import type { FileFormat, FileRow, RowError } from './imports.rows.js';
 
 /**
@@ -28,6 +37,8 @@ export interface UnitContext {
   now: number;
   lock: boolean;
   known: ReadonlySet<number>;
+  /** What `UnitSource.prepare` read once for the batch. */
+  skus?: ReadonlyMap<string, VariantRow>;
 }
 
 export interface UnitPlan {
@@ -37,6 +48,11 @@ export interface UnitPlan {
   errors: RowError[];
   /** Writes the plan in `trx`: errors found then (a conflict), and nothing of the unit written. */
   apply(trx: Db, now: number): Promise<RowError[]>;
+  /**
+   * The write can join those of other plans in one statement (a new product): the runner gathers
+   * such plans and writes them with `UnitSource.applyTogether` instead of `apply`.
+   */
+  together: boolean;
 }
 
 export interface Unit {
@@ -44,6 +60,8 @@ export interface Unit {
   last: number;
   firstLine: number;
   lastLine: number;
+  /** The SKU keys the unit's rows name (read for a batch at once by `UnitSource.prepare`). */
+  skuKeys: readonly string[];
   plan(ctx: UnitContext): Promise<UnitPlan>;
 }
 
@@ -52,6 +70,10 @@ export interface UnitSource {
   header(columns: readonly string[]): RowError[];
   push(row: FileRow): Unit[];
   end(): Unit[];
+  /** What the plans of a batch read from the store, read once for all of them. */
+  prepare(db: Db, tenantId: string, units: readonly Unit[]): Promise<Pick<UnitContext, 'skus'>>;
+  /** Writes plans marked `together`, at once: each one's errors (a conflict), in order. */
+  applyTogether(trx: Db, plans: readonly UnitPlan[], now: number): Promise<RowError[][]>;
 }
 
 interface Spanned {
@@ -64,13 +86,18 @@ interface Spanned {
  * A unit over `lines`. Planning adds errors to the lines; they are put back as the file left them
  * before each plan, so a transaction that is tried again plans the same.
  */
-function unitOf<L extends Spanned>(lines: readonly L[], plan: (ctx: UnitContext) => Promise<UnitPlan>): Unit {
+function unitOf<L extends Spanned>(
+  lines: readonly L[],
+  skuKeys: readonly string[],
+  plan: (ctx: UnitContext) => Promise<UnitPlan>,
+): Unit {
   const base = new Map(lines.map((line) => [line, line.errors.length]));
   return {
     first: Math.min(...lines.map((line) => line.n)),
     last: Math.max(...lines.map((line) => line.n)),
     firstLine: Math.min(...lines.map((line) => line.line)),
     lastLine: Math.max(...lines.map((line) => line.line)),
+    skuKeys,
     plan: (ctx) => {
       for (const [line, count] of base) line.errors.length = count;
       return plan(ctx);
@@ -80,38 +107,62 @@ function unitOf<L extends Spanned>(lines: readonly L[], plan: (ctx: UnitContext)
 
 function productUnits(format: FileFormat, currency: string, events: EventService): UnitSource {
   const grouper = new ProductGrouper(format === 'shopify');
+  const planOf = new WeakMap<UnitPlan, ProductPlan>();
   const toUnit = (group: ProductGroup): Unit =>
-    unitOf([...group.lines, ...group.passive], async (ctx) => {
+    unitOf([...group.lines, ...group.passive], skuKeysOf(group), async (ctx) => {
       const plan = await planProduct(ctx, group);
-      return {
+      const unitPlan: UnitPlan = {
         outcomes: plan.outcomes.map((entry) => entry.outcome),
         errors: plan.errors,
         apply: (trx, now) => applyProduct(trx, events, plan, now),
+        together: plan.action?.kind === 'create',
       };
+      planOf.set(unitPlan, plan);
+      return unitPlan;
     });
   return {
     header: (columns) => productHeaderErrors(format, columns),
     push: (row) =>
       grouper.push(format === 'shopify' ? readShopifyLine(row, currency) : readOwnLine(row)).map(toUnit),
     end: () => grouper.end().map(toUnit),
+    prepare: async (db, tenantId, units) => {
+      const rows = await variantsBySkuKeys(
+        db,
+        tenantId,
+        units.flatMap((unit) => unit.skuKeys),
+      );
+      return { skus: new Map(rows.map((row) => [row.sku_key as string, row])) };
+    },
+    applyTogether: (trx, plans, now) =>
+      applyNewProducts(
+        trx,
+        events,
+        plans.map((plan) => planOf.get(plan) as ProductPlan),
+        now,
+      ),
   };
 }
 
 function customerUnits(events: EventService): UnitSource {
   const grouper = new CustomerGrouper();
   const toUnit = (group: CustomerGroup): Unit =>
-    unitOf(group.lines, async (ctx) => {
+    unitOf(group.lines, [], async (ctx) => {
       const plan = await planCustomer(ctx, group);
       return {
         outcomes: plan.outcomes.map((entry) => entry.outcome),
         errors: plan.errors,
         apply: (trx, now) => applyCustomer(trx, events, plan, group.lines, now),
+        together: false,
       };
     });
   return {
     header: (columns) => customerHeaderErrors(columns),
     push: (row) => grouper.push(readCustomerLine(row)).map(toUnit),
     end: () => grouper.end().map(toUnit),
+    prepare: async () => ({}),
+    applyTogether: async () => {
+      throw new Error('customer plans are written one by one');
+    },
   };
 }
 

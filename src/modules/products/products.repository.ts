@@ -40,8 +40,16 @@ const COLUMNS = [
 /** A product as written: with the searched text of its variants. */
 export type NewProductRow = ProductRow & Pick<ProductsTable, 'search_extra'>;
 
-export async function insertProducts(db: Db, rows: NewProductRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('products').values(rows).execute();
+/** Products a statement inserts at most (about 20 columns each: within SQLite's bound variables). */
+const INSERT_BATCH = 500;
+
+export async function insertProducts(db: Db, rows: readonly NewProductRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    await db
+      .insertInto('products')
+      .values(rows.slice(i, i + INSERT_BATCH))
+      .execute();
+  }
 }
 
 /** `lock` takes a row lock on PostgreSQL (SQLite's write transaction already excludes writers). */

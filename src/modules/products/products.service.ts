@@ -168,20 +168,48 @@ export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: n
  * before anything is written.
  */
 export async function insertProduct(trx: Db, events: EventService, product: NewProduct): Promise<void> {
-  const { row, variants } = product;
+  await insertNewProducts(trx, events, [product]);
+}
+
+/**
+ * `insertProduct` of several products of one tenant at once (a batch of an import), each write
+ * one statement for all of them: the SKU check, the products, their variants, the count buckets,
+ * the events. A SKU taken by any is `409 duplicate_sku` for all, before anything is written.
+ */
+export async function insertNewProducts(
+  trx: Db,
+  events: EventService,
+  products: readonly NewProduct[],
+): Promise<void> {
+  const first = products[0];
+  if (first === undefined) return;
+  const tenantId = first.row.tenant_id;
+  const variants = products.flatMap((product) => product.variants);
   const skus = variants.flatMap((variant) => (variant.sku === null ? [] : [variant.sku]));
-  const taken = await variantsRepo.takenSku(trx, row.tenant_id, skus);
+  const taken = await variantsRepo.takenSku(trx, tenantId, skus);
   if (taken !== undefined) throw duplicateSku(taken);
-  await repo.insertProducts(trx, [row]);
+  await repo.insertProducts(
+    trx,
+    products.map((product) => product.row),
+  );
   await variantsRepo.insertVariants(trx, variants);
-  await repo.adjustCounts(trx, row.tenant_id, [{ ...repo.bucketOf(row), delta: 1 }]);
-  const { search_extra: _searched, ...created } = row;
-  await events.emit(trx, {
-    tenantId: row.tenant_id,
-    type: 'product.created',
-    objectType: 'product',
-    object: presentProduct(created, variants.slice(0, VARIANTS_SHOWN)),
-  });
+  await repo.adjustCounts(
+    trx,
+    tenantId,
+    products.map((product) => ({ ...repo.bucketOf(product.row), delta: 1 })),
+  );
+  await events.emitMany(
+    trx,
+    products.map(({ row, variants: own }) => {
+      const { search_extra: _searched, ...created } = row;
+      return {
+        tenantId,
+        type: 'product.created' as const,
+        objectType: 'product',
+        object: presentProduct(created, own.slice(0, VARIANTS_SHOWN)),
+      };
+    }),
+  );
 }
 
 export type ProductService = ReturnType<typeof createProductService>;

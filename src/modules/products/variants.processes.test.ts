@@ -5,7 +5,8 @@ import { createDeps, type Deps } from '../../deps.js';
 import { freshStore, type TestStore } from '../../../test/helpers/context.js';
 import { caller, type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
-import type { ProductObject, VariantObject } from './products.schemas.js';
+import type { ProductObject } from './products.schemas.js';
+import type { VariantObject } from './variants.schemas.js';
 
 /**
  * Two server processes on one PostgreSQL store sell one variant of a product with options at once:
