@@ -154,5 +154,24 @@ for (const dialect of DIALECTS) {
       assert.match(done.errors[0]?.message ?? '', /stopped 5 times/);
       assert.equal((await productsNamed('Gives')).length, 0);
     });
+
+    it('lets the process go on with other work between batches', async () => {
+      // On SQLite every statement is synchronous: a run that never yields holds the event loop
+      // from its first batch to its end, and the server answers nothing meanwhile.
+      const res = await upload(ctx, key, 'resource=products', file('Turns', 8));
+      let turns = 0;
+      let running = true;
+      const turn = () => {
+        turns += 1;
+        if (running) setImmediate(turn);
+      };
+      setImmediate(turn);
+      const started = turns;
+      assert.equal(await ctx.deps.importRunner.runNext(), 'finished');
+      running = false;
+      // Two passes of 4 batches of 2 rows: the loop turned after each.
+      assert.ok(turns - started >= 8, `the event loop turned ${turns - started} times during the run`);
+      assert.equal((await importOf(ctx, key, res.body.id)).created_count, 8);
+    });
   });
 }
