@@ -10,6 +10,7 @@ import type { Address } from '../src/modules/orders/orders.schemas.js';
 import {
   benchEnv,
   type BenchServer,
+  cursorAfter,
   formatTable,
   machine,
   type Measurement,
@@ -276,17 +277,9 @@ function countOf(n: number, pick: (spec: CustomerSpec, i: number) => boolean): n
   return count;
 }
 
-/** A cursor to the page after the middle row of the list `path` (one OFFSET walk, in the setup). */
+/** A cursor to the page after the middle row of the list `path` (walked to it in the setup). */
 async function middleCursor(store: Store, path: string): Promise<string> {
-  const separator = path.includes('?') ? '&' : '?';
-  const page = await call<CustomerPage>(
-    store.server,
-    store.key,
-    'GET',
-    `${path}${separator}limit=20&offset=${Math.floor(store.n / 2) - 20}`,
-  );
-  if (page.next_cursor === null) throw new Error(`${path}: no cursor at the middle`);
-  return page.next_cursor;
+  return cursorAfter(store.server, store.key, path, Math.floor(store.n / 200) * 100);
 }
 
 function iso(ms: number): string {

@@ -152,6 +152,35 @@ export async function load(
   };
 }
 
+/**
+ * A cursor to the rows after the first `position` of the list at `path` (`position` a multiple of
+ * 100), reached by walking it a page of 100 at a time: `offset` stops at 10,000.
+ */
+export async function cursorAfter(
+  server: BenchServer,
+  key: string,
+  path: string,
+  position: number,
+): Promise<string> {
+  const separator = path.includes('?') ? '&' : '?';
+  let cursor: string | null = null;
+  for (let passed = 0; passed < position; passed += 100) {
+    const url: string = `${server.url}${path}${separator}limit=100${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const headers = { authorization: `Bearer ${key}` };
+    // A pooled keep-alive connection may have timed out during a long load: retry once on a new one.
+    const res = await fetch(url, { headers }).catch(() => fetch(url, { headers }));
+    const page = (await res.json()) as { next_cursor: string | null };
+    if (res.status !== 200 || page.next_cursor === null) {
+      throw new Error(
+        `${path}: no page after row ${passed} (status ${res.status}); is dist/ stale? npm run build`,
+      );
+    }
+    cursor = page.next_cursor;
+  }
+  if (cursor === null) throw new Error(`${path}: position ${position} is no page boundary`);
+  return cursor;
+}
+
 export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
 }

@@ -3,10 +3,12 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { newId } from '../src/lib/ids.js';
+import { MAX_OFFSET } from '../src/lib/paging.js';
 import * as products from '../src/modules/products/products.repository.js';
 import {
   benchEnv,
   type BenchServer,
+  cursorAfter,
   formatTable,
   machine,
   measureEach,
@@ -91,24 +93,20 @@ async function measure(
 ): Promise<Measurement[]> {
   const headers = { authorization: `Bearer ${key}` };
   const base = `${server.url}/v1/products?limit=20`;
-  const middle = Math.floor(rows / 2);
-  // A pooled keep-alive connection may have timed out during a long load: retry once on a new one.
-  const before = await fetch(`${base}&offset=${middle - 20}`, { headers }).catch(() =>
-    fetch(`${base}&offset=${middle - 20}`, { headers }),
-  );
-  const { next_cursor: cursor, total } = (await before.json()) as {
-    next_cursor: string | null;
-    total: number;
-  };
-  if (before.status !== 200 || cursor === null || total !== rows) {
+  const middle = Math.floor(rows / 200) * 100;
+  const cursor = await cursorAfter(server, key, '/v1/products', middle);
+  const first = await fetch(base, { headers });
+  const { total } = (await first.json()) as { total: number };
+  if (first.status !== 200 || total !== rows) {
     throw new Error(
-      `unexpected listing (status ${before.status}, total ${total}); is dist/ stale? npm run build`,
+      `unexpected listing (status ${first.status}, total ${total}); is dist/ stale? npm run build`,
     );
   }
   const label = rows >= 1_000_000 ? `${rows / 1_000_000}M` : rows >= 1000 ? `${rows / 1000}k` : String(rows);
   const scenarios: [string, string][] = [
     ['first page', base],
-    [`offset ${middle}`, `${base}&offset=${middle}`],
+    // The deepest page `offset` reaches (past it, a 400 points to `cursor`).
+    [`offset ${MAX_OFFSET}`, `${base}&offset=${MAX_OFFSET}`],
     [`cursor at row ${middle}`, `${base}&cursor=${cursor}`],
     ['category page', `${base}&category=cat-7`],
   ];

@@ -240,6 +240,10 @@ for (const dialect of DIALECTS) {
         for (const [query, field] of [
           ['offset=99999999999999999999', 'offset'],
           ['offset=1000000001', 'offset'],
+          // Past the deepest offset (10,000; page 10,000 / limit + 1): cursor goes deeper.
+          ['offset=10001', 'offset'],
+          ['page=502', 'page'],
+          ['limit=100&page=102', 'page'],
           ['page=10000001', 'page'],
           ['page=461168601842738790', 'page'],
           // Cursors this API never issues: a sort value past 2^53, an offset past the bounds.
@@ -249,15 +253,20 @@ for (const dialect of DIALECTS) {
           [`cursor=${forged(['-created', 'abc', 'zzz', 0])}`, 'cursor'],
         ] as const) {
           const res = await api<Problem>('GET', `${url}?${query}`);
-          // A cursor is read once the parent resource is found: an unknown one is a 404 first.
-          if (field === 'cursor' && url.includes('xyz') && res.status === 404) continue;
+          // A cursor (and the depth of a page) is read once the parent resource is found: an unknown
+          // one is a 404 first.
+          const deep = /^(offset=10001|page=502|limit=100&page=102)$/.test(query);
+          if ((field === 'cursor' || deep) && url.includes('xyz') && res.status === 404) continue;
           assert.equal(res.status, 400, `${url}?${query}: ${JSON.stringify(res.body)}`);
           assert.ok(
             res.body.errors?.some((e) => e.field === field),
             `${url}?${query}`,
           );
+          if (deep) {
+            assert.match(res.body.errors?.[0]?.message ?? '', /at most 10,000.*cursor/, `${url}?${query}`);
+          }
         }
-        for (const query of ['offset=1000000000', 'page=10000000']) {
+        for (const query of ['offset=10000', 'page=501', 'limit=100&page=101']) {
           const res = await api('GET', `${url}?${query}`);
           assert.ok([200, 404].includes(res.status), `${url}?${query}: ${res.status} ${res.raw.body}`);
         }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PAGE } from '../lib/paging.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, OFFSET_BOUND, PAGE_BOUND } from '../lib/paging.js';
 
 /**
  * The schemas of a list route: the paging query fields and the envelope around an item schema.
@@ -16,13 +16,17 @@ export const PageQuery = {
     }),
   ),
   offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip (at most 1,000,000,000).' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: OFFSET_BOUND,
+      description: `Rows to skip, at most ${MAX_OFFSET.toLocaleString('en')} (deeper: \`cursor\`).`,
+    }),
   ),
   page: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: MAX_PAGE,
-      description: '1-based page (at most 10,000,000); an alternative to `offset`.',
+      maximum: PAGE_BOUND,
+      description: `1-based page, an alternative to \`offset\`: at most ${MAX_OFFSET.toLocaleString('en')} / limit + 1 (deeper: \`cursor\`).`,
     }),
   ),
   cursor: Type.Optional(

@@ -8,11 +8,16 @@ import { validationError } from './errors.js';
  * declare are in src/http/pagination.ts.
  */
 
-/** The deepest `offset` and `page` (at the largest `limit`, the same depth): beyond, a 400. */
-export const MAX_OFFSET = 1_000_000_000;
+/**
+ * The deepest `offset` (and `page`, at most `MAX_OFFSET / limit + 1`): an OFFSET walks every row it
+ * skips, so deeper pages are reached by cursor, whose seek costs the same at any depth.
+ */
+export const MAX_OFFSET = 10_000;
+/** The largest number `offset` and `page` accept at all, and the deepest position a cursor holds. */
+export const OFFSET_BOUND = 1_000_000_000;
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
-export const MAX_PAGE = MAX_OFFSET / MAX_LIMIT;
+export const PAGE_BOUND = OFFSET_BOUND / MAX_LIMIT;
 
 /** A list request's paging fields, as the query schema in src/http/pagination.ts validates them. */
 export interface PageQuery {
@@ -67,8 +72,8 @@ function decodeCursor(raw: string, sort: string, seeksOn: SortValueType): Cursor
     CONTROL.test(parsed[2]) ||
     !Number.isSafeInteger(parsed[3]) ||
     (parsed[3] as number) < 0 ||
-    // Offsets this API hands out stay within what `offset` itself accepts.
-    (parsed[3] as number) > MAX_OFFSET + MAX_LIMIT
+    // Positions this API hands out stay within what a list can hold.
+    (parsed[3] as number) > OFFSET_BOUND + MAX_LIMIT
   ) {
     throw validationError('cursor', 'is not a cursor this API issued');
   }
@@ -99,6 +104,17 @@ export function pageWindow(query: PageQuery, sort: string, seeksOn: SortValueTyp
     throw validationError('page', 'disagrees with offset; send one of them');
   }
   const offset = query.offset ?? ((query.page ?? 1) - 1) * limit;
+  if (offset > MAX_OFFSET) {
+    throw query.offset !== undefined
+      ? validationError(
+          'offset',
+          `must be at most ${MAX_OFFSET.toLocaleString('en')}: page deeper with cursor (each page's next_cursor)`,
+        )
+      : validationError(
+          'page',
+          `must be at most ${MAX_OFFSET.toLocaleString('en')} / limit + 1 (${Math.floor(MAX_OFFSET / limit) + 1} at limit ${limit}): page deeper with cursor (each page's next_cursor)`,
+        );
+  }
   return { limit, offset, cursor: undefined };
 }
 
