@@ -33,6 +33,10 @@ ${Object.entries(ERROR_STATUS)
   never kept in the idempotency store.
 * **Versions**: send \`X-Service-Version: YYYY-MM-DD\` to choose a dated version, otherwise the tenant's pinned
   version is used. Every response carries the version used in \`X-Service-Version\`.
+* **Lists** take \`limit\` (1-100), \`offset\` (at most 10,000) or \`page\`, and \`cursor\` (each page's
+  \`next_cursor\`) for any depth; \`total\` is exact.
+* **Conditional GETs**: a \`200\` answer to a GET carries a strong \`ETag\`; the same GET with
+  \`If-None-Match\` holding it answers \`304\` with no body while nothing it describes has changed.
 * **Money** is an integer of minor units with an ISO 4217 \`currency\`. Timestamps are RFC 3339 UTC.
 * **Rate limits** are per tenant: an hourly limit and a monthly quota (${planLimitsText()})
   and ${AI_LIMIT_PER_MINUTE} AI requests per minute. Every authenticated response carries

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import { meteringHook } from '../modules/usage/usage.hooks.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
+import { conditionalGet } from './etag.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
 /**
@@ -10,7 +11,7 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS
  * `config`: its gate and, where it has parameters, the refusal of an empty one (onRequest), an
  * empty body for a POST or PATCH without one (preValidation), idempotency (preHandler and onSend)
  * for an authenticated POST, its response rendered in the requested version (onSend) where
- * `config.resource` is set, and usage metering (onResponse) when
+ * `config.resource` is set, an ETag on a GET's answer (onSend, etag.ts), and usage metering (onResponse) when
  * it takes a key. A hook is attached only where it does something, which keeps GET routes off the
  * hot path. The same pass adds the shared error responses, the security scheme and the permission
  * line to the route's OpenAPI schema, and refuses a /v1 route that declares no `config.auth`.
@@ -92,6 +93,10 @@ export function installRouteHooks(
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
       onSend.push(recordIdempotent(route.config?.replayed));
+    }
+    // Last, on the bytes as sent: the ETag, and a 304 for a client that holds them.
+    if ((methods.includes('GET') || methods.includes('HEAD')) && route.url.startsWith('/v1')) {
+      onSend.push(conditionalGet);
     }
     if (onSend.length > 0) route.onSend = [...hooks(route.onSend), ...onSend] as typeof route.onSend;
     if (meterRoute && auth !== undefined && auth !== 'public') {
