@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import Fastify from 'fastify';
 
 /**
@@ -30,6 +31,20 @@ if (process.env.BARE_HEADERS === 'api') {
   });
 }
 app.get('/v1/users/me', async () => me);
+// Pages of our API's exact bytes by request URL (path and query), handed over in a file by the
+// bench (BARE_PAGES_FILE: a JSON object of URL -> body): the baseline of serving them.
+const pages = new Map<string, string>(
+  Object.entries(
+    JSON.parse(
+      process.env.BARE_PAGES_FILE ? fs.readFileSync(process.env.BARE_PAGES_FILE, 'utf8') : '{}',
+    ) as Record<string, string>,
+  ),
+);
+app.get('/v1/products', async (request, reply) => {
+  const body = pages.get(request.url);
+  if (body === undefined) return reply.code(404).send({ code: 'not_found' });
+  return reply.type('application/json; charset=utf-8').send(body);
+});
 app.post('/v1/echo', async (request) => request.body);
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`bare Fastify listening on ${address}\n`);

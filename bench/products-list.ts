@@ -66,7 +66,13 @@ function productRow(tenantId: string, i: number, base: number): products.NewProd
 }
 
 /** Inserts products `from` (inclusive) to `to` (exclusive) and their counts, in big transactions. */
-async function bulkLoad(deps: Deps, tenantId: string, from: number, to: number, base: number): Promise<void> {
+export async function bulkLoad(
+  deps: Deps,
+  tenantId: string,
+  from: number,
+  to: number,
+  base: number,
+): Promise<void> {
   for (let start = from; start < to; start += ROWS_PER_TRANSACTION) {
     const end = Math.min(to, start + ROWS_PER_TRANSACTION);
     await deps.store.transaction(async (trx) => {

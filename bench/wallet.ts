@@ -28,6 +28,11 @@ import {
  * without Idempotency-Key (one write transaction per request instead of three). Scenarios
  * take turns for BENCH_ROUNDS rounds and report their medians, so a busy machine skews them alike.
  * After the load the ledger is verified: a benchmark that broke an invariant fails.
+ *
+ * PostgreSQL's own CPU per transfer (its backends serving the server, found by the connections'
+ * `application_name`; only when PostgreSQL runs on this machine, where /proc shows its processes)
+ * is printed after the table: the server, PostgreSQL and the load generator share the cores, so
+ * the sum of both CPU figures bounds the throughput.
  */
 
 export interface WalletBenchOptions {
@@ -47,8 +52,13 @@ interface Store {
   env: Record<string, string>;
   server?: BenchServer;
   parties: Party[];
+  /** CPU time (µs) so far of each database process serving the server, by pid; PostgreSQL only. */
+  databaseCpu?: () => Promise<Map<number, number>>;
   drop(): Promise<void>;
 }
+
+/** PostgreSQL backends' CPU µs per request of each PostgreSQL scenario (median of its rounds). */
+export const postgresCpuMicrosPerRequest = new Map<string, number>();
 
 const FUNDS = 100_000_000_000;
 
@@ -118,22 +128,44 @@ async function sqliteStore(): Promise<Store> {
   };
 }
 
+/** User plus system CPU time of process `pid` in µs, or undefined when /proc does not show it. */
+function processCpu(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 async function postgresStore(url: string): Promise<Store> {
   const dataDir = tempDataDir();
   const schema = `bench_wallet_${randomBase62(10).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
+  // The server's connections carry the schema as their application_name, so its backends are found.
+  const named = new URL(url);
+  named.searchParams.set('application_name', schema);
   return {
     name: 'PostgreSQL',
-    env: benchEnv(dataDir, { DATABASE_URL: url, DATABASE_SCHEMA: schema }),
+    env: benchEnv(dataDir, { DATABASE_URL: named.toString(), DATABASE_SCHEMA: schema }),
     parties: [],
+    databaseCpu: async () => {
+      const { rows } = await admin.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+        [schema],
+      );
+      const cpu = new Map<number, number>();
+      for (const { pid } of rows) {
+        const micros = processCpu(pid);
+        if (micros !== undefined) cpu.set(pid, micros);
+      }
+      return cpu;
+    },
     drop: async () => {
-      const dropper = new pg.Client({ connectionString: url });
-      await dropper.connect();
-      await dropper.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await dropper.end();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -219,6 +251,7 @@ export async function run(options: WalletBenchOptions = {}): Promise<Measurement
     }
 
     const runs = new Map<string, Measurement[]>();
+    const databaseRuns = new Map<string, number[]>();
     const record = (m: Measurement) => runs.set(m.scenario, [...(runs.get(m.scenario) ?? []), m]);
     for (let round = 0; round < rounds; round++) {
       record(await load('bare Fastify POST /v1/echo', { ...echo, durationSeconds }, bare));
@@ -232,6 +265,7 @@ export async function run(options: WalletBenchOptions = {}): Promise<Measurement
         // Each round starts with another pattern, so none always follows the same one.
         const order = patterns.map((_, i) => patterns[(i + round) % patterns.length]);
         for (const [label, requests] of order.filter((p) => p !== undefined)) {
+          const databaseBefore = await store.databaseCpu?.();
           const measured = await load(
             `POST /v1/wallet/transfer, ${store.name}, ${label}`,
             { url, requests, durationSeconds },
@@ -240,10 +274,25 @@ export async function run(options: WalletBenchOptions = {}): Promise<Measurement
           if (measured.errors > 0)
             throw new Error(`${measured.scenario}: ${measured.errors} non-2xx or errors`);
           record(measured);
+          const databaseAfter = await store.databaseCpu?.();
+          if (databaseBefore && databaseAfter && databaseAfter.size > 0) {
+            // A backend that ended meanwhile is missed, one that started counts from its start.
+            let micros = 0;
+            for (const [pid, cpu] of databaseAfter) micros += cpu - (databaseBefore.get(pid) ?? 0);
+            const requests = Math.max(1, Math.round(measured.requestsPerSecond * durationSeconds));
+            databaseRuns.set(measured.scenario, [
+              ...(databaseRuns.get(measured.scenario) ?? []),
+              Math.round(micros / requests),
+            ]);
+          }
         }
       }
     }
     for (const store of stores) await verify(store.env);
+    for (const [scenario, list] of databaseRuns) postgresCpuMicrosPerRequest.set(scenario, median(list));
+    for (const [scenario, micros] of postgresCpuMicrosPerRequest) {
+      process.stderr.write(`${scenario}: PostgreSQL backends' CPU ${micros} µs a transfer\n`);
+    }
 
     const rows = [...runs.values()].map((list): Measurement => ({
       scenario: list[0]?.scenario ?? '',

@@ -33,6 +33,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { refundRoutes } from './modules/refunds/refunds.routes.js';
 import { pluginRoutes } from './modules/plugins/plugins.routes.js';
+import { injectCaller } from './modules/apps/apps.runtime.js';
 import { productRoutes } from './modules/products/products.routes.js';
 import { variantRoutes } from './modules/products/variants.routes.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
@@ -227,5 +228,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(consolePages({ gate: gateFor({ auth: 'public' }) }));
   if (options.extraRoutes) await options.extraRoutes(app);
   await app.ready();
+  // The first-party apps call the API through this app, with their installation tokens.
+  deps.apps.attach(injectCaller(app));
   return app;
 }

@@ -4,6 +4,7 @@ import type { Deps } from './deps.js';
 import { randomBase62 } from './lib/ids.js';
 import { ensurePrivateDir } from './lib/private-files.js';
 import { seedDemoCommerce } from './modules/orders/orders.demo.js';
+import { seedDemoUsage } from './modules/usage/usage.demo.js';
 
 export interface DemoCredentials {
   tenant_id: string;
@@ -41,6 +42,7 @@ export async function seedDemoData(deps: Deps): Promise<DemoCredentials | undefi
     throw error;
   }
   await seedDemoCommerce(deps, created);
+  await seedDemoUsage(deps.store.db, created.tenant.id, deps.clock.now());
   const credentials: DemoCredentials = {
     tenant_id: created.tenant.id,
     email: created.user.email,

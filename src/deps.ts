@@ -41,7 +41,10 @@ import {
 } from './modules/webhooks/webhooks.worker.js';
 import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
 import { createImportRunner, type ImportRunnerOptions } from './modules/imports/imports.runner.js';
+import { FOLD_BATCH, foldListCounts } from './db/list-counts.js';
+import { createReadCache } from './http/read-cache.js';
 import { createImportService } from './modules/imports/imports.service.js';
+import { createAppRuntime, withFirstPartyApps } from './modules/apps/apps.runtime.js';
 import { createExportService } from './modules/exports/exports.service.js';
 
 /**
@@ -90,7 +93,6 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   const users = createUserService({ store });
   const events = createEventService({ store, clock, versions });
   const analytics = createAnalyticsService({ store, clock, logger });
-  const plugins = createPluginService({ store, clock });
   const paymentProvider = overrides.paymentProvider ?? createSandboxProvider();
   const products = createProductService({ store, clock, events });
   const variants = createVariantService({ store, clock, events });
@@ -116,6 +118,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
   });
   const resolve = overrides.webhooks?.resolve ?? systemResolver;
   const webhooks = createWebhookService({ store, clock, config, events, resolve });
+  const plugins = createPluginService({
+    store,
+    clock,
+    events,
+    webhooks,
+    apiVersion: versions.latest.version,
+  });
   // What every event also writes in its transaction (analytics rollups, webhook deliveries).
   registerEventEffects({ store, events, webhooks, logger });
   const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };
@@ -129,14 +138,26 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     resolve,
     ca: overrides.webhooks?.ca,
   });
+  // First-party apps (AI Autowriter, Sold-out hider) take their deliveries in process.
+  const apps = createAppRuntime({ store, clock, logger });
   const webhookWorker = createWebhookWorker(
-    { store, clock, logger, config, events, transport: webhookTransport, onDue: webhooks.onDue },
+    {
+      store,
+      clock,
+      logger,
+      config,
+      events,
+      transport: withFirstPartyApps(webhookTransport, apps),
+      onDue: webhooks.onDue,
+    },
     webhookWorkerOptions,
   );
   // Bulk imports run in the background (started like the webhook worker); exports stream.
   const importRunner = createImportRunner({ store, clock, logger, events }, overrides.imports);
   const imports = createImportService({ store, clock, wake: importRunner.wake });
   const exporter = createExportService({ store, logger });
+  // Catalog answers kept per tenant and request, served while the catalog's version holds.
+  const readCache = createReadCache({ store });
   const usageMeter = createUsageMeter({ store, logger });
   const rateLimiter = createRateLimiter({
     clock,
@@ -182,11 +203,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     webhooks,
     /** Sends webhook deliveries; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
     webhookWorker,
+    /** The first-party apps, served by the webhook worker; they call the API `buildApp` attaches. */
+    apps,
     imports,
     /** Runs imports; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
     importRunner,
     /** Streams products, customers and orders as CSV or JSON Lines. */
     exporter,
+    readCache,
     usage,
     /** Developer console accounts, sessions and throttling. */
     consoleAccounts,
@@ -212,6 +236,15 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
         maintenance.push(timer);
       };
       every(10 * 60_000, () => idempotency.purgeExpired(), 'idempotency purge failed');
+      // Kept list counts (the event and delivery logs): deltas folded in as they come, so a
+      // count adds up few rows.
+      every(
+        1_000,
+        async () => {
+          while ((await foldListCounts(store)) === FOLD_BATCH);
+        },
+        'list count fold failed',
+      );
       every(60_000, () => payments.settleStalePayments(), 'stale payment sweep failed');
       every(60_000, () => payments.returnOwedRefunds(), 'owed refund sweep failed');
       every(

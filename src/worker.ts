@@ -1,10 +1,11 @@
 import { pathToFileURL } from 'node:url';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { buildApp } from './app.js';
 import { createDeps } from './deps.js';
 
 /**
- * `npm run worker`: webhook delivery and bulk imports as their own process, with the server's
- * configuration and wiring but no HTTP. Run several against PostgreSQL to share the queues;
+ * `npm run worker`: webhook delivery (the first-party apps included) and bulk imports as their own
+ * process, with the server's configuration and wiring but no HTTP listener. Run several against PostgreSQL to share the queues;
  * SIGTERM/SIGINT stop claiming, let attempts in flight finish (an import stops after its batch in
  * flight and is left for a runner to resume), and exit.
  */
@@ -24,6 +25,11 @@ async function main(): Promise<void> {
   if (config.webhooks.allowInsecure) {
     deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
   }
+  // No HTTP here: the app is built, never listening, for the first-party apps to call the API
+  // through (with their installation tokens, as any app would).
+  const app = await buildApp(deps);
+  // Their calls are metered like any key's: written every second, as in the server.
+  deps.usageMeter.start();
   deps.webhookWorker.start();
   deps.importRunner.start();
   process.stdout.write(
@@ -33,13 +39,17 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       deps.logger.info({ signal }, 'webhook worker stopping');
-      deps.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          deps.logger.error({ err: error }, 'webhook worker stop failed');
-          process.exit(1);
-        },
-      );
+      deps.webhookWorker
+        .stop()
+        .then(() => app.close())
+        .then(() => deps.close())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            deps.logger.error({ err: error }, 'webhook worker stop failed');
+            process.exit(1);
+          },
+        );
     });
   }
 }

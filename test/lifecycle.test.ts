@@ -404,13 +404,26 @@ describe('operator CLI', () => {
         assert.equal(created.code, 0, created.stderr);
         const out = JSON.parse(created.stdout) as {
           tenant: { id: string; name: string; plan: string; api_version: string };
-          user: { id: string; email: string };
+          user: { id: string; email: string; can_log_in: boolean };
           api_key: { id: string; key: string; permissions: string[] };
+          wallet: { id: string; currency: string };
         };
-        assert.deepEqual(Object.keys(out), ['tenant', 'user', 'api_key']);
+        assert.deepEqual(Object.keys(out), ['tenant', 'user', 'api_key', 'wallet']);
         assert.deepEqual(Object.keys(out.tenant), ['id', 'name', 'plan', 'api_version']);
         assert.equal(out.tenant.plan, 'free');
         assert.equal(out.user.email, 'ops@acme.test');
+        // Without --password the owner cannot log in, and the output says so.
+        assert.equal(out.user.can_log_in, false);
+        // The wallet id is the one a transfer to this tenant names.
+        const balance = await ctx.deps.wallet.balance({ id: out.tenant.id, currency: 'USD' });
+        assert.deepEqual(out.wallet, { id: balance.wallet_id, currency: 'USD' });
+        const text = await runAdmin(
+          ['tenant:create', '--name', 'Texty', '--email', 'text@acme.test', '--password', 'long enough pass'],
+          config,
+        );
+        assert.equal(text.code, 0, text.stderr);
+        assert.match(text.stdout, /Wallet \(USD\): wal_\w+, the destination_wallet_id/);
+        assert.match(text.stdout, /logs in to the console with text@acme\.test/);
         assert.equal(out.api_key.permissions.length, PERMISSIONS.length);
 
         const key = await runAdmin(

@@ -5,6 +5,7 @@ import { ErrorState, Loading } from './components/States.js';
 import { ToastProvider } from './components/Toast.js';
 import { PAGES } from './routes.js';
 import { ApiKeys } from './pages/ApiKeys.js';
+import { Events } from './pages/Events.js';
 import { Imports } from './pages/Imports.js';
 import { Login, Signup } from './pages/Auth.js';
 import { Overview } from './pages/Overview.js';
@@ -105,6 +106,7 @@ export function App() {
               <Route path={PAGES.keys} element={<ApiKeys />} />
               <Route path={PAGES.webhooks} element={<Webhooks />} />
               <Route path={PAGES.webhook} element={<WebhookDetail />} />
+              <Route path={PAGES.events} element={<Events />} />
               <Route path={PAGES.imports} element={<Imports />} />
               <Route path={PAGES.plugins} element={<Plugins />} />
               <Route

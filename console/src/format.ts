@@ -73,6 +73,23 @@ export function formatDay(date: string, short = false): string {
   return (short ? shortDayFormat : dayFormat).format(new Date(`${date}T00:00:00Z`));
 }
 
+const logTimeFormat = new Intl.DateTimeFormat('en', {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+/**
+ * "Nov 21, 14:03:27", local time: the one format of a delivery log's times (an attempt, a queued
+ * attempt's due time, the next retry), so a row never mixes two.
+ */
+export function formatLogTime(iso: string): string {
+  return logTimeFormat.format(new Date(iso));
+}
+
 /** "14:03:27", local time, of an ISO timestamp or ms since the epoch. */
 export function clockTime(at: string | number): string {
   const d = new Date(at);
@@ -82,6 +99,28 @@ export function clockTime(at: string | number): string {
 const numberFormat = new Intl.NumberFormat('en');
 export function formatNumber(n: number): string {
   return numberFormat.format(n);
+}
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+function moneyFormat(currency: string, compact: boolean): Intl.NumberFormat {
+  const key = `${currency} ${compact}`;
+  let format = moneyFormats.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en', {
+      style: 'currency',
+      currency,
+      ...(compact ? { notation: 'compact', maximumFractionDigits: 1 } : {}),
+    });
+    moneyFormats.set(key, format);
+  }
+  return format;
+}
+
+/** Minor units as money: 129990 USD -> "$1,299.90" (1299 JPY -> "¥1,299"); compact: "$1.3K". */
+export function formatMoney(minor: number, currency: string, compact = false): string {
+  const digits = moneyFormat(currency, false).resolvedOptions().maximumFractionDigits ?? 2;
+  return moneyFormat(currency, compact).format(minor / 10 ** digits);
 }
 
 const compactFormat = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });

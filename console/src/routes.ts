@@ -10,6 +10,7 @@ export const PAGES = {
   keys: '/keys',
   webhooks: '/webhooks',
   webhook: '/webhooks/:id',
+  events: '/events',
   imports: '/imports',
   plugins: '/plugins',
   usage: '/usage',

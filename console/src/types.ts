@@ -5,9 +5,17 @@ import type { AccountSchema, SignupResultSchema } from '../../src/modules/consol
 import type { EventObject } from '../../src/modules/events/events.service.js';
 import type { ImportErrorSchema, ImportSchema } from '../../src/modules/imports/imports.schemas.js';
 import type { PluginSchema, RatingSchema } from '../../src/modules/plugins/plugins.schemas.js';
+import type { AnalyticsSchema } from '../../src/modules/analytics/analytics.schemas.js';
+import type { OrderSchema } from '../../src/modules/orders/orders.schemas.js';
+import type { ProductSchema } from '../../src/modules/products/products.schemas.js';
 import type { UsageSchema } from '../../src/modules/usage/usage.schemas.js';
+import type { BalanceListSchema } from '../../src/modules/wallet/wallet.schemas.js';
 import type { VersionListSchema } from '../../src/modules/versions/versions.schemas.js';
-import type { DeliverySchema, WebhookSchema } from '../../src/modules/webhooks/webhooks.schemas.js';
+import type {
+  DeliverySchema,
+  EventDeliverySchema,
+  WebhookSchema,
+} from '../../src/modules/webhooks/webhooks.schemas.js';
 
 /** The response shapes the console reads, from the server's own schemas (types only). */
 
@@ -16,6 +24,12 @@ export type SignupResult = Static<typeof SignupResultSchema>;
 export type ApiKey = Static<typeof ApiKeySchema>;
 export type Webhook = Static<typeof WebhookSchema>;
 export type Delivery = Static<typeof DeliverySchema>;
+/** A delivery as an event's log lists it, with the endpoint it went to. */
+export type EventDelivery = Static<typeof EventDeliverySchema>;
+export type Analytics = Static<typeof AnalyticsSchema>;
+export type Order = Static<typeof OrderSchema>;
+export type Product = Static<typeof ProductSchema>;
+export type WalletBalances = Static<typeof BalanceListSchema>;
 export type WebhookEvent = EventObject;
 export type Plugin = Static<typeof PluginSchema>;
 export type Rating = Static<typeof RatingSchema>;

@@ -29,6 +29,8 @@ Commands:
   tenant:set-limits --tenant ID [--plan P] [--hourly N|default] [--monthly N|default]
                 [--daily-transfer N|default]
   wallet:credit --tenant ID --amount N --currency C [--description D]
+  plugin:approve --plugin ID            publish a plugin that is in review
+  plugin:reject --plugin ID --reason R  reject a plugin that is in review, saying why
   ledger:verify
   help          this text (also --help or -h, alone or after a command)
 `;
@@ -81,6 +83,8 @@ const commands: Record<string, Command> = {
       currency: typeof v.currency === 'string' ? v.currency : undefined,
       apiVersion: typeof v['api-version'] === 'string' ? v['api-version'] : undefined,
     });
+    const wallet = await deps.wallet.balance(created.tenant);
+    const loginPassword = typeof v.password === 'string';
     const json = {
       tenant: {
         id: created.tenant.id,
@@ -88,12 +92,21 @@ const commands: Record<string, Command> = {
         plan: created.tenant.plan,
         api_version: created.tenant.api_version,
       },
-      user: { id: created.user.id, email: created.user.email },
+      user: { id: created.user.id, email: created.user.email, can_log_in: loginPassword },
       api_key: { id: created.apiKey.id, key: created.apiKey.key, permissions: created.apiKey.permissions },
+      wallet: { id: wallet.wallet_id, currency: wallet.currency },
     };
+    const login = loginPassword
+      ? `The owner logs in to the console with ${json.user.email} and the password given.`
+      : 'No --password was given: this owner cannot log in to the console (the API key works).';
     return {
       json,
-      text: `Created tenant ${json.tenant.id} (${json.tenant.name}, ${json.tenant.plan}) with owner ${json.user.email}.\nAPI key (shown once): ${json.api_key.key}`,
+      text: [
+        `Created tenant ${json.tenant.id} (${json.tenant.name}, ${json.tenant.plan}) with owner ${json.user.email}.`,
+        `API key (shown once): ${json.api_key.key}`,
+        `Wallet (${json.wallet.currency}): ${json.wallet.id}, the destination_wallet_id of a transfer to this tenant.`,
+        login,
+      ].join('\n'),
     };
   },
 
@@ -166,6 +179,20 @@ const commands: Record<string, Command> = {
       json,
       text: `Tenant ${tenant.id}: plan ${tenant.plan}, hourly ${tenant.hourly_limit ?? 'plan default'}, monthly ${tenant.monthly_limit ?? 'plan default'}${dailyText}.`,
     };
+  },
+
+  async 'plugin:approve'(deps, args) {
+    const v = parse(args, { plugin: { type: 'string' } });
+    const plugin = await deps.plugins.review(required(v.plugin, 'plugin'), { approve: true });
+    return { json: { plugin }, text: `Plugin ${plugin.id} (${plugin.name}) is published.` };
+  },
+
+  async 'plugin:reject'(deps, args) {
+    const v = parse(args, { plugin: { type: 'string' }, reason: { type: 'string' } });
+    const reason = required(v.reason, 'reason').trim();
+    if (reason === '' || reason.length > 1000) throw new UsageError('--reason must be 1 to 1000 characters');
+    const plugin = await deps.plugins.review(required(v.plugin, 'plugin'), { approve: false, reason });
+    return { json: { plugin }, text: `Plugin ${plugin.id} (${plugin.name}) is rejected: ${reason}` };
   },
 
   async 'wallet:credit'(deps, args) {

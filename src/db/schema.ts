@@ -94,6 +94,12 @@ export interface WebhookEndpointsTable {
   failing_since: number | null;
   created: number;
   updated: number;
+  /**
+   * Set on the endpoint a plugin installation subscribes (migration 0028): such an endpoint belongs
+   * to the plugin, not to the tenant's own webhooks, and is not listed or changed through them.
+   */
+  plugin_id: string | null;
+  installation_id: string | null;
 }
 
 /** One delivery attempt: `pending` rows are the queue, the others are the delivery log. */
@@ -359,32 +365,60 @@ export interface PaymentsTable {
   updated: number;
 }
 
+export type PluginStatus = 'draft' | 'in_review' | 'published' | 'rejected';
+
 export interface PluginsTable {
   id: string;
-  /** Unique, lowercase, hyphenated: `slack-order-notifications`. */
+  /** Unique, lowercase, hyphenated: `sold-out-hider`. */
   slug: string;
   name: string;
   description: string;
   category: string;
+  /** The publisher's name as shown in the marketplace (the owner tenant's name when it published). */
   author: string;
   /** JSON array of the permissions the plugin needs. */
   permissions: string;
   /** JSON array of the event types the plugin listens to. */
   events: string;
-  /** Active installations: the catalog's starting figure plus one per installation row. */
+  /** Active installations (one per tenant that has it installed now). */
   installs: number;
-  /** Sum and count of the stars of every rating (seeded starting figures plus tenants' ratings). */
+  /** Sum and count of the stars of every tenant's rating. */
   rating_sum: number;
   rating_count: number;
+  /** The tenant that publishes it; null for the platform's first-party plugins. */
+  owner_tenant_id: string | null;
+  status: PluginStatus;
+  /** Why the operator rejected it (status `rejected`), else null. */
+  rejection_reason: string | null;
+  /** Where its events are delivered (`internal://first-party/...` for a first-party plugin). */
+  webhook_url: string | null;
+  homepage_url: string | null;
+  /** `whsec_` + base64: signs every delivery to its installations; kept in clear to sign. */
+  secret: string | null;
+  /** The first-party runtime that serves it in process (`ai-autowriter`), or null. */
+  runtime: string | null;
+  created: number;
+  updated: number;
 }
 
 export interface PluginInstallationsTable {
+  /** `ins_...` */
+  id: string;
   tenant_id: string;
   plugin_id: string;
+  /** The user whose key installed it; the installation token acts on that user's behalf. */
+  user_id: string;
   /** JSON arrays: what the tenant granted the plugin when it installed it. */
-  granted_permissions: string;
-  granted_events: string;
+  permissions: string;
+  events: string;
+  /** SHA-256 (hex) of the installation token `sk_app_...`; the token itself is never stored. */
+  token_hash: string;
+  token_last4: string;
+  /** The webhook endpoint subscribing the plugin's URL to its events for this tenant. */
+  endpoint_id: string;
   installed_at: number;
+  /** Null while installed; set when uninstalled (the token stops working at that commit). */
+  uninstalled_at: number | null;
 }
 
 export interface PluginRatingsTable {
@@ -408,6 +442,34 @@ export interface UsageDailyTable {
   rejected: number;
   /** Sum of response times, microseconds. */
   duration_us: number;
+}
+
+/** Metered calls made with plugin installation tokens, per tenant, UTC day, plugin and endpoint. */
+export interface UsageAppsDailyTable {
+  tenant_id: string;
+  day: number;
+  plugin_id: string;
+  endpoint: string;
+  calls: number;
+  errors: number;
+  duration_us: number;
+}
+
+/** A first-party app's token of one installation, encrypted with a key derived from its secret. */
+export interface AppRuntimeTokensTable {
+  installation_id: string;
+  plugin_id: string;
+  tenant_id: string;
+  token_ciphertext: string;
+  created: number;
+}
+
+/** A first-party app's own marks (the Sold-out hider: `hidden:<product id>`). */
+export interface AppRuntimeMarksTable {
+  plugin_id: string;
+  tenant_id: string;
+  mark: string;
+  created: number;
 }
 
 /** A console login: only the SHA-256 of the session id is stored; the id lives in the cookie. */
@@ -749,12 +811,38 @@ export interface ImportChunksTable {
   data: Buffer;
 }
 
+/** Folded counts of long lists (migration 0031): `events` by type, `deliveries:<endpoint>` by status. */
+export interface ListCountsTable {
+  tenant_id: string;
+  list: string;
+  key: string;
+  n: number;
+}
+
+/** +1 and -1 rows added by triggers as the counted rows come and go, until folded into `list_counts`. */
+export interface ListCountDeltasTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  list: string;
+  key: string;
+  delta: number;
+}
+
+/** Each tenant's catalog version, moved by every write of its products or variants (migration 0033). */
+export interface CatalogVersionsTable {
+  tenant_id: string;
+  version: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  list_counts: ListCountsTable;
+  catalog_versions: CatalogVersionsTable;
+  list_count_deltas: ListCountDeltasTable;
   products: ProductsTable;
   product_counts: ProductCountsTable;
   product_variants: ProductVariantsTable;
@@ -775,6 +863,9 @@ export interface Database {
   plugins: PluginsTable;
   plugin_installations: PluginInstallationsTable;
   plugin_ratings: PluginRatingsTable;
+  usage_apps_daily: UsageAppsDailyTable;
+  app_runtime_tokens: AppRuntimeTokensTable;
+  app_runtime_marks: AppRuntimeMarksTable;
   usage_daily: UsageDailyTable;
   ledger_accounts: LedgerAccountsTable;
   ledger_entries: LedgerEntriesTable;

@@ -33,7 +33,8 @@ export async function conditionalGet(
   payload: unknown,
 ): Promise<unknown> {
   if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
-  const tag = entityTag(payload);
+  // An answer from the read cache (read-cache.ts) comes with the tag of its bytes.
+  const tag = (reply.getHeader('etag') as string | undefined) ?? entityTag(payload);
   reply.header('etag', tag);
   if (!noneMatch(request.headers['if-none-match'], tag)) return payload;
   reply.code(304);

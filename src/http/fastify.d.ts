@@ -11,6 +11,11 @@ declare module 'fastify' {
     resource?: string;
     /** The body is a list envelope of `resource`: each item of `data` is rendered. */
     list?: boolean;
+    /**
+     * `'catalog'`: answers are kept in the read cache (src/http/read-cache.ts) with the tenant's
+     * catalog version, and served from it while that version holds.
+     */
+    cache?: 'catalog';
     /** `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones. */
     rateLimit?: RouteRateLimit;
     /**

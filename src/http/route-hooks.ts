@@ -11,17 +11,21 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS
  * `config`: its gate and, where it has parameters, the refusal of an empty one (onRequest), an
  * empty body for a POST or PATCH without one (preValidation), idempotency (preHandler and onSend)
  * for an authenticated POST, its response rendered in the requested version (onSend) where
- * `config.resource` is set, an ETag on a GET's answer (onSend, etag.ts), and usage metering (onResponse) when
+ * `config.resource` is set, the read cache where `config.cache` is set (preHandler and onSend,
+ * read-cache.ts), an ETag on a GET's answer (onSend, etag.ts), and usage metering (onResponse) when
  * it takes a key. A hook is attached only where it does something, which keeps GET routes off the
  * hot path. The same pass adds the shared error responses, the security scheme and the permission
  * line to the route's OpenAPI schema, and refuses a /v1 route that declares no `config.auth`.
  */
 export function installRouteHooks(
   app: FastifyInstance,
-  deps: Pick<Deps, 'versions' | 'idempotency' | 'store' | 'limitsAndMetering' | 'usageMeter' | 'clock'>,
+  deps: Pick<
+    Deps,
+    'versions' | 'idempotency' | 'store' | 'limitsAndMetering' | 'usageMeter' | 'clock' | 'readCache'
+  >,
   gateFor: ReturnType<typeof createGate>,
 ): void {
-  const { versions, idempotency } = deps;
+  const { versions, idempotency, readCache } = deps;
   const defaultBody = async (request: FastifyRequest) => {
     if (request.body === undefined) request.body = {};
   };
@@ -32,7 +36,8 @@ export function installRouteHooks(
       if (
         typeof payload !== 'string' ||
         reply.statusCode >= 300 ||
-        !versions.differs(resource, request.apiVersion)
+        !versions.differs(resource, request.apiVersion) ||
+        readCache.answered(request)
       ) {
         return payload;
       }
@@ -86,10 +91,14 @@ export function installRouteHooks(
     if (methods.includes('POST') || methods.includes('PATCH')) {
       route.preValidation = [defaultBody, ...hooks(route.preValidation)] as typeof route.preValidation;
     }
-    // onSend hooks run in order: render the version first, then record what is sent.
+    // onSend hooks run in order: render the version first, then keep or record what is sent.
     const onSend: unknown[] = [];
     if (route.config?.resource !== undefined)
       onSend.push(renderVersion(route.config.resource, route.config.list === true));
+    if (route.config?.cache === 'catalog') {
+      route.preHandler = [...hooks(route.preHandler), readCache.lookup] as typeof route.preHandler;
+      onSend.push(readCache.keep);
+    }
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
       onSend.push(recordIdempotent(route.config?.replayed));

@@ -36,9 +36,20 @@ export function tenantSummaryOf(row: TenantColumns): TenantSummary {
   };
 }
 
-/** Who is calling: the key, its tenant and the user who owns the key. */
+/** The plugin installation an installation token (`sk_app_...`) belongs to. */
+export interface AppIdentity {
+  installationId: string;
+  pluginId: string;
+  pluginName: string;
+}
+
+/**
+ * Who is calling: the key, its tenant and the user who owns the key. For an installation token,
+ * `key` is the installation (its id, the plugin's name, the permissions granted) and `app` says so.
+ */
 export interface Principal {
   tenant: TenantSummary;
   userId: string;
   key: { id: string; name: string; permissions: ReadonlySet<Permission>; expiresAt: number | null };
+  app?: AppIdentity;
 }

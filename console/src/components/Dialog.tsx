@@ -232,6 +232,8 @@ interface SecretProps {
   hint?: string;
   onClose: () => void;
   doneLabel?: string;
+  /** More to show below the secret (how to use it). */
+  children?: ReactNode;
 }
 
 /** Shows a secret the server returns only once, to copy; only the one button closes it. */
@@ -243,10 +245,12 @@ export function SecretDialog({
   hint,
   onClose,
   doneLabel = 'Done',
+  children,
 }: SecretProps) {
   return (
     <Dialog title={title} onClose={onClose} description={description} dismissible={false}>
       <CopyField label={label} value={value} hint={hint} />
+      {children}
       <div className="dialog-actions">
         <button type="button" className="button button-primary" onClick={onClose}>
           {doneLabel}

@@ -8,6 +8,7 @@ const NAV = [
   { to: '/', label: 'Overview', end: true },
   { to: '/keys', label: 'API keys', end: false },
   { to: '/webhooks', label: 'Webhooks', end: false },
+  { to: '/events', label: 'Events', end: false },
   { to: '/imports', label: 'Imports', end: false },
   { to: '/plugins', label: 'Plugins', end: false },
   { to: '/usage', label: 'Usage', end: false },

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { PERMISSIONS } from '../../../src/lib/permissions.js';
 import { api, formErrors } from '../api.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
+import { CopyField } from '../components/CopyField.js';
 import { ConfirmDialog, FormDialog, SecretDialog } from '../components/Dialog.js';
 import { CheckboxGroups, Field } from '../components/Form.js';
 import { PageHeader } from '../components/Layout.js';
@@ -13,6 +14,51 @@ import { usePageTitle } from '../title.js';
 import type { ApiKey, Page } from '../types.js';
 
 type Permission = (typeof PERMISSIONS)[number];
+
+/** A call each permission allows, to try a new key with: the first the key holds, else one any key may make. */
+const TRY_CALLS: [Permission, string][] = [
+  ['read:products', '/v1/products?limit=1'],
+  ['read:orders', '/v1/orders?limit=1'],
+  ['read:customers', '/v1/customers?limit=1'],
+  ['read:users', '/v1/users/me'],
+  ['read:wallet', '/v1/wallet/balance'],
+  ['read:analytics', '/v1/analytics'],
+  ['read:webhooks', '/v1/webhooks'],
+  ['read:usage', '/v1/usage'],
+  ['read:keys', '/v1/api-keys'],
+];
+
+/**
+ * A curl command that calls this server with `key`, ready to paste: over HTTPS it trusts the
+ * server's own certificate, from the server's folder (`npm start` makes it there).
+ */
+export function curlLine(
+  key: string,
+  permissions: readonly string[],
+  origin = window.location.origin,
+): string {
+  const path = TRY_CALLS.find(([permission]) => permissions.includes(permission))?.[1] ?? '/v1/versions';
+  const tls = origin.startsWith('https:') ? '--cacert data/tls/cert.pem ' : '';
+  return `curl ${tls}-H "Authorization: Bearer ${key}" "${origin}${path}"`;
+}
+
+/** How to call the API with a key just shown: a curl line, and what its certificate option means. */
+function TryKey({ apiKey }: { apiKey: ApiKey & { key?: string } }) {
+  if (!apiKey.key) return null;
+  return (
+    <div className="try-key">
+      <CopyField label="Try it with curl" value={curlLine(apiKey.key, apiKey.permissions)} />
+      {window.location.protocol === 'https:' ? (
+        <p className="hint" data-testid="certificate-hint">
+          The server’s certificate is self-signed: <code>--cacert data/tls/cert.pem</code> trusts exactly it.
+          Run the line in the server’s folder (the file is in its data folder, <code>DATA_DIR</code>), or copy
+          the file to where you run it. <code>-k</code> instead would skip the check altogether: for a quick
+          try only, never in an integration. With a certificate from a public authority, leave both out.
+        </p>
+      ) : null}
+    </div>
+  );
+}
 
 /** Permissions grouped by what they are about, for the create dialog. */
 function groupPermissions(): [string, Permission[]][] {
@@ -89,7 +135,9 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         value={created.key}
         hint="Store it in a secret manager, never in client-side code."
         onClose={onClose}
-      />
+      >
+        <TryKey apiKey={created} />
+      </SecretDialog>
     );
   }
 
@@ -186,7 +234,9 @@ function RollDialog({
         label={`New key for “${rolled.name}”`}
         value={rolled.key}
         onClose={onClose}
-      />
+      >
+        <TryKey apiKey={rolled} />
+      </SecretDialog>
     );
   }
   return (

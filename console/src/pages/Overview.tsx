@@ -1,16 +1,36 @@
-import { useState } from 'react';
+import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api.js';
 import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { PlansButton } from '../components/Plans.js';
-import { ErrorState, Loading } from '../components/States.js';
+import { Async, Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
-import { formatMs, formatNumber, formatUtcDate, humanize, percent, plural } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
+import {
+  formatDateTime,
+  formatMoney,
+  formatMs,
+  formatNumber,
+  formatUtcDate,
+  humanize,
+  percent,
+  plural,
+  timeAgo,
+} from '../format.js';
+import { type Resource, useAction, useNow, useResource } from '../hooks.js';
 import { useAccount, useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
-import type { Usage, VersionList, Versions } from '../types.js';
+import type {
+  Analytics,
+  Order,
+  Page,
+  Product,
+  Usage,
+  VersionList,
+  Versions,
+  WalletBalances,
+  Webhook,
+} from '../types.js';
 
 export function QuotaBar({ used, limit, label }: { used: number; limit: number; label: string }) {
   const share = Math.min(100, percent(used, limit));
@@ -179,22 +199,265 @@ export function UsageCards({ usage }: { usage: Usage }) {
   );
 }
 
+// The chart library loads with the chart, after the overview's figures.
+const StoreChart = lazy(() => import('../components/StoreChart.js'));
+
+const ORDER_TONES: Record<string, string> = {
+  pending: 'neutral',
+  paid: 'info',
+  shipped: 'info',
+  delivered: 'success',
+  cancelled: 'neutral',
+  refunded: 'warning',
+};
+
+/** "+12% on the 30 days before", or nothing to compare with. */
+function change(now: number, before: number): string {
+  if (before === 0) return now === 0 ? 'No change on the 30 days before' : 'None in the 30 days before';
+  const share = Math.round(((now - before) * 100) / Math.abs(before));
+  return `${share > 0 ? '+' : share < 0 ? '−' : '±'}${Math.abs(share)}% on the 30 days before`;
+}
+
+/** Revenue, orders and average order value of the last 30 days, and the wallets' balances. */
+function StoreFigures({ analytics, wallets }: { analytics: Analytics; wallets: WalletBalances | undefined }) {
+  const { summary, previous_period: previous, currency } = analytics;
+  return (
+    <div className="cards" data-testid="store-figures">
+      <section className="card stat" aria-labelledby="stat-revenue">
+        <h2 id="stat-revenue" className="stat-label">
+          Revenue, last 30 days
+        </h2>
+        <p className="stat-value" data-testid="revenue">
+          {formatMoney(summary.revenue, currency)}
+        </p>
+        <p className="stat-note">{change(summary.revenue, previous.revenue)}</p>
+      </section>
+      <section className="card stat" aria-labelledby="stat-orders">
+        <h2 id="stat-orders" className="stat-label">
+          Orders, last 30 days
+        </h2>
+        <p className="stat-value" data-testid="orders">
+          {formatNumber(summary.orders)}
+        </p>
+        <p className="stat-note">
+          {formatNumber(summary.paid_orders)} paid · {change(summary.orders, previous.orders)}
+        </p>
+      </section>
+      <section className="card stat" aria-labelledby="stat-aov">
+        <h2 id="stat-aov" className="stat-label">
+          Average order value
+        </h2>
+        <p className="stat-value">
+          {summary.paid_orders === 0 ? '—' : formatMoney(summary.average_order_value, currency)}
+        </p>
+        <p className="stat-note">{plural(summary.customers, 'customer')}</p>
+      </section>
+      <section className="card stat" aria-labelledby="stat-wallet">
+        <h2 id="stat-wallet" className="stat-label">
+          Wallet balance
+        </h2>
+        {wallets === undefined ? (
+          <p className="stat-value">…</p>
+        ) : (
+          <ul className="wallets" aria-label="Wallet balance per currency">
+            {wallets.data.map((wallet) => (
+              <li key={wallet.currency} data-currency={wallet.currency}>
+                <span className="stat-value">{formatMoney(wallet.available, wallet.currency)}</span>{' '}
+                <span className="stat-of">{wallet.currency}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="stat-note">Available to transfer or refund</p>
+      </section>
+    </div>
+  );
+}
+
+function SalesChart({ analytics }: { analytics: Analytics }) {
+  return (
+    <section className="card" aria-labelledby="sales-title">
+      <div className="card-header">
+        <h2 id="sales-title">Revenue and orders</h2>
+        <span className="hint">Last 30 days · {analytics.currency} · UTC days</span>
+      </div>
+      <Suspense fallback={<Loading label="Loading the chart" rows={3} />}>
+        <StoreChart analytics={analytics} />
+      </Suspense>
+    </section>
+  );
+}
+
+function RecentOrders({ orders }: { orders: Resource<Page<Order>> }) {
+  const now = useNow();
+  return (
+    <section className="card" aria-labelledby="recent-orders">
+      <div className="card-header">
+        <h2 id="recent-orders">Recent orders</h2>
+        {orders.data ? <span className="hint">{plural(orders.data.total, 'order')} in all</span> : null}
+      </div>
+      <Async resource={orders} loadingLabel="Loading orders">
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty title="No orders yet">Orders placed through the API show up here.</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table className="table table-orders">
+                <caption className="visually-hidden">The latest orders, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Customer</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Total</th>
+                    <th scope="col">Placed</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((order) => (
+                    <tr key={order.id} data-order-id={order.id}>
+                      <td data-label="Customer" className="break-anywhere">
+                        {order.customer.name ?? order.customer.email}
+                        <div className="hint mono">{order.id}</div>
+                      </td>
+                      <td data-label="Status">
+                        <span className={`badge badge-${ORDER_TONES[order.status] ?? 'neutral'}`}>
+                          <span className="badge-dot" aria-hidden="true" />
+                          {humanize(order.status)}
+                        </span>
+                      </td>
+                      <td data-label="Total" className="numeric nowrap">
+                        {formatMoney(order.total, order.currency)}
+                      </td>
+                      <td data-label="Placed" className="nowrap">
+                        <time dateTime={order.created} title={formatDateTime(order.created)}>
+                          {timeAgo(order.created, now)}
+                        </time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Async>
+    </section>
+  );
+}
+
+/** What needs the owner: the quota from 80% used, paid orders to ship, sold-out products, failing webhooks. */
+function Attention({
+  soldOut,
+  toShip,
+  webhooks,
+  usage,
+}: {
+  soldOut: Page<Product> | undefined;
+  toShip: Page<Order> | undefined;
+  webhooks: Page<Webhook> | undefined;
+  usage: Usage | undefined;
+}) {
+  if (soldOut === undefined || toShip === undefined || webhooks === undefined || usage === undefined) {
+    return null;
+  }
+  const failing = webhooks.data.filter((hook) => hook.status !== 'Active');
+  const items: { key: string; tone: 'warning' | 'danger' | 'info'; body: ReactNode }[] = [];
+  if (toShip.total > 0) {
+    items.push({
+      key: 'ship',
+      tone: 'info',
+      body: (
+        <>
+          <strong>{plural(toShip.total, 'paid order')} to ship.</strong> Mark each shipped with{' '}
+          <code>POST /v1/orders/{'{id}'}/ship</code>.
+        </>
+      ),
+    });
+  }
+  if (soldOut.total > 0) {
+    const names = soldOut.data.map((product) => product.name);
+    const more = soldOut.total - names.length;
+    items.push({
+      key: 'sold-out',
+      tone: 'warning',
+      body: (
+        <>
+          <strong>{plural(soldOut.total, 'product')} sold out:</strong> {names.join(', ')}
+          {more > 0 ? ` and ${formatNumber(more)} more` : ''}.
+        </>
+      ),
+    });
+  }
+  for (const hook of failing) {
+    items.push({
+      key: hook.id,
+      tone: hook.status === 'Disabled' ? 'danger' : 'warning',
+      body: (
+        <>
+          <strong>Webhook {hook.status === 'Disabled' ? 'disabled' : 'degraded'}:</strong>{' '}
+          <Link to={`/webhooks/${hook.id}`} className="break-anywhere">
+            {hook.url}
+          </Link>{' '}
+          {hook.status === 'Disabled'
+            ? 'receives nothing until you enable it.'
+            : 'its last delivery failed; failed deliveries are retried.'}
+        </>
+      ),
+    });
+  }
+  return (
+    <section className="card" aria-labelledby="attention-title" data-testid="attention">
+      <h2 id="attention-title">Needs attention</h2>
+      {/* The quota first: past it, every API call is refused. */}
+      <QuotaWarning usage={usage} />
+      {items.length === 0 && usage.quota.warning ? null : items.length === 0 ? (
+        <p className="muted">
+          Nothing needs your attention: no sold-out products, orders to ship or failing webhooks.
+        </p>
+      ) : (
+        <ul className="attention">
+          {items.map((item) => (
+            <li key={item.key} className={`attention-item attention-${item.tone}`} data-attention={item.key}>
+              {item.body}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function Overview() {
   usePageTitle('Overview');
   const account = useAccount();
   const usage = useResource<Usage>('/usage');
   const versionList = useResource<VersionList>('/versions');
   const versions = { ...versionList, data: versionList.data && describeVersions(versionList.data) };
+  const analytics = useResource<Analytics>('/analytics?interval=day');
+  const wallets = useResource<WalletBalances>('/wallet/balances');
+  const orders = useResource<Page<Order>>('/orders?limit=5');
+  const toShip = useResource<Page<Order>>('/orders?status=paid&limit=1');
+  const soldOut = useResource<Page<Product>>('/products?in_stock=false&limit=5');
+  const webhooks = useResource<Page<Webhook>>('/webhooks?limit=100');
   const { firstKey, dismissFirstKey } = useSession();
 
   return (
     <>
-      <PageHeader
-        title="Overview"
-        description={`${account.tenant.name} · this month’s API activity at a glance.`}
-      />
+      <PageHeader title="Overview" description={`${account.tenant.name} · your store at a glance.`} />
       {versions.data ? <VersionBanner versions={versions.data} onUpgraded={versions.reload} /> : null}
-      {usage.data ? <QuotaWarning usage={usage.data} /> : null}
+      <Attention soldOut={soldOut.data} toShip={toShip.data} webhooks={webhooks.data} usage={usage.data} />
+      {analytics.data ? (
+        <>
+          <StoreFigures analytics={analytics.data} wallets={wallets.data} />
+          <SalesChart analytics={analytics.data} />
+        </>
+      ) : analytics.error !== undefined ? (
+        <ErrorState error={analytics.error} onRetry={analytics.reload} title="Sales could not be loaded" />
+      ) : (
+        <Loading label="Loading sales" rows={3} />
+      )}
+      <RecentOrders orders={orders} />
+      <h2 className="section-title">API this month</h2>
       {usage.data ? (
         <UsageCards usage={usage.data} />
       ) : usage.error !== undefined ? (

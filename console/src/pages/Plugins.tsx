@@ -1,8 +1,11 @@
 import { useId, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { api, describeFailure } from '../api.js';
-import { Chips, StatusBadge } from '../components/Badge.js';
+import { StatusBadge } from '../components/Badge.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
+import { PluginAccess } from '../components/PluginAccess.js';
+import { UninstallDialog } from '../components/UninstallDialog.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { RateInput, Stars } from '../components/Stars.js';
 import { useToast } from '../components/Toast.js';
@@ -10,28 +13,14 @@ import { formatNumber, humanize } from '../format.js';
 import { useAction, useDebounced, useResource } from '../hooks.js';
 import { usePageTitle } from '../title.js';
 import type { Page, Plugin, Rating } from '../types.js';
+import { InstalledPlugins } from './PluginsInstalled.js';
+import { PublisherPlugins } from './PluginsPublisher.js';
 
 const SORTS = [
   { value: 'installs', label: 'Most installed' },
   { value: 'rating', label: 'Best rated' },
   { value: 'name', label: 'Name' },
 ] as const;
-
-/** What installing grants a plugin: its permissions and its events, each as chips or "None". */
-function Grants({ plugin, max }: { plugin: Plugin; max?: number }) {
-  return (
-    <dl className="plugin-grants">
-      <div>
-        <dt>Permissions</dt>
-        <dd>{plugin.permissions.length > 0 ? <Chips items={plugin.permissions} max={max} /> : 'None'}</dd>
-      </div>
-      <div>
-        <dt>Events</dt>
-        <dd>{plugin.events.length > 0 ? <Chips items={plugin.events} max={max} /> : 'None'}</dd>
-      </div>
-    </dl>
-  );
-}
 
 /** Installing asks first, and says what the plugin is granted. */
 function InstallDialog({
@@ -64,10 +53,10 @@ function InstallDialog({
       message={
         <>
           <p>
-            {plugin.name} by {plugin.author} is granted these permissions on your store’s data and receives
-            these events, until you uninstall it.
+            {plugin.name} by {plugin.author} gets its own access token to your store, able to do exactly this,
+            and receives these events, until you uninstall it. It never sees your API keys.
           </p>
-          <Grants plugin={plugin} />
+          <PluginAccess permissions={plugin.permissions} events={plugin.events} />
         </>
       }
     />
@@ -78,26 +67,16 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const [installing, setInstalling] = useState(false);
-  const [myRating, setMyRating] = useState<number>();
+  const [removing, setRemoving] = useState(false);
+  /** Stars picked but not sent yet: a click only picks; Save sends, Cancel puts the saved value back. */
+  const [picked, setPicked] = useState<number>();
   const titleId = useId();
-
-  async function uninstall() {
-    setBusy(true);
-    try {
-      onChange(await api.delete<Plugin>(`/plugins/${plugin.id}/install`));
-      toast(`${plugin.name} uninstalled.`);
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setBusy(false);
-    }
-  }
 
   async function rate(stars: number) {
     setBusy(true);
     try {
       await api.post<Rating>(`/plugins/${plugin.id}/ratings`, { stars });
-      setMyRating(stars);
+      setPicked(undefined);
       onChange(await api.get<Plugin>(`/plugins/${plugin.id}`));
       toast(`You rated ${plugin.name} ${stars} star${stars === 1 ? '' : 's'}.`);
     } catch (failure) {
@@ -141,25 +120,47 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
           {formatNumber(plugin.installs)} installs
         </span>
       </div>
-      <Grants plugin={plugin} max={3} />
+      <PluginAccess permissions={plugin.permissions} events={plugin.events} max={3} />
       <footer className="plugin-actions">
         <button
           type="button"
           className={`button ${plugin.installed ? '' : 'button-primary'}`}
           disabled={busy}
-          onClick={() => (plugin.installed ? void uninstall() : setInstalling(true))}
+          onClick={() => (plugin.installed ? setRemoving(true) : setInstalling(true))}
           aria-label={`${plugin.installed ? 'Uninstall' : 'Install'} ${plugin.name}`}
-          aria-haspopup={plugin.installed ? undefined : 'dialog'}
+          aria-haspopup="dialog"
         >
           {plugin.installed ? 'Uninstall' : 'Install'}
         </button>
-        {plugin.installed ? (
-          <RateInput
-            name={plugin.name}
-            value={myRating}
-            onRate={(stars) => void rate(stars)}
-            disabled={busy}
-          />
+        {plugin.installed || plugin.my_rating !== null ? (
+          <div className="plugin-rate">
+            <RateInput
+              name={plugin.name}
+              value={picked ?? plugin.my_rating ?? undefined}
+              onRate={(stars) => setPicked(stars === plugin.my_rating ? undefined : stars)}
+              disabled={busy}
+            />
+            {picked !== undefined ? (
+              <span className="plugin-rate-confirm">
+                <button
+                  type="button"
+                  className="button button-primary button-small"
+                  disabled={busy}
+                  onClick={() => void rate(picked)}
+                >
+                  Save {picked} star{picked === 1 ? '' : 's'}
+                </button>
+                <button
+                  type="button"
+                  className="button button-small"
+                  disabled={busy}
+                  onClick={() => setPicked(undefined)}
+                >
+                  Cancel
+                </button>
+              </span>
+            ) : null}
+          </div>
         ) : null}
       </footer>
       {installing ? (
@@ -172,12 +173,21 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
           }}
         />
       ) : null}
+      {removing ? (
+        <UninstallDialog
+          plugin={plugin}
+          onClose={() => setRemoving(false)}
+          onDone={(next) => {
+            onChange(next);
+            toast(`${plugin.name} uninstalled.`);
+          }}
+        />
+      ) : null}
     </article>
   );
 }
 
-export function Plugins() {
-  usePageTitle('Plugins');
+function Marketplace() {
   const [query, setQuery] = useState('');
   const [category, setCategory] = useState('');
   const [sort, setSort] = useState<string>('installs');
@@ -241,17 +251,13 @@ export function Plugins() {
 
   return (
     <>
-      <PageHeader
-        title="Plugins"
-        description="Extend your store with integrations. Installing grants a plugin the permissions and events it lists."
-      />
       <form className="filters" role="search" onSubmit={(event) => event.preventDefault()}>
         <div className="field field-grow">
           <label htmlFor={searchId}>Search</label>
           <input
             id={searchId}
             type="search"
-            placeholder="Slack, shipping, accounting…"
+            placeholder="Stock, AI, descriptions…"
             value={query}
             onChange={(e) => setQuery(e.target.value)}
           />
@@ -282,6 +288,45 @@ export function Plugins() {
         {results.data ? `${results.data.total} plugin${results.data.total === 1 ? '' : 's'}` : ''}
       </p>
       {body}
+    </>
+  );
+}
+
+const VIEWS = [
+  { value: 'marketplace', label: 'Marketplace' },
+  { value: 'installed', label: 'Installed' },
+  { value: 'publisher', label: 'Your plugins' },
+] as const;
+
+export function Plugins() {
+  usePageTitle('Plugins');
+  const [params] = useSearchParams();
+  const view = VIEWS.find((v) => v.value === params.get('view'))?.value ?? 'marketplace';
+  return (
+    <>
+      <PageHeader
+        title="Plugins"
+        description="Apps for your store. Installing one gives it its own token, limited to the permissions it lists, and sends it the events it lists."
+      />
+      <nav className="plugin-views" aria-label="Plugin views">
+        {VIEWS.map((v) => (
+          <Link
+            key={v.value}
+            to={v.value === 'marketplace' ? '?' : `?view=${v.value}`}
+            className={`plugin-view${v.value === view ? ' plugin-view-current' : ''}`}
+            aria-current={v.value === view ? 'page' : undefined}
+          >
+            {v.label}
+          </Link>
+        ))}
+      </nav>
+      {view === 'installed' ? (
+        <InstalledPlugins />
+      ) : view === 'publisher' ? (
+        <PublisherPlugins />
+      ) : (
+        <Marketplace />
+      )}
     </>
   );
 }

@@ -62,25 +62,35 @@ function TopEndpoints({ usage }: { usage: UsageData }) {
 /** Dark amber: the legend's "Errors", set in it, reads 5:1 on white (a lighter amber, 2:1). */
 const ERRORS_COLOR = '#b45309';
 
-function DailyChart({ usage }: { usage: UsageData }) {
-  const data = usage.daily_calls.map((day) => ({
+/** The hourly limit as it stands: nothing to wait for when none of it is used. */
+export function hourlyLimitText(rate: UsageData['rate_limit']): string {
+  if (rate.remaining >= rate.limit) {
+    return `${formatNumber(rate.limit)} calls an hour, all of them available now`;
+  }
+  return `${formatNumber(rate.remaining)} of ${formatNumber(rate.limit)} left; calls come back continuously, all of them by ${formatDateTime(rate.resets_at)}`;
+}
+
+function DailyChart({ usage, periodLabel }: { usage: UsageData; periodLabel: string }) {
+  const days = usage.days;
+  const data = days.map((day) => ({
     day: formatDay(day.date, true),
     date: day.date,
     Successful: day.calls - day.errors,
     Errors: day.errors,
   }));
-  const total = usage.daily_calls.reduce((sum, day) => sum + day.calls, 0);
+  const total = days.reduce((sum, day) => sum + day.calls, 0);
   const titleId = useId();
   return (
     <section className="card" aria-labelledby={titleId}>
       <div className="card-header">
-        <h2 id={titleId}>Daily calls, last 7 days</h2>
+        <h2 id={titleId}>Daily calls, {periodLabel.toLowerCase()}</h2>
         <span className="hint">{plural(total, 'call')} · UTC days</span>
       </div>
       <div
         className="chart"
         role="img"
-        aria-label={`Daily calls: ${usage.daily_calls.map((d) => `${formatDay(d.date)} ${d.calls}`).join(', ')}`}
+        data-days={days.length}
+        aria-label={`Daily calls: ${days.map((d) => `${formatDay(d.date)} ${d.calls}`).join(', ')}`}
       >
         <ResponsiveContainer width="100%" height={260}>
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }}>
@@ -136,7 +146,7 @@ function DailyChart({ usage }: { usage: UsageData }) {
           </tr>
         </thead>
         <tbody>
-          {usage.daily_calls.map((day) => (
+          {days.map((day) => (
             <tr key={day.date}>
               <td>{day.date}</td>
               <td>{day.calls}</td>
@@ -184,7 +194,10 @@ export function Usage() {
           <QuotaWarning usage={usage.data} />
           <UsageCards usage={usage.data} />
           <div className="split">
-            <DailyChart usage={usage.data} />
+            <DailyChart
+              usage={usage.data}
+              periodLabel={PERIODS.find((p) => p.value === period)?.label ?? 'this period'}
+            />
             <TopEndpoints usage={usage.data} />
           </div>
           <section className="card" aria-labelledby="limits-title">
@@ -199,11 +212,7 @@ export function Usage() {
               </div>
               <div>
                 <dt>Hourly rate limit</dt>
-                <dd>
-                  {formatNumber(usage.data.rate_limit.remaining)} of{' '}
-                  {formatNumber(usage.data.rate_limit.limit)} left, full again{' '}
-                  {formatDateTime(usage.data.rate_limit.resets_at)}
-                </dd>
+                <dd data-testid="hourly-limit">{hourlyLimitText(usage.data.rate_limit)}</dd>
               </div>
             </dl>
           </section>

@@ -2,13 +2,13 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, describeFailure } from '../api.js';
 import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
+import { DeliveryTable, nextRetries } from '../components/DeliveryTable.js';
 import { ConfirmDialog, Dialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import {
-  clockTime,
   formatBody,
   formatDateTime,
   formatInstant,
@@ -23,33 +23,6 @@ import type { Delivery, Page, Webhook, WebhookEvent } from '../types.js';
 import { EditWebhookDialog, eventsLabel } from './Webhooks.js';
 
 const LOG_PAGE = 25;
-
-/**
- * When each failed attempt's event is retried next, by attempt id: only for the latest attempt
- * made of an event, and only while the event has an attempt queued (an attempt's own
- * next_retry_at stays after its retry ran, or after a manual retry moved the retry up).
- */
-function nextRetries(deliveries: readonly Delivery[]): Map<string, string> {
-  const queued = new Map<string, string>();
-  const latest = new Map<string, Delivery>();
-  for (const delivery of deliveries) {
-    if (delivery.status === 'pending') {
-      if (delivery.next_retry_at) queued.set(delivery.event_id, delivery.next_retry_at);
-    } else if ((latest.get(delivery.event_id)?.attempt ?? 0) < delivery.attempt) {
-      latest.set(delivery.event_id, delivery);
-    }
-  }
-  const retries = new Map<string, string>();
-  for (const [event, delivery] of latest) {
-    const due = queued.get(event);
-    if (delivery.status === 'failed' && due) retries.set(delivery.id, due);
-  }
-  return retries;
-}
-
-function NextRetry({ at }: { at: string | undefined }) {
-  return at ? <div className="hint">Next retry {formatDateTime(at)}</div> : null;
-}
 
 function ResponseBody({ delivery }: { delivery: Delivery }) {
   if (delivery.response_body === null) {
@@ -85,7 +58,7 @@ function EventPayload({ delivery, webhook }: { delivery: Delivery; webhook: Webh
 }
 
 /** One attempt in full: its outcome, what the endpoint answered and the event it was sent. */
-function DeliveryDialog({
+export function DeliveryDialog({
   delivery,
   webhook,
   nextRetry,
@@ -232,92 +205,15 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   } else {
     body = (
       <>
-        <div className="table-wrap">
-          <table className="table table-log">
-            <caption className="visually-hidden">Delivery log, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Response</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.map((delivery) => (
-                <tr
-                  key={delivery.id}
-                  data-delivery-id={delivery.id}
-                  data-status={delivery.status}
-                  className="row-link"
-                  // The whole row opens the details for a pointer; the event's button, for the keyboard.
-                  onClick={(event) => {
-                    if (!(event.target as Element).closest('button, a')) setOpened(delivery);
-                  }}
-                >
-                  <td data-label="Time" className="mono nowrap">
-                    {delivery.time ? (
-                      <time dateTime={delivery.time} title={formatDateTime(delivery.time)}>
-                        {clockTime(delivery.time)}
-                      </time>
-                    ) : (
-                      <span
-                        className="muted"
-                        title={
-                          delivery.next_retry_at ? `Due ${formatDateTime(delivery.next_retry_at)}` : undefined
-                        }
-                      >
-                        Queued
-                      </span>
-                    )}
-                  </td>
-                  <td data-label="Event" className="mono">
-                    <button
-                      type="button"
-                      className="link-button"
-                      aria-haspopup="dialog"
-                      aria-label={`${delivery.event}, attempt ${delivery.attempt}: details`}
-                      onClick={() => setOpened(delivery)}
-                    >
-                      {delivery.event}
-                    </button>
-                  </td>
-                  <td data-label="Endpoint" className="mono break-anywhere">
-                    {delivery.endpoint}
-                  </td>
-                  <td data-label="Response">
-                    <ResponseLabel response={delivery.response} status={delivery.response_status} />
-                    <NextRetry at={retries.get(delivery.id)} />
-                  </td>
-                  <td data-label="Duration" className="nowrap numeric">
-                    {delivery.duration === null ? '—' : `${formatNumber(delivery.duration)} ms`}
-                  </td>
-                  <td data-label="Attempt" className="numeric">
-                    {delivery.attempt}
-                  </td>
-                  <td className="row-actions">
-                    {delivery.status !== 'pending' ? (
-                      <button
-                        type="button"
-                        className="button button-small"
-                        disabled={retrying === delivery.id || webhook.status === 'Disabled'}
-                        onClick={() => void retry(delivery)}
-                        aria-label={`Retry ${delivery.event} delivered at ${delivery.time ? clockTime(delivery.time) : 'unknown time'}`}
-                      >
-                        Retry
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DeliveryTable
+          deliveries={deliveries}
+          caption="Delivery log, newest first"
+          retries={retries}
+          retrying={retrying}
+          canRetry={() => webhook.status !== 'Disabled'}
+          onOpen={setOpened}
+          onRetry={(delivery) => void retry(delivery)}
+        />
         {cursor ? (
           <div className="load-more">
             <button

@@ -26,6 +26,11 @@ import * as refundsOwed from './0024_refunds_owed.js';
 import * as analyticsPricing from './0025_analytics_pricing.js';
 import * as imports from './0026_imports.js';
 import * as webhookFairness from './0027_webhook_fairness.js';
+import * as pluginApps from './0028_plugin_apps.js';
+import * as appRuntime from './0029_app_runtime.js';
+import * as deliveryLogOrder from './0030_delivery_log_order.js';
+import * as listCounts from './0031_list_counts.js';
+import * as catalogVersions from './0033_catalog_versions.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +61,9 @@ export const migrations: Record<string, Migration> = {
   '0025_analytics_pricing': analyticsPricing,
   '0026_imports': imports,
   '0027_webhook_fairness': webhookFairness,
+  '0028_plugin_apps': pluginApps,
+  '0029_app_runtime': appRuntime,
+  '0030_delivery_log_order': deliveryLogOrder,
+  '0031_list_counts': listCounts,
+  '0033_catalog_versions': catalogVersions,
 };

@@ -33,6 +33,34 @@ export async function findKeyWithTenantByHash(db: Db, keyHash: string) {
     .executeTakeFirst();
 }
 
+/**
+ * A plugin installation token's installation, its plugin and its tenant, by the token's hash: one
+ * indexed lookup. Uninstalled installations included (`uninstalled_at` set).
+ */
+export async function findAppTokenWithTenantByHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('plugin_installations as i')
+    .innerJoin('plugins as p', 'p.id', 'i.plugin_id')
+    .innerJoin('tenants', 'tenants.id', 'i.tenant_id')
+    .select([
+      'i.id',
+      'i.user_id',
+      'i.permissions',
+      'i.uninstalled_at',
+      'p.id as plugin_id',
+      'p.name as plugin_name',
+      'tenants.id as tenant_id',
+      'tenants.name as tenant_name',
+      'tenants.plan',
+      'tenants.currency',
+      'tenants.api_version',
+      'tenants.hourly_limit',
+      'tenants.monthly_limit',
+    ])
+    .where('i.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
 /** Keys that still work: not revoked, not expired. */
 function liveKeys(db: Db, tenantId: string, now: number) {
   return db

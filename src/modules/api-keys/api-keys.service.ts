@@ -14,6 +14,9 @@ import * as repo from './api-keys.repository.js';
 
 export const KEY_PREFIX = 'sk_live_';
 const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{40}$/;
+/** A plugin installation token (src/modules/plugins): `sk_app_` + 40 base62. */
+export const APP_TOKEN_PREFIX = 'sk_app_';
+const APP_TOKEN_PATTERN = /^sk_app_[0-9A-Za-z]{40}$/;
 const BEARER_PATTERN = /^Bearer +(\S+) *$/i;
 const EXPIRING_WINDOW_MS = 7 * 24 * 3600 * 1000;
 export const MAX_ROLL_GRACE_SECONDS = 7 * 24 * 3600;
@@ -82,6 +85,20 @@ function unauthorized(
  * whose every permission it holds and that does not outlive it. A key always passes for itself.
  */
 type KeyAction = 'grant' | 'roll' | 'revoke';
+
+/**
+ * An installation token never acts on keys, whatever it holds (a plugin cannot be granted the key
+ * permissions either): a plugin must not mint, roll, revoke or read the store's keys.
+ */
+function refuseApp(principal: Principal): void {
+  if (principal.app) {
+    throw new AppError(
+      'insufficient_permissions',
+      'A plugin installation token cannot read, create, roll or revoke API keys.',
+      { extra: { required_permission: 'write:keys' } },
+    );
+  }
+}
 
 /** Refuses a key with a permission the caller does not hold itself (naming the first missing one). */
 export function assertHolds(
@@ -226,8 +243,33 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     return principal;
   }
 
+  /**
+   * An installation token's principal, read from the store on every request and never cached: an
+   * uninstall (which ends the installation in its transaction) stops the token at once in every
+   * process, with no cache entry or notification to wait for.
+   */
+  async function lookUpApp(hash: string, now: number, client: string): Promise<Principal> {
+    const row = await repo.findAppTokenWithTenantByHash(store.db, hash);
+    if (!row || row.uninstalled_at !== null) {
+      failures.record(client, now);
+      throw unauthorized('invalid_api_key', 'The API key is not valid.');
+    }
+    return {
+      tenant: tenantSummaryOf(row),
+      userId: row.user_id,
+      key: {
+        id: row.id,
+        name: row.plugin_name,
+        permissions: new Set(parsePermissions(row.permissions)),
+        expiresAt: null,
+      },
+      app: { installationId: row.id, pluginId: row.plugin_id, pluginName: row.plugin_name },
+    };
+  }
+
   /** A live key of the caller's tenant, masked. */
   async function current(principal: Principal, id: string): Promise<ApiKeyObject> {
+    refuseApp(principal);
     const row = await repo.findLiveKey(store.db, principal.tenant.id, id, clock.now());
     if (!row) throw notFound('API key');
     return toObject(row);
@@ -267,9 +309,23 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
         );
       }
       const raw = match[1];
-      if (!KEY_PATTERN.test(raw)) throw unauthorized('invalid_api_key', 'The API key is not valid.');
+      const app = APP_TOKEN_PATTERN.test(raw);
+      if (!app && !KEY_PATTERN.test(raw)) throw unauthorized('invalid_api_key', 'The API key is not valid.');
       const hash = hashKey(raw);
       const now = clock.now();
+      if (app) {
+        const client = clientAddressKey(address);
+        const waitMs = failures.waitMs(client, now);
+        if (waitMs > 0) {
+          const seconds = Math.ceil(waitMs / 1000);
+          throw new AppError(
+            'rate_limited',
+            `Too many unknown, revoked or expired API keys from this address; retry in ${seconds} s.`,
+            { headers: { 'retry-after': String(seconds) } },
+          );
+        }
+        return lookUpApp(hash, now, client);
+      }
       const cached = cache.get(hash);
       if (cached && now - cached.cachedAt < CACHE_TTL_MS) return usable(cached.principal, now, address);
       const client = clientAddressKey(address);
@@ -289,6 +345,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
 
     /** A page of the keys that still work, masked, newest first. */
     async list(principal: Principal, query: PageQuery): Promise<Envelope<ApiKeyObject>> {
+      refuseApp(principal);
       const window = pageWindow(query, 'created');
       const { rows, total } = await repo.pageLiveKeys(store.db, principal.tenant.id, clock.now(), window);
       return newestFirstEnvelope(rows, total, window, (row) => toObject(row));
@@ -296,6 +353,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
 
     /** Every key that still works, masked, newest first (the console's key page). */
     async listAll(principal: Principal): Promise<ApiKeyObject[]> {
+      refuseApp(principal);
       const rows = await repo.listLiveKeys(store.db, principal.tenant.id, clock.now());
       return rows.map((row) => toObject(row));
     },
@@ -311,6 +369,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       input: { name: string; permissions: Permission[]; expires_at?: string | undefined },
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<ApiKeyObject> {
+      refuseApp(principal);
       if (idempotent.committed !== null) return current(principal, idempotent.committed);
       assertHolds(principal, input.permissions, 'grant');
       // Without `expires_at`, a key made by an expiring key expires with it.
@@ -344,6 +403,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
       graceSeconds: number,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<ApiKeyObject> {
+      refuseApp(principal);
       if (idempotent.committed !== null) return current(principal, idempotent.committed);
       const now = clock.now();
       const created = await store.transaction(async (trx) => {
@@ -376,6 +436,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
     },
 
     async revoke(principal: Principal, id: string): Promise<void> {
+      refuseApp(principal);
       const now = clock.now();
       await store.transaction(async (trx) => {
         const row = await repo.findLiveKey(trx, principal.tenant.id, id, now);

@@ -32,6 +32,7 @@ export const CONSOLE_PAGES = [
   '/console/keys',
   '/console/webhooks',
   '/console/webhooks/:id',
+  '/console/events',
   '/console/imports',
   '/console/plugins',
   '/console/usage',

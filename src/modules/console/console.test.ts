@@ -935,12 +935,12 @@ for (const dialect of DIALECTS) {
     it('installs, rates and uninstalls plugins for the tenant', async () => {
       const search = await owner.request<{ data: { id: string; name: string; installs: number }[] }>(
         'GET',
-        '/v1/plugins?q=slack&category=notifications',
+        '/v1/plugins?q=sold&category=inventory',
       );
       assert.equal(search.status, 200);
       const plugin = search.body.data[0];
       assert.ok(plugin);
-      assert.match(plugin.name, /Slack/);
+      assert.match(plugin.name, /Sold-out/);
       const install = await owner.request<{ installed: boolean; installs: number }>(
         'POST',
         `/v1/plugins/${plugin.id}/install`,
@@ -956,7 +956,7 @@ for (const dialect of DIALECTS) {
       assert.equal(twice.body.installs, plugin.installs + 1);
       const theirs = await stranger.request<{ data: { installed: boolean }[] }>(
         'GET',
-        '/v1/plugins?q=slack&category=notifications',
+        '/v1/plugins?q=sold&category=inventory',
       );
       assert.equal(theirs.body.data[0]?.installed, false);
 

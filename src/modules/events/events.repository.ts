@@ -1,7 +1,9 @@
 import type { EventsTable } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
+import { countList } from '../../db/list-counts.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
+import { APP_EVENT_TYPES } from './events.types.js';
 
 export async function insertEvent(db: Db, row: EventsTable): Promise<void> {
   await db.insertInto('events').values(row).execute();
@@ -25,6 +27,7 @@ export async function findEvent(db: Db, tenantId: string, id: string): Promise<E
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('type', 'not in', APP_EVENT_TYPES)
     .executeTakeFirst();
 }
 
@@ -35,7 +38,11 @@ export interface EventFilter {
 }
 
 function filtered(db: Db, tenantId: string, filter: EventFilter) {
-  let query = db.selectFrom('events').where('tenant_id', '=', tenantId);
+  // App events are private to the plugin they are sent to (`app.installed` carries its token).
+  let query = db
+    .selectFrom('events')
+    .where('tenant_id', '=', tenantId)
+    .where('type', 'not in', APP_EVENT_TYPES);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
@@ -45,6 +52,11 @@ function filtered(db: Db, tenantId: string, filter: EventFilter) {
 /** Newest first, ties broken by id; a cursor seeks past (created, id). */
 export async function listEvents(db: Db, tenantId: string, filter: EventFilter, window: PageWindow) {
   const rows = await filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
+  // The kept counts answer for the whole log or a type; a time range is counted on its index.
+  if (filter.from === undefined && filter.to === undefined) {
+    const keys = filter.type === undefined ? { except: APP_EVENT_TYPES } : { only: filter.type };
+    return { rows, total: await countList(db, tenantId, 'events', keys) };
+  }
   const { n } = await filtered(db, tenantId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();

@@ -7,7 +7,7 @@ import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { VersionRegistry } from '../versions/versions.registry.js';
 import * as repo from './events.repository.js';
-import type { EventType } from './events.types.js';
+import type { AppEventType, EventType } from './events.types.js';
 
 /**
  * The transactional outbox. Every change that causes an event calls `emit` with the transaction
@@ -16,7 +16,7 @@ import type { EventType } from './events.types.js';
 
 export interface EmitInput {
   tenantId: string;
-  type: EventType;
+  type: EventType | AppEventType;
   /** The resource name of `object` (`order`, `product`, `transfer`, ...). */
   objectType: string;
   object: { id: string } & Record<string, unknown>;

@@ -30,3 +30,16 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
+
+/**
+ * Events about a plugin installation, sent only to that installation's own subscription (the
+ * plugin's URL), never fanned out to the store's webhooks nor listed by `GET /events`:
+ * `app.installed` carries the installation token.
+ */
+export const APP_EVENT_TYPES = ['app.installed', 'app.uninstalled'] as const;
+
+export type AppEventType = (typeof APP_EVENT_TYPES)[number];
+
+export function isAppEventType(value: string): value is AppEventType {
+  return (APP_EVENT_TYPES as readonly string[]).includes(value);
+}

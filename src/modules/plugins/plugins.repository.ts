@@ -1,10 +1,18 @@
 import { type Expression, type ExpressionBuilder, sql } from 'kysely';
-import type { Database, PluginInstallationsTable, PluginRatingsTable } from '../../db/schema.js';
+import type {
+  Database,
+  PluginInstallationsTable,
+  PluginRatingsTable,
+  PluginsTable,
+} from '../../db/schema.js';
 import type { DialectName, Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 import type { PluginSort } from './plugins.schemas.js';
 
-type CatalogScope = ExpressionBuilder<Database & { inst: PluginInstallationsTable }, 'plugins' | 'inst'>;
+type CatalogScope = ExpressionBuilder<
+  Database & { inst: PluginInstallationsTable; mine: PluginRatingsTable },
+  'plugins' | 'inst' | 'mine'
+>;
 
 /**
  * The displayed rating in tenths: the average rounded half up, in integer arithmetic
@@ -39,6 +47,7 @@ export interface PluginFilter {
   words: string[];
   category?: string | undefined;
   installed?: boolean | undefined;
+  owned?: boolean | undefined;
 }
 
 function likePattern(word: string): string {
@@ -54,17 +63,35 @@ function matchesWord(eb: CatalogScope, word: string) {
   );
 }
 
-/** The catalog joined to the tenant's installation (at most one row per plugin). */
+/**
+ * The plugins the tenant may see (published ones and its own), joined to its active installation
+ * and its rating (at most one row each per plugin).
+ */
 function catalog(db: Db, tenantId: string) {
   return db
     .selectFrom('plugins')
     .leftJoin('plugin_installations as inst', (join) =>
-      join.onRef('inst.plugin_id', '=', 'plugins.id').on('inst.tenant_id', '=', tenantId),
+      join
+        .onRef('inst.plugin_id', '=', 'plugins.id')
+        .on('inst.tenant_id', '=', tenantId)
+        .on('inst.uninstalled_at', 'is', null),
+    )
+    .leftJoin('plugin_ratings as mine', (join) =>
+      join.onRef('mine.plugin_id', '=', 'plugins.id').on('mine.tenant_id', '=', tenantId),
+    )
+    .where((eb) =>
+      eb.or([eb('plugins.status', '=', 'published'), eb('plugins.owner_tenant_id', '=', tenantId)]),
     );
 }
 
 function filtered(db: Db, tenantId: string, filter: PluginFilter) {
   let query = catalog(db, tenantId);
+  if (filter.owned !== undefined)
+    query = filter.owned
+      ? query.where('plugins.owner_tenant_id', '=', tenantId)
+      : query.where((eb) =>
+          eb.or([eb('plugins.owner_tenant_id', 'is', null), eb('plugins.owner_tenant_id', '<>', tenantId)]),
+        );
   for (const word of filter.words) query = query.where((eb) => matchesWord(eb, word));
   if (filter.category !== undefined) query = query.where('plugins.category', '=', filter.category);
   if (filter.installed !== undefined)
@@ -83,9 +110,17 @@ const PLUGIN_COLUMNS = [
   'plugins.events',
   'plugins.installs',
   'plugins.rating_count',
+  'plugins.status',
+  'plugins.homepage_url',
+  'plugins.owner_tenant_id',
+  'plugins.webhook_url',
+  'plugins.rejection_reason',
+  'plugins.runtime',
+  'inst.id as installation_id',
   'inst.installed_at',
-  'inst.granted_permissions',
-  'inst.granted_events',
+  'inst.permissions as granted_permissions',
+  'inst.events as granted_events',
+  'mine.stars as my_rating',
 ] as const;
 
 export type PluginRow = NonNullable<Awaited<ReturnType<typeof findPlugin>>>;
@@ -138,34 +173,140 @@ export async function listPlugins(
   return { rows, total: Number(n) };
 }
 
-/** The catalog entry alone; on PostgreSQL `lock` takes its row lock until the transaction ends. */
-export async function findCatalogEntry(db: Db, ref: string, lock: boolean) {
+/**
+ * The plugin behind `ref` if `tenantId` may see it (published, or its own), with what installing
+ * needs; on PostgreSQL `lock` takes its row lock until the transaction ends.
+ */
+export async function findCatalogEntry(db: Db, tenantId: string, ref: string, lock: boolean) {
   const [column, value] = byRef(ref);
   const query = db
     .selectFrom('plugins')
-    .select(['plugins.id', 'plugins.permissions', 'plugins.events'])
-    .where(column, '=', value);
+    .selectAll()
+    .where(column, '=', value)
+    .where((eb) => eb.or([eb('status', '=', 'published'), eb('owner_tenant_id', '=', tenantId)]));
   return (lock ? query.forUpdate() : query).executeTakeFirst();
 }
 
-/** Inserts the installation unless the tenant has one; true when this call inserted it. */
+/** A plugin by id, whoever may see it (the operator's review, the first-party runtimes). */
+export async function findPluginById(db: Db, id: string, lock = false) {
+  const query = db.selectFrom('plugins').selectAll().where('id', '=', id);
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** The plugins served in process by a first-party runtime. */
+export async function firstPartyPlugins(db: Db) {
+  return db.selectFrom('plugins').selectAll().where('runtime', 'is not', null).orderBy('id').execute();
+}
+
+export async function insertPlugin(db: Db, row: PluginsTable): Promise<void> {
+  await db.insertInto('plugins').values(row).execute();
+}
+
+export type PluginChanges = Partial<
+  Pick<
+    PluginsTable,
+    | 'name'
+    | 'description'
+    | 'category'
+    | 'permissions'
+    | 'events'
+    | 'webhook_url'
+    | 'homepage_url'
+    | 'status'
+    | 'rejection_reason'
+  >
+>;
+
+export async function updatePlugin(db: Db, id: string, changes: PluginChanges, now: number): Promise<void> {
+  await db
+    .updateTable('plugins')
+    .set({ ...changes, updated: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Inserts the installation unless the tenant has one active (the partial unique index of
+ * migration 0028); true when this call inserted it.
+ */
 export async function insertInstallationIfAbsent(db: Db, row: PluginInstallationsTable): Promise<boolean> {
   const result = await db
     .insertInto('plugin_installations')
     .values(row)
-    .onConflict((oc) => oc.columns(['tenant_id', 'plugin_id']).doNothing())
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'plugin_id']).where('uninstalled_at', 'is', null).doNothing(),
+    )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-/** Deletes the tenant's installation; true when there was one. */
-export async function deleteInstallation(db: Db, tenantId: string, pluginId: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('plugin_installations')
+/** The tenant's active installation of the plugin. */
+export async function findActiveInstallation(db: Db, tenantId: string, pluginId: string) {
+  return db
+    .selectFrom('plugin_installations')
+    .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('plugin_id', '=', pluginId)
+    .where('uninstalled_at', 'is', null)
     .executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+}
+
+/** Ends the installation (its token stops at this commit); true when it was active. */
+export async function endInstallation(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('plugin_installations')
+    .set({ uninstalled_at: now })
+    .where('id', '=', id)
+    .where('uninstalled_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Whether the tenant has ever installed the plugin (ratings come only from such stores). */
+export async function everInstalled(db: Db, tenantId: string, pluginId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('plugin_installations')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('plugin_id', '=', pluginId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+function activeInstallations(db: Db, pluginId: string) {
+  return db
+    .selectFrom('plugin_installations as i')
+    .innerJoin('tenants as t', 't.id', 'i.tenant_id')
+    .where('i.plugin_id', '=', pluginId)
+    .where('i.uninstalled_at', 'is', null);
+}
+
+/** A plugin's active installations with their stores, newest first (its publisher's view). */
+export async function listInstallations(db: Db, pluginId: string, window: PageWindow) {
+  let query = activeInstallations(db, pluginId).select([
+    'i.id',
+    'i.tenant_id',
+    't.name as store_name',
+    'i.installed_at',
+  ]);
+  if (window.cursor) {
+    const [at, id] = window.cursor.after;
+    query = query.where((eb) =>
+      eb(eb.refTuple('i.installed_at', 'i.id'), '<', eb.tuple(Number(at), String(id))),
+    );
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  const rows = await query
+    .orderBy('i.installed_at', 'desc')
+    .orderBy('i.id', 'desc')
+    .limit(window.limit + 1)
+    .execute();
+  const { n } = await activeInstallations(db, pluginId)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
 }
 
 export async function addInstalls(db: Db, pluginId: string, delta: number): Promise<void> {

@@ -2,15 +2,25 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
+import { idempotentWrite } from '../../lib/idempotent-write.js';
+import { withoutSecret } from '../webhooks/webhooks.service.js';
 import {
+  CreatePluginBody,
   InstallBody,
+  PluginDeliverySchema,
+  PluginInstallationSchema,
   PluginListQuery,
   PluginParams,
   PluginSchema,
+  PublisherListQuery,
   RatingBody,
   RatingSchema,
+  UpdatePluginBody,
 } from './plugins.schemas.js';
+
+/** Version transforms of plugin objects (src/modules/versions/versions.registry.ts). */
+const resource = 'plugin';
 
 export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const { plugins } = deps;
@@ -18,11 +28,12 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/plugins',
       {
-        config: { auth: 'read:plugins' },
+        config: { auth: 'read:plugins', resource, list: true },
         schema: {
           tags: ['Plugins'],
           summary: 'Browse the plugin marketplace',
-          description: '`installed` and `installation` describe the calling tenant.',
+          description:
+            'Published plugins, and the caller’s own plugins whatever their status. `installed`, `installation` and `my_rating` describe the calling store.',
           querystring: PluginListQuery,
           response: { 200: EnvelopeSchema(PluginSchema) },
         },
@@ -33,10 +44,11 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/plugins/:id',
       {
-        config: { auth: 'read:plugins' },
+        config: { auth: 'read:plugins', resource },
         schema: {
           tags: ['Plugins'],
           summary: 'Get one plugin by id or slug',
+          description: 'A plugin that is not published is found by its publisher only (404 for anyone else).',
           params: PluginParams,
           response: { 200: PluginSchema, ...errorResponses(404) },
         },
@@ -45,16 +57,108 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     );
 
     app.post(
+      '/plugins',
+      {
+        config: { auth: 'publish:plugins', replayed: withoutSecret },
+        schema: {
+          tags: ['Plugins'],
+          summary: 'Publish a plugin (created as a draft)',
+          description:
+            'The plugin belongs to the calling store, in `draft`: visible to and installable by its publisher only, until it is submitted and approved. `webhook_url` is checked as webhook URLs are (422 `invalid_webhook_url`). The signing `secret` of its deliveries is in this response only (an idempotent replay answers without it).',
+          body: CreatePluginBody,
+          response: {
+            201: { ...PluginSchema, description: 'Created, with its `secret`' },
+            ...errorResponses(...BODY_ERRORS, 409, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const plugin = await plugins.create(
+          principalOf(request),
+          request.body,
+          idempotentWrite(request.idempotency),
+        );
+        reply.code(201);
+        return plugin;
+      },
+    );
+
+    app.patch(
+      '/plugins/:id',
+      {
+        config: { auth: 'publish:plugins' },
+        schema: {
+          tags: ['Plugins'],
+          summary: 'Change one of your plugins',
+          description:
+            'Only the publisher’s own plugins (404 otherwise). Permissions and events change only while it is a `draft` or `rejected`; nothing changes while it is `in_review` (409 `invalid_state_transition`). A new `webhook_url` applies to the active installations at once.',
+          params: PluginParams,
+          body: UpdatePluginBody,
+          response: { 200: PluginSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) => plugins.update(principalOf(request), request.params.id, request.body),
+    );
+
+    app.post(
+      '/plugins/:id/submit',
+      {
+        config: { auth: 'publish:plugins' },
+        schema: {
+          tags: ['Plugins'],
+          summary: 'Submit your plugin for review',
+          description:
+            'A `draft` or `rejected` plugin becomes `in_review`; the operator approves (`published`) or rejects it. Any other status is 409 `invalid_state_transition`.',
+          params: PluginParams,
+          body: EmptyBody,
+          response: { 200: PluginSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) => plugins.submit(principalOf(request), request.params.id),
+    );
+
+    app.get(
+      '/plugins/:id/installations',
+      {
+        config: { auth: 'publish:plugins' },
+        schema: {
+          tags: ['Plugins'],
+          summary: 'The stores that have your plugin installed',
+          description: 'Newest first. Only for the plugin’s publisher (404 otherwise).',
+          params: PluginParams,
+          querystring: PublisherListQuery,
+          response: { 200: EnvelopeSchema(PluginInstallationSchema), ...errorResponses(404) },
+        },
+      },
+      async (request) => plugins.installations(principalOf(request), request.params.id, request.query),
+    );
+
+    app.get(
+      '/plugins/:id/deliveries',
+      {
+        config: { auth: 'publish:plugins' },
+        schema: {
+          tags: ['Plugins'],
+          summary: 'The delivery log of your plugin',
+          description:
+            'Every attempt to deliver an event to the plugin’s URL, across its installations, newest first. Only for the plugin’s publisher (404 otherwise).',
+          params: PluginParams,
+          querystring: PublisherListQuery,
+          response: { 200: EnvelopeSchema(PluginDeliverySchema), ...errorResponses(404) },
+        },
+      },
+      async (request) => plugins.deliveries(principalOf(request), request.params.id, request.query),
+    );
+
+    app.post(
       '/plugins/:id/install',
       {
-        config: { auth: 'write:plugins' },
+        config: { auth: 'write:plugins', resource },
         schema: {
           tags: ['Plugins'],
           summary: 'Install a plugin, granting it its permissions and events',
           description:
-            '201 when this call installed it, 200 when it was already installed (nothing changes; ' +
-            '`installs` counts a tenant once). The key must hold every permission the plugin needs ' +
-            '(403 `insufficient_permissions` names the first one missing).',
+            '201 when this call installed it, 200 when it was already installed (nothing changes; `installs` counts a store once). The key must hold every permission the plugin needs (403 `insufficient_permissions` names the first one missing). Installing mints the installation token, subscribes the plugin’s URL to its events for this store and sends it `app.installed` with the token; the token appears nowhere else.',
           params: PluginParams,
           body: InstallBody,
           response: {
@@ -74,16 +178,17 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.delete(
       '/plugins/:id/install',
       {
-        config: { auth: 'write:plugins' },
+        config: { auth: 'write:plugins', resource },
         schema: {
           tags: ['Plugins'],
-          summary: 'Uninstall a plugin, removing its grant',
-          description: 'Idempotent: uninstalling a plugin that is not installed changes nothing.',
+          summary: 'Uninstall a plugin',
+          description:
+            'Its installation token stops working at once (401 `invalid_api_key`), its pending deliveries are dropped and it is sent `app.uninstalled`. Idempotent: uninstalling a plugin that is not installed changes nothing.',
           params: PluginParams,
           response: { 200: PluginSchema, ...errorResponses(404) },
         },
       },
-      async (request) => plugins.uninstall(principalOf(request).tenant.id, request.params.id),
+      async (request) => plugins.uninstall(principalOf(request), request.params.id),
     );
 
     app.post(
@@ -92,10 +197,9 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'write:plugins' },
         schema: {
           tags: ['Plugins'],
-          summary: "Rate a plugin (one rating per tenant; a new one replaces the tenant's previous one)",
+          summary: "Rate a plugin (one rating per store; a new one replaces the store's previous one)",
           description:
-            '201 for the tenant’s first rating of the plugin, 200 when it replaces the previous one ' +
-            '(stars and comment both; `created` is kept).',
+            '201 for the store’s first rating of the plugin, 200 when it replaces the previous one (stars and comment both; `created` is kept). Only a store that installed the plugin may rate it (409 `invalid_state_transition` otherwise).',
           params: PluginParams,
           body: RatingBody,
           response: {

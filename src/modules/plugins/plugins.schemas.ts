@@ -1,47 +1,50 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { LINE_OR_EMPTY_PATTERN, NONBLANK_TEXT_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
+import {
+  LINE_OR_EMPTY_PATTERN,
+  LINE_PATTERN,
+  NONBLANK_TEXT_PATTERN,
+  Nullable,
+  Timestamp,
+} from '../../http/schemas.js';
+import { PLUGIN_PERMISSIONS } from '../../lib/permissions.js';
 import { PermissionSchema } from '../api-keys/api-keys.schemas.js';
 import { EVENT_TYPES } from '../events/events.types.js';
+import { PLUGIN_CATEGORIES, PLUGIN_EVENTS } from './plugins.catalog.js';
+import { DeliverySchema, MAX_URL_LENGTH } from '../webhooks/webhooks.schemas.js';
 
-/** The marketplace's categories; every catalog entry has one of them. */
-export const PLUGIN_CATEGORIES = [
-  'accounting',
-  'analytics',
-  'customer-support',
-  'inventory',
-  'loyalty',
-  'marketing',
-  'notifications',
-  'payments',
-  'reviews',
-  'sales-channels',
-  'shipping',
-  'tax',
-] as const;
+export { PLUGIN_CATEGORIES, PLUGIN_EVENTS } from './plugins.catalog.js';
 
 export const PLUGIN_SORTS = ['installs', 'rating', 'name'] as const;
 export type PluginSort = (typeof PLUGIN_SORTS)[number];
+
+export const PLUGIN_STATUSES = ['draft', 'in_review', 'published', 'rejected'] as const;
 
 const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES] });
 
 export const InstallationSchema = Type.Object(
   {
+    id: Type.String({
+      description: 'The installation (`ins_...`).',
+      examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'],
+    }),
     installed_at: Timestamp,
-    granted_permissions: Type.Array(PermissionSchema),
-    granted_events: Type.Array(EventTypeSchema),
+    granted_permissions: Type.Array(PermissionSchema, {
+      description: 'What its installation token may do in this store.',
+    }),
+    granted_events: Type.Array(EventTypeSchema, { description: 'The events delivered to the plugin.' }),
   },
   { description: 'What the calling tenant granted the plugin when it installed it.' },
 );
 
 export const PluginSchema = Type.Object({
-  id: Type.String({ examples: ['plg_JzyZ3ddSKRqbTo5vIrpPwvll'] }),
-  name: Type.String({ examples: ['Slack Order Notifications'] }),
-  slug: Type.String({ examples: ['slack-order-notifications'] }),
+  id: Type.String({ examples: ['plg_Vq3sX8hT2mKd9RpL4wZy6NbC'] }),
+  name: Type.String({ examples: ['Sold-out hider'] }),
+  slug: Type.String({ examples: ['sold-out-hider'] }),
   description: Type.String(),
   category: Type.String({ enum: [...PLUGIN_CATEGORIES] }),
-  author: Type.String(),
-  installs: Type.Integer({ minimum: 0, description: 'Active installations across all stores.' }),
+  author: Type.String({ description: 'The publisher: its store name, or `Commerce Platform`.' }),
+  installs: Type.Integer({ minimum: 0, description: 'Stores that have it installed now.' }),
   rating: Type.Number({
     minimum: 0,
     maximum: 5,
@@ -50,9 +53,42 @@ export const PluginSchema = Type.Object({
   }),
   rating_count: Type.Integer({ minimum: 0 }),
   installed: Type.Boolean({ description: 'Whether the calling tenant has it installed.' }),
-  permissions: Type.Array(PermissionSchema, { description: 'What the plugin needs to be granted.' }),
-  events: Type.Array(EventTypeSchema, { description: 'The event types it listens to.' }),
+  permissions: Type.Array(PermissionSchema, {
+    description: 'What its installation token may do in a store that installs it.',
+  }),
+  events: Type.Array(EventTypeSchema, { description: 'The event types delivered to it.' }),
   installation: Nullable(InstallationSchema),
+  status: Type.String({
+    enum: [...PLUGIN_STATUSES],
+    description:
+      '`published` plugins are listed for every store; `draft`, `in_review` and `rejected` ones only for their publisher (since 2026-12-15).',
+  }),
+  homepage_url: Nullable(Type.String({ examples: ['https://apps.example.com/stock-sync'] })),
+  first_party: Type.Boolean({ description: 'Made and run by the platform itself (since 2026-12-15).' }),
+  owned: Type.Boolean({ description: 'Whether the calling tenant publishes it (since 2026-12-15).' }),
+  my_rating: Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 5,
+      description: "The calling store's own stars, or null when it has not rated it (since 2026-12-15).",
+    }),
+  ),
+  webhook_url: Type.Optional(
+    Type.String({
+      description: 'Where its events are delivered; shown to its publisher only.',
+      examples: ['https://apps.example.com/hooks/commerce'],
+    }),
+  ),
+  rejection_reason: Type.Optional(
+    Nullable(Type.String({ description: "The operator's reason, when rejected; publisher only." })),
+  ),
+  secret: Type.Optional(
+    Type.String({
+      description:
+        'The signing secret of its deliveries (`whsec_` + base64), in the response that creates the plugin only.',
+      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c='],
+    }),
+  ),
 });
 export type PluginObject = Static<typeof PluginSchema>;
 
@@ -78,6 +114,9 @@ export const PluginListQuery = Type.Object(
     ),
     category: Type.Optional(Type.String({ enum: [...PLUGIN_CATEGORIES] })),
     installed: Type.Optional(Type.Boolean({ description: 'Only plugins the caller has (not) installed.' })),
+    owned: Type.Optional(
+      Type.Boolean({ description: 'Only plugins the caller publishes (any status), or only others.' }),
+    ),
     sort: Type.Optional(
       Type.String({
         enum: [...PLUGIN_SORTS],
@@ -108,3 +147,84 @@ export const RatingBody = Type.Object(
   { additionalProperties: false },
 );
 export type RatingBody = Static<typeof RatingBody>;
+
+const Url = (description: string, example: string) =>
+  Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description, examples: [example] });
+
+const manifest = {
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['Stock Sync'] }),
+  slug: Type.String({
+    minLength: 3,
+    maxLength: 64,
+    pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+    description: 'Unique in the marketplace: lowercase letters, digits and single hyphens.',
+    examples: ['stock-sync'],
+  }),
+  description: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    pattern: NONBLANK_TEXT_PATTERN,
+    examples: ['Keeps stock levels in step with your warehouse system.'],
+  }),
+  category: Type.String({ enum: [...PLUGIN_CATEGORIES] }),
+  permissions: Type.Array(Type.String({ enum: [...PLUGIN_PERMISSIONS] }), {
+    maxItems: PLUGIN_PERMISSIONS.length,
+    uniqueItems: true,
+    description:
+      'What its installation token may do. Key, plugin and settings permissions cannot be asked for.',
+    examples: [['read:products', 'write:products']],
+  }),
+  events: Type.Array(Type.String({ enum: [...PLUGIN_EVENTS] }), {
+    maxItems: PLUGIN_EVENTS.length,
+    uniqueItems: true,
+    description:
+      'The store events delivered to `webhook_url` (beside `app.installed` and `app.uninstalled`).',
+    examples: [['product.updated', 'product.outofstock']],
+  }),
+  webhook_url: Url(
+    'Where events are delivered, checked as webhook URLs are: https, without credentials, resolving to public addresses only (422 `invalid_webhook_url`).',
+    'https://apps.example.com/hooks/commerce',
+  ),
+  homepage_url: Url('https, shown in the marketplace.', 'https://apps.example.com/stock-sync'),
+};
+
+export const CreatePluginBody = Type.Object(
+  { ...manifest, homepage_url: Type.Optional(manifest.homepage_url) },
+  { additionalProperties: false },
+);
+export type CreatePluginBody = Static<typeof CreatePluginBody>;
+
+export const UpdatePluginBody = Type.Object(
+  {
+    name: Type.Optional(manifest.name),
+    description: Type.Optional(manifest.description),
+    category: Type.Optional(manifest.category),
+    permissions: Type.Optional(manifest.permissions),
+    events: Type.Optional(manifest.events),
+    webhook_url: Type.Optional(manifest.webhook_url),
+    homepage_url: Type.Optional(Nullable(manifest.homepage_url)),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      '`permissions` and `events` change only while the plugin is a `draft` or `rejected` (409 `invalid_state_transition` otherwise); nothing changes while it is `in_review`. A `rejected` plugin that is edited is a `draft` again.',
+  },
+);
+export type UpdatePluginBody = Static<typeof UpdatePluginBody>;
+
+export const PluginInstallationSchema = Type.Object({
+  id: Type.String({ examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'] }),
+  tenant_id: Type.String({ examples: ['ten_2bX9sT2uV7wY3cE5fG7hJ9kL'] }),
+  store_name: Type.String({ examples: ['Northwind Outfitters'] }),
+  installed_at: Timestamp,
+});
+export type PluginInstallationObject = Static<typeof PluginInstallationSchema>;
+
+export const PluginDeliverySchema = Type.Object({
+  ...DeliverySchema.properties,
+  tenant_id: Type.String({ description: 'The store the event came from.' }),
+  installation_id: Nullable(Type.String({ examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'] })),
+});
+
+export const PublisherListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });

@@ -1,31 +1,44 @@
 import type { Db, Store } from '../../db/store.js';
-import type { PluginRatingsTable } from '../../db/schema.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import { envelope, pageWindow } from '../../lib/paging.js';
+import type { PluginRatingsTable, PluginsTable } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import { AppError, isAppError, notFound, validationError } from '../../lib/errors.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
+import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import { isPermission, type Permission } from '../../lib/permissions.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
+import type { EventService } from '../events/events.service.js';
 import { type EventType, isEventType } from '../events/events.types.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
+import { newSecret } from '../webhooks/webhooks.transport.js';
 import * as repo from './plugins.repository.js';
 import {
+  type CreatePluginBody,
   PLUGIN_SORTS,
+  type PluginInstallationObject,
   type PluginListQuery,
   type PluginObject,
   type PluginSort,
   type RatingBody,
   type RatingObject,
+  type UpdatePluginBody,
 } from './plugins.schemas.js';
+import { mintInstallationToken } from './plugins.tokens.js';
 
 /**
- * The plugin marketplace. Installing records what the tenant grants the plugin (its permissions
- * and events) in an installation row; the `installs` counter moves in the same transaction, and
- * only when a row was really inserted or deleted, so repeats and races count once. A rating per
- * tenant keeps `rating_sum`/`rating_count` in step the same way.
+ * Plugins are apps. A tenant publishes one (draft -> in_review -> published or rejected, the last
+ * two decided by the operator's CLI); a store installs it in one transaction that records the
+ * installation, mints its token (`sk_app_...`, only the hash kept), subscribes the plugin's URL to
+ * its events for that store and queues `app.installed` (the token's one appearance) to that URL
+ * only. Uninstalling ends the installation in one transaction: the token stops at that commit
+ * (tokens are never cached), the subscription takes nothing more and `app.uninstalled` is queued.
+ * `installs` and `rating_sum`/`rating_count` move in the same transactions as the rows they count.
  */
 
-function parseList<T extends string>(json: string, accept: (value: string) => value is T): T[] {
-  const parsed: unknown = JSON.parse(json);
+function parseList<T extends string>(json: string | null, accept: (value: string) => value is T): T[] {
+  const parsed: unknown = JSON.parse(json ?? '[]');
   return Array.isArray(parsed) ? parsed.filter((v): v is T => typeof v === 'string' && accept(v)) : [];
 }
 
@@ -33,15 +46,17 @@ function isSort(value: string): value is PluginSort {
   return (PLUGIN_SORTS as readonly string[]).includes(value);
 }
 
-export function presentPlugin(row: repo.PluginRow): PluginObject {
+export function presentPlugin(row: repo.PluginRow, tenantId: string): PluginObject {
   const installation =
-    row.installed_at === null
+    row.installed_at === null || row.installation_id === null
       ? null
       : {
+          id: row.installation_id,
           installed_at: iso(row.installed_at),
-          granted_permissions: parseList<Permission>(row.granted_permissions ?? '[]', isPermission),
-          granted_events: parseList<EventType>(row.granted_events ?? '[]', isEventType),
+          granted_permissions: parseList<Permission>(row.granted_permissions, isPermission),
+          granted_events: parseList<EventType>(row.granted_events, isEventType),
         };
+  const owned = row.owner_tenant_id !== null && row.owner_tenant_id === tenantId;
   return {
     id: row.id,
     name: row.name,
@@ -56,6 +71,12 @@ export function presentPlugin(row: repo.PluginRow): PluginObject {
     permissions: parseList<Permission>(row.permissions, isPermission),
     events: parseList<EventType>(row.events, isEventType),
     installation,
+    status: row.status,
+    homepage_url: row.homepage_url,
+    first_party: row.runtime !== null,
+    owned,
+    my_rating: row.my_rating === null ? null : Number(row.my_rating),
+    ...(owned ? { webhook_url: row.webhook_url ?? '', rejection_reason: row.rejection_reason } : {}),
   };
 }
 
@@ -69,22 +90,67 @@ function presentRating(row: PluginRatingsTable): RatingObject {
   };
 }
 
+function checkHomepage(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError('homepage_url', 'must be an absolute https URL');
+  }
+  if (url.protocol !== 'https:' || url.username || url.password) {
+    throw validationError('homepage_url', 'must be an https URL without credentials');
+  }
+  return url.href;
+}
+
 export type PluginService = ReturnType<typeof createPluginService>;
 
-export function createPluginService(deps: { store: Store; clock: Clock }) {
-  const { store, clock } = deps;
+export function createPluginService(deps: {
+  store: Store;
+  clock: Clock;
+  events: EventService;
+  webhooks: Pick<
+    WebhookService,
+    'subscribeInstallation' | 'queueTo' | 'endInstallation' | 'movePlugin' | 'safeUrl' | 'pluginDeliveries'
+  >;
+  /** The version installation payloads are rendered in (the latest). */
+  apiVersion: string;
+}) {
+  const { store, clock, events, webhooks } = deps;
 
   async function load(db: Db, tenantId: string, ref: string): Promise<PluginObject> {
     const row = await repo.findPlugin(db, tenantId, ref);
     if (!row) throw notFound('plugin');
-    return presentPlugin(row);
+    return presentPlugin(row, tenantId);
   }
 
-  /** The catalog entry behind `ref` (an id or a slug), or 404. */
-  async function entry(db: Db, ref: string, lock = false) {
-    const found = await repo.findCatalogEntry(db, ref, lock);
+  /** The plugin behind `ref` (an id or a slug) if the tenant may see it, or 404. */
+  async function entry(db: Db, tenantId: string, ref: string, lock = false) {
+    const found = await repo.findCatalogEntry(db, tenantId, ref, lock);
     if (!found) throw notFound('plugin');
     return found;
+  }
+
+  /** One of the tenant's own plugins; anyone else's is 404, as if it did not exist. */
+  async function owned(db: Db, tenantId: string, ref: string, lock = false): Promise<PluginsTable> {
+    const found = await entry(db, tenantId, ref, lock);
+    if (found.owner_tenant_id !== tenantId) throw notFound('plugin');
+    return found;
+  }
+
+  /** The plugin's `webhook_url`, checked exactly as a webhook's URL (422 `invalid_webhook_url`). */
+  async function safeUrl(raw: string): Promise<string> {
+    try {
+      return await webhooks.safeUrl(raw);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'invalid_webhook_url')
+        throw new AppError('invalid_webhook_url', `webhook_${error.detail}`);
+      throw error;
+    }
+  }
+
+  function conflict(detail: string): AppError {
+    return new AppError('invalid_state_transition', detail);
   }
 
   return {
@@ -92,9 +158,16 @@ export function createPluginService(deps: { store: Store; clock: Clock }) {
       const sort = query.sort !== undefined && isSort(query.sort) ? query.sort : 'installs';
       const window = pageWindow(query, sort, sort === 'name' ? 'string' : 'number');
       const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      const filter = { words, category: query.category, installed: query.installed };
+      const filter = { words, category: query.category, installed: query.installed, owned: query.owned };
       const { rows, total } = await repo.listPlugins(store.db, store.dialect, tenantId, filter, sort, window);
-      return envelope(rows, total, window, sort, (row) => [row.sort_key, row.id], presentPlugin);
+      return envelope(
+        rows,
+        total,
+        window,
+        sort,
+        (row) => [row.sort_key, row.id],
+        (row) => presentPlugin(row, tenantId),
+      );
     },
 
     get(tenantId: string, ref: string): Promise<PluginObject> {
@@ -102,17 +175,147 @@ export function createPluginService(deps: { store: Store; clock: Clock }) {
     },
 
     /**
-     * Installs the plugin for the caller's tenant, granting it the plugin's permissions and
-     * events. A key can only grant permissions it holds itself (403 otherwise). `created` is false
-     * when the tenant already had it installed: nothing changes then.
+     * A new plugin of the caller's tenant, in `draft`, with its signing secret shown in this answer
+     * only. A retry whose first attempt committed answers the plugin without its secret.
+     */
+    async create(
+      principal: Principal,
+      input: CreatePluginBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<PluginObject> {
+      const tenantId = principal.tenant.id;
+      if (idempotent.committed !== null) return load(store.db, tenantId, idempotent.committed);
+      const homepage = input.homepage_url === undefined ? null : checkHomepage(input.homepage_url);
+      const url = await safeUrl(input.webhook_url);
+      const now = clock.now();
+      const row: PluginsTable = {
+        id: newId('plg'),
+        slug: input.slug,
+        name: input.name,
+        description: input.description,
+        category: input.category,
+        author: principal.tenant.name,
+        permissions: JSON.stringify(input.permissions),
+        events: JSON.stringify(input.events),
+        installs: 0,
+        rating_sum: 0,
+        rating_count: 0,
+        owner_tenant_id: tenantId,
+        status: 'draft',
+        rejection_reason: null,
+        webhook_url: url,
+        homepage_url: homepage,
+        secret: newSecret(),
+        runtime: null,
+        created: now,
+        updated: now,
+      };
+      try {
+        return await store.transaction(async (trx) => {
+          await repo.insertPlugin(trx, row);
+          await idempotent.mark(trx, row.id);
+          return { ...(await load(trx, tenantId, row.id)), secret: row.secret ?? '' };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw validationError('slug', 'is already taken by another plugin');
+        throw error;
+      }
+    },
+
+    /**
+     * Changes the caller's own plugin. Permissions and events change only before review (draft or
+     * rejected); a rejected plugin that is edited is a draft again; nothing changes in review. A
+     * new URL is checked as webhook URLs are, and the active installations' subscriptions follow it.
+     */
+    async update(principal: Principal, ref: string, input: UpdatePluginBody): Promise<PluginObject> {
+      const tenantId = principal.tenant.id;
+      const before = await owned(store.db, tenantId, ref);
+      const changes: repo.PluginChanges = {};
+      const url = input.webhook_url === undefined ? undefined : await safeUrl(input.webhook_url);
+      if (url !== undefined) changes.webhook_url = url;
+      if (input.homepage_url !== undefined)
+        changes.homepage_url = input.homepage_url === null ? null : checkHomepage(input.homepage_url);
+      if (input.name !== undefined) changes.name = input.name;
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.category !== undefined) changes.category = input.category;
+      if (input.permissions !== undefined) changes.permissions = JSON.stringify(input.permissions);
+      if (input.events !== undefined) changes.events = JSON.stringify(input.events);
+      return store.transaction(async (trx) => {
+        const plugin = await owned(trx, tenantId, before.id, store.supportsRowLocks);
+        if (plugin.status === 'in_review')
+          throw conflict('The plugin is in review; it can be changed again once it is approved or rejected.');
+        if (
+          (changes.permissions !== undefined || changes.events !== undefined) &&
+          plugin.status === 'published'
+        ) {
+          throw conflict(
+            'The permissions and events of a published plugin are fixed: stores installed it for them.',
+          );
+        }
+        if (plugin.status === 'rejected') {
+          changes.status = 'draft';
+          changes.rejection_reason = null;
+        }
+        await repo.updatePlugin(trx, plugin.id, changes, clock.now());
+        if (url !== undefined) await webhooks.movePlugin(trx, plugin.id, url);
+        return load(trx, tenantId, plugin.id);
+      });
+    },
+
+    /** Sends the caller's draft (or rejected) plugin to the operator's review. */
+    async submit(principal: Principal, ref: string): Promise<PluginObject> {
+      const tenantId = principal.tenant.id;
+      const before = await owned(store.db, tenantId, ref);
+      return store.transaction(async (trx) => {
+        const plugin = await owned(trx, tenantId, before.id, store.supportsRowLocks);
+        if (plugin.status !== 'draft' && plugin.status !== 'rejected')
+          throw conflict(`A ${plugin.status} plugin cannot be submitted; only a draft or a rejected one.`);
+        await repo.updatePlugin(trx, plugin.id, { status: 'in_review', rejection_reason: null }, clock.now());
+        return load(trx, tenantId, plugin.id);
+      });
+    },
+
+    /** The operator's decision on a plugin in review (`admin plugin:approve` / `plugin:reject`). */
+    async review(
+      pluginId: string,
+      decision: { approve: true } | { approve: false; reason: string },
+    ): Promise<{
+      id: string;
+      name: string;
+      status: PluginsTable['status'];
+      rejection_reason: string | null;
+    }> {
+      return store.transaction(async (trx) => {
+        const plugin = await repo.findPluginById(trx, pluginId, store.supportsRowLocks);
+        if (!plugin) throw notFound('plugin');
+        if (plugin.status !== 'in_review')
+          throw conflict(
+            `The plugin is ${plugin.status}; only a plugin in review can be approved or rejected.`,
+          );
+        const changes: repo.PluginChanges = decision.approve
+          ? { status: 'published', rejection_reason: null }
+          : { status: 'rejected', rejection_reason: decision.reason };
+        await repo.updatePlugin(trx, plugin.id, changes, clock.now());
+        return {
+          id: plugin.id,
+          name: plugin.name,
+          status: changes.status ?? plugin.status,
+          rejection_reason: changes.rejection_reason ?? null,
+        };
+      });
+    },
+
+    /**
+     * Installs the plugin for the caller's tenant, in one transaction: the installation, its token
+     * (exactly the plugin's permissions, which the calling key must hold: 403 otherwise), the
+     * subscription of the plugin's URL to its events, and `app.installed` queued to it alone.
+     * `created` is false when the tenant already has it installed: nothing changes then.
      */
     async install(principal: Principal, ref: string): Promise<{ plugin: PluginObject; created: boolean }> {
       const tenantId = principal.tenant.id;
-      // The catalog does not change at run time: checks before taking the write transaction.
-      const plugin = await entry(store.db, ref);
-      const missing = parseList<Permission>(plugin.permissions, isPermission).find(
-        (permission) => !principal.key.permissions.has(permission),
-      );
+      const plugin = await entry(store.db, tenantId, ref);
+      const permissions = parseList<Permission>(plugin.permissions, isPermission);
+      const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
       if (missing) {
         throw new AppError(
           'insufficient_permissions',
@@ -120,30 +323,91 @@ export function createPluginService(deps: { store: Store; clock: Clock }) {
           { extra: { required_permission: missing } },
         );
       }
+      const pluginEvents = parseList<EventType>(plugin.events, isEventType);
       return store.transaction(async (trx) => {
+        const installationId = newId('ins');
+        const token = mintInstallationToken();
+        const endpointId = newId('wh');
+        const now = clock.now();
         const created = await repo.insertInstallationIfAbsent(trx, {
+          id: installationId,
           tenant_id: tenantId,
           plugin_id: plugin.id,
-          granted_permissions: plugin.permissions,
-          granted_events: plugin.events,
-          installed_at: clock.now(),
+          user_id: principal.userId,
+          permissions: JSON.stringify(permissions),
+          events: JSON.stringify(pluginEvents),
+          token_hash: token.hash,
+          token_last4: token.last4,
+          endpoint_id: endpointId,
+          installed_at: now,
+          uninstalled_at: null,
         });
-        if (created) await repo.addInstalls(trx, plugin.id, 1);
-        return { plugin: await load(trx, tenantId, plugin.id), created };
+        if (!created) return { plugin: await load(trx, tenantId, plugin.id), created: false };
+        await repo.addInstalls(trx, plugin.id, 1);
+        const subscription = await webhooks.subscribeInstallation(trx, {
+          id: endpointId,
+          tenantId,
+          pluginId: plugin.id,
+          pluginName: plugin.name,
+          installationId,
+          url: plugin.webhook_url ?? '',
+          events: pluginEvents,
+          secret: plugin.secret ?? '',
+          apiVersion: deps.apiVersion,
+        });
+        const event = await events.emit(trx, {
+          tenantId,
+          type: 'app.installed',
+          objectType: 'app_installation',
+          object: {
+            id: installationId,
+            installation_id: installationId,
+            plugin_id: plugin.id,
+            tenant_id: tenantId,
+            access_token: token.value,
+            permissions,
+            events: pluginEvents,
+          },
+        });
+        await webhooks.queueTo(trx, subscription, event);
+        return { plugin: await load(trx, tenantId, plugin.id), created: true };
       });
     },
 
-    /** Removes the tenant's installation and its grant; uninstalling what is not installed is a no-op. */
-    async uninstall(tenantId: string, ref: string): Promise<PluginObject> {
-      const plugin = await entry(store.db, ref);
+    /**
+     * Ends the tenant's installation: its token stops working at this commit, in every process;
+     * its subscription takes no more events and its pending deliveries are dropped; `app.uninstalled`
+     * is queued to the plugin. Uninstalling what is not installed changes nothing.
+     */
+    async uninstall(principal: Principal, ref: string): Promise<PluginObject> {
+      const tenantId = principal.tenant.id;
+      const plugin = await entry(store.db, tenantId, ref);
       return store.transaction(async (trx) => {
-        if (await repo.deleteInstallation(trx, tenantId, plugin.id))
+        const installation = await repo.findActiveInstallation(trx, tenantId, plugin.id);
+        if (installation && (await repo.endInstallation(trx, installation.id, clock.now()))) {
           await repo.addInstalls(trx, plugin.id, -1);
+          await webhooks.endInstallation(trx, installation.endpoint_id);
+          const event = await events.emit(trx, {
+            tenantId,
+            type: 'app.uninstalled',
+            objectType: 'app_installation',
+            object: {
+              id: installation.id,
+              installation_id: installation.id,
+              plugin_id: plugin.id,
+              tenant_id: tenantId,
+            },
+          });
+          await webhooks.queueTo(trx, installation.endpoint_id, event);
+        }
         return load(trx, tenantId, plugin.id);
       });
     },
 
-    /** One rating per tenant: the first creates it (`created`), later ones replace it whole. */
+    /**
+     * One rating per tenant, from a tenant that installed the plugin (409 otherwise): the first
+     * creates it (`created`), later ones replace it whole.
+     */
     async rate(
       tenantId: string,
       ref: string,
@@ -152,7 +416,10 @@ export function createPluginService(deps: { store: Store; clock: Clock }) {
       return store.transaction(async (trx) => {
         // PostgreSQL: the plugin's row lock makes concurrent ratings of it apply one after another,
         // so the tenant's previous stars read here are the ones being replaced.
-        const plugin = await entry(trx, ref, store.supportsRowLocks);
+        const plugin = await entry(trx, tenantId, ref, store.supportsRowLocks);
+        if (!(await repo.everInstalled(trx, tenantId, plugin.id))) {
+          throw conflict('Only a store that installed this plugin can rate it; install it first.');
+        }
         const now = clock.now();
         const comment = input.comment ?? null;
         const previous = await repo.findRating(trx, tenantId, plugin.id);
@@ -174,6 +441,39 @@ export function createPluginService(deps: { store: Store; clock: Clock }) {
         await repo.addRatings(trx, plugin.id, input.stars, 1);
         return { rating: presentRating(row), created: true };
       });
+    },
+
+    /** The stores that have the caller's plugin installed now, newest first. */
+    async installations(principal: Principal, ref: string, query: PageQuery) {
+      // The page's bounds are checked first: a bad one is a 400 whatever the plugin.
+      const window = pageWindow(query, 'installed_at');
+      const plugin = await owned(store.db, principal.tenant.id, ref);
+      const { rows, total } = await repo.listInstallations(store.db, plugin.id, window);
+      return envelope(
+        rows,
+        total,
+        window,
+        'installed_at',
+        (row) => [Number(row.installed_at), row.id],
+        (row): PluginInstallationObject => ({
+          id: row.id,
+          tenant_id: row.tenant_id,
+          store_name: row.store_name,
+          installed_at: iso(Number(row.installed_at)),
+        }),
+      );
+    },
+
+    /** The delivery log of the caller's plugin, across its installations, newest first. */
+    async deliveries(principal: Principal, ref: string, query: PageQuery) {
+      pageWindow(query, 'created');
+      const plugin = await owned(store.db, principal.tenant.id, ref);
+      return webhooks.pluginDeliveries(plugin.id, query);
+    },
+
+    /** The plugins the first-party runtimes serve (their secrets included). */
+    firstParty(): Promise<PluginsTable[]> {
+      return repo.firstPartyPlugins(store.db);
     },
   };
 }

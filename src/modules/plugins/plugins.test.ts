@@ -7,581 +7,591 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
-import { type ServerProcess, SKIP_IN_UNIT_RUN, spawnServer } from '../../../test/helpers/process.js';
-import type { Page } from '../../../test/helpers/responses.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
+import type { Page, Problem } from '../../../test/helpers/responses.js';
+import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
+import { runAdmin } from '../../cli/admin.js';
 import { ManualClock } from '../../lib/clock.js';
-import { EVENT_TYPES } from '../events/events.types.js';
-import { PLUGIN_CATEGORIES, type PluginObject, type RatingObject } from './plugins.schemas.js';
+import { PERMISSIONS } from '../../lib/permissions.js';
+import { signature } from '../webhooks/webhooks.transport.js';
+import type { PluginObject, RatingObject } from './plugins.schemas.js';
 
 type PluginPage = Page<PluginObject>;
 
-const SLACK = 'slack-order-notifications';
-
-/** The search semantics, written independently of the SQL: every word occurs in some field. */
-function matches(plugin: PluginObject, q: string): boolean {
-  const fields = [plugin.name, plugin.description, plugin.author, plugin.slug, plugin.category].map((f) =>
-    f.toLowerCase(),
-  );
-  return q
-    .toLowerCase()
-    .split(/\s+/)
-    .filter(Boolean)
-    .every((word) => fields.some((field) => field.includes(word)));
+interface Delivered {
+  id: string;
+  type: string;
+  installation_id?: string;
+  tenant_id?: string;
+  data: { object: Record<string, unknown> };
 }
 
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The documented orders, with the id as the final tie-breaker. */
-const EXPECTED_ORDER: Record<string, (a: PluginObject, b: PluginObject) => number> = {
-  installs: (a, b) => b.installs - a.installs || byCodePoint(b.id, a.id),
-  rating: (a, b) => b.rating - a.rating || b.rating_count - a.rating_count || byCodePoint(b.id, a.id),
-  name: (a, b) => byCodePoint(a.name.toLowerCase(), b.name.toLowerCase()) || byCodePoint(a.id, b.id),
-};
+const FIRST_PARTY = ['ai-autowriter', 'sold-out-hider'];
 
 for (const dialect of DIALECTS) {
-  describe(`plugin marketplace (${dialect})`, () => {
+  describe(`plugins are apps (${dialect})`, () => {
     let ctx: TestContext;
+    let rx: Receiver;
     const clock = new ManualClock();
-    let keyA: string;
-    let keyB: string;
-    let tenantA: string;
+    /** The publisher, and two stores that install. */
+    let publisherKey: string;
+    let storeKey: string;
+    let storeTenant: string;
+    let otherKey: string;
+    let otherTenant: string;
 
     const api = (key: string) => client(ctx.app, key);
-    const listAll = async (key: string, query = '') => {
-      const res = await api(key)<PluginPage>('GET', `/v1/plugins?limit=100${query}`);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.has_more, false);
+    const manifest = (slug: string, extra: Record<string, unknown> = {}) => ({
+      name: `App ${slug}`,
+      slug,
+      description: 'Keeps an eye on products.',
+      category: 'inventory',
+      permissions: ['read:products', 'write:products'],
+      events: ['product.created', 'product.updated'],
+      webhook_url: `${rx.url}/hooks/${slug}`,
+      ...extra,
+    });
+    const publish = async (slug: string, extra: Record<string, unknown> = {}) => {
+      const res = await api(publisherKey)<PluginObject>('POST', '/v1/plugins', {
+        body: manifest(slug, extra),
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
       return res.body;
     };
-    const getPlugin = async (key: string, ref: string) => {
-      const res = await api(key)<PluginObject>('GET', `/v1/plugins/${ref}`);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body;
+    const published = async (slug: string, extra: Record<string, unknown> = {}) => {
+      const plugin = await publish(slug, extra);
+      assert.equal((await api(publisherKey)('POST', `/v1/plugins/${plugin.id}/submit`)).status, 200);
+      await ctx.deps.plugins.review(plugin.id, { approve: true });
+      return plugin;
     };
-    const counters = async (pluginId: string) =>
-      ctx.deps.store.db
-        .selectFrom('plugins')
-        .select(['installs', 'rating_sum', 'rating_count'])
-        .where('id', '=', pluginId)
-        .executeTakeFirstOrThrow();
-    const keyWith = async (permissions: string[]) => {
-      const res = await api(keyA)<{ key: string }>('POST', '/v1/api-keys', {
-        body: { name: 'scoped', permissions },
-      });
-      assert.equal(res.status, 201);
-      return res.body.key;
-    };
+    const pluginCount = async () =>
+      Number(
+        (
+          await ctx.deps.store.db
+            .selectFrom('plugins')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    /** The deliveries the receiver got for `path`, parsed. */
+    const deliveredTo = (path: string): Delivered[] =>
+      rx.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Delivered);
+    const waitFor = (path: string, type: string, what = type) =>
+      eventually(() => deliveredTo(path).find((event) => event.type === type), 15_000, what);
 
     before(async () => {
-      ctx = await createTestContext(dialect, { clock });
-      const a = await createTenant(ctx);
-      tenantA = a.tenant.id;
-      keyA = a.apiKey.key;
-      keyB = (await createTenant(ctx)).apiKey.key;
-    });
-    after(() => ctx.close());
-
-    it('seeds a realistic catalog whose fields, permissions and events are all valid', async () => {
-      const { data, total } = await listAll(keyA);
-      assert.ok(total >= 15, `only ${total} plugins`);
-      assert.equal(data.length, total);
-      assert.equal(new Set(data.map((p) => p.id)).size, total);
-      assert.equal(new Set(data.map((p) => p.slug)).size, total);
-      for (const plugin of data) {
-        assert.match(plugin.id, /^plg_[0-9A-Za-z]{24}$/);
-        assert.match(plugin.slug, /^[a-z0-9]+(-[a-z0-9]+)*$/);
-        assert.ok(plugin.name.length > 0 && plugin.description.length > 40 && plugin.author.length > 0);
-        assert.ok((PLUGIN_CATEGORIES as readonly string[]).includes(plugin.category), plugin.category);
-        assert.ok(plugin.permissions.length > 0, `${plugin.slug} needs no permission`);
-        for (const p of plugin.permissions) assert.ok((PERMISSIONS as readonly string[]).includes(p), p);
-        for (const e of plugin.events) assert.ok((EVENT_TYPES as readonly string[]).includes(e), e);
-        assert.ok(Number.isInteger(plugin.installs) && plugin.installs >= 0);
-        assert.ok(plugin.rating >= 0 && plugin.rating <= 5);
-        assert.equal(Math.round(plugin.rating * 10) / 10, plugin.rating, 'one decimal');
-        assert.equal(plugin.installed, false);
-        assert.equal(plugin.installation, null);
-      }
-      // Every category the filter accepts has plugins.
-      assert.deepEqual([...new Set(data.map((p) => p.category))].sort(), [...PLUGIN_CATEGORIES].sort());
-      // The rating is the stored average, rounded half up to one decimal.
-      for (const plugin of data) {
-        const { rating_sum, rating_count } = await counters(plugin.id);
-        assert.equal(plugin.rating_count, rating_count);
-        const expected = rating_count === 0 ? 0 : Math.round((rating_sum * 10) / rating_count) / 10;
-        assert.equal(plugin.rating, expected, plugin.slug);
-      }
-    });
-
-    it('searches name, description, author, slug and category; every word must match', async () => {
-      const all = (await listAll(keyA)).data;
-      const queries = [
-        'slack',
-        'SLACK',
-        'Ledgerline',
-        'stock alerts',
-        'refund',
-        'Order   Notifications',
-        'inventory',
-      ];
-      // An empty `q` (an empty search box) filters nothing.
-      for (const q of [...queries, 'zz-nothing', '%', '_', '100%', '']) {
-        const found = await listAll(keyA, `&q=${encodeURIComponent(q)}`);
-        const expected = all.filter((p) => matches(p, q)).map((p) => p.id);
-        assert.deepEqual(
-          found.data.map((p) => p.id),
-          expected,
-          `q=${q}`,
-        );
-        assert.equal(found.total, expected.length);
-      }
-      const ledgerline = await listAll(keyA, '&q=ledgerline');
-      assert.deepEqual(ledgerline.data.map((p) => p.slug).sort(), [
-        'payout-reconciliation',
-        'quickbooks-online-export',
-        'xero-accounting-sync',
-      ]);
-      assert.ok((await listAll(keyA, '&q=slack')).data.some((p) => p.slug === SLACK));
-      assert.equal((await listAll(keyA, '&q=%25')).total, 0, 'LIKE wildcards are escaped');
-      const tooLong = await api(keyA)('GET', `/v1/plugins?q=${'a'.repeat(101)}`);
-      assert.equal(tooLong.status, 400);
-      assert.equal(tooLong.body.code, 'validation_failed');
-    });
-
-    it('filters by category, alone and with a search', async () => {
-      const all = (await listAll(keyA)).data;
-      for (const category of PLUGIN_CATEGORIES) {
-        const found = await listAll(keyA, `&category=${category}`);
-        assert.ok(found.total > 0);
-        assert.ok(found.data.every((p) => p.category === category));
-        assert.equal(found.total, all.filter((p) => p.category === category).length);
-      }
-      const xero = await listAll(keyA, '&category=accounting&q=xero');
-      assert.deepEqual(
-        xero.data.map((p) => p.slug),
-        ['xero-accounting-sync'],
-      );
-      assert.equal((await listAll(keyA, '&category=shipping&q=xero')).total, 0);
-      const unknown = await api(keyA)('GET', '/v1/plugins?category=gardening');
-      assert.equal(unknown.status, 400);
-      assert.equal(unknown.body.code, 'validation_failed');
-      assert.equal((unknown.body.errors as { field: string }[])[0]?.field, 'category');
-      const stray = await api(keyA)('GET', '/v1/plugins?colour=blue');
-      assert.equal(stray.status, 400);
-    });
-
-    it('sorts by installs (the default), rating and name, ties broken by id', async () => {
-      const defaultOrder = (await listAll(keyA)).data;
-      for (const sort of ['installs', 'rating', 'name']) {
-        const { data } = await listAll(keyA, `&sort=${sort}`);
-        assert.deepEqual(
-          data.map((p) => p.slug),
-          [...data].sort(EXPECTED_ORDER[sort]).map((p) => p.slug),
-          `sort=${sort}`,
-        );
-        if (sort === 'installs') assert.deepEqual(data, defaultOrder);
-      }
-      const byRating = (await listAll(keyA, '&sort=rating')).data;
-      assert.equal(byRating.at(-1)?.rating, 0, 'unrated plugins come last');
-      const bad = await api(keyA)('GET', '/v1/plugins?sort=popular');
-      assert.equal(bad.status, 400);
-      assert.equal(bad.body.code, 'validation_failed');
-    });
-
-    it('pages by offset, page and cursor over the same order, ties included', async () => {
-      // Catalog rows come from migrations; these extra ones tie on every sort key but the id.
-      const tied = Array.from({ length: 5 }, (_, i) => ({
-        id: `plg_TieTieTieTieTieTieTieTi${i}`,
-        slug: `tied-plugin-${i}`,
-        name: i % 2 === 0 ? 'Tied Plugin' : 'tied plugin',
-        description: 'A plugin that ties with its siblings on installs, rating and name.',
-        category: 'analytics',
-        author: 'Test Fixtures',
-        permissions: '["read:analytics"]',
-        events: '[]',
-        installs: 1000,
-        rating_sum: 9,
-        rating_count: 2,
-      }));
-      await ctx.deps.store.db.insertInto('plugins').values(tied).execute();
-      try {
-        for (const sort of ['installs', 'rating', 'name']) {
-          const full = (await listAll(keyA, `&sort=${sort}`)).data.map((p) => p.id);
-          const tiedIds = full.filter((id) => id.startsWith('plg_TieTie'));
-          const descending = sort !== 'name';
-          assert.deepEqual(
-            tiedIds,
-            [...tiedIds].sort(descending ? (a, b) => byCodePoint(b, a) : byCodePoint),
-          );
-
-          const viaCursor: string[] = [];
-          let cursor: string | null = null;
-          let pages = 0;
-          do {
-            const query: string = cursor === null ? '' : `&cursor=${cursor}`;
-            const res = await api(keyA)<PluginPage>('GET', `/v1/plugins?sort=${sort}&limit=4${query}`);
-            assert.equal(res.status, 200, JSON.stringify(res.body));
-            assert.equal(res.body.total, full.length);
-            assert.equal(res.body.offset, pages * 4);
-            assert.equal(res.body.page, pages + 1);
-            viaCursor.push(...res.body.data.map((p) => p.id));
-            assert.equal(res.body.has_more, res.body.next_cursor !== null);
-            cursor = res.body.next_cursor;
-            pages += 1;
-          } while (cursor !== null);
-          assert.deepEqual(viaCursor, full, `cursor walk, sort=${sort}`);
-
-          const page3 = await api(keyA)<PluginPage>('GET', `/v1/plugins?sort=${sort}&limit=5&page=3`);
-          assert.deepEqual(
-            page3.body.data.map((p) => p.id),
-            full.slice(10, 15),
-          );
-          const offset7 = await api(keyA)<PluginPage>('GET', `/v1/plugins?sort=${sort}&limit=5&offset=7`);
-          assert.deepEqual(
-            offset7.body.data.map((p) => p.id),
-            full.slice(7, 12),
-          );
-          assert.equal(offset7.body.page, 2);
-        }
-        const first = await api(keyA)<PluginPage>('GET', '/v1/plugins?sort=rating&limit=2');
-        const wrongSort = await api(keyA)('GET', `/v1/plugins?sort=name&cursor=${first.body.next_cursor}`);
-        assert.equal(wrongSort.status, 400, 'a cursor only continues the sort it was made for');
-        for (const query of ['limit=0', 'limit=101', 'offset=-1', 'page=0', 'cursor=garbage']) {
-          assert.equal((await api(keyA)('GET', `/v1/plugins?${query}`)).status, 400, query);
-        }
-      } finally {
-        await ctx.deps.store.db.deleteFrom('plugins').where('slug', 'like', 'tied-plugin-%').execute();
-      }
-    });
-
-    it('gets one plugin by id or by slug; unknown ones are 404', async () => {
-      const bySlug = await getPlugin(keyA, SLACK);
-      assert.equal(bySlug.name, 'Slack Order Notifications');
-      assert.deepEqual(await getPlugin(keyA, bySlug.id), bySlug);
-      for (const ref of ['plg_000000000000000000000000', 'no-such-plugin', 'SLACK-ORDER-NOTIFICATIONS']) {
-        for (const [method, url] of [
-          ['GET', `/v1/plugins/${ref}`],
-          ['POST', `/v1/plugins/${ref}/install`],
-          ['DELETE', `/v1/plugins/${ref}/install`],
-          ['POST', `/v1/plugins/${ref}/ratings`],
-        ] as const) {
-          const res = await api(keyA)(
-            method,
-            url,
-            method === 'POST' ? { body: url.endsWith('ratings') ? { stars: 4 } : {} } : {},
-          );
-          assert.equal(res.status, 404, `${method} ${url}`);
-          assert.equal(res.body.code, 'not_found');
-        }
-      }
-      const tooLong = await api(keyA)('GET', `/v1/plugins/${'x'.repeat(65)}`);
-      assert.equal(tooLong.status, 400);
-    });
-
-    it('installs once, records the grant, and uninstalls idempotently', async () => {
-      const plugin = await getPlugin(keyA, 'shipstation-sync');
-      const start = plugin.installs;
-
-      const first = await api(keyA)<PluginObject>('POST', `/v1/plugins/${plugin.id}/install`);
-      assert.equal(first.status, 201);
-      assert.equal(first.body.installed, true);
-      assert.equal(first.body.installs, start + 1);
-      assert.deepEqual(first.body.installation, {
-        installed_at: new Date(clock.now()).toISOString(),
-        granted_permissions: plugin.permissions,
-        granted_events: plugin.events,
-      });
-      const installedAt = first.body.installation?.installed_at;
-
-      clock.advance(60_000);
-      const again = await api(keyA)<PluginObject>('POST', `/v1/plugins/shipstation-sync/install`, {
-        body: {},
-      });
-      assert.equal(again.status, 200, 'already installed');
-      assert.equal(again.body.installs, start + 1, 'counted once');
-      assert.equal(again.body.installation?.installed_at, installedAt, 'the original grant stands');
-      assert.deepEqual(await getPlugin(keyA, plugin.id), again.body);
-      assert.equal((await counters(plugin.id)).installs, start + 1);
-
-      // The list shows it, and `installed=true|false` filters by it.
-      const mine = await listAll(keyA, '&installed=true');
-      assert.deepEqual(
-        mine.data.map((p) => p.slug),
-        ['shipstation-sync'],
-      );
-      assert.equal(mine.data[0]?.installation?.installed_at, installedAt);
-      const notMine = await listAll(keyA, '&installed=false');
-      assert.equal(notMine.total, (await listAll(keyA)).total - 1);
-      assert.ok(notMine.data.every((p) => !p.installed && p.installation === null));
-
-      const removed = await api(keyA)<PluginObject>('DELETE', `/v1/plugins/${plugin.id}/install`);
-      assert.equal(removed.status, 200);
-      assert.equal(removed.body.installed, false);
-      assert.equal(removed.body.installation, null);
-      assert.equal(removed.body.installs, start);
-      const removedAgain = await api(keyA)<PluginObject>('DELETE', `/v1/plugins/shipstation-sync/install`);
-      assert.equal(removedAgain.status, 200);
-      assert.equal(removedAgain.body.installs, start, 'a second uninstall changes nothing');
-      const grants = await ctx.deps.store.db
-        .selectFrom('plugin_installations')
-        .selectAll()
-        .where('tenant_id', '=', tenantA)
-        .execute();
-      assert.deepEqual(grants, [], 'the grant is gone');
-
-      const reinstalled = await api(keyA)<PluginObject>('POST', `/v1/plugins/${plugin.id}/install`);
-      assert.equal(reinstalled.status, 201);
-      assert.equal(reinstalled.body.installs, start + 1);
-      assert.equal(reinstalled.body.installation?.installed_at, new Date(clock.now()).toISOString());
-      await api(keyA)('DELETE', `/v1/plugins/${plugin.id}/install`);
-    });
-
-    it('replays an install sent with the same Idempotency-Key and rejects unknown body fields', async () => {
-      const headers = { 'idempotency-key': 'install-ga4-once' };
-      const first = await api(keyA)<PluginObject>('POST', '/v1/plugins/ga4-ecommerce-tracking/install', {
-        headers,
-      });
-      assert.equal(first.status, 201);
-      const replay = await api(keyA)<PluginObject>('POST', '/v1/plugins/ga4-ecommerce-tracking/install', {
-        headers,
-      });
-      assert.equal(replay.status, 201);
-      assert.equal(replay.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(replay.body, first.body);
-      const extra = await api(keyA)('POST', '/v1/plugins/ga4-ecommerce-tracking/install', {
-        body: { permissions: ['read:orders'] },
-      });
-      assert.equal(extra.status, 400);
-      assert.equal(extra.body.code, 'validation_failed');
-      await api(keyA)('DELETE', '/v1/plugins/ga4-ecommerce-tracking/install');
-    });
-
-    it('refuses to grant a plugin permissions the calling key does not hold', async () => {
-      const narrow = await keyWith(['read:plugins', 'write:plugins', 'read:orders']);
-      const before = (await counters((await getPlugin(keyA, SLACK)).id)).installs;
-      const refused = await api(narrow)('POST', `/v1/plugins/${SLACK}/install`);
-      assert.equal(refused.status, 403);
-      assert.equal(refused.body.code, 'insufficient_permissions');
-      assert.equal(refused.body.required_permission, 'read:products');
-      const after = await getPlugin(keyA, SLACK);
-      assert.equal(after.installed, false);
-      assert.equal(after.installs, before);
-
-      const enough = await keyWith(['read:plugins', 'write:plugins', 'read:orders', 'read:products']);
-      const ok = await api(enough)<PluginObject>('POST', `/v1/plugins/${SLACK}/install`);
-      assert.equal(ok.status, 201);
-      assert.deepEqual(ok.body.installation?.granted_permissions, ['read:orders', 'read:products']);
-      // Uninstalling grants nothing, so any write:plugins key may do it.
-      const minimal = await keyWith(['write:plugins']);
-      assert.equal((await api(minimal)('DELETE', `/v1/plugins/${SLACK}/install`)).status, 200);
-      assert.equal((await getPlugin(keyA, SLACK)).installed, false);
-    });
-
-    it('keeps installations apart between tenants', async () => {
-      const start = (await getPlugin(keyA, 'klaviyo-email-flows')).installs;
-      assert.equal((await api(keyA)('POST', '/v1/plugins/klaviyo-email-flows/install')).status, 201);
-      const seenByB = await getPlugin(keyB, 'klaviyo-email-flows');
-      assert.equal(seenByB.installed, false);
-      assert.equal(seenByB.installation, null);
-      assert.equal(seenByB.installs, start + 1, 'the public counter includes every tenant');
-      assert.equal((await listAll(keyB, '&installed=true')).total, 0);
-
-      // B uninstalling leaves A's installation alone; B installing counts B once.
-      const bRemoves = await api(keyB)<PluginObject>('DELETE', '/v1/plugins/klaviyo-email-flows/install');
-      assert.equal(bRemoves.body.installs, start + 1);
-      assert.equal((await getPlugin(keyA, 'klaviyo-email-flows')).installed, true);
-      assert.equal((await api(keyB)('POST', '/v1/plugins/klaviyo-email-flows/install')).status, 201);
-      assert.equal((await getPlugin(keyA, 'klaviyo-email-flows')).installs, start + 2);
-      await api(keyA)('DELETE', '/v1/plugins/klaviyo-email-flows/install');
-      await api(keyB)('DELETE', '/v1/plugins/klaviyo-email-flows/install');
-      assert.equal((await getPlugin(keyA, 'klaviyo-email-flows')).installs, start);
-    });
-
-    it('counts concurrent installs from 30 tenants exactly, repeats included', async () => {
-      const plugin = await getPlugin(keyA, 'loyalty-points');
-      const tenants = await Promise.all(Array.from({ length: 30 }, () => createTenant(ctx)));
-      const keys = tenants.map((t) => t.apiKey.key);
-      // Every tenant installs three times, all 90 requests at once.
-      const installs = await Promise.all(
-        keys.flatMap((key) =>
-          [1, 2, 3].map(() => api(key)<PluginObject>('POST', '/v1/plugins/loyalty-points/install')),
-        ),
-      );
-      const statuses = installs.map((r) => r.status);
-      assert.equal(statuses.filter((s) => s === 201).length, 30, String(statuses));
-      assert.equal(statuses.filter((s) => s === 200).length, 60, String(statuses));
-      assert.ok(installs.every((r) => r.body.installed));
-      assert.equal((await counters(plugin.id)).installs, plugin.installs + 30);
-      const rows = await ctx.deps.store.db
-        .selectFrom('plugin_installations')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('plugin_id', '=', plugin.id)
-        .executeTakeFirstOrThrow();
-      assert.equal(Number(rows.n), 30);
-
-      // And concurrent uninstalls (twice each) take exactly those 30 back.
-      const removals = await Promise.all(
-        keys.flatMap((key) => [1, 2].map(() => api(key)('DELETE', '/v1/plugins/loyalty-points/install'))),
-      );
-      assert.ok(removals.every((r) => r.status === 200));
-      assert.equal((await counters(plugin.id)).installs, plugin.installs);
-    });
-
-    it('averages ratings to one decimal, half up, with one rating per tenant', async () => {
-      const plugin = await getPlugin(keyA, 'returns-portal');
-      assert.equal(plugin.rating, 0);
-      assert.equal(plugin.rating_count, 0);
-      const raters = [
-        keyA,
-        keyB,
-        ...(await Promise.all([1, 2, 3].map(() => createTenant(ctx)))).map((t) => t.apiKey.key),
-      ];
-      const rate = (key: string, body: unknown) =>
-        api(key)<RatingObject>('POST', `/v1/plugins/${plugin.id}/ratings`, { body });
-      const expectRating = async (rating: number, count: number) => {
-        const seen = await getPlugin(keyB, 'returns-portal');
-        assert.equal(seen.rating, rating);
-        assert.equal(seen.rating_count, count);
-      };
-
-      const first = await rate(keyA, { stars: 5, comment: 'Returns dropped by half.' });
-      assert.equal(first.status, 201);
-      const created = new Date(clock.now()).toISOString();
-      assert.deepEqual(first.body, {
-        plugin_id: plugin.id,
-        stars: 5,
-        comment: 'Returns dropped by half.',
-        created,
-        updated: created,
-      });
-      await expectRating(5, 1);
-      assert.equal((await rate(raters[1] ?? '', { stars: 4 })).status, 201);
-      await expectRating(4.5, 2);
-      await rate(raters[2] ?? '', { stars: 4 });
-      await expectRating(4.3, 3); // 13 / 3 = 4.33
-      await rate(raters[3] ?? '', { stars: 4 });
-      await expectRating(4.3, 4); // 17 / 4 = 4.25 rounds half up
-      await rate(raters[4] ?? '', { stars: 1 });
-      await expectRating(3.6, 5); // 18 / 5
-
-      // Re-rating replaces the tenant's rating: stars and comment, `created` kept.
-      clock.advance(3_600_000);
-      const replaced = await rate(keyA, { stars: 2 });
-      assert.equal(replaced.status, 200);
-      assert.deepEqual(replaced.body, {
-        plugin_id: plugin.id,
-        stars: 2,
-        comment: null,
-        created,
-        updated: new Date(clock.now()).toISOString(),
-      });
-      await expectRating(3, 5); // 15 / 5
-      assert.equal((await rate(keyA, { stars: 2 })).status, 200);
-      await expectRating(3, 5);
-      // B's rating is B's own: replacing it moves only B's share.
-      await rate(keyB, { stars: 5, comment: 'Changed my mind.' });
-      await expectRating(3.2, 5); // 16 / 5
-      const { rating_sum, rating_count } = await counters(plugin.id);
-      assert.deepEqual([rating_sum, rating_count], [16, 5]);
-    });
-
-    it('rejects stars outside 1..5 and malformed ratings without changing anything', async () => {
-      const plugin = await getPlugin(keyA, 'discord-sales-feed');
-      const bodies: unknown[] = [
-        { stars: 0 },
-        { stars: 6 },
-        { stars: -1 },
-        { stars: 4.5 },
-        { stars: '5' },
-        { stars: null },
-        {},
-        { stars: 5, comment: '' },
-        { stars: 5, comment: ' \n\t ' },
-        { stars: 5, comment: 'x'.repeat(2001) },
-        { stars: 5, tenant_id: 'ten_x' },
-      ];
-      for (const body of bodies) {
-        const res = await api(keyA)('POST', `/v1/plugins/${plugin.id}/ratings`, { body });
-        assert.equal(res.status, 400, JSON.stringify(body));
-        assert.equal(res.body.code, 'validation_failed');
-      }
-      const zero = await api(keyA)('POST', `/v1/plugins/${plugin.id}/ratings`, { body: { stars: 0 } });
-      assert.equal((zero.body.errors as { field: string }[])[0]?.field, 'stars');
-      const blank = await api(keyA)('POST', `/v1/plugins/${plugin.id}/ratings`, {
-        body: { stars: 5, comment: '   ' },
-      });
-      assert.deepEqual(blank.body.errors, [{ field: 'comment', message: 'must not be blank' }]);
-      const after = await getPlugin(keyA, plugin.id);
-      assert.equal(after.rating_count, plugin.rating_count);
-      assert.equal(after.rating, plugin.rating);
-    });
-
-    it('keeps rating_sum and rating_count exact under concurrent ratings and re-ratings', async () => {
-      const plugin = await getPlugin(keyA, 'demand-forecasting');
-      const base = await counters(plugin.id);
-      const keys = (await Promise.all(Array.from({ length: 20 }, () => createTenant(ctx)))).map(
-        (t) => t.apiKey.key,
-      );
-      // Each tenant sends two different ratings at once; either may land last.
-      const results = await Promise.all(
-        keys.flatMap((key, i) =>
-          [1 + (i % 5), 5 - (i % 5)].map((stars) =>
-            api(key)('POST', `/v1/plugins/${plugin.id}/ratings`, { body: { stars } }),
-          ),
-        ),
-      );
-      const statuses = results.map((r) => r.status).sort();
-      assert.equal(statuses.filter((s) => s === 201).length, 20, String(statuses));
-      assert.equal(statuses.filter((s) => s === 200).length, 20, String(statuses));
-      const rows = await ctx.deps.store.db
-        .selectFrom('plugin_ratings')
-        .select('stars')
-        .where('plugin_id', '=', plugin.id)
-        .execute();
-      assert.equal(rows.length, 20);
-      const now = await counters(plugin.id);
-      assert.equal(now.rating_count, base.rating_count + 20);
-      assert.equal(now.rating_sum, base.rating_sum + rows.reduce((sum, row) => sum + row.stars, 0));
-    });
-  });
-
-  describe(`plugin installs across server processes (${dialect})`, { skip: SKIP_IN_UNIT_RUN }, () => {
-    let ctx: TestContext;
-    let servers: ServerProcess[] = [];
-
-    before(async () => {
-      ctx = await createTestContext(dialect);
-      servers = await Promise.all([spawnServer(ctx.store.env), spawnServer(ctx.store.env)]);
+      rx = await startReceiver();
+      ctx = await createTestContext(dialect, { clock, webhooks: { worker: { pollMs: 20 } } });
+      const publisher = await createTenant(ctx, { name: 'Plugin Works' });
+      publisherKey = publisher.apiKey.key;
+      const store = await createTenant(ctx, { name: 'Corner Shop' });
+      storeKey = store.apiKey.key;
+      storeTenant = store.tenant.id;
+      const other = await createTenant(ctx, { name: 'Other Shop' });
+      otherKey = other.apiKey.key;
+      otherTenant = other.tenant.id;
+      ctx.deps.webhookWorker.start({ pollMs: 20 });
     });
     after(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
       await ctx.close();
+      await rx.close();
     });
 
-    it('counts installs sent to two processes at once exactly', async () => {
-      const [one, two] = servers;
-      assert.ok(one && two);
-      const keys = (await Promise.all(Array.from({ length: 20 }, () => createTenant(ctx)))).map(
-        (t) => t.apiKey.key,
+    it('ships exactly the two first-party plugins, published and real', async () => {
+      const res = await api(storeKey)<PluginPage>('GET', '/v1/plugins?limit=100');
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body.data.map((p) => p.slug).sort(), FIRST_PARTY);
+      for (const plugin of res.body.data) {
+        assert.equal(plugin.status, 'published');
+        assert.equal(plugin.first_party, true);
+        assert.equal(plugin.owned, false);
+        assert.equal(plugin.my_rating, null);
+        assert.equal(plugin.author, 'Commerce Platform');
+        assert.equal(plugin.webhook_url, undefined, 'only a publisher sees its URL');
+        assert.ok(plugin.permissions.length > 0 && plugin.events.length > 0);
+      }
+    });
+
+    it('publishes a draft that only its publisher sees, with its secret shown once', async () => {
+      const draft = await publish('stock-sync', { homepage_url: 'https://apps.example.com/stock-sync' });
+      assert.match(draft.id, /^plg_/);
+      assert.equal(draft.status, 'draft');
+      assert.equal(draft.owned, true);
+      assert.equal(draft.author, 'Plugin Works');
+      assert.match(draft.secret ?? '', /^whsec_[A-Za-z0-9+/]+=*$/);
+      assert.equal(draft.webhook_url, `${rx.url}/hooks/stock-sync`);
+      const again = await api(publisherKey)<PluginObject>('GET', `/v1/plugins/${draft.id}`);
+      assert.equal(again.status, 200);
+      assert.equal(again.body.secret, undefined);
+      // Another store does not see it, by id or slug, nor in the list.
+      assert.equal((await api(storeKey)('GET', `/v1/plugins/${draft.id}`)).status, 404);
+      assert.equal((await api(storeKey)('GET', '/v1/plugins/stock-sync')).status, 404);
+      const theirs = await api(storeKey)<PluginPage>('GET', '/v1/plugins?limit=100');
+      assert.ok(!theirs.body.data.some((p) => p.id === draft.id));
+      assert.equal((await api(storeKey)('POST', `/v1/plugins/${draft.id}/install`)).status, 404);
+      const mine = await api(publisherKey)<PluginPage>('GET', '/v1/plugins?owned=true');
+      assert.deepEqual(
+        mine.body.data.map((p) => p.id),
+        [draft.id],
       );
-      const plugin = await getVia(one.url, keys[0] ?? '', 'back-in-stock-alerts');
-      const send = (url: string, key: string) =>
-        fetch(`${url}/v1/plugins/back-in-stock-alerts/install`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}` },
-        }).then((res) => res.status);
-      const statuses = await Promise.all(keys.flatMap((key) => [send(one.url, key), send(two.url, key)]));
-      assert.equal(statuses.filter((s) => s === 201).length, 20, String(statuses));
-      assert.equal(statuses.filter((s) => s === 200).length, 20, String(statuses));
-      const after = await getVia(two.url, keys[1] ?? '', 'back-in-stock-alerts');
-      assert.equal(after.installs, plugin.installs + 20);
-      assert.equal(after.installed, true);
+    });
+
+    it('refuses bad manifests naming the field, writing nothing', async () => {
+      const before = await pluginCount();
+      const cases: [Record<string, unknown>, string][] = [
+        [{ slug: 'Bad Slug' }, 'slug'],
+        [{ permissions: ['write:keys'] }, 'permissions[0]'],
+        [{ permissions: ['read:keys'] }, 'permissions[0]'],
+        [{ permissions: ['publish:plugins'] }, 'permissions[0]'],
+        [{ events: ['webhook.test'] }, 'events[0]'],
+        [{ category: 'toys' }, 'category'],
+        [{ name: '' }, 'name'],
+        [{ owner_tenant_id: otherTenant }, 'owner_tenant_id'],
+        [{ status: 'published' }, 'status'],
+      ];
+      for (const [change, field] of cases) {
+        const res = await api(publisherKey)<Problem>('POST', '/v1/plugins', {
+          body: manifest(`bad-${Object.keys(change)[0]?.replace('_', '-') ?? 'x'}`, change),
+        });
+        assert.equal(res.status, 400, JSON.stringify(change));
+        assert.equal(res.body.code, 'validation_failed');
+        assert.ok(
+          res.body.errors?.some((e) => e.field === field || e.field.startsWith(field)),
+          `${JSON.stringify(change)} -> ${JSON.stringify(res.body.errors)}`,
+        );
+      }
+      const homepage = await api(publisherKey)<Problem>('POST', '/v1/plugins', {
+        body: manifest('bad-homepage', { homepage_url: 'ftp://example.com' }),
+      });
+      assert.equal(homepage.status, 400);
+      assert.equal(homepage.body.errors?.[0]?.field, 'homepage_url');
+      const taken = await api(publisherKey)<Problem>('POST', '/v1/plugins', { body: manifest('stock-sync') });
+      assert.equal(taken.status, 400);
+      assert.equal(taken.body.errors?.[0]?.field, 'slug');
+      const firstParty = await api(publisherKey)<Problem>('POST', '/v1/plugins', {
+        body: manifest('taken-too', { webhook_url: 'internal://first-party/ai-autowriter' }),
+      });
+      assert.equal(firstParty.status, 422);
+      assert.equal(firstParty.body.code, 'invalid_webhook_url');
+      assert.equal(await pluginCount(), before);
+      // A key without publish:plugins cannot publish.
+      const reader = await api(publisherKey)<{ key: string }>('POST', '/v1/api-keys', {
+        body: { name: 'no publish', permissions: ['read:plugins', 'write:plugins'] },
+      });
+      const refused = await api(reader.body.key)<Problem>('POST', '/v1/plugins', { body: manifest('nope') });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.required_permission, 'publish:plugins');
+    });
+
+    it('goes draft -> in_review -> rejected -> draft -> in_review -> published, by the operator CLI', async () => {
+      const plugin = await publish('review-me');
+      const submit = () => api(publisherKey)<PluginObject>('POST', `/v1/plugins/${plugin.id}/submit`);
+      const patch = (body: unknown) =>
+        api(publisherKey)<PluginObject & Problem>('PATCH', `/v1/plugins/${plugin.id}`, { body });
+      assert.equal((await submit()).body.status, 'in_review');
+      assert.equal((await submit()).status, 409);
+      const locked = await patch({ description: 'New words.' });
+      assert.equal(locked.status, 409);
+      assert.equal(locked.body.code, 'invalid_state_transition');
+      // Only the publisher may change it.
+      assert.equal(
+        (await api(storeKey)('PATCH', `/v1/plugins/${plugin.id}`, { body: { name: 'Mine now' } })).status,
+        404,
+      );
+      const env = ctx.store.env;
+      const config = (await import('../../config.js')).loadConfig(env);
+      const rejected = await runAdmin(
+        ['plugin:reject', '--plugin', plugin.id, '--reason', 'Describe what it stores', '--json'],
+        config,
+      );
+      assert.equal(rejected.code, 0, rejected.stderr);
+      assert.equal(JSON.parse(rejected.stdout).plugin.status, 'rejected');
+      const seen = await api(publisherKey)<PluginObject>('GET', `/v1/plugins/${plugin.id}`);
+      assert.equal(seen.body.status, 'rejected');
+      assert.equal(seen.body.rejection_reason, 'Describe what it stores');
+      const edited = await patch({
+        description: 'Stores nothing; reads products.',
+        events: ['product.updated'],
+      });
+      assert.equal(edited.status, 200);
+      assert.equal(edited.body.status, 'draft');
+      assert.deepEqual(edited.body.events, ['product.updated']);
+      assert.equal((await submit()).body.status, 'in_review');
+      const approved = await runAdmin(['plugin:approve', '--plugin', plugin.id, '--json'], config);
+      assert.equal(approved.code, 0, approved.stderr);
+      const twice = await runAdmin(['plugin:approve', '--plugin', plugin.id], config);
+      assert.equal(twice.code, 1);
+      assert.match(twice.stderr, /invalid_state_transition/);
+      const listed = await api(storeKey)<PluginObject>('GET', `/v1/plugins/${plugin.id}`);
+      assert.equal(listed.status, 200);
+      assert.equal(listed.body.status, 'published');
+      const fixed = await patch({ permissions: ['read:products', 'read:orders'] });
+      assert.equal(fixed.status, 409);
+      const renamed = await patch({ name: 'Review Me Pro', homepage_url: null });
+      assert.equal(renamed.status, 200);
+      assert.equal(renamed.body.name, 'Review Me Pro');
+      const bad = await patch({ permissions: 'read:products' });
+      assert.equal(bad.status, 400);
+      const empty = await patch({});
+      assert.equal(empty.status, 400);
+    });
+
+    it('installs in one go: a token with exactly its permissions, delivered once, signed, to its URL only', async () => {
+      const plugin = await published('product-watch');
+      const secret = plugin.secret ?? '';
+      const path = '/hooks/product-watch';
+      // The store's own webhook, subscribed to everything, must never see the app events.
+      const own = await api(storeKey)<{ id: string }>('POST', '/v1/webhooks', {
+        body: { url: `${rx.url}/own`, events: ['*'] },
+      });
+      assert.equal(own.status, 201);
+      const installed = await api(storeKey)<PluginObject>('POST', `/v1/plugins/${plugin.id}/install`);
+      assert.equal(installed.status, 201, JSON.stringify(installed.body));
+      assert.equal(installed.body.installed, true);
+      assert.match(installed.body.installation?.id ?? '', /^ins_/);
+      assert.deepEqual(installed.body.installation?.granted_permissions, ['read:products', 'write:products']);
+      assert.equal(installed.body.installs, 1);
+      const repeat = await api(storeKey)<PluginObject>('POST', `/v1/plugins/${plugin.id}/install`);
+      assert.equal(repeat.status, 200);
+      assert.equal(repeat.body.installs, 1);
+      assert.equal(repeat.body.installation?.id, installed.body.installation?.id);
+
+      const event = await waitFor(path, 'app.installed');
+      const received = rx.received.find((r) => r.path === path && r.id === event.id);
+      assert.ok(received);
+      const headers = received.headers as Record<string, string>;
+      assert.equal(
+        headers['webhook-signature'],
+        signature(secret, event.id, Number(headers['webhook-timestamp']), received.body),
+      );
+      const object = event.data.object;
+      assert.equal(object.installation_id, installed.body.installation?.id);
+      assert.equal(object.tenant_id, storeTenant);
+      assert.deepEqual(object.permissions, ['read:products', 'write:products']);
+      assert.deepEqual(object.events, ['product.created', 'product.updated']);
+      const token = String(object.access_token);
+      assert.match(token, /^sk_app_[0-9A-Za-z]{40}$/);
+      assert.equal(deliveredTo(path).filter((e) => e.type === 'app.installed').length, 1);
+
+      // Nowhere else: not in the store's events, not to its own webhook, not in its key list.
+      const events = await api(storeKey)<Page<{ type: string }>>('GET', '/v1/events?limit=100');
+      assert.ok(!JSON.stringify(events.body).includes(token));
+      assert.ok(!events.body.data.some((e) => e.type.startsWith('app.')));
+      assert.equal((await api(storeKey)('GET', `/v1/events/${event.id}`)).status, 404);
+      assert.ok(!rx.received.some((r) => r.path === '/own' && r.body.includes('app.installed')));
+      const keys = await api(storeKey)<Page<{ id: string }>>('GET', '/v1/api-keys?limit=100');
+      assert.ok(!keys.body.data.some((k) => k.id === object.installation_id));
+      const webhooks = await api(storeKey)<Page<{ id: string; url: string }>>('GET', '/v1/webhooks');
+      assert.deepEqual(
+        webhooks.body.data.map((w) => w.id),
+        [own.body.id],
+      );
+      // Once delivered, the stored event no longer holds the token; only its hash is kept.
+      await eventually(async () => {
+        const row = await ctx.deps.store.db
+          .selectFrom('events')
+          .select('data')
+          .where('id', '=', event.id)
+          .executeTakeFirstOrThrow();
+        return !row.data.includes(token);
+      });
+      const stored = await ctx.deps.store.db
+        .selectFrom('plugin_installations')
+        .selectAll()
+        .where('id', '=', String(object.installation_id))
+        .executeTakeFirstOrThrow();
+      assert.notEqual(stored.token_hash, token);
+      assert.equal(stored.token_hash.length, 64);
+
+      // The token: a key of this store, with exactly those permissions.
+      const app = api(token);
+      const mine = await api(storeKey)<{ id: string }>('POST', '/v1/products', {
+        body: { name: 'Lamp', price: 1500, currency: 'USD', stock: 3 },
+      });
+      const theirs = await api(otherKey)<{ id: string }>('POST', '/v1/products', {
+        body: { name: 'Chair', price: 4000, currency: 'USD', stock: 1 },
+      });
+      const list = await app<Page<{ id: string }>>('GET', '/v1/products');
+      assert.equal(list.status, 200);
+      assert.deepEqual(
+        list.body.data.map((p) => p.id),
+        [mine.body.id],
+      );
+      assert.equal((await app('GET', `/v1/products/${theirs.body.id}`)).status, 404);
+      assert.equal(
+        (await app('PATCH', `/v1/products/${theirs.body.id}`, { body: { name: 'Taken' } })).status,
+        404,
+      );
+      assert.equal(
+        (await app('PATCH', `/v1/products/${mine.body.id}`, { body: { name: 'Desk lamp' } })).status,
+        200,
+      );
+      for (const [method, url, permission] of [
+        ['GET', '/v1/orders', 'read:orders'],
+        ['GET', '/v1/wallet/balance', 'read:wallet'],
+        ['GET', '/v1/webhooks', 'read:webhooks'],
+        ['GET', '/v1/api-keys', 'read:keys'],
+        ['POST', '/v1/api-keys', 'write:keys'],
+        ['POST', `/v1/plugins/${plugin.id}/install`, 'write:plugins'],
+        ['POST', '/v1/plugins', 'publish:plugins'],
+      ] as const) {
+        const res = await app<Problem>(method, url, {
+          body: method === 'POST' ? { name: 'x', permissions: ['read:products'] } : undefined,
+        });
+        assert.equal(res.status, 403, `${method} ${url}`);
+        assert.equal(res.body.required_permission, permission);
+      }
+      // The service refuses key work to a token whatever it holds.
+      const principal = await ctx.deps.apiKeys.authenticate(`Bearer ${token}`, '127.0.0.1');
+      const widened = { ...principal, key: { ...principal.key, permissions: new Set(PERMISSIONS) } };
+      await assert.rejects(
+        ctx.deps.apiKeys.create(widened, { name: 'minted', permissions: ['read:products'] }),
+        /cannot read, create, roll or revoke/,
+      );
+      await assert.rejects(ctx.deps.apiKeys.listAll(widened), /cannot read, create, roll or revoke/);
+
+      // Its store events arrive at its URL, naming the installation.
+      const created = await waitFor(path, 'product.created');
+      assert.equal(created.installation_id, installed.body.installation?.id);
+      assert.equal(created.tenant_id, storeTenant);
+      assert.equal(created.data.object.id, mine.body.id);
+      assert.ok(!deliveredTo(path).some((e) => e.data.object.id === theirs.body.id));
+
+      // Its calls, under its name in the store's usage (2026-12-15).
+      const usage = await api(storeKey)<{ apps: { plugin_id: string; name: string; calls: number }[] }>(
+        'GET',
+        '/v1/usage',
+        { headers: { 'x-service-version': '2026-12-15' } },
+      );
+      const calls = usage.body.apps.find((a) => a.plugin_id === plugin.id);
+      assert.equal(calls?.name, 'App product-watch');
+      assert.equal(calls?.calls, 11);
+      const old = await api(storeKey)<Record<string, unknown>>('GET', '/v1/usage', {
+        headers: { 'x-service-version': '2026-11-21' },
+      });
+      assert.equal('apps' in old.body, false);
+
+      // Publisher: installations and the delivery log; nobody else sees them.
+      const installations = await api(publisherKey)<Page<{ tenant_id: string; store_name: string }>>(
+        'GET',
+        `/v1/plugins/${plugin.id}/installations`,
+      );
+      assert.equal(installations.status, 200);
+      assert.deepEqual(
+        installations.body.data.map((i) => [i.tenant_id, i.store_name]),
+        [[storeTenant, 'Corner Shop']],
+      );
+      const log = await api(publisherKey)<Page<{ event: string; tenant_id: string; status: string }>>(
+        'GET',
+        `/v1/plugins/${plugin.id}/deliveries?limit=100`,
+      );
+      assert.ok(log.body.data.some((d) => d.event === 'app.installed' && d.tenant_id === storeTenant));
+      assert.equal((await api(storeKey)('GET', `/v1/plugins/${plugin.id}/installations`)).status, 404);
+      assert.equal((await api(storeKey)('GET', `/v1/plugins/${plugin.id}/deliveries`)).status, 404);
+
+      // Uninstall: the very next call is refused; nothing more is delivered but app.uninstalled.
+      const gone = await api(storeKey)<PluginObject>('DELETE', `/v1/plugins/${plugin.id}/install`);
+      assert.equal(gone.status, 200);
+      assert.equal(gone.body.installed, false);
+      assert.equal(gone.body.installs, 0);
+      const refused = await app<Problem>('GET', '/v1/products');
+      assert.equal(refused.status, 401);
+      assert.equal(refused.body.code, 'invalid_api_key');
+      const bye = await waitFor(path, 'app.uninstalled');
+      assert.equal(bye.data.object.installation_id, installed.body.installation?.id);
+      assert.equal(bye.data.object.access_token, undefined);
+      const after = await api(storeKey)<{ id: string }>('POST', '/v1/products', {
+        body: { name: 'After', price: 100, currency: 'USD', stock: 1 },
+      });
+      await eventually(() => rx.received.some((r) => r.path === '/own' && r.body.includes(after.body.id)));
+      const endpoints = await ctx.deps.store.db.selectFrom('webhook_endpoints').selectAll().execute();
+      assert.ok(
+        !deliveredTo(path).some((e) => e.data.object.id === after.body.id),
+        JSON.stringify([endpoints, deliveredTo(path).filter((e) => e.data.object.id === after.body.id)]),
+      );
+      const pending = await ctx.deps.store.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', 'in', (eb) =>
+          eb.selectFrom('webhook_endpoints').select('id').where('plugin_id', '=', plugin.id),
+        )
+        .where('status', '=', 'pending')
+        .execute();
+      assert.deepEqual(pending, []);
+      assert.equal(
+        (await api(storeKey)<PluginObject>('DELETE', `/v1/plugins/${plugin.id}/install`)).body.installs,
+        0,
+      );
+      // Installing again makes a new installation with a new token.
+      const again = await api(storeKey)<PluginObject>('POST', `/v1/plugins/${plugin.id}/install`);
+      assert.equal(again.status, 201);
+      assert.notEqual(again.body.installation?.id, installed.body.installation?.id);
+      assert.equal(again.body.installs, 1);
+    });
+
+    it('refuses to install a plugin whose permissions the key does not hold', async () => {
+      const plugin = await published('needs-orders', { permissions: ['read:orders', 'write:orders'] });
+      const key = await api(otherKey)<{ key: string }>('POST', '/v1/api-keys', {
+        body: { name: 'plugins only', permissions: ['read:plugins', 'write:plugins', 'read:orders'] },
+      });
+      const res = await api(key.body.key)<Problem>('POST', `/v1/plugins/${plugin.id}/install`);
+      assert.equal(res.status, 403);
+      assert.equal(res.body.required_permission, 'write:orders');
+      const rows = await ctx.deps.store.db
+        .selectFrom('plugin_installations')
+        .select('id')
+        .where('plugin_id', '=', plugin.id)
+        .execute();
+      assert.deepEqual(rows, []);
+    });
+
+    it('refuses a plugin URL pointing at a private address, as webhook URLs', async () => {
+      const strict = await createTestContext(dialect, {
+        env: { WEBHOOK_ALLOW_INSECURE: 'false' },
+        webhooks: { resolve: async () => [{ address: '10.0.0.8', family: 4 }] },
+      });
+      try {
+        const key = (await createTenant(strict)).apiKey.key;
+        for (const url of [
+          'https://127.0.0.1/hooks',
+          'https://[::1]/hooks',
+          'https://169.254.169.254/latest',
+          'https://internal.example.com/hooks',
+          'http://apps.example.com/hooks',
+          'https://user:pass@apps.example.com/hooks',
+        ]) {
+          const res = await client(strict.app, key)<Problem>('POST', '/v1/plugins', {
+            body: { ...manifest('private-url'), webhook_url: url },
+          });
+          assert.equal(res.status, 422, url);
+          assert.equal(res.body.code, 'invalid_webhook_url');
+          assert.match(res.body.detail, /^webhook_url/);
+        }
+        const count = await strict.deps.store.db
+          .selectFrom('plugins')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(count.n), 2);
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('takes ratings only from stores that installed, and shows my_rating in 2026-12-15 only', async () => {
+      const plugin = await published('rated-app');
+      const rate = (key: string, stars: number) =>
+        api(key)<RatingObject & Problem>('POST', `/v1/plugins/${plugin.id}/ratings`, { body: { stars } });
+      const refused = await rate(otherKey, 5);
+      assert.equal(refused.status, 409);
+      assert.equal(refused.body.code, 'invalid_state_transition');
+      assert.equal(
+        (await api(otherKey)<PluginObject>('GET', `/v1/plugins/${plugin.id}`)).body.rating_count,
+        0,
+      );
+      assert.equal((await api(otherKey)('POST', `/v1/plugins/${plugin.id}/install`)).status, 201);
+      assert.equal((await rate(otherKey, 4)).status, 201);
+      assert.equal((await rate(otherKey, 2)).status, 200);
+      const latest = await api(otherKey)<PluginObject>('GET', `/v1/plugins/${plugin.id}`, {
+        headers: { 'x-service-version': '2026-12-15' },
+      });
+      assert.equal(latest.body.my_rating, 2);
+      assert.equal(latest.body.rating, 2);
+      assert.equal(
+        (await api(storeKey)<PluginObject>('GET', `/v1/plugins/${plugin.id}`)).body.my_rating,
+        null,
+      );
+      const listed = await api(otherKey)<PluginPage>('GET', '/v1/plugins?installed=true');
+      assert.equal(listed.body.data.find((p) => p.id === plugin.id)?.my_rating, 2);
+      // An uninstalled store keeps its rating and may change it: it did install the plugin.
+      await api(otherKey)('DELETE', `/v1/plugins/${plugin.id}/install`);
+      assert.equal((await rate(otherKey, 3)).status, 200);
+      for (const version of ['2026-11-21', '2026-06-01']) {
+        const old = await api(otherKey)<Record<string, unknown>>('GET', `/v1/plugins/${plugin.id}`, {
+          headers: { 'x-service-version': version },
+        });
+        assert.deepEqual(Object.keys(old.body).sort(), [
+          'author',
+          'category',
+          'description',
+          'events',
+          'id',
+          'installation',
+          'installed',
+          'installs',
+          'name',
+          'permissions',
+          'rating',
+          'rating_count',
+          'slug',
+        ]);
+        const page = await api(otherKey)<Page<Record<string, unknown>>>('GET', '/v1/plugins', {
+          headers: { 'x-service-version': version },
+        });
+        assert.ok(page.body.data.every((p) => !('my_rating' in p) && !('status' in p)));
+        const installed = await api(storeKey)<Record<string, unknown>>(
+          'POST',
+          `/v1/plugins/${plugin.id}/install`,
+          { headers: { 'x-service-version': version } },
+        );
+        assert.deepEqual(Object.keys(installed.body.installation as object).sort(), [
+          'granted_events',
+          'granted_permissions',
+          'installed_at',
+        ]);
+      }
+    });
+
+    it('counts concurrent installs from 20 stores exactly, repeats included', async () => {
+      const plugin = await published('busy-app', { events: [] });
+      const keys = await Promise.all(
+        Array.from({ length: 20 }, async () => (await createTenant(ctx)).apiKey.key),
+      );
+      const results = await Promise.all(
+        [...keys, ...keys].map((key) => api(key)('POST', `/v1/plugins/${plugin.id}/install`)),
+      );
+      assert.equal(results.filter((r) => r.status === 201).length, 20);
+      assert.equal(results.filter((r) => r.status === 200).length, 20);
+      const row = await ctx.deps.store.db
+        .selectFrom('plugins')
+        .select('installs')
+        .where('id', '=', plugin.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(row.installs), 20);
+    });
+
+    it('searches, filters and sorts the marketplace with stable paging', async () => {
+      for (const name of ['Zeta Tags', 'alpha Feed', 'Mid Sync']) {
+        await published(name.toLowerCase().replace(/ /g, '-'), { name, category: 'marketing' });
+      }
+      const byName = await api(storeKey)<PluginPage>(
+        'GET',
+        '/v1/plugins?sort=name&category=marketing&limit=100',
+      );
+      const names = byName.body.data.map((p) => p.name.toLowerCase());
+      assert.deepEqual(names, [...names].sort());
+      assert.ok(names.includes('alpha feed') && names.includes('zeta tags'));
+      const found = await api(storeKey)<PluginPage>('GET', '/v1/plugins?q=zeta%20tags');
+      assert.deepEqual(
+        found.body.data.map((p) => p.name),
+        ['Zeta Tags'],
+      );
+      const all: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: PluginPage } = await api(storeKey)<PluginPage>(
+          'GET',
+          `/v1/plugins?sort=name&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        all.push(...page.body.data.map((p) => p.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      const whole = await api(storeKey)<PluginPage>('GET', '/v1/plugins?sort=name&limit=100');
+      assert.deepEqual(
+        all,
+        whole.body.data.map((p) => p.id),
+      );
+      assert.equal(whole.body.total, all.length);
+      // The publisher's drafts are not in anyone else's marketplace.
+      assert.ok(!whole.body.data.some((p) => p.status !== 'published'));
     });
   });
-}
-
-async function getVia(url: string, key: string, ref: string): Promise<PluginObject> {
-  const res = await fetch(`${url}/v1/plugins/${ref}`, { headers: { authorization: `Bearer ${key}` } });
-  assert.equal(res.status, 200);
-  return (await res.json()) as PluginObject;
 }

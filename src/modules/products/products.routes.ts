@@ -30,7 +30,7 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/products',
       {
-        config: { auth: 'read:products', resource: 'product', list: true },
+        config: { auth: 'read:products', resource: 'product', list: true, cache: 'catalog' },
         preValidation: mergeGetBody,
         schema: {
           tags: ['Products'],
@@ -69,7 +69,7 @@ export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/products/:id',
       {
-        config: { auth: 'read:products', resource: 'product' },
+        config: { auth: 'read:products', resource: 'product', cache: 'catalog' },
         schema: {
           tags: ['Products'],
           summary: 'Get one product',

@@ -19,7 +19,7 @@ export function variantRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/products/:id/variants',
       {
-        config: { auth: 'read:products' },
+        config: { auth: 'read:products', cache: 'catalog' },
         schema: {
           tags: ['Products'],
           summary: "List a product's variants",
@@ -61,7 +61,7 @@ export function variantRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/products/:id/variants/:variant_id',
       {
-        config: { auth: 'read:products' },
+        config: { auth: 'read:products', cache: 'catalog' },
         schema: {
           tags: ['Products'],
           summary: 'Get one variant',

@@ -40,6 +40,7 @@ export function meteringHook(meter: UsageRecorder, clock: Clock) {
         reply.elapsedTime,
         limits?.at ?? clock.now(),
         !admitted,
+        principal.app?.pluginId,
       );
       done();
     };

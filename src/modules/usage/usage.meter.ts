@@ -18,6 +18,8 @@ export interface UsageRecorder {
     durationMs: number,
     at: number,
     rejected: boolean,
+    /** The plugin whose installation token made the call, if one did (counted per plugin too). */
+    pluginId?: string,
   ): void;
 }
 
@@ -61,28 +63,53 @@ function rowsOf(pending: Pending): repo.UsageRow[] {
   return rows;
 }
 
+/** Unwritten per-plugin rows, by `tenant \0 plugin \0 endpoint \0 day` (plugin calls are few). */
+type PendingApps = Map<string, repo.AppUsageRow>;
+
+function addAppRow(pending: PendingApps, row: repo.AppUsageRow): repo.AppUsageRow {
+  const key = `${row.tenant_id}\0${row.plugin_id}\0${row.endpoint}\0${row.day}`;
+  let into = pending.get(key);
+  if (into === undefined) {
+    into = { ...row, calls: 0, errors: 0, duration_us: 0 };
+    pending.set(key, into);
+  }
+  into.calls += row.calls;
+  into.errors += row.errors;
+  into.duration_us += row.duration_us;
+  return into;
+}
+
 export type UsageMeter = ReturnType<typeof createUsageMeter>;
 
 export function createUsageMeter(deps: { store: Store; logger: Logger }) {
   const { store, logger } = deps;
   let pending: Pending = new Map();
+  let pendingApps: PendingApps = new Map();
   /** Flushes run one after another, so "flush, then read" sees everything recorded before. */
   let chain: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
   async function write(): Promise<void> {
-    if (pending.size === 0) return;
+    if (pending.size === 0 && pendingApps.size === 0) return;
     const batch = pending;
     pending = new Map();
+    const appBatch = pendingApps;
+    pendingApps = new Map();
     // One order for every process: concurrent upserts of the same rows cannot deadlock.
     const rows = rowsOf(batch).sort(compareRows);
+    const appKeys = [...appBatch.keys()].sort();
+    const appRows = appKeys.map((key) => appBatch.get(key)).filter((row) => row !== undefined);
     try {
       await store.transaction(async (trx) => {
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
           await repo.addUsage(trx, rows.slice(i, i + ROWS_PER_STATEMENT));
         }
+        for (let i = 0; i < appRows.length; i += ROWS_PER_STATEMENT) {
+          await repo.addAppUsage(trx, appRows.slice(i, i + ROWS_PER_STATEMENT));
+        }
       });
     } catch (error) {
+      for (const row of appRows) addAppRow(pendingApps, row);
       for (const row of rows) {
         const into = rowFor(pending, row.tenant_id, row.endpoint, row.day);
         into.calls += row.calls;
@@ -102,12 +129,25 @@ export function createUsageMeter(deps: { store: Store; logger: Logger }) {
   }
 
   const recorder: UsageRecorder = {
-    record(tenantId, endpoint, status, durationMs, at, rejected) {
-      const row = rowFor(pending, tenantId, endpoint, at - (at % DAY_MS));
+    record(tenantId, endpoint, status, durationMs, at, rejected, pluginId) {
+      const day = at - (at % DAY_MS);
+      const row = rowFor(pending, tenantId, endpoint, day);
+      const durationUs = Math.round(durationMs * 1000);
       row.calls += 1;
       if (status >= 400) row.errors += 1;
       if (rejected) row.rejected += 1;
-      row.duration_us += Math.round(durationMs * 1000);
+      row.duration_us += durationUs;
+      if (pluginId !== undefined) {
+        addAppRow(pendingApps, {
+          tenant_id: tenantId,
+          day,
+          plugin_id: pluginId,
+          endpoint,
+          calls: 1,
+          errors: status >= 400 ? 1 : 0,
+          duration_us: durationUs,
+        });
+      }
     },
   };
 

@@ -1,7 +1,8 @@
-import type { UsageDailyTable } from '../../db/schema.js';
+import type { UsageAppsDailyTable, UsageDailyTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 
 export type UsageRow = UsageDailyTable;
+export type AppUsageRow = UsageAppsDailyTable;
 
 /** Adds the rows' counts to the stored ones: one upsert, the same SQL on SQLite and PostgreSQL. */
 export async function addUsage(db: Db, rows: readonly UsageRow[]): Promise<void> {
@@ -80,4 +81,52 @@ export async function usageByDay(db: Db, tenantId: string, from: number): Promis
     .groupBy('day')
     .execute();
   return rows.map((row) => ({ day: Number(row.day), calls: Number(row.calls), errors: Number(row.errors) }));
+}
+
+/** Adds calls made with plugin installation tokens to the stored per-plugin counts. */
+export async function addAppUsage(db: Db, rows: readonly AppUsageRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('usage_apps_daily')
+    .values([...rows])
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'day', 'plugin_id', 'endpoint']).doUpdateSet((eb) => ({
+        calls: eb('usage_apps_daily.calls', '+', eb.ref('excluded.calls')),
+        errors: eb('usage_apps_daily.errors', '+', eb.ref('excluded.errors')),
+        duration_us: eb('usage_apps_daily.duration_us', '+', eb.ref('excluded.duration_us')),
+      })),
+    )
+    .execute();
+}
+
+export interface AppEndpointUsage extends EndpointUsage {
+  plugin_id: string;
+  name: string;
+}
+
+/** Calls made by plugins over the days from `from` on, per plugin (with its name) and endpoint. */
+export async function usageByApp(db: Db, tenantId: string, from: number): Promise<AppEndpointUsage[]> {
+  const rows = await db
+    .selectFrom('usage_apps_daily as u')
+    .innerJoin('plugins as p', 'p.id', 'u.plugin_id')
+    .select((eb) => [
+      'u.plugin_id',
+      'p.name',
+      'u.endpoint',
+      eb.fn.sum<number>('u.calls').as('calls'),
+      eb.fn.sum<number>('u.errors').as('errors'),
+      eb.fn.sum<number>('u.duration_us').as('duration_us'),
+    ])
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.day', '>=', from)
+    .groupBy(['u.plugin_id', 'p.name', 'u.endpoint'])
+    .execute();
+  return rows.map((row) => ({
+    plugin_id: row.plugin_id,
+    name: row.name,
+    endpoint: row.endpoint,
+    calls: Number(row.calls),
+    errors: Number(row.errors),
+    duration_us: Number(row.duration_us),
+  }));
 }

@@ -9,7 +9,7 @@ export function usageRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/usage',
       {
-        config: { auth: 'read:usage' },
+        config: { auth: 'read:usage', resource: 'usage' },
         schema: {
           tags: ['Usage'],
           summary: 'Calls, errors, response times, monthly quota and hourly limit of the calling tenant',

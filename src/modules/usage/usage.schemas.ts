@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
+import { AppsUsageSchema } from './usage.apps.js';
 
 export const USAGE_PERIODS = ['7d', '30d', 'month'] as const;
 export type UsagePeriod = (typeof USAGE_PERIODS)[number];
@@ -20,6 +21,11 @@ export const UsageQuery = Type.Object(
 );
 
 const Count = Type.Integer({ minimum: 0 });
+const DayCalls = Type.Object({
+  date: Type.String({ format: 'date', examples: ['2026-11-21'] }),
+  calls: Count,
+  errors: Count,
+});
 const Milliseconds = Type.Number({ minimum: 0, description: 'Milliseconds, one decimal.' });
 
 export const UsageSchema = Type.Object({
@@ -58,13 +64,13 @@ export const UsageSchema = Type.Object({
     }),
     { description: 'The 10 most called endpoints of the period, most calls first.' },
   ),
-  daily_calls: Type.Array(
-    Type.Object({
-      date: Type.String({ format: 'date', examples: ['2026-11-21'] }),
-      calls: Count,
-      errors: Count,
-    }),
-    { description: 'The last 7 UTC days, today included, oldest first; days without calls are 0.' },
-  ),
+  daily_calls: Type.Array(DayCalls, {
+    description: 'The last 7 UTC days, today included, oldest first; days without calls are 0.',
+  }),
+  days: Type.Array(DayCalls, {
+    description:
+      'Every UTC day of the period (`period.from` to today), oldest first; days without calls are 0. From version 2026-12-15.',
+  }),
+  apps: AppsUsageSchema,
 });
 export type Usage = Static<typeof UsageSchema>;

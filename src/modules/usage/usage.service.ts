@@ -6,6 +6,7 @@ import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TenantSummary } from '../../lib/principal.js';
 import { DAY_MS, type UsageMeter } from './usage.meter.js';
+import { appUsage } from './usage.apps.js';
 import * as repo from './usage.repository.js';
 import type { Usage, UsagePeriod } from './usage.schemas.js';
 
@@ -52,7 +53,7 @@ export function createUsageService(deps: {
       const week = today - 6 * DAY_MS;
       const [endpoints, days] = await Promise.all([
         repo.usageByEndpoint(store.db, tenant.id, from),
-        repo.usageByDay(store.db, tenant.id, week),
+        repo.usageByDay(store.db, tenant.id, Math.min(from, week)),
       ]);
 
       let calls = 0;
@@ -64,6 +65,13 @@ export function createUsageService(deps: {
         durationUs += row.duration_us;
       }
       const byDay = new Map(days.map((row) => [row.day, row]));
+      /** Each UTC day from `first` to today, oldest first, zero-filled. */
+      const daysFrom = (first: number) =>
+        Array.from({ length: (today - first) / DAY_MS + 1 }, (_, index) => {
+          const day = first + index * DAY_MS;
+          const row = byDay.get(day);
+          return { date: iso(day).slice(0, 10), calls: row?.calls ?? 0, errors: row?.errors ?? 0 };
+        });
       const { monthly, hourly } = state;
       return {
         period: { from: iso(from), to: iso(now) },
@@ -90,11 +98,9 @@ export function createUsageService(deps: {
             errors: row.errors,
             average_response_time_ms: averageMs(row.duration_us, row.calls),
           })),
-        daily_calls: Array.from({ length: 7 }, (_, index) => {
-          const day = week + index * DAY_MS;
-          const row = byDay.get(day);
-          return { date: iso(day).slice(0, 10), calls: row?.calls ?? 0, errors: row?.errors ?? 0 };
-        }),
+        daily_calls: daysFrom(week),
+        days: daysFrom(from),
+        apps: await appUsage(store.db, tenant.id, from),
       };
     },
   };

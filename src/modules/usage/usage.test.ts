@@ -128,6 +128,7 @@ for (const dialect of DIALECTS) {
         const thirty = await api<Usage>('GET', '/v1/usage?period=30d');
         assert.equal(thirty.body.period.from, '2026-10-23T00:00:00.000Z');
         assert.equal(thirty.body.total_calls, 13);
+
         assert.equal(thirty.body.total_errors, 3);
         assert.deepEqual(endpoints(thirty.body)[0], ['GET /users/me', 6, 0]);
         assert.equal(thirty.body.quota.used, 12, 'the quota counts November only');
@@ -135,6 +136,33 @@ for (const dialect of DIALECTS) {
         const byDefault = await api<Usage>('GET', '/v1/usage');
         assert.equal(byDefault.body.period.from, '2026-11-01T00:00:00.000Z');
         assert.equal(byDefault.body.total_calls, 12);
+
+        // `days` follows the period: every UTC day from its start to today, zero-filled.
+        const periodDays = (usage: Usage) => usage.days.map((d) => [d.date, d.calls, d.errors]);
+        assert.deepEqual(periodDays(week.body), lastWeek);
+        assert.equal(month.body.days.length, 21);
+        assert.deepEqual(month.body.days[0], { date: '2026-11-01', calls: 0, errors: 0 });
+        assert.deepEqual(month.body.days[12], { date: '2026-11-13', calls: 3, errors: 2 });
+        assert.deepEqual(month.body.days.at(-1), { date: '2026-11-21', calls: 5, errors: 0 });
+        assert.equal(thirty.body.days.length, 30);
+        assert.deepEqual(thirty.body.days[0], { date: '2026-10-23', calls: 0, errors: 0 });
+        assert.deepEqual(thirty.body.days[2], { date: '2026-10-25', calls: 2, errors: 0 });
+        for (const usage of [week.body, month.body, thirty.body]) {
+          assert.equal(
+            usage.days.reduce((sum, d) => sum + d.calls, 0),
+            usage.total_calls,
+            'the days add up to the period',
+          );
+        }
+        // Versions before 2026-12-15 see the old shape, without `days`.
+        for (const version of ['2026-11-21', '2026-06-01']) {
+          const old = await api<Usage>('GET', '/v1/usage?period=30d', {
+            headers: { 'x-service-version': version },
+          });
+          assert.equal(old.status, 200);
+          assert.equal('days' in old.body, false, version);
+          assert.equal(old.body.daily_calls.length, 7);
+        }
       });
 
       it('shows each tenant only its own calls', async () => {

@@ -264,6 +264,35 @@ export function eventToV20261121(body: Json): Json {
   return { ...body, data: without(body.data, ['variant']) };
 }
 
+/** The fields plugins gained when they became apps (2026-12-15). */
+const PLUGIN_APP_FIELDS = [
+  'status',
+  'homepage_url',
+  'first_party',
+  'owned',
+  'my_rating',
+  'webhook_url',
+  'rejection_reason',
+  'secret',
+];
+
+/** 2026-12-15 made plugins apps: new fields on plugins, an `id` on their installation. */
+export function pluginToV20261121(body: Json): Json {
+  if (!isRecord(body)) return body;
+  const out = without(body, PLUGIN_APP_FIELDS) as Record<string, Json>;
+  return isRecord(body.installation) ? { ...out, installation: without(body.installation, ['id']) } : out;
+}
+
+/** 2026-12-15 added `apps` (calls made by installed plugins) to `GET /usage`. */
+export function usageAppsToV20261121(body: Json): Json {
+  return without(body, ['apps']);
+}
+
+/** 2026-12-15 added `days` (every day of the period) to `GET /usage`. */
+export function usageToV20261121(body: Json): Json {
+  return without(body, ['days']);
+}
+
 /** The figures 2026-12-15 added to analytics summaries (and so to sales report rows). */
 const ANALYTICS_PRICING_FIELDS = ['discount_total', 'shipping_total', 'tax_total'];
 
@@ -314,9 +343,11 @@ export const API_VERSIONS: readonly ApiVersion[] = [
       'Customers (`/customers`): profiles with addresses, tags and exact figures (`orders_count`, `total_spent`, `last_order_at`), their orders, a privacy export and erasure. Orders name a `customer_id` or a `customer` email, and `customer` gains `id`.',
       '`product.outofstock` fires per variant and carries it in `data.variant`.',
       'Checkout pricing: discounts (`/discounts`: codes and automatic, percentage, fixed amount, free shipping, usage limits), shipping rates (`/shipping-rates`) and tax rates (`/tax-rates`); orders take `discount_codes` and `shipping_rate_id` and gain `discount_total`, `shipping_total`, `tax_total`, `discounts`, `shipping`, `taxes` and per line `discount` and `tax`; `POST /orders/preview` prices an order without making it.',
+      'Plugins are apps: any store can publish one (`POST /plugins`, permission `publish:plugins`; reviewed by the operator); installing mints an installation token (`sk_app_...`) holding exactly the plugin’s permissions, subscribes the plugin’s URL to its events and sends it `app.installed`; uninstalling revokes the token and sends `app.uninstalled`. Plugins gain `status`, `homepage_url`, `first_party`, `owned` and `my_rating`; `GET /usage` gains `apps`. First-party plugins: AI Autowriter and Sold-out hider.',
       'Partial refunds: `POST /orders/{id}/refunds` by amount, by items (with restock) or of shipping; orders gain `refunded_amount`, `refundable_amount` and `refunds`; event `refund.created`.',
       'Bulk import and export: `POST /imports` of products (our CSV or JSON Lines, or a Shopify product CSV export) and customers, with dry runs, progress and errors by line and column; `GET /exports/{products|customers|orders}` streams CSV or JSON Lines; event `import.completed`.',
       'Analytics summaries and sales report rows (JSON and CSV) gain `discount_total`, `shipping_total` and `tax_total`; revenue counts each refund by its amount on the day it was made.',
+      '`GET /usage` gains `days`: the calls and errors of every UTC day of the period (`daily_calls` stays the last 7 days).',
     ],
     changes: [
       {
@@ -340,6 +371,17 @@ export const API_VERSIONS: readonly ApiVersion[] = [
       },
       {
         description:
+          'Plugins gain `status`, `homepage_url`, `first_party`, `owned` and `my_rating` (and, for their publisher, `webhook_url` and `rejection_reason`); their `installation` gains `id`.',
+        resource: 'plugin',
+        toPrevious: pluginToV20261121,
+      },
+      {
+        description: '`GET /usage` gains `apps`: the calls made by installed plugins, by plugin.',
+        resource: 'usage',
+        toPrevious: usageAppsToV20261121,
+      },
+      {
+        description:
           'Analytics summaries (`summary`, `previous_period`, sales report rows and their CSV) gain `discount_total`, `shipping_total` and `tax_total`.',
         resource: 'analytics',
         toPrevious: analyticsToV20261121,
@@ -348,6 +390,11 @@ export const API_VERSIONS: readonly ApiVersion[] = [
         description: 'Sales report rows gain `discount_total`, `shipping_total` and `tax_total`.',
         resource: 'analytics_summary',
         toPrevious: analyticsSummaryToV20261121,
+      },
+      {
+        description: '`GET /usage` gains `days`, every UTC day of the period.',
+        resource: 'usage',
+        toPrevious: usageToV20261121,
       },
     ],
   },

@@ -1,5 +1,5 @@
 import type { LedgerEntryType, WalletTransactionType } from '../../db/schema.js';
-import type { Db } from '../../db/store.js';
+import type { DialectName, Db } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { MAX_BALANCE } from '../../lib/money.js';
@@ -78,19 +78,28 @@ export interface EntryInput {
   lines: PostingLine[];
   /** Credits may take a wallet past MAX_BALANCE: for a payment already captured, which must land. */
   uncapped?: boolean;
+  /** The transfer this entry moves the money of, written with it (`entry_id` is the entry's). */
+  transfer?: Omit<repo.TransferRow, 'entry_id'>;
 }
 
 /**
- * Writes one balanced entry. Wallets are updated in account-id order, so two entries touching the
- * same wallets lock them in the same order on PostgreSQL. A wallet that would go below zero is
- * 422 `insufficient_funds`, one that would pass MAX_BALANCE 422 `limit_exceeded` (the caller's
- * transaction then rolls back as a whole). Returns the
- * entry's id and its postings in the order of `lines`.
+ * Writes one balanced entry. A wallet that would go below zero is 422 `insufficient_funds`, one
+ * that would pass MAX_BALANCE 422 `limit_exceeded` (the first such wallet in account-id order; the
+ * caller's transaction then rolls back as a whole). Returns the entry's id and its postings in the
+ * order of `lines`.
+ *
+ * On PostgreSQL an entry whose wallets are distinct (every entry this module posts) is one
+ * statement (`writeEntry`): one round trip for the balances, the entry, its postings and its
+ * transfer. Several wallets in one entry are then updated in no set order: their caller locks them
+ * first, in id order (transfers do). Otherwise (SQLite, whose statements cost no round trip) wallets
+ * are updated one by one in account-id order, so two entries touching the same wallets lock them in
+ * the same order.
  */
 export async function postEntry(
   trx: Db,
   input: EntryInput,
-): Promise<{ entryId: string; postings: repo.PostingRow[] }> {
+  dialect: DialectName,
+): Promise<{ entryId: string; postings: repo.PostingRow[]; transfer: repo.TransferRow | undefined }> {
   if (input.lines.length < 2) throw new Error('a journal entry needs at least two postings');
   let total = 0;
   for (const line of input.lines) {
@@ -103,57 +112,69 @@ export async function postEntry(
 
   // Journal entries are internal (never in the API), hence an id outside the public prefixes.
   const entryId = `je_${randomBase62(24)}`;
-  await repo.insertEntry(trx, {
-    id: entryId,
-    type: input.type,
+  const ceiling = input.uncapped === true ? undefined : MAX_BALANCE;
+  const drafts = input.lines.map((line): repo.PostingDraft => ({
+    id: newId('txn'),
+    entry_id: entryId,
+    account_id: line.account.id,
+    tenant_id: line.account.tenantId,
+    type: line.type,
     currency: input.currency,
+    amount: line.amount,
+    description: line.description,
+    source_id: line.sourceId,
     created: input.created,
-  });
-  const postings = new Map<PostingLine, repo.PostingRow>();
-  const byAccount = [...input.lines].sort((a, b) =>
-    a.account.id < b.account.id ? -1 : a.account.id > b.account.id ? 1 : 0,
+    wallet: line.account.wallet,
+  }));
+  const walletIds = drafts.filter((d) => d.wallet).map((d) => d.account_id);
+  const entry = { id: entryId, type: input.type, currency: input.currency, created: input.created };
+  const transfer = input.transfer && { ...input.transfer, entry_id: entryId };
+  const applied = new Map<string, repo.AppliedWallet>();
+  const byAccount = [...drafts].sort((a, b) =>
+    a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0,
   );
-  for (const line of byAccount) {
-    let seq: number | null = null;
-    let balanceAfter: number | null = null;
-    if (line.account.wallet) {
-      const ceiling = input.uncapped === true ? undefined : MAX_BALANCE;
-      const applied = await repo.applyToWallet(trx, line.account.id, line.amount, input.created, ceiling);
-      if (!applied && line.amount > 0) {
-        throw new AppError(
-          'limit_exceeded',
-          `The wallet ${line.account.id} may hold at most ${MAX_BALANCE} ${input.currency}; it cannot take ${line.amount} more.`,
-          { extra: { wallet_id: line.account.id } },
-        );
-      }
-      if (!applied) {
-        throw new AppError(
-          'insufficient_funds',
-          `The wallet ${line.account.id} does not have ${-line.amount} ${input.currency} available.`,
-          { extra: { wallet_id: line.account.id } },
-        );
-      }
-      seq = applied.postings;
-      balanceAfter = applied.balance;
+  const refuse = (draft: repo.PostingDraft): never => {
+    if (draft.amount > 0) {
+      throw new AppError(
+        'limit_exceeded',
+        `The wallet ${draft.account_id} may hold at most ${MAX_BALANCE} ${input.currency}; it cannot take ${draft.amount} more.`,
+        { extra: { wallet_id: draft.account_id } },
+      );
     }
-    postings.set(line, {
-      id: newId('txn'),
-      entry_id: entryId,
-      account_id: line.account.id,
-      tenant_id: line.account.tenantId,
-      type: line.type,
-      currency: input.currency,
-      amount: line.amount,
-      seq,
-      balance_after: balanceAfter,
-      description: line.description,
-      source_id: line.sourceId,
-      created: input.created,
-    });
+    throw new AppError(
+      'insufficient_funds',
+      `The wallet ${draft.account_id} does not have ${-draft.amount} ${input.currency} available.`,
+      { extra: { wallet_id: draft.account_id } },
+    );
+  };
+
+  const atOnce = dialect === 'postgres' && new Set(walletIds).size === walletIds.length;
+  if (atOnce) {
+    for (const wallet of await repo.writeEntry(trx, entry, drafts, ceiling, transfer)) {
+      applied.set(wallet.id, wallet);
+    }
+    for (const draft of byAccount) if (draft.wallet && !applied.has(draft.account_id)) refuse(draft);
+  } else {
+    await repo.insertEntry(trx, entry);
   }
-  const rows = input.lines.map((line) => postings.get(line) as repo.PostingRow); // every line was posted above
-  await repo.insertPostings(trx, rows);
-  return { entryId, postings: rows };
+  const rows = new Map<repo.PostingDraft, repo.PostingRow>();
+  for (const draft of byAccount) {
+    const { wallet, ...posting } = draft;
+    let after: { balance: number; postings: number } | undefined;
+    if (wallet) {
+      after = atOnce
+        ? applied.get(draft.account_id)
+        : await repo.applyToWallet(trx, draft.account_id, draft.amount, input.created, ceiling);
+      if (!after) refuse(draft);
+    }
+    rows.set(draft, { ...posting, seq: after?.postings ?? null, balance_after: after?.balance ?? null });
+  }
+  const postings = drafts.map((draft) => rows.get(draft) as repo.PostingRow); // every draft is in `rows`
+  if (!atOnce) {
+    await repo.insertPostings(trx, postings);
+    if (transfer) await repo.insertTransfer(trx, transfer);
+  }
+  return { entryId, postings, transfer };
 }
 
 export interface Violation {

@@ -64,10 +64,19 @@ export async function listWallets(db: Db, tenantId: string): Promise<WalletRow[]
   return rows.filter(isWallet);
 }
 
+/** What `findTransferAccounts` reads in its one statement. */
+export interface TransferAccounts {
+  /** The sender's wallet in the currency and the destination account, those that exist, by id. */
+  accounts: AccountRow[];
+  /** The sender's daily transfer limit per wallet (wallet_settings), null when none is set. */
+  dailyLimit: number | null;
+}
+
 /**
- * The sender's wallet in `currency` and the account `destinationId`, in one statement. With `lock`
- * (PostgreSQL) both rows are locked in id order, so A-to-B and B-to-A transfers at once queue up
- * instead of deadlocking (ORDER BY is applied before FOR UPDATE takes the locks).
+ * The sender's wallet in `currency`, the account `destinationId` and the sender's daily transfer
+ * limit, in one statement. With `lock` (PostgreSQL) both accounts are locked in id order, so A-to-B
+ * and B-to-A transfers at once queue up instead of deadlocking (ORDER BY is applied before FOR
+ * UPDATE takes the locks); the settings row is read, not locked.
  */
 export async function findTransferAccounts(
   db: Db,
@@ -75,19 +84,35 @@ export async function findTransferAccounts(
   currency: string,
   destinationId: string,
   lock: boolean,
-): Promise<AccountRow[]> {
+): Promise<TransferAccounts> {
   let query = db
     .selectFrom('ledger_accounts')
-    .selectAll()
+    .selectAll('ledger_accounts')
+    .select((eb) =>
+      eb
+        .selectFrom('wallet_settings')
+        .select('wallet_settings.daily_transfer_limit')
+        .where('wallet_settings.tenant_id', '=', tenantId)
+        .as('daily_transfer_limit'),
+    )
     .where((eb) =>
       eb.or([
-        eb('id', '=', destinationId),
-        eb.and([eb('tenant_id', '=', tenantId), eb('currency', '=', currency), eb('type', '=', 'wallet')]),
+        eb('ledger_accounts.id', '=', destinationId),
+        eb.and([
+          eb('ledger_accounts.tenant_id', '=', tenantId),
+          eb('ledger_accounts.currency', '=', currency),
+          eb('ledger_accounts.type', '=', 'wallet'),
+        ]),
       ]),
     )
-    .orderBy('id');
-  if (lock) query = query.forUpdate();
-  return query.execute();
+    .orderBy('ledger_accounts.id');
+  if (lock) query = query.forUpdate('ledger_accounts');
+  const rows = await query.execute();
+  const limit = rows[0]?.daily_transfer_limit ?? null;
+  return {
+    accounts: rows.map(({ daily_transfer_limit: _limit, ...account }) => account),
+    dailyLimit: limit === null ? null : Number(limit),
+  };
 }
 
 /**
@@ -132,6 +157,82 @@ export async function insertEntry(db: Db, row: LedgerEntriesTable): Promise<void
 
 export async function insertPostings(db: Db, rows: PostingRow[]): Promise<void> {
   await db.insertInto('ledger_postings').values(rows).execute();
+}
+
+/** A posting of `writeEntry`: its wallet's `seq` and `balance_after` come from the balance update. */
+export type PostingDraft = Omit<PostingRow, 'seq' | 'balance_after'> & { wallet: boolean };
+
+/** A wallet's balance and posting count after `writeEntry` applied its posting. */
+export interface AppliedWallet {
+  id: string;
+  balance: number;
+  postings: number;
+}
+
+/**
+ * One entry in one statement (PostgreSQL: data-modifying WITH): every wallet posting added to its
+ * wallet's cached balance and count by one conditional UPDATE (never below zero; with a `ceiling`,
+ * a credit never past it), then the entry and all its postings, each wallet posting with the
+ * `seq` and `balance_after` its update returned. The entry and postings are written only if every
+ * wallet's update applied; returns the wallets that applied, so fewer than the entry's wallets
+ * means a refusal (the caller throws, and its transaction rolls back the updates that did apply).
+ * A `transfer` (the entry's own) is written by the same statement, on the same condition.
+ * The wallets must be distinct; the UPDATE locks them in no set order, so an entry of several
+ * wallets is for a caller that has locked them already (in id order, as transfers do).
+ */
+export async function writeEntry(
+  db: Db,
+  entry: LedgerEntriesTable,
+  drafts: readonly PostingDraft[],
+  ceiling: number | undefined,
+  transfer: TransferRow | undefined,
+): Promise<AppliedWallet[]> {
+  const wallets = drafts.filter((d) => d.wallet).length;
+  const lines = sql.join(
+    drafts.map(
+      (d) =>
+        sql`(${d.id}::text, ${d.account_id}::text, ${d.tenant_id}::text, ${d.type}::text, ${d.amount}::bigint, ${d.wallet}::boolean, ${d.description}::text, ${d.source_id}::text)`,
+    ),
+  );
+  const capped =
+    ceiling === undefined ? sql`` : sql`AND (l.amount < 0 OR a.balance + l.amount <= ${ceiling}::bigint)`;
+  const transferWrite =
+    transfer === undefined
+      ? sql``
+      : sql`,
+    transfer AS (
+      INSERT INTO wallet_transfers
+        (id, tenant_id, source_wallet_id, destination_wallet_id, amount, currency, description, metadata, entry_id, created)
+      SELECT ${transfer.id}::text, ${transfer.tenant_id}::text, ${transfer.source_wallet_id}::text,
+        ${transfer.destination_wallet_id}::text, ${transfer.amount}::bigint, ${transfer.currency}::text,
+        ${transfer.description}::text, ${transfer.metadata}::text, ${transfer.entry_id}::text, ${transfer.created}::bigint
+      FROM complete WHERE ok
+    )`;
+  const { rows } = await sql<AppliedWallet>`
+    WITH lines (id, account_id, tenant_id, type, amount, wallet, description, source_id) AS (VALUES ${lines}),
+    applied AS (
+      UPDATE ledger_accounts a
+      SET balance = a.balance + l.amount, postings = a.postings + 1, updated = ${entry.created}::bigint
+      FROM lines l
+      WHERE l.wallet AND a.id = l.account_id AND a.type = 'wallet' AND a.balance + l.amount >= 0 ${capped}
+      RETURNING a.id, a.balance, a.postings
+    ),
+    complete AS (SELECT COUNT(*) = ${wallets}::bigint AS ok FROM applied),
+    entry AS (
+      INSERT INTO ledger_entries (id, type, currency, created)
+      SELECT ${entry.id}::text, ${entry.type}::text, ${entry.currency}::text, ${entry.created}::bigint
+      FROM complete WHERE ok
+    ),
+    postings AS (
+      INSERT INTO ledger_postings
+        (id, entry_id, account_id, tenant_id, type, currency, amount, seq, balance_after, description, source_id, created)
+      SELECT l.id, ${entry.id}::text, l.account_id, l.tenant_id, l.type, ${entry.currency}::text, l.amount,
+        w.postings, w.balance, l.description, l.source_id, ${entry.created}::bigint
+      FROM lines l LEFT JOIN applied w ON l.wallet AND w.id = l.account_id
+      WHERE (SELECT ok FROM complete)
+    )${transferWrite}
+    SELECT id, balance, postings FROM applied`.execute(db);
+  return rows.map((row) => ({ id: row.id, balance: Number(row.balance), postings: Number(row.postings) }));
 }
 
 /** A wallet's latest postings up to `throughSeq` (its count when the wallet row was read). */

@@ -4,6 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
+  BalanceListSchema,
   BalanceQuery,
   BalanceSchema,
   TransactionListQuery,
@@ -47,6 +48,21 @@ export function walletRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => wallet.balance(principalOf(request).tenant, request.query.currency),
+    );
+
+    app.get(
+      '/wallet/balances',
+      {
+        config: { auth: 'read:wallet', resource: 'wallet_balance', list: true },
+        schema: {
+          tags: ['Wallet'],
+          summary: 'List the balance of every wallet (one per currency)',
+          description:
+            'Each wallet of the tenant with `available` and `pending` as `GET /wallet/balance` gives them, without transactions, by currency code. In version 2026-06-01 each has `balance` instead.',
+          response: { 200: BalanceListSchema },
+        },
+      },
+      async (request) => wallet.balances(principalOf(request).tenant.id),
     );
 
     app.get(

@@ -54,6 +54,27 @@ export const BalanceSchema = Type.Object(
 );
 export type BalanceObject = Static<typeof BalanceSchema>;
 
+export const WalletSummarySchema = Type.Object({
+  wallet_id: BalanceSchema.properties.wallet_id,
+  currency: BalanceSchema.properties.currency,
+  available: BalanceSchema.properties.available,
+  pending: BalanceSchema.properties.pending,
+  updated: Timestamp,
+});
+
+export const BalanceListSchema = Type.Object(
+  {
+    data: Type.Array(WalletSummarySchema, {
+      description:
+        "Every wallet of the tenant, one per currency, by currency code: the tenant's own currency from creation, others once money moved in them.",
+    }),
+  },
+  {
+    description:
+      'Version 2026-06-01 gives each wallet the available amount as `balance` and no `available` or `pending`.',
+  },
+);
+
 export const BalanceQuery = Type.Object(
   {
     currency: Type.Optional(

@@ -148,16 +148,17 @@ export type WalletService = ReturnType<typeof createWalletService>;
 export function createWalletService(deps: WalletServiceDeps) {
   const { store, clock, events } = deps;
 
-  /** Refuses a transfer that would take the wallet past the tenant's daily limit (UTC day). */
+  /**
+   * Refuses a transfer that would take the wallet past the tenant's daily `limit` (UTC day). Read
+   * after the wallet is locked, so transfers from it at once each count the others.
+   */
   async function checkDailyLimit(
     trx: Db,
-    tenantId: string,
+    limit: number | null,
     wallet: repo.WalletRow,
     amount: number,
     now: number,
   ) {
-    const settings = await repo.findSettings(trx, tenantId);
-    const limit = settings?.daily_transfer_limit ?? null;
     if (limit === null) return;
     const dayStart = now - (now % DAY_MS);
     const sent = await repo.sentSince(trx, wallet.id, dayStart);
@@ -183,7 +184,7 @@ export function createWalletService(deps: WalletServiceDeps) {
     idempotent: IdempotentWrite,
   ): Promise<repo.TransferRow> {
     const now = clock.now();
-    const accounts = await repo.findTransferAccounts(
+    const { accounts, dailyLimit } = await repo.findTransferAccounts(
       trx,
       tenantId,
       input.currency,
@@ -214,53 +215,57 @@ export function createWalletService(deps: WalletServiceDeps) {
         { extra: { available: source?.balance ?? 0 } },
       );
     }
-    await checkDailyLimit(trx, tenantId, source, input.amount, now);
+    await checkDailyLimit(trx, dailyLimit, source, input.amount, now);
 
     const id = newId('tr');
-    const { entryId } = await postEntry(trx, {
-      type: 'transfer',
-      currency: input.currency,
-      created: now,
-      lines: [
-        {
-          account: walletLine(source),
-          type: 'transfer_out',
-          amount: -input.amount,
-          description: input.description ?? `Transfer to ${destination.id}`,
-          sourceId: id,
-        },
-        {
-          account: walletLine(destination),
-          type: 'transfer_in',
+    const { transfer } = await postEntry(
+      trx,
+      {
+        type: 'transfer',
+        currency: input.currency,
+        created: now,
+        lines: [
+          {
+            account: walletLine(source),
+            type: 'transfer_out',
+            amount: -input.amount,
+            description: input.description ?? `Transfer to ${destination.id}`,
+            sourceId: id,
+          },
+          {
+            account: walletLine(destination),
+            type: 'transfer_in',
+            amount: input.amount,
+            description: input.description ?? `Transfer from ${source.id}`,
+            sourceId: id,
+          },
+        ],
+        transfer: {
+          id,
+          tenant_id: tenantId,
+          source_wallet_id: source.id,
+          destination_wallet_id: destination.id,
           amount: input.amount,
-          description: input.description ?? `Transfer from ${source.id}`,
-          sourceId: id,
+          currency: input.currency,
+          description: input.description ?? null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          created: now,
         },
-      ],
-    });
-    const transfer: repo.TransferRow = {
-      id,
-      tenant_id: tenantId,
-      source_wallet_id: source.id,
-      destination_wallet_id: destination.id,
-      amount: input.amount,
-      currency: input.currency,
-      description: input.description ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      entry_id: entryId,
-      created: now,
-    };
-    await repo.insertTransfer(trx, transfer);
+      },
+      store.dialect,
+    );
+    if (!transfer) throw new Error('postEntry returned no transfer for a transfer entry');
     await idempotent.mark(trx, id);
     // The sender and the receiving tenant each get the event, in the transfer's transaction.
-    for (const party of [tenantId, destination.tenant_id]) {
-      await events.emit(trx, {
+    await events.emitMany(
+      trx,
+      [tenantId, destination.tenant_id].map((party) => ({
         tenantId: party,
-        type: 'transfer.created',
+        type: 'transfer.created' as const,
         objectType: 'transfer',
         object: presentTransfer(transfer, party),
-      });
-    }
+      })),
+    );
     return transfer;
   }
 
@@ -281,6 +286,20 @@ export function createWalletService(deps: WalletServiceDeps) {
         pending: 0,
         transactions: latest.map(presentTransaction),
         updated: iso(wallet.updated),
+      };
+    },
+
+    /** Every wallet of the tenant (one per currency), by currency code, without transactions. */
+    async balances(tenantId: string) {
+      const wallets = await repo.listWallets(store.db, tenantId);
+      return {
+        data: wallets.map((wallet) => ({
+          wallet_id: wallet.id,
+          currency: wallet.currency,
+          available: wallet.balance,
+          pending: 0,
+          updated: iso(wallet.updated),
+        })),
       };
     },
 
@@ -366,27 +385,31 @@ export function createWalletService(deps: WalletServiceDeps) {
         const funding = await ensurePlatformAccount(trx, 'funding', currency, now);
         const {
           postings: [credited],
-        } = await postEntry(trx, {
-          type: 'adjustment',
-          currency,
-          created: now,
-          lines: [
-            {
-              account: walletLine(wallet),
-              type: 'adjustment',
-              amount: input.amount,
-              description,
-              sourceId: null,
-            },
-            {
-              account: platformLine(funding),
-              type: 'adjustment',
-              amount: -input.amount,
-              description,
-              sourceId: null,
-            },
-          ],
-        });
+        } = await postEntry(
+          trx,
+          {
+            type: 'adjustment',
+            currency,
+            created: now,
+            lines: [
+              {
+                account: walletLine(wallet),
+                type: 'adjustment',
+                amount: input.amount,
+                description,
+                sourceId: null,
+              },
+              {
+                account: platformLine(funding),
+                type: 'adjustment',
+                amount: -input.amount,
+                description,
+                sourceId: null,
+              },
+            ],
+          },
+          store.dialect,
+        );
         return presentTransaction(credited);
       });
     },
@@ -438,29 +461,33 @@ export function createWalletService(deps: WalletServiceDeps) {
       const description = `Payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [credited],
-      } = await postEntry(trx, {
-        // The provider has the money: it lands even past MAX_BALANCE (`roomForPayment` came first).
-        uncapped: true,
-        type: 'payment',
-        currency: input.currency,
-        created: now,
-        lines: [
-          {
-            account: walletLine(wallet),
-            type: 'payment',
-            amount: input.amount,
-            description,
-            sourceId: input.orderId,
-          },
-          {
-            account: platformLine(clearing),
-            type: 'payment',
-            amount: -input.amount,
-            description,
-            sourceId: input.orderId,
-          },
-        ],
-      });
+      } = await postEntry(
+        trx,
+        {
+          // The provider has the money: it lands even past MAX_BALANCE (`roomForPayment` came first).
+          uncapped: true,
+          type: 'payment',
+          currency: input.currency,
+          created: now,
+          lines: [
+            {
+              account: walletLine(wallet),
+              type: 'payment',
+              amount: input.amount,
+              description,
+              sourceId: input.orderId,
+            },
+            {
+              account: platformLine(clearing),
+              type: 'payment',
+              amount: -input.amount,
+              description,
+              sourceId: input.orderId,
+            },
+          ],
+        },
+        store.dialect,
+      );
       return presentTransaction(credited);
     },
 
@@ -487,27 +514,31 @@ export function createWalletService(deps: WalletServiceDeps) {
       const description = `Refund ${input.refundId} of payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [debited],
-      } = await postEntry(trx, {
-        type: 'refund',
-        currency: input.currency,
-        created: now,
-        lines: [
-          {
-            account: walletLine(wallet),
-            type: 'refund',
-            amount: -input.amount,
-            description,
-            sourceId: input.orderId,
-          },
-          {
-            account: platformLine(clearing),
-            type: 'refund',
-            amount: input.amount,
-            description,
-            sourceId: input.orderId,
-          },
-        ],
-      });
+      } = await postEntry(
+        trx,
+        {
+          type: 'refund',
+          currency: input.currency,
+          created: now,
+          lines: [
+            {
+              account: walletLine(wallet),
+              type: 'refund',
+              amount: -input.amount,
+              description,
+              sourceId: input.orderId,
+            },
+            {
+              account: platformLine(clearing),
+              type: 'refund',
+              amount: input.amount,
+              description,
+              sourceId: input.orderId,
+            },
+          ],
+        },
+        store.dialect,
+      );
       return presentTransaction(debited);
     },
 

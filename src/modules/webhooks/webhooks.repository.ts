@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookStatus } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
+import { countList } from '../../db/list-counts.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 
@@ -34,9 +35,26 @@ export async function findEndpoint(
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('id', '=', id);
+    .where('id', '=', id)
+    .where('installation_id', 'is', null);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
+}
+
+/** The URLs of some of a tenant's endpoints, by id. */
+export async function endpointUrls(
+  db: Db,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.url]));
 }
 
 /** Serialises a tenant's endpoint creations on PostgreSQL, so the per-tenant limit holds. */
@@ -50,6 +68,7 @@ export async function countEndpoints(db: Db, tenantId: string): Promise<number> 
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('tenant_id', '=', tenantId)
+    .where('installation_id', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(n);
 }
@@ -60,6 +79,7 @@ export async function listEndpoints(db: Db, tenantId: string, window: PageWindow
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('tenant_id', '=', tenantId)
+    .where('installation_id', 'is', null)
     .$call(newestFirst(window))
     .execute();
   return { rows, total: await countEndpoints(db, tenantId) };
@@ -84,6 +104,7 @@ export async function updateEndpoint(
     .set({ ...changes, updated: now })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('installation_id', 'is', null)
     .execute();
 }
 
@@ -92,6 +113,7 @@ export async function deleteEndpoint(db: Db, tenantId: string, id: string): Prom
     .deleteFrom('webhook_endpoints')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('installation_id', 'is', null)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -103,6 +125,85 @@ export async function enabledEndpoints(db: Db, tenantId: string) {
     .select(['id', 'events'])
     .where('tenant_id', '=', tenantId)
     .where('status', '<>', 'Disabled')
+    .execute();
+}
+
+// ---- plugin installations' endpoints (a store's own webhooks above never see them)
+
+/** Stops an installation's endpoint: subscribed to nothing, its pending deliveries dropped. */
+export async function endInstallationEndpoint(db: Db, endpointId: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ events: '[]', updated: now })
+    .where('id', '=', endpointId)
+    .where('installation_id', 'is not', null)
+    .execute();
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Points the endpoints of a plugin's active installations at its new URL. */
+export async function movePluginEndpoints(db: Db, pluginId: string, url: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ url, updated: now })
+    .where('installation_id', 'in', (eb) =>
+      eb
+        .selectFrom('plugin_installations')
+        .select('id')
+        .where('plugin_id', '=', pluginId)
+        .where('uninstalled_at', 'is', null),
+    )
+    .execute();
+}
+
+function pluginDeliveries(db: Db, pluginId: string) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .where('e.plugin_id', '=', pluginId);
+}
+
+/** A plugin's delivery log across every installation, newest first, ties broken by id. */
+export async function listPluginDeliveries(db: Db, pluginId: string, window: PageWindow) {
+  let query = pluginDeliveries(db, pluginId)
+    .selectAll('d')
+    .select(['e.url as endpoint_url', 'e.installation_id']);
+  if (window.cursor) {
+    const [created, id] = window.cursor.after;
+    query = query.where((eb) =>
+      eb(eb.refTuple('d.created', 'd.id'), '<', eb.tuple(Number(created), String(id))),
+    );
+  } else if (window.offset > 0) {
+    query = query.offset(window.offset);
+  }
+  const rows = await query
+    .orderBy('d.created', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(window.limit + 1)
+    .execute();
+  const { n } = await pluginDeliveries(db, pluginId)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}
+
+/**
+ * Blanks the installation token of a delivered `app.installed` event (`access_token: null`), so it
+ * lives in the store only until the plugin has it.
+ */
+export async function forgetAppToken(db: Db, eventId: string): Promise<void> {
+  const event = await db.selectFrom('events').select('data').where('id', '=', eventId).executeTakeFirst();
+  if (!event) return;
+  const data = JSON.parse(event.data) as Record<string, unknown>;
+  if (data.access_token === null || data.access_token === undefined) return;
+  await db
+    .updateTable('events')
+    .set({ data: JSON.stringify({ ...data, access_token: null }) })
+    .where('id', '=', eventId)
     .execute();
 }
 
@@ -227,31 +328,69 @@ export async function makeDueNow(db: Db, id: string, now: number): Promise<void>
     .execute();
 }
 
-function deliveriesOf(db: Db, tenantId: string, endpointId: string, status: string | undefined) {
-  let query = db
-    .selectFrom('webhook_deliveries')
-    .where('tenant_id', '=', tenantId)
-    .where('endpoint_id', '=', endpointId);
-  if (status !== undefined) query = query.where('status', '=', status as DeliveryRow['status']);
+/**
+ * When an attempt was made, or for one not yet made, when it is due: the delivery log's order.
+ * (A row's `created` says when it was queued, which for a retry is when the attempt before it ran.)
+ */
+export const ATTEMPTED_AT = sql<number>`COALESCE(time, due_at)`;
+/** The cursor sort name of the delivery log's order. */
+export const LOG_SORT = 'attempted';
+
+export interface DeliveryFilter {
+  endpointId?: string | undefined;
+  eventId?: string | undefined;
+  status?: DeliveryRow['status'] | undefined;
+}
+
+function deliveriesOf(db: Db, tenantId: string, filter: DeliveryFilter) {
+  let query = db.selectFrom('webhook_deliveries').where('tenant_id', '=', tenantId);
+  if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
+  if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   return query;
 }
 
-/** Newest first, ties broken by id. */
-export async function listDeliveries(
-  db: Db,
-  tenantId: string,
-  endpointId: string,
-  status: string | undefined,
-  window: PageWindow,
-) {
-  const rows = await deliveriesOf(db, tenantId, endpointId, status)
-    .selectAll()
-    .$call(newestFirst(window))
+/** A delivery with the instant it sorts by in the log. */
+export type LoggedDelivery = DeliveryRow & { attempted_at: number };
+
+/**
+ * The delivery log, by attempt time newest first: attempts made by when they were made, queued
+ * ones by when they are due (so they come first, the one due last on top); ties broken by id. A
+ * cursor seeks past (attempt time, id).
+ */
+export async function listDeliveries(db: Db, tenantId: string, filter: DeliveryFilter, window: PageWindow) {
+  let page = deliveriesOf(db, tenantId, filter).selectAll().select(ATTEMPTED_AT.as('attempted_at'));
+  if (window.cursor) {
+    const [at, id] = window.cursor.after;
+    page = page.where(sql<boolean>`(COALESCE(time, due_at), id) < (${Number(at)}, ${id})`);
+  } else if (window.offset > 0) {
+    page = page.offset(window.offset);
+  }
+  const rows = await page
+    .orderBy(ATTEMPTED_AT, 'desc')
+    .orderBy('id', 'desc')
+    .limit(window.limit + 1)
     .execute();
-  const { n } = await deliveriesOf(db, tenantId, endpointId, status)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { rows, total: Number(n) };
+  // An endpoint's log answers its total from the kept counts; other filters count their rows.
+  const total =
+    filter.endpointId !== undefined && filter.eventId === undefined
+      ? await countList(
+          db,
+          tenantId,
+          `deliveries:${filter.endpointId}`,
+          filter.status === undefined ? { except: [] } : { only: filter.status },
+        )
+      : Number(
+          (
+            await deliveriesOf(db, tenantId, filter)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+  return {
+    rows: rows.map((row) => ({ ...row, attempted_at: Number(row.attempted_at) })) as LoggedDelivery[],
+    total,
+  };
 }
 
 /**
@@ -413,6 +552,7 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
       'e.secret',
       'e.retired_secrets',
       'e.api_version',
+      'e.installation_id',
       'ev.id as event_id',
       'ev.tenant_id as event_tenant_id',
       'ev.type as event_type',

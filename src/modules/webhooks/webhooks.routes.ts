@@ -9,6 +9,9 @@ import {
   DeliveryListQuery,
   DeliveryParams,
   DeliverySchema,
+  EventDeliveryListQuery,
+  EventDeliveryParams,
+  EventDeliverySchema,
   UpdateWebhookBody,
   WebhookListQuery,
   WebhookParams,
@@ -17,6 +20,10 @@ import {
 import { withoutSecret } from './webhooks.service.js';
 
 const TAGS = ['Webhooks'];
+const LOG_ORDER =
+  'Ordered by attempt time, newest first: attempts made by when they were made, queued attempts (`pending`) by when they are due, so they come first; ties by id. `next_cursor` pages on in that order.';
+const LOG_KEPT =
+  'Entries are kept as long as their event: `EVENT_RETENTION_DAYS` (default 30 days), and until every delivery of the event is done.';
 
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const { webhooks } = deps;
@@ -149,14 +156,29 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: TAGS,
           summary: 'The delivery log of an endpoint: one entry per attempt, newest first',
-          description:
-            'Entries are kept as long as their event: `EVENT_RETENTION_DAYS` (default 30 days), and until every delivery of the event is done.',
+          description: `${LOG_ORDER} ${LOG_KEPT}`,
           params: WebhookParams,
           querystring: DeliveryListQuery,
           response: { 200: EnvelopeSchema(DeliverySchema), ...errorResponses(404) },
         },
       },
       async (request) => webhooks.deliveries(principalOf(request), request.params.id, request.query),
+    );
+
+    app.get(
+      '/events/:id/deliveries',
+      {
+        config: { auth: 'read:webhooks' },
+        schema: {
+          tags: ['Events'],
+          summary: "An event's deliveries to every endpoint: one entry per attempt, newest first",
+          description: `Each entry names the endpoint (\`webhook_id\`) to retry it there. ${LOG_ORDER} ${LOG_KEPT} An event the tenant does not have is 404.`,
+          params: EventDeliveryParams,
+          querystring: EventDeliveryListQuery,
+          response: { 200: EnvelopeSchema(EventDeliverySchema), ...errorResponses(404) },
+        },
+      },
+      async (request) => webhooks.eventDeliveries(principalOf(request), request.params.id, request.query),
     );
 
     app.post(

@@ -111,3 +111,16 @@ export const DeliverySchema = Type.Object({
     description: 'When the next attempt is scheduled (for a pending row: this one).',
   }),
 });
+
+export const EventDeliveryParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const EventDeliveryListQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+/** A delivery as the event's log lists it: with the endpoint it went to, to retry it there. */
+export const EventDeliverySchema = Type.Object({
+  ...DeliverySchema.properties,
+  webhook_id: Type.String({
+    description:
+      'The endpoint it was sent to: retry with `POST /v1/webhooks/{webhook_id}/deliveries/{id}/retry`.',
+    examples: ['wh_4fGz0aQm1bX9sT2uV7wY3cE5'],
+  }),
+});

@@ -3,11 +3,12 @@ import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
-import { newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
+import { envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
 import type { EventService } from '../events/events.service.js';
+import { isAppEventType } from '../events/events.types.js';
 import * as repo from './webhooks.repository.js';
 import type { CreateWebhookBody, UpdateWebhookBody } from './webhooks.schemas.js';
 import { newSecret, stillSigning } from './webhooks.transport.js';
@@ -91,6 +92,11 @@ function pathOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** A delivery's place in the log, for the next page's cursor. */
+function attemptKey(row: repo.LoggedDelivery): [number, string] {
+  return [row.attempted_at, row.id];
 }
 
 export function toDelivery(row: repo.DeliveryRow, endpointUrl: string): DeliveryObject {
@@ -213,7 +219,8 @@ export function createWebhookService(deps: {
      * (see `test`).
      */
     async fanOut(trx: Db, event: EventsTable): Promise<void> {
-      if (event.type === 'webhook.test') return;
+      // `webhook.test` and the app events go to one endpoint only (`test`, `queueTo`).
+      if (event.type === 'webhook.test' || isAppEventType(event.type)) return;
       const targets = (await repo.enabledEndpoints(trx, event.tenant_id)).filter((e) =>
         subscribes(e.events, event.type),
       );
@@ -227,6 +234,77 @@ export function createWebhookService(deps: {
 
     onDue(listener: () => void): void {
       dueListeners.push(listener);
+    },
+
+    /**
+     * The endpoint a plugin installation subscribes for its tenant, in the install's transaction:
+     * the plugin's URL, its events and its secret. It is the plugin's, not one of the tenant's
+     * webhooks (which never list, change or count it). Returns its id.
+     */
+    async subscribeInstallation(
+      trx: Db,
+      input: {
+        id: string;
+        tenantId: string;
+        pluginId: string;
+        pluginName: string;
+        installationId: string;
+        url: string;
+        events: readonly string[];
+        secret: string;
+        apiVersion: string;
+      },
+    ): Promise<string> {
+      const now = clock.now();
+      const row: repo.EndpointRow = {
+        id: input.id,
+        tenant_id: input.tenantId,
+        url: input.url,
+        events: JSON.stringify(input.events),
+        description: `${input.pluginName} (installed app)`,
+        status: 'Active',
+        secret: input.secret,
+        retired_secrets: '[]',
+        api_version: input.apiVersion,
+        last_triggered: null,
+        failing_since: null,
+        created: now,
+        updated: now,
+        plugin_id: input.pluginId,
+        installation_id: input.installationId,
+      };
+      await repo.insertEndpoint(trx, row);
+      return row.id;
+    },
+
+    /** Queues `event` to one endpoint only, in the event's transaction (the app events). */
+    async queueTo(trx: Db, endpointId: string, event: EventsTable): Promise<void> {
+      await repo.insertDeliveries(trx, [pendingDelivery(endpointId, event, event.created)]);
+      signalDue(trx);
+    },
+
+    /** An uninstall: the installation's endpoint takes no more events, its pending ones dropped. */
+    async endInstallation(trx: Db, endpointId: string): Promise<void> {
+      await repo.endInstallationEndpoint(trx, endpointId, clock.now());
+    },
+
+    /** A plugin's new URL: the endpoints of its active installations follow it. */
+    async movePlugin(trx: Db, pluginId: string, url: string): Promise<void> {
+      await repo.movePluginEndpoints(trx, pluginId, url, clock.now());
+    },
+
+    /** The URL check of webhook endpoints (https, no credentials, public addresses): 422 otherwise. */
+    safeUrl,
+
+    /** A plugin's delivery log across its installations, for its publisher. */
+    async pluginDeliveries(pluginId: string, query: PageQuery) {
+      const window = pageWindow(query, 'created');
+      const { rows, total } = await repo.listPluginDeliveries(store.db, pluginId, window);
+      return newestFirstEnvelope(rows, total, window, (row) => ({
+        ...toDelivery(row, row.endpoint_url),
+        tenant_id: row.tenant_id,
+        installation_id: row.installation_id,
+      }));
     },
 
     /**
@@ -261,6 +339,8 @@ export function createWebhookService(deps: {
         failing_since: null,
         created: now,
         updated: now,
+        plugin_id: null,
+        installation_id: null,
       };
       await store.transaction(async (trx) => {
         await repo.lockTenant(trx, principal.tenant.id, store.supportsRowLocks);
@@ -391,15 +471,34 @@ export function createWebhookService(deps: {
       query: PageQuery & { status?: repo.DeliveryRow['status'] | undefined },
     ) {
       const endpoint = await endpointOf(store.db, principal, id);
-      const window = pageWindow(query, 'created');
+      const window = pageWindow(query, repo.LOG_SORT);
       const { rows, total } = await repo.listDeliveries(
         store.db,
         principal.tenant.id,
-        endpoint.id,
-        query.status,
+        { endpointId: endpoint.id, status: query.status },
         window,
       );
-      return newestFirstEnvelope(rows, total, window, (row) => toDelivery(row, endpoint.url));
+      return envelope(rows, total, window, repo.LOG_SORT, attemptKey, (row) => toDelivery(row, endpoint.url));
+    },
+
+    /**
+     * Every attempt to deliver one event, to each of the caller's endpoints, in the delivery log's
+     * order, each with its endpoint's id (to retry it). 404 for an event the tenant does not have.
+     */
+    async eventDeliveries(principal: Principal, eventId: string, query: PageQuery) {
+      const tenantId = principal.tenant.id;
+      await events.get(tenantId, eventId, principal.tenant.api_version);
+      const window = pageWindow(query, repo.LOG_SORT);
+      const { rows, total } = await repo.listDeliveries(store.db, tenantId, { eventId }, window);
+      const urls = await repo.endpointUrls(
+        store.db,
+        tenantId,
+        rows.map((row) => row.endpoint_id),
+      );
+      return envelope(rows, total, window, repo.LOG_SORT, attemptKey, (row) => ({
+        ...toDelivery(row, urls.get(row.endpoint_id) ?? ''),
+        webhook_id: row.endpoint_id,
+      }));
     },
 
     /**

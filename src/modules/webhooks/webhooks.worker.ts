@@ -148,6 +148,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
           continue;
         }
         recorded.push({ job, result, at });
+        // The installation token travels once: delivered, it is not kept in the event any longer.
+        if (result.ok && job.event_type === 'app.installed') await repo.forgetAppToken(trx, job.event_id);
         if (nextAt !== null) {
           const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
           const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
@@ -221,7 +223,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       extra: job.event_extra,
       created: job.event_created,
     };
-    const body = JSON.stringify(events.present(event, job.api_version));
+    const presented = events.present(event, job.api_version);
+    // A plugin's deliveries say which installation (which store) they are for, inside what is signed.
+    const body = JSON.stringify(
+      job.installation_id === null
+        ? presented
+        : { ...presented, installation_id: job.installation_id, tenant_id: job.tenant_id },
+    );
     const at = clock.now();
     const timestamp = Math.floor(at / 1000);
     const signed = signatures(job, job.event_id, timestamp, body, at);

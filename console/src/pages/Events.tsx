@@ -1,0 +1,419 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
+import { api, ApiError, describeFailure } from '../api.js';
+import { DeliveryTable, nextRetries } from '../components/DeliveryTable.js';
+import { PageHeader } from '../components/Layout.js';
+import { Preformatted } from '../components/Preformatted.js';
+import { Empty, ErrorState, Loading } from '../components/States.js';
+import { useToast } from '../components/Toast.js';
+import { formatLogTime, plural } from '../format.js';
+import { useResource } from '../hooks.js';
+import { useAccount } from '../session.js';
+import { usePageTitle } from '../title.js';
+import type { EventDelivery, Page, Webhook, WebhookEvent } from '../types.js';
+import { DeliveryDialog } from './WebhookDetail.js';
+
+const EVENTS_PAGE = 25;
+
+/** A local calendar day ("2026-11-21") as the instant it starts, or ends (`end`), in ISO form. */
+function dayBound(day: string, end: boolean): string {
+  return new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString();
+}
+
+/** The list's query: its filters and a page size, from the page's address. */
+function eventsQuery(type: string, from: string, to: string): string {
+  const query = new URLSearchParams({ limit: String(EVENTS_PAGE) });
+  if (type) query.set('type', type);
+  if (from) query.set('created_from', dayBound(from, false));
+  if (to) query.set('created_to', dayBound(to, true));
+  return query.toString();
+}
+
+/** The id of what an event is about (`data.object.id`), when it has one. */
+function objectId(event: WebhookEvent): string | undefined {
+  const id = event.data.object.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The event's payload as an endpoint in `version` was sent it. */
+function Payload({ eventId, version }: { eventId: string; version: string }) {
+  const event = useResource<WebhookEvent>(`/events/${encodeURIComponent(eventId)}`, { version });
+  if (event.data !== undefined && event.data.api_version === version) {
+    return <Preformatted label="Event payload" text={JSON.stringify(event.data, null, 2)} />;
+  }
+  if (event.error instanceof ApiError && event.error.status === 404) {
+    return (
+      <p className="muted">This event is no longer kept: events are deleted after the retention period.</p>
+    );
+  }
+  if (event.error !== undefined) {
+    return <ErrorState error={event.error} onRetry={event.reload} title="The event could not be loaded" />;
+  }
+  return <Loading label="Loading the payload" rows={2} />;
+}
+
+/** One event in full: its payload as delivered, and its deliveries to every endpoint, with retry. */
+function EventDetails({
+  event,
+  endpoints,
+  onClose,
+}: {
+  event: WebhookEvent;
+  endpoints: Map<string, Webhook>;
+  onClose: () => void;
+}) {
+  const account = useAccount();
+  const toast = useToast();
+  const versionId = useId();
+  const region = useRef<HTMLElement>(null);
+  const log = useResource<Page<EventDelivery>>(
+    `/events/${encodeURIComponent(event.id)}/deliveries?limit=100`,
+    { refreshMs: 2000 },
+  );
+  const [retrying, setRetrying] = useState<string>();
+  const [opened, setOpened] = useState<EventDelivery>();
+  const [chosen, setChosen] = useState<string>();
+  const deliveries = log.data?.data ?? [];
+  // The versions its endpoints were sent it in (each endpoint's own), else the store's pinned one.
+  const versions = [
+    ...new Set(
+      deliveries.flatMap((delivery) => {
+        const version = endpoints.get(delivery.webhook_id)?.api_version;
+        return version ? [version] : [];
+      }),
+    ),
+  ].sort();
+  const version = chosen && versions.includes(chosen) ? chosen : (versions[0] ?? account.tenant.api_version);
+  const retries = nextRetries(deliveries, (delivery) => delivery.webhook_id);
+
+  useEffect(() => {
+    region.current?.scrollIntoView({ block: 'nearest' });
+    region.current?.focus();
+  }, [event.id]);
+
+  async function retry(delivery: EventDelivery) {
+    setRetrying(delivery.id);
+    try {
+      await api.post(`/webhooks/${delivery.webhook_id}/deliveries/${delivery.id}/retry`);
+      toast(`Retrying ${delivery.event} to ${delivery.url}.`);
+      log.reload();
+    } catch (failure) {
+      toast(describeFailure(failure), 'error');
+    } finally {
+      setRetrying(undefined);
+    }
+  }
+
+  let deliveryBody;
+  if (log.data === undefined) {
+    deliveryBody =
+      log.error !== undefined ? (
+        <ErrorState error={log.error} onRetry={log.reload} />
+      ) : (
+        <Loading label="Loading deliveries" rows={2} />
+      );
+  } else if (deliveries.length === 0) {
+    deliveryBody = (
+      <Empty title="Not sent to any endpoint">
+        No endpoint was subscribed to {event.type} when it happened.{' '}
+        <Link to="/webhooks">Add an endpoint</Link> to receive events like it.
+      </Empty>
+    );
+  } else {
+    deliveryBody = (
+      <DeliveryTable
+        deliveries={deliveries}
+        caption={`Deliveries of ${event.id}, newest first`}
+        severalEndpoints
+        endpointOf={(delivery) => {
+          const endpoint = endpoints.get(delivery.webhook_id);
+          return endpoint ? <Link to={`/webhooks/${endpoint.id}`}>{delivery.url}</Link> : delivery.url;
+        }}
+        retries={retries}
+        retrying={retrying}
+        canRetry={(delivery) => endpoints.get(delivery.webhook_id)?.status !== 'Disabled'}
+        onOpen={setOpened}
+        onRetry={(delivery) => void retry(delivery)}
+      />
+    );
+  }
+  const openedEndpoint = opened ? endpoints.get(opened.webhook_id) : undefined;
+
+  return (
+    <section
+      className="card event-details"
+      aria-labelledby="event-title"
+      ref={region}
+      tabIndex={-1}
+      data-event-id={event.id}
+    >
+      <div className="card-header">
+        <h2 id="event-title">
+          {event.type} <span className="muted mono">{event.id}</span>
+        </h2>
+        <button type="button" className="button button-small" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <p className="hint">
+        Happened {formatLogTime(event.created)}
+        {objectId(event) ? (
+          <>
+            {' · '}
+            <span className="mono">{objectId(event)}</span>
+          </>
+        ) : null}
+      </p>
+      <section className="delivery-section" aria-labelledby="event-deliveries">
+        <div className="card-header">
+          <h3 id="event-deliveries">Deliveries</h3>
+          <span className="hint">
+            {log.data
+              ? `${plural(log.data.total, 'attempt')} to every endpoint · refreshes automatically`
+              : null}
+          </span>
+        </div>
+        {deliveryBody}
+      </section>
+      <section className="delivery-section" aria-labelledby="event-payload">
+        <div className="card-header">
+          <h3 id="event-payload">Payload as delivered</h3>
+          {versions.length > 1 ? (
+            <div className="field field-inline">
+              <label htmlFor={versionId}>Version</label>
+              <select id={versionId} value={version} onChange={(e) => setChosen(e.target.value)}>
+                {versions.map((v) => (
+                  <option key={v} value={v}>
+                    {v}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : (
+            <span className="hint">
+              {versions.length === 1
+                ? `Payload version ${version}`
+                : `Not delivered: shown in your pinned version ${version}`}
+            </span>
+          )}
+        </div>
+        <Payload eventId={event.id} version={version} />
+      </section>
+      {opened && openedEndpoint ? (
+        <DeliveryDialog
+          delivery={deliveries.find((d) => d.id === opened.id) ?? opened}
+          webhook={openedEndpoint}
+          nextRetry={retries.get(opened.id)}
+          onClose={() => setOpened(undefined)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+export function Events() {
+  usePageTitle('Events');
+  const [params, setParams] = useSearchParams();
+  const type = params.get('type') ?? '';
+  const from = params.get('from') ?? '';
+  const to = params.get('to') ?? '';
+  const selected = params.get('event');
+  const typeId = useId();
+  const query = eventsQuery(type, from, to);
+  const list = useResource<Page<WebhookEvent>>(`/events?${query}`, { refreshMs: 5000 });
+  const endpoints = useResource<Page<Webhook>>('/webhooks?limit=100', { refreshMs: 5000 });
+  const byId = new Map((endpoints.data?.data ?? []).map((endpoint) => [endpoint.id, endpoint]));
+  const toast = useToast();
+  /** Older pages loaded with "Show older events", for the filters they were loaded with. */
+  const [older, setOlder] = useState<{ query: string; rows: WebhookEvent[]; cursor: string | null }>();
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const olderRows = older?.query === query ? older : undefined;
+  const latest = list.data?.data ?? [];
+  const latestIds = new Set(latest.map((event) => event.id));
+  const events = [...latest, ...(olderRows?.rows ?? []).filter((event) => !latestIds.has(event.id))];
+  const cursor = olderRows ? olderRows.cursor : list.data?.has_more ? list.data.next_cursor : null;
+  // The selected event, as listed; one opened by its address and not in the list is read on its own.
+  const listed = selected ? events.find((event) => event.id === selected) : undefined;
+  const single = useResource<WebhookEvent>(
+    selected && !listed ? `/events/${encodeURIComponent(selected)}` : null,
+  );
+  const shown = listed ?? (single.data?.id === selected ? single.data : undefined);
+
+  function update(changes: Record<string, string | null>) {
+    const next = new URLSearchParams(params);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value) next.set(key, value);
+      else next.delete(key);
+    }
+    setParams(next, { replace: true });
+  }
+
+  async function showOlder(from: string) {
+    setLoadingOlder(true);
+    try {
+      const page = await api.get<Page<WebhookEvent>>(`/events?${query}&cursor=${encodeURIComponent(from)}`);
+      setOlder({ query, rows: [...events, ...page.data], cursor: page.has_more ? page.next_cursor : null });
+    } catch (failure) {
+      toast(describeFailure(failure), 'error');
+    } finally {
+      setLoadingOlder(false);
+    }
+  }
+
+  const invalidRange = from !== '' && to !== '' && from > to;
+  let body;
+  if (invalidRange) {
+    body = (
+      <p className="form-error" role="alert">
+        The “From” day must not be after the “To” day.
+      </p>
+    );
+  } else if (list.data === undefined) {
+    body =
+      list.error !== undefined ? (
+        <ErrorState error={list.error} onRetry={list.reload} title="Events could not be loaded" />
+      ) : (
+        <Loading label="Loading events" />
+      );
+  } else if (events.length === 0) {
+    body = (
+      <Empty title={type || from || to ? 'No events match' : 'No events yet'}>
+        {type || from || to
+          ? 'Change the filters to see more.'
+          : 'Orders, payments, products and more create events as they happen.'}
+      </Empty>
+    );
+  } else {
+    body = (
+      <>
+        <div className="table-wrap">
+          <table className="table event-list">
+            <caption className="visually-hidden">Events, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Event</th>
+                <th scope="col">Object</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <tr
+                  key={event.id}
+                  className="row-link event-row"
+                  data-event-id={event.id}
+                  aria-selected={event.id === selected}
+                  onClick={(e) => {
+                    if (!(e.target as Element).closest('button, a')) update({ event: event.id });
+                  }}
+                >
+                  <td data-label="Time" className="mono nowrap">
+                    <time dateTime={event.created}>{formatLogTime(event.created)}</time>
+                  </td>
+                  <td data-label="Event" className="mono">
+                    <button
+                      type="button"
+                      className="link-button"
+                      aria-label={`${event.type} ${event.id}: payload and deliveries`}
+                      onClick={() => update({ event: event.id })}
+                    >
+                      {event.type}
+                    </button>
+                  </td>
+                  <td data-label="Object" className="mono break-anywhere">
+                    {objectId(event) ?? '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {cursor ? (
+          <div className="load-more">
+            <button
+              type="button"
+              className="button"
+              onClick={() => void showOlder(cursor)}
+              disabled={loadingOlder}
+            >
+              {loadingOlder ? 'Loading…' : 'Show older events'}
+            </button>
+          </div>
+        ) : null}
+      </>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Events"
+        description="Everything that happened in your store, each with its payload and its deliveries to your webhook endpoints."
+      />
+      <section className="card" aria-labelledby="events-title">
+        <div className="card-header">
+          <h2 id="events-title">Event log</h2>
+          <span className="hint">
+            {list.data && !invalidRange ? `${plural(list.data.total, 'event')} · newest first` : null}
+          </span>
+        </div>
+        <div className="event-filters" role="search" aria-label="Filter events">
+          <div className="field">
+            <label htmlFor={typeId}>Type</label>
+            <select id={typeId} value={type} onChange={(e) => update({ type: e.target.value, event: null })}>
+              <option value="">All types</option>
+              {EVENT_TYPES.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={`${typeId}-from`}>From</label>
+            <input
+              id={`${typeId}-from`}
+              type="date"
+              value={from}
+              max={to || undefined}
+              onChange={(e) => update({ from: e.target.value, event: null })}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={`${typeId}-to`}>To</label>
+            <input
+              id={`${typeId}-to`}
+              type="date"
+              value={to}
+              min={from || undefined}
+              onChange={(e) => update({ to: e.target.value, event: null })}
+            />
+          </div>
+          {type || from || to ? (
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => update({ type: null, from: null, to: null, event: null })}
+            >
+              Clear filters
+            </button>
+          ) : null}
+        </div>
+        {body}
+      </section>
+      {shown ? (
+        <EventDetails key={shown.id} event={shown} endpoints={byId} onClose={() => update({ event: null })} />
+      ) : selected && single.error !== undefined ? (
+        <ErrorState
+          error={single.error}
+          title={
+            single.error instanceof ApiError && single.error.status === 404
+              ? 'There is no such event (it may be past the retention period)'
+              : 'The event could not be loaded'
+          }
+        />
+      ) : null}
+    </>
+  );
+}
