@@ -4,6 +4,7 @@ import { meteringHook } from '../modules/usage/usage.hooks.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
 import { conditionalGet } from './etag.js';
+import { OPERATION_IDS } from './operation-ids.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
 /**
@@ -116,6 +117,11 @@ export function installRouteHooks(
     }
     // HEAD routes share their GET route's schema object: augment it once.
     if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
+    const operation = `${String(route.method)} ${route.url}`;
+    const operationId = OPERATION_IDS[operation];
+    if (operationId === undefined)
+      throw new Error(`Route ${operation} has no operationId in operation-ids.ts`);
+    route.schema.operationId = operationId;
     const authenticated = auth !== undefined && auth !== 'public';
     const statuses = authenticated
       ? [
