@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import { withHeaders } from './openapi-headers.js';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
@@ -57,6 +58,14 @@ ${Object.entries(ERROR_STATUS)
 /** Registers the OpenAPI document and its browser UI (`/docs`); `release` is the API's version. */
 export async function registerOpenApi(app: FastifyInstance, release: string): Promise<void> {
   await app.register(swagger, {
+    // Every operation's request and response headers, declared in one place.
+    transform: ({ schema, url, route }) => ({
+      schema: withHeaders(
+        String(route.method),
+        schema as Record<string, unknown> | undefined,
+      ) as typeof schema,
+      url,
+    }),
     openapi: {
       openapi: '3.1.0',
       info: {

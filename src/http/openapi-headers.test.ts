@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { client, createTenant, createTestContext, type TestContext } from '../../test/helpers/context.js';
+
+type Operation = {
+  security?: unknown[];
+  parameters?: { in: string; name: string }[];
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+};
+type Doc = { paths: Record<string, Record<string, Operation>> };
+
+describe('headers in the OpenAPI document', () => {
+  let ctx: TestContext;
+  let doc: Doc;
+  before(async () => {
+    ctx = await createTestContext('sqlite');
+    const api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+    doc = (await api<Doc>('GET', '/v1/openapi.json')).body;
+  });
+  after(() => ctx.close());
+
+  it('declares every request and response header the API reads and sends, on every operation', () => {
+    let operations = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        operations += 1;
+        const where = `${method.toUpperCase()} ${path}`;
+        const sent = new Set(
+          (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name),
+        );
+        const keyed = (operation.security ?? []).length > 0;
+        assert.ok(sent.has('X-Service-Version'), where);
+        assert.equal(sent.has('Idempotency-Key'), method === 'post' && keyed, `${where}: Idempotency-Key`);
+        assert.equal(sent.has('If-None-Match'), method === 'get', `${where}: If-None-Match`);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const headers = Object.keys(response.headers ?? {});
+          const at = `${where} ${status}`;
+          assert.ok(headers.includes('X-Request-Id'), at);
+          if (keyed && status !== '401') {
+            for (const name of [
+              'X-Service-Version',
+              'RateLimit-Policy',
+              'RateLimit',
+              'X-RateLimit-Remaining',
+            ]) {
+              assert.ok(headers.includes(name), `${at}: ${name}`);
+            }
+          }
+          if (status === '429' || status === '503') assert.ok(headers.includes('Retry-After'), at);
+          if (method === 'get' && status === '200') assert.ok(headers.includes('ETag'), at);
+        }
+      }
+    }
+    assert.ok(operations > 90, `${operations} operations`);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The headers of every operation in the OpenAPI document (what route-hooks.ts and the gate put on
+ * every request and answer, declared once here rather than on each route): the request headers a
+ * client may send and the response headers it gets, by method, status and whether the route takes
+ * a key. Only the document changes: the routes do not validate these headers against it.
+ */
+
+type Schema = Record<string, unknown>;
+
+const text = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
+const integer = (description: string): Schema => ({ type: 'integer', description });
+
+const REQUEST = {
+  version: text(
+    'The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to.',
+    { pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-12-15' },
+  ),
+  idempotency: text(
+    'Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store.',
+    { minLength: 1, maxLength: 255, example: 'order-2026-12-15-0001' },
+  ),
+  ifNoneMatch: text('An `ETag` of an earlier answer: `304` with no body while it still holds.', {
+    example: '"3rJ5bq4vD9cGxqQe0kY2sW1tZ8A"',
+  }),
+};
+
+const RESPONSE = {
+  requestId: text('This request, in logs and in support requests.', {
+    example: 'req_4f9c2a7b1e6d4c3a8b5e0f1a2b3c4d5e',
+  }),
+  version: text('The version the answer is in.', { example: '2026-12-15' }),
+  policy: text('The rate-limit policies (RFC draft `RateLimit-Policy`).', {
+    example: '"hourly";q=10000;w=3600, "monthly";q=100000;w=2592000',
+  }),
+  rateLimit: text('What is left of the hourly limit and when it resets (RFC draft `RateLimit`).', {
+    example: '"hourly";r=9999;t=1800',
+  }),
+  limit: integer('Calls an hour.'),
+  remaining: integer('Calls left this hour.'),
+  reset: integer('When the hour resets, in Unix seconds.'),
+  etag: text('A strong tag of the exact bytes of the answer, for `If-None-Match`.', {
+    example: '"3rJ5bq4vD9cGxqQe0kY2sW1tZ8A"',
+  }),
+  retryAfter: integer('Seconds to wait before trying again.'),
+  replayed: text('`true` on an answer replayed for a repeated `Idempotency-Key`.', { enum: ['true'] }),
+};
+
+function isAuthenticated(schema: Schema): boolean {
+  return Array.isArray(schema.security) && schema.security.length > 0;
+}
+
+/** The document's copy of a route's schema, with its request and response headers declared. */
+export function withHeaders(method: string, schema: Schema | undefined): Schema | undefined {
+  if (schema === undefined) return schema;
+  const authenticated = isAuthenticated(schema);
+  const request: Record<string, Schema> = { 'X-Service-Version': REQUEST.version };
+  if (method === 'POST' && authenticated) request['Idempotency-Key'] = REQUEST.idempotency;
+  if (method === 'GET') request['If-None-Match'] = REQUEST.ifNoneMatch;
+  const responses: Record<string, Schema> = {};
+  for (const [status, body] of Object.entries((schema.response ?? {}) as Record<string, Schema>)) {
+    const code = Number(status);
+    const headers: Record<string, Schema> = { 'X-Request-Id': RESPONSE.requestId };
+    if (authenticated && code !== 401) {
+      Object.assign(headers, {
+        'X-Service-Version': RESPONSE.version,
+        'RateLimit-Policy': RESPONSE.policy,
+        RateLimit: RESPONSE.rateLimit,
+        'X-RateLimit-Limit': RESPONSE.limit,
+        'X-RateLimit-Remaining': RESPONSE.remaining,
+        'X-RateLimit-Reset': RESPONSE.reset,
+      });
+    }
+    if (method === 'GET' && code === 200) headers.ETag = RESPONSE.etag;
+    if (method === 'POST' && authenticated && code >= 200 && code < 300)
+      headers['Idempotent-Replayed'] = RESPONSE.replayed;
+    if (code === 429 || code === 503) headers['Retry-After'] = RESPONSE.retryAfter;
+    responses[status] = { ...body, headers };
+  }
+  return {
+    ...schema,
+    headers: {
+      type: 'object',
+      properties: { ...request, ...((schema.headers as Schema | undefined)?.properties as Schema) },
+    },
+    response: responses,
+  };
+}
