@@ -85,10 +85,10 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
         },
       },
       tags: [
-        { name: 'Health' },
-        { name: 'Users' },
-        { name: 'API keys' },
-        { name: 'Versions' },
+        { name: 'Health', description: 'Liveness and readiness, for load balancers and orchestrators' },
+        { name: 'Users', description: 'The user, store and key behind the calling credentials' },
+        { name: 'API keys', description: 'Scoped keys: create, roll with a grace period, revoke' },
+        { name: 'Versions', description: 'Dated API versions, their changelogs, and pinning a store to one' },
         { name: 'Products', description: 'The catalog: products, their options and variants' },
         {
           name: 'Customers',
@@ -97,8 +97,12 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
         { name: 'Pricing', description: 'Discounts, shipping rates and tax rates that price orders' },
         { name: 'Orders', description: 'Orders, their lifecycle and payments' },
         { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
+        { name: 'Events', description: 'The event log: every change, as webhooks deliver it' },
         { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
-        { name: 'Plugins' },
+        {
+          name: 'Plugins',
+          description: 'The marketplace, installing apps with scoped tokens, and publishing your own',
+        },
         { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
         { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
         { name: 'Analytics', description: 'Revenue, orders, customers and products over time, and reports' },
