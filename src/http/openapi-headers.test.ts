@@ -1,13 +1,31 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { client, createTenant, createTestContext, type TestContext } from '../../test/helpers/context.js';
+import { APP_EVENT_TYPES, EVENT_TYPES } from '../modules/events/events.types.js';
+import { Validator } from '@seriousme/openapi-schema-validator';
 
 type Operation = {
   security?: unknown[];
   parameters?: { in: string; name: string }[];
   responses: Record<string, { headers?: Record<string, unknown> }>;
 };
-type Doc = { paths: Record<string, Record<string, Operation>> };
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<
+    string,
+    {
+      post: {
+        requestBody: {
+          content: Record<
+            string,
+            { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } }
+          >;
+        };
+        parameters: { name: string }[];
+      };
+    }
+  >;
+};
 
 describe('headers in the OpenAPI document', () => {
   let ctx: TestContext;
@@ -52,5 +70,29 @@ describe('headers in the OpenAPI document', () => {
       }
     }
     assert.ok(operations > 90, `${operations} operations`);
+  });
+
+  it('describes every event type an endpoint receives in the webhooks section', () => {
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES, ...APP_EVENT_TYPES].sort());
+    for (const [type, item] of Object.entries(doc.webhooks)) {
+      const body = item.post.requestBody.content['application/json']?.schema;
+      assert.ok(body?.properties.data?.properties?.object, `${type}: data.object`);
+      assert.deepEqual(
+        item.post.parameters.map((p) => p.name),
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+        type,
+      );
+    }
+    assert.ok(
+      doc.webhooks['product.outofstock']?.post.requestBody.content['application/json']?.schema.properties.data
+        ?.properties?.variant,
+    );
+  });
+
+  it('is a valid OpenAPI 3.1 document, by a maintained validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    assert.equal(validator.version, '3.1');
+    assert.ok(result.valid, JSON.stringify(result.errors, null, 1)?.slice(0, 3000));
   });
 });

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import { withHeaders } from './openapi-headers.js';
+import { webhooksSection } from './openapi-webhooks.js';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
@@ -74,6 +75,8 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
         description: API_DESCRIPTION,
       },
       servers: [{ url: '/', description: 'This server' }],
+      // What endpoints receive: every event type, as a POST (OpenAPI 3.1 `webhooks`).
+      webhooks: webhooksSection(),
       components: {
         securitySchemes: {
           bearerAuth: {
