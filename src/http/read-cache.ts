@@ -69,9 +69,9 @@ export function createReadCache(deps: { store: Store }, options: { maxBytes?: nu
     },
 
     /** preHandler: answers from the cache when its entry is of the catalog's current version. */
-    async lookup(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    async lookup(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
       const tenantId = request.principal?.tenant.id;
-      if (tenantId === undefined) return;
+      if (tenantId === undefined) return undefined;
       const key = [
         tenantId,
         request.apiVersion,
@@ -83,10 +83,11 @@ export function createReadCache(deps: { store: Store }, options: { maxBytes?: nu
       const entry = entries.get(key);
       const hit = entry !== undefined && entry.version === version;
       pending.set(request, { key, version, hit });
-      if (!hit) return;
+      if (!hit) return undefined;
       reply.header('etag', entry.etag);
       reply.type('application/json; charset=utf-8');
-      await reply.send(entry.body);
+      // Answered here: Fastify runs no handler for a reply sent and returned by a hook.
+      return reply.send(entry.body);
     },
 
     /** onSend, after the version transform: keeps a fresh 200 answer with the version read before it. */

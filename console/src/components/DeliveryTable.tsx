@@ -1,7 +1,9 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
+import { api, describeFailure } from '../api.js';
 import { formatLogTime, formatNumber } from '../format.js';
 import type { Delivery } from '../types.js';
 import { ResponseLabel } from './Badge.js';
+import { useToast } from './Toast.js';
 
 /**
  * When each failed attempt is retried next, by attempt id: only for the latest attempt made of an
@@ -158,4 +160,26 @@ export function DeliveryTable<D extends Delivery>({
       </table>
     </div>
   );
+}
+
+/**
+ * Retry of a delivery from a log: sends it to its endpoint again, says so, and reloads the log.
+ * `retrying` is the delivery being retried (its button waits).
+ */
+export function useDeliveryRetry(reload: () => void) {
+  const toast = useToast();
+  const [retrying, setRetrying] = useState<string>();
+  async function retry(webhookId: string, delivery: Delivery, what: string) {
+    setRetrying(delivery.id);
+    try {
+      await api.post(`/webhooks/${webhookId}/deliveries/${delivery.id}/retry`);
+      toast(`Retrying ${what}.`);
+      reload();
+    } catch (failure) {
+      toast(describeFailure(failure), 'error');
+    } finally {
+      setRetrying(undefined);
+    }
+  }
+  return { retrying, retry };
 }

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
 import { api, ApiError, describeFailure } from '../api.js';
-import { DeliveryTable, nextRetries } from '../components/DeliveryTable.js';
+import { DeliveryTable, nextRetries, useDeliveryRetry } from '../components/DeliveryTable.js';
 import { PageHeader } from '../components/Layout.js';
 import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
@@ -64,14 +64,12 @@ function EventDetails({
   onClose: () => void;
 }) {
   const account = useAccount();
-  const toast = useToast();
   const versionId = useId();
   const region = useRef<HTMLElement>(null);
   const log = useResource<Page<EventDelivery>>(
     `/events/${encodeURIComponent(event.id)}/deliveries?limit=100`,
     { refreshMs: 2000 },
   );
-  const [retrying, setRetrying] = useState<string>();
   const [opened, setOpened] = useState<EventDelivery>();
   const [chosen, setChosen] = useState<string>();
   const deliveries = log.data?.data ?? [];
@@ -92,18 +90,7 @@ function EventDetails({
     region.current?.focus();
   }, [event.id]);
 
-  async function retry(delivery: EventDelivery) {
-    setRetrying(delivery.id);
-    try {
-      await api.post(`/webhooks/${delivery.webhook_id}/deliveries/${delivery.id}/retry`);
-      toast(`Retrying ${delivery.event} to ${delivery.url}.`);
-      log.reload();
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setRetrying(undefined);
-    }
-  }
+  const { retrying, retry } = useDeliveryRetry(log.reload);
 
   let deliveryBody;
   if (log.data === undefined) {
@@ -134,7 +121,9 @@ function EventDetails({
         retrying={retrying}
         canRetry={(delivery) => endpoints.get(delivery.webhook_id)?.status !== 'Disabled'}
         onOpen={setOpened}
-        onRetry={(delivery) => void retry(delivery)}
+        onRetry={(delivery) =>
+          void retry(delivery.webhook_id, delivery, `${delivery.event} to ${delivery.url}`)
+        }
       />
     );
   }

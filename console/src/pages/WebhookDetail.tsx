@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, describeFailure } from '../api.js';
 import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
-import { DeliveryTable, nextRetries } from '../components/DeliveryTable.js';
+import { DeliveryTable, nextRetries, useDeliveryRetry } from '../components/DeliveryTable.js';
 import { ConfirmDialog, Dialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { Preformatted } from '../components/Preformatted.js';
@@ -152,7 +152,6 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const [older, setOlder] = useState<{ rows: Delivery[]; cursor: string | null }>();
   const [loadingOlder, setLoadingOlder] = useState(false);
   const toast = useToast();
-  const [retrying, setRetrying] = useState<string>();
   /** The attempt whose details are open, as last listed (it may have moved past the page since). */
   const [opened, setOpened] = useState<Delivery>();
   const latest = log.data?.data ?? [];
@@ -175,18 +174,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
     }
   }
 
-  async function retry(delivery: Delivery) {
-    setRetrying(delivery.id);
-    try {
-      await api.post(`/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`);
-      toast(`Retrying ${delivery.event}.`);
-      log.reload();
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setRetrying(undefined);
-    }
-  }
+  const { retrying, retry } = useDeliveryRetry(log.reload);
 
   let body;
   if (log.data === undefined) {
@@ -212,7 +200,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
           retrying={retrying}
           canRetry={() => webhook.status !== 'Disabled'}
           onOpen={setOpened}
-          onRetry={(delivery) => void retry(delivery)}
+          onRetry={(delivery) => void retry(webhook.id, delivery, delivery.event)}
         />
         {cursor ? (
           <div className="load-more">
