@@ -12,6 +12,7 @@ import {
   type TestContext,
 } from './helpers/context.js';
 import { type Schema, valueArbitrary, violations } from './helpers/json-schema-arbitrary.js';
+import { dereferenced } from './helpers/openapi.js';
 import { isCurrency } from '../src/lib/money.js';
 
 /**
@@ -65,7 +66,7 @@ async function loadDocument(): Promise<Operation[]> {
   try {
     const res = await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' });
     assert.equal(res.statusCode, 200);
-    const doc = JSON.parse(res.body) as OpenApi;
+    const doc = dereferenced(JSON.parse(res.body) as OpenApi);
     return Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({
         method: method.toUpperCase() as Operation['method'],

@@ -45,6 +45,57 @@ const RESPONSE = {
   replayed: text('`true` on an answer replayed for a repeated `Idempotency-Key`.', { enum: ['true'] }),
 };
 
+/** The response headers by name: each is declared once under `components/headers` (`headerComponents`). */
+const RESPONSE_HEADERS: Readonly<Record<string, Schema>> = {
+  'X-Request-Id': RESPONSE.requestId,
+  'X-Service-Version': RESPONSE.version,
+  'RateLimit-Policy': RESPONSE.policy,
+  RateLimit: RESPONSE.rateLimit,
+  'X-RateLimit-Limit': RESPONSE.limit,
+  'X-RateLimit-Remaining': RESPONSE.remaining,
+  'X-RateLimit-Reset': RESPONSE.reset,
+  ETag: RESPONSE.etag,
+  'Retry-After': RESPONSE.retryAfter,
+  'Idempotent-Replayed': RESPONSE.replayed,
+};
+
+/** A header as the document's Header Object has it: its description beside its schema. */
+function headerObject(schema: Schema): Schema {
+  const { description, ...rest } = schema;
+  return { description, schema: rest };
+}
+
+/** The `components/headers` section: every response header, once. */
+export function headerComponents(): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(RESPONSE_HEADERS).map(([name, schema]) => [name, headerObject(schema)]),
+  );
+}
+
+/**
+ * The finished document with each response header a reference to its component (a header that
+ * differs from its component, were there one, stays as it is): one declaration instead of one per
+ * answer, most of the document's size otherwise.
+ */
+export function withHeaderRefs<T extends Schema>(document: T): T {
+  const declared = headerComponents();
+  const same = (header: Schema, name: string) =>
+    header.description === declared[name]?.description &&
+    JSON.stringify(header.schema) === JSON.stringify(declared[name]?.schema);
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Schema>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values((operation.responses ?? {}) as Record<string, Schema>)) {
+        const headers = (response.headers ?? {}) as Record<string, Schema>;
+        for (const [name, header] of Object.entries(headers)) {
+          if (same(header, name)) headers[name] = { $ref: `#/components/headers/${name}` };
+        }
+      }
+    }
+  }
+  return document;
+}
+
 function isAuthenticated(schema: Schema): boolean {
   return Array.isArray(schema.security) && schema.security.length > 0;
 }

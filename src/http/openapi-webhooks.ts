@@ -16,31 +16,75 @@ import { WebhookSchema } from '../modules/webhooks/webhooks.schemas.js';
  * for generators and readers alike. Shapes are those of the latest version.
  */
 
-const PaymentSchema = Type.Object({
-  id: Type.String({ examples: ['pay_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
-  order_id: Type.String(),
-  amount: Type.Integer({ description: 'Minor units.' }),
-  currency: Type.String(),
-  status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'refunded'] }),
-  method: Type.String(),
-  provider: Type.String(),
-  failure_code: Type.Union([Type.String(), Type.Null()]),
-  failure_message: Type.Union([Type.String(), Type.Null()]),
-  created: Type.String({ format: 'date-time' }),
-  updated: Type.String({ format: 'date-time' }),
-});
+/** A payment, as `payment.received` and `payment.failed` carry it. */
+export const PaymentSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['pay_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
+    order_id: Type.String(),
+    amount: Type.Integer({ description: 'Minor units.' }),
+    currency: Type.String(),
+    status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'refunded'] }),
+    method: Type.String(),
+    provider: Type.String(),
+    failure_code: Type.Union([Type.String(), Type.Null()]),
+    failure_message: Type.Union([Type.String(), Type.Null()]),
+    created: Type.String({ format: 'date-time' }),
+    updated: Type.String({ format: 'date-time' }),
+  },
+  {
+    examples: [
+      {
+        id: 'pay_AbKpioPgdeCpGiGqNmKb9zFt',
+        order_id: 'ord_s11dd1TIuPzPnu7E29AlKVTk',
+        amount: 16408,
+        currency: 'USD',
+        status: 'succeeded',
+        method: 'pm_card_visa',
+        provider: 'sandbox',
+        failure_code: null,
+        failure_message: null,
+        created: '2026-11-21T10:15:00.981Z',
+        updated: '2026-11-21T10:15:01.372Z',
+      },
+    ],
+  },
+);
 
-const InstallationSchema = Type.Object({
-  id: Type.String({ examples: ['ins_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
-  installation_id: Type.String(),
-  plugin_id: Type.String(),
-  tenant_id: Type.String(),
-  access_token: Type.Optional(
-    Type.String({ description: 'On `app.installed` only: the installation token, `sk_app_…`; sent once.' }),
-  ),
-  permissions: Type.Optional(Type.Array(Type.String())),
-  events: Type.Optional(Type.Array(Type.String())),
-});
+/** A plugin's installation in a store, as `app.installed` and `app.uninstalled` carry it. */
+export const AppInstallationSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['ins_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
+    installation_id: Type.String(),
+    plugin_id: Type.String(),
+    tenant_id: Type.String(),
+    access_token: Type.Optional(
+      Type.String({ description: 'On `app.installed` only: the installation token, `sk_app_…`; sent once.' }),
+    ),
+    permissions: Type.Optional(Type.Array(Type.String())),
+    events: Type.Optional(Type.Array(Type.String())),
+  },
+  {
+    examples: [
+      {
+        id: 'ins_0vU6ZE7aoxDJ2WuQCTZYESp9',
+        installation_id: 'ins_0vU6ZE7aoxDJ2WuQCTZYESp9',
+        plugin_id: 'plg_FPECyw0wQoVnKyEBdlHyWdK2',
+        tenant_id: 'ten_zxhCY4hnvnD7uaGOkWU8LrY1',
+        access_token: 'sk_app_Qm3vX9cT2bL7wR4yN8pK1dF6hJ0sZ5aE',
+        permissions: ['read:products', 'write:products'],
+        events: ['product.updated', 'product.outofstock'],
+      },
+    ],
+  },
+);
+
+/** The example of a schema (its first), for the events' examples. */
+function exampleOf(schema: TSchema): unknown {
+  const { examples } = schema as { examples?: unknown };
+  if (!Array.isArray(examples) || examples.length === 0)
+    throw new Error('a webhook object without an example');
+  return examples[0];
+}
 
 /** The object each event type carries in `data.object`, by the type's resource. */
 function objectOf(type: string): TSchema {
@@ -65,7 +109,7 @@ function objectOf(type: string): TSchema {
     case 'webhook':
       return WebhookSchema;
     case 'app':
-      return InstallationSchema;
+      return AppInstallationSchema;
     default:
       throw new Error(`no object schema for event type ${type}`);
   }
@@ -80,22 +124,55 @@ const SIGNATURE_HEADERS = [
   ],
 ] as const;
 
+/**
+ * The `data` of an event of the type, as the endpoint receives it: the object's own example (a
+ * sold-out variant with its product at 0; an uninstall without the token and grants).
+ */
+function dataExample(type: string, object: TSchema): Record<string, unknown> {
+  const example = exampleOf(object) as Record<string, unknown>;
+  if (type === 'app.uninstalled') {
+    const { access_token: _token, permissions: _permissions, events: _events, ...uninstalled } = example;
+    return { object: uninstalled };
+  }
+  if (type !== 'product.outofstock') return { object: example };
+  const [variant] = (example.variants ?? []) as Record<string, unknown>[];
+  const soldOut = { ...variant, stock: 0 };
+  return { object: { ...example, stock: 0, variants: [soldOut] }, variant: soldOut };
+}
+
 function operation(type: string): Record<string, unknown> {
   const data: Record<string, TSchema> = { object: objectOf(type) };
   if (type === 'product.outofstock') data.variant = VariantSchema;
-  const event = Type.Object({
-    id: Type.String({ examples: ['evt_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
-    type: Type.Literal(type),
-    created: Type.String({ format: 'date-time' }),
-    api_version: Type.String({ description: "The version the object is rendered in: the endpoint's." }),
-    data: Type.Object(data),
-    ...(type.startsWith('app.')
-      ? {
-          installation_id: Type.String(),
-          tenant_id: Type.String({ description: 'The store the event is about.' }),
-        }
-      : {}),
-  });
+  const app = type.startsWith('app.');
+  const example = dataExample(type, data.object as TSchema);
+  const object = example.object as Record<string, unknown>;
+  const event = Type.Object(
+    {
+      id: Type.String({ examples: ['evt_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
+      type: Type.Literal(type),
+      created: Type.String({ format: 'date-time' }),
+      api_version: Type.String({ description: "The version the object is rendered in: the endpoint's." }),
+      data: Type.Object(data),
+      ...(app
+        ? {
+            installation_id: Type.String(),
+            tenant_id: Type.String({ description: 'The store the event is about.' }),
+          }
+        : {}),
+    },
+    {
+      examples: [
+        {
+          id: 'evt_kim5OuMK5f1DRU5lnLbbePT4',
+          type,
+          created: '2026-11-27T08:00:04.618Z',
+          api_version: '2026-12-15',
+          data: example,
+          ...(app ? { installation_id: object.installation_id, tenant_id: object.tenant_id } : {}),
+        },
+      ],
+    },
+  );
   return {
     post: {
       operationId: `on${type

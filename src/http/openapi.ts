@@ -1,7 +1,9 @@
 import swagger from '@fastify/swagger';
-import { withHeaders } from './openapi-headers.js';
+import { registerDocs } from './docs.js';
+import { componentSchemas, withComponentRefs, withComponents } from './openapi-components.js';
+import { headerComponents, withHeaderRefs, withHeaders } from './openapi-headers.js';
+import { withCodeSamples } from './openapi-samples.js';
 import { webhooksSection } from './openapi-webhooks.js';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
 import { AI_LIMIT_PER_MINUTE, planLimitsText } from '../modules/limits/limits.plans.js';
@@ -56,17 +58,23 @@ ${Object.entries(ERROR_STATUS)
   requests waiting at once). Retry it; a POST retried with the same \`Idempotency-Key\` is never applied twice.
 `.trim();
 
-/** Registers the OpenAPI document and its browser UI (`/docs`); `release` is the API's version. */
+/** Registers the OpenAPI document and its reference (`/docs`); `release` is the API's version. */
 export async function registerOpenApi(app: FastifyInstance, release: string): Promise<void> {
   await app.register(swagger, {
-    // Every operation's request and response headers, declared in one place.
+    // The document's copy of each route's schema: its code samples and headers added, then its
+    // shared objects referenced (last: the other steps read the route's own schemas).
     transform: ({ schema, url, route }) => ({
-      schema: withHeaders(
-        String(route.method),
-        schema as Record<string, unknown> | undefined,
+      schema: withComponents(
+        withHeaders(
+          String(route.method),
+          withCodeSamples(String(route.method), url, schema as Record<string, unknown> | undefined),
+        ),
       ) as typeof schema,
       url,
     }),
+    // Each response header once, under components/headers, once the document is made.
+    transformObject: (document) =>
+      withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -76,8 +84,10 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       },
       servers: [{ url: '/', description: 'This server' }],
       // What endpoints receive: every event type, as a POST (OpenAPI 3.1 `webhooks`).
-      webhooks: webhooksSection(),
+      webhooks: withComponentRefs(webhooksSection()),
       components: {
+        schemas: componentSchemas(),
+        headers: headerComponents(),
         securitySchemes: {
           bearerAuth: {
             type: 'http',
@@ -117,5 +127,5 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+  await registerDocs(app);
 }

@@ -39,17 +39,39 @@ export const PageQuery = {
   ),
 };
 
-/** The envelope's schema around an item schema. */
+/**
+ * The envelope's schema around an item schema. Its example (for the OpenAPI document) is the first
+ * page of a list of one: the item's own example.
+ */
 export function EnvelopeSchema<T extends Parameters<typeof Type.Array>[0]>(item: T) {
-  return Type.Object({
-    data: Type.Array(item),
-    total: Type.Integer({ description: 'Exact number of matching items.' }),
-    page: Type.Integer({ description: 'floor(offset / limit) + 1' }),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    has_more: Type.Boolean(),
-    next_cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` for the next page.',
-    }),
-  });
+  const { examples } = item as { examples?: unknown };
+  const [example] = Array.isArray(examples) ? (examples as unknown[]) : [];
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      total: Type.Integer({ description: 'Exact number of matching items.' }),
+      page: Type.Integer({ description: 'floor(offset / limit) + 1' }),
+      limit: Type.Integer(),
+      offset: Type.Integer(),
+      has_more: Type.Boolean(),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` for the next page.',
+      }),
+    },
+    example === undefined
+      ? {}
+      : {
+          examples: [
+            {
+              data: [example],
+              total: 1,
+              page: 1,
+              limit: DEFAULT_LIMIT,
+              offset: 0,
+              has_more: false,
+              next_cursor: null,
+            },
+          ],
+        },
+  );
 }

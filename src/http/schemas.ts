@@ -45,7 +45,7 @@ export const Currency = Type.String({
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The body of an action that takes none: absent or `{}`; any field is a 400. */
-export const EmptyBody = Type.Object({}, { additionalProperties: false });
+export const EmptyBody = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
 export const FieldErrorSchema = Type.Object({ field: Type.String(), message: Type.String() });
 
@@ -74,6 +74,21 @@ export const ProblemSchema = Type.Object(
   {
     additionalProperties: true,
     description: 'RFC 9457 problem details (`application/problem+json`). `code` is the stable machine code.',
+    examples: [
+      {
+        type: '/docs#error-validation_failed',
+        title: 'Validation failed',
+        status: 400,
+        detail:
+          'The request is invalid: items[0].quantity must be >= 1; shipping_address.country must match pattern "^[A-Z]{2}$".',
+        code: 'validation_failed',
+        request_id: 'req_e5271c6676bad1dce738723622f39149',
+        errors: [
+          { field: 'items[0].quantity', message: 'must be >= 1' },
+          { field: 'shipping_address.country', message: 'must match pattern "^[A-Z]{2}$"' },
+        ],
+      },
+    ],
   },
 );
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request as send } from 'undici';
 import { createTenant, createTestContext, DIALECTS, type TestContext } from '../helpers/context.js';
+import { dereferenced } from '../helpers/openapi.js';
 
 /**
  * The hostile-client sweep: for every operation the OpenAPI document declares, a fixed set of bad
@@ -167,7 +168,7 @@ const CONSOLE_OPERATIONS: Operation[] = [
 
 async function loadOperations(ctx: TestContext): Promise<Operation[]> {
   const res = await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' });
-  const doc = JSON.parse(res.body) as OpenApi;
+  const doc = dereferenced(JSON.parse(res.body) as OpenApi);
   const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => method !== 'head')

@@ -98,28 +98,73 @@ export const GenerateDescriptionBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Give exactly one of `product_id` and `product`.' },
+  {
+    additionalProperties: false,
+    description: 'Give exactly one of `product_id` and `product`.',
+    examples: [
+      {
+        product_id: 'prod_NUM03sM4JHrY5j5OPiOa7rZU',
+        tone: 'friendly',
+        length: 'short',
+        keywords: ['rock plate'],
+      },
+      {
+        product: {
+          name: 'Trail Runner 3',
+          category: 'shoes',
+          attributes: { color: 'black' },
+          features: ['rock plate', 'grippy lugs'],
+        },
+        tone: 'technical',
+        length: 'medium',
+        save: false,
+      },
+    ],
+  },
 );
 export type GenerateDescriptionBody = Static<typeof GenerateDescriptionBody>;
 
-export const GenerationSchema = Type.Object({
-  id: Type.String({ examples: ['gen_7hTq2ZpW2bX9sT2uV7wY3cE5'] }),
-  description: Type.String({ description: 'Plain text; paragraphs are separated by a blank line.' }),
-  product_id: Nullable(Type.String()),
-  tone: Type.String({ enum: [...TONES] }),
-  length: Type.String({ enum: [...LENGTHS] }),
-  language: Type.String({ description: 'The language the text is written in.' }),
-  word_count: Type.Integer(),
-  provider: Type.String({ enum: ['builtin', 'openai'] }),
-  model: Type.String({ examples: ['builtin-copy-1', 'gpt-4o-mini'] }),
-  usage: Type.Object(
-    { input_tokens: Type.Integer(), output_tokens: Type.Integer() },
-    { description: 'Tokens the model used, as the provider reports them; 0 for `builtin`.' },
-  ),
-  saved: Type.Boolean({ description: "Whether the text was written to the product's description." }),
-  truncated: Type.Boolean({
-    description: 'The provider stopped at its token limit; the text was cut back to its last full sentence.',
-  }),
-  created: Timestamp,
-});
+export const GenerationSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['gen_7hTq2ZpW2bX9sT2uV7wY3cE5'] }),
+    description: Type.String({ description: 'Plain text; paragraphs are separated by a blank line.' }),
+    product_id: Nullable(Type.String()),
+    tone: Type.String({ enum: [...TONES] }),
+    length: Type.String({ enum: [...LENGTHS] }),
+    language: Type.String({ description: 'The language the text is written in.' }),
+    word_count: Type.Integer(),
+    provider: Type.String({ enum: ['builtin', 'openai'] }),
+    model: Type.String({ examples: ['builtin-copy-1', 'gpt-4o-mini'] }),
+    usage: Type.Object(
+      { input_tokens: Type.Integer(), output_tokens: Type.Integer() },
+      { description: 'Tokens the model used, as the provider reports them; 0 for `builtin`.' },
+    ),
+    saved: Type.Boolean({ description: "Whether the text was written to the product's description." }),
+    truncated: Type.Boolean({
+      description:
+        'The provider stopped at its token limit; the text was cut back to its last full sentence.',
+    }),
+    created: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: 'gen_XHZQzVR3OpyBB010W0mQoSBD',
+        description:
+          "Get ready to fall for the Trail Runner 3. Fans of shoes, this one's for you. It comes in black. If you've been hunting for rock plate, your search might just be over. It's the sort of thing you'll be glad you picked up. Grab yours today. You deserve it!",
+        product_id: 'prod_NUM03sM4JHrY5j5OPiOa7rZU',
+        tone: 'friendly',
+        length: 'short',
+        language: 'en',
+        word_count: 50,
+        provider: 'builtin',
+        model: 'builtin-copy-1',
+        usage: { input_tokens: 0, output_tokens: 0 },
+        saved: false,
+        truncated: false,
+        created: '2026-11-27T08:09:44.129Z',
+      },
+    ],
+  },
+);
 export type GenerationObject = Static<typeof GenerationSchema>;

@@ -21,13 +21,13 @@ const PERIOD_RULES =
 const PAGING = ['limit', 'offset', 'page', 'cursor'] as const;
 
 /** A report as JSON (a list envelope) or, with `format=csv`, as a CSV attachment. */
-function reportResponse(json: TSchema) {
+function reportResponse(name: ReportName, json: TSchema) {
   return {
     200: {
       description: 'The report rows',
       content: {
         'application/json': { schema: json },
-        'text/csv': { schema: CsvSchema },
+        'text/csv': { schema: CsvSchema(name) },
       },
     },
   };
@@ -97,7 +97,7 @@ export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             summary,
             description: `${PERIOD_RULES} JSON is a list envelope; \`format=csv\` exports every row as \`text/csv\`.`,
             querystring: ReportQuery,
-            response: reportResponse(schema),
+            response: reportResponse(name, schema),
           },
         },
         async (request, reply) => {

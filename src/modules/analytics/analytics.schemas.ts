@@ -1,6 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Currency, Nullable } from '../../http/schemas.js';
+import {
+  ANALYTICS_EXAMPLE,
+  CUSTOMERS_REPORT_EXAMPLE,
+  PRODUCTS_REPORT_EXAMPLE,
+  REPORT_CSV_EXAMPLES,
+  SALES_REPORT_EXAMPLE,
+} from './analytics.examples.js';
 import { EARLIEST_DAY, INTERVALS, type Interval, MAX_PERIOD_DAYS } from './analytics.periods.js';
 
 const DateOnly = (description: string) =>
@@ -122,42 +129,45 @@ const Common = {
   currency: Type.String({ examples: ['USD'] }),
 };
 
-export const AnalyticsSchema = Type.Object({
-  ...Common,
-  summary: SummarySchema,
-  previous_period: Type.Object(SummarySchema.properties, {
-    description: 'The same figures for the period of the same length that ends the day before `from`.',
-  }),
-  timeseries: Type.Array(
-    Type.Object({
-      period_start: DateOnly(
-        'The calendar start of the bucket (the day, the Monday, the 1st); the first bucket may start before `from` but counts only days from `from` on.',
-      ),
-      revenue: Type.Integer(),
-      orders: Type.Integer({ minimum: 0 }),
-      units_sold: Type.Integer(),
+export const AnalyticsSchema = Type.Object(
+  {
+    ...Common,
+    summary: SummarySchema,
+    previous_period: Type.Object(SummarySchema.properties, {
+      description: 'The same figures for the period of the same length that ends the day before `from`.',
     }),
-    { description: 'Every bucket of the period, oldest first, zero-filled.' },
-  ),
-  top_products: Type.Array(ProductTotalsSchema, {
-    description: 'The 10 products with the highest revenue in the period (then by id).',
-  }),
-  sales_by_category: Type.Array(CategoryTotalsSchema, {
-    description:
-      'Every category with sales in the period, highest revenue first (line categories at order time).',
-  }),
-  orders_by_status: Type.Object(
-    {
-      pending: Type.Integer({ minimum: 0 }),
-      paid: Type.Integer({ minimum: 0 }),
-      shipped: Type.Integer({ minimum: 0 }),
-      delivered: Type.Integer({ minimum: 0 }),
-      cancelled: Type.Integer({ minimum: 0 }),
-      refunded: Type.Integer({ minimum: 0 }),
-    },
-    { description: 'The current status of the orders created in the period.' },
-  ),
-});
+    timeseries: Type.Array(
+      Type.Object({
+        period_start: DateOnly(
+          'The calendar start of the bucket (the day, the Monday, the 1st); the first bucket may start before `from` but counts only days from `from` on.',
+        ),
+        revenue: Type.Integer(),
+        orders: Type.Integer({ minimum: 0 }),
+        units_sold: Type.Integer(),
+      }),
+      { description: 'Every bucket of the period, oldest first, zero-filled.' },
+    ),
+    top_products: Type.Array(ProductTotalsSchema, {
+      description: 'The 10 products with the highest revenue in the period (then by id).',
+    }),
+    sales_by_category: Type.Array(CategoryTotalsSchema, {
+      description:
+        'Every category with sales in the period, highest revenue first (line categories at order time).',
+    }),
+    orders_by_status: Type.Object(
+      {
+        pending: Type.Integer({ minimum: 0 }),
+        paid: Type.Integer({ minimum: 0 }),
+        shipped: Type.Integer({ minimum: 0 }),
+        delivered: Type.Integer({ minimum: 0 }),
+        cancelled: Type.Integer({ minimum: 0 }),
+        refunded: Type.Integer({ minimum: 0 }),
+      },
+      { description: 'The current status of the orders created in the period.' },
+    ),
+  },
+  { examples: [ANALYTICS_EXAMPLE] },
+);
 export type Analytics = Static<typeof AnalyticsSchema>;
 
 export const SalesRowSchema = Type.Object({
@@ -182,23 +192,34 @@ export const CustomerRowSchema = Type.Object({
 export type CustomerRow = Static<typeof CustomerRowSchema>;
 
 /** The list envelope around report rows, with the period they cover. */
-function ReportSchema<T extends Parameters<typeof EnvelopeSchema>[0]>(row: T, description: string) {
-  return Type.Object({ ...Common, ...EnvelopeSchema(row).properties }, { description });
+function ReportSchema<T extends Parameters<typeof EnvelopeSchema>[0]>(
+  row: T,
+  description: string,
+  example: unknown,
+) {
+  return Type.Object({ ...Common, ...EnvelopeSchema(row).properties }, { description, examples: [example] });
 }
 
 export const SalesReportSchema = ReportSchema(
   SalesRowSchema,
   'One row per time bucket of the period, oldest first, zero-filled, with the summary figures of the bucket.',
+  SALES_REPORT_EXAMPLE,
 );
 export const ProductsReportSchema = ReportSchema(
   ProductRowSchema,
   'One row per product with sales in the period, highest revenue first (then by id).',
+  PRODUCTS_REPORT_EXAMPLE,
 );
 export const CustomersReportSchema = ReportSchema(
   CustomerRowSchema,
   'One row per customer with orders or money moved in the period, highest revenue first (then by email).',
+  CUSTOMERS_REPORT_EXAMPLE,
 );
 
-export const CsvSchema = Type.String({
-  description: 'With `format=csv`: a header line and one line per row (RFC 4180), as an attachment.',
-});
+/** A report with `format=csv`, with an example of its rows. */
+export function CsvSchema(report: keyof typeof REPORT_CSV_EXAMPLES) {
+  return Type.String({
+    description: 'With `format=csv`: a header line and one line per row (RFC 4180), as an attachment.',
+    examples: [REPORT_CSV_EXAMPLES[report]],
+  });
+}

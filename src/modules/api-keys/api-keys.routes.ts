@@ -9,6 +9,7 @@ import {
   ApiKeySchema,
   CreateApiKeyBody,
   KeyIdParams,
+  NewApiKeySchema,
   RollApiKeyBody,
 } from './api-keys.schemas.js';
 import { keyMasked } from './api-keys.service.js';
@@ -54,7 +55,7 @@ export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             "A key can only grant permissions it holds itself, and a key with an expiry only keys that expire with it or earlier (403 `insufficient_permissions`; without `expires_at` the new key takes the caller's expiry). An idempotent replay (`Idempotent-Replayed: true`) or a retry after a 5xx answers the same key masked: the full value is shown once and never stored.",
           body: CreateApiKeyBody,
-          response: { 201: ApiKeySchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
+          response: { 201: NewApiKeySchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
         },
       },
       async (request, reply) => {
@@ -74,7 +75,7 @@ export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'The new key keeps the name, permissions and expiry of the old one, and is in full in this response only: an idempotent replay or a retry after a 5xx answers it masked. A key with an expiry cannot roll a key that expires later (403).',
           params: KeyIdParams,
           body: RollApiKeyBody,
-          response: { 201: ApiKeySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+          response: { 201: NewApiKeySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request, reply) => {

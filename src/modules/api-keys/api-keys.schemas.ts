@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { PERMISSIONS, type Permission } from '../../lib/permissions.js';
 import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
+import { API_KEY_EXAMPLE, NEW_API_KEY_EXAMPLE } from './api-keys.examples.js';
 
 export const PermissionSchema = Type.Unsafe<Permission>({
   type: 'string',
@@ -9,21 +10,27 @@ export const PermissionSchema = Type.Unsafe<Permission>({
   description: 'A permission; each operation in this document says which one it requires.',
 });
 
-export const ApiKeySchema = Type.Object({
-  id: Type.String({ examples: ['key_4fGz0aQm1bX9sT2uV7wY3cE5'] }),
-  name: Type.String(),
-  key: Type.String({
-    description: 'The full key in the response that creates or rolls it; masked everywhere else.',
-    examples: ['sk_live_****_****_****_a1B2'],
-  }),
-  permissions: Type.Array(PermissionSchema),
-  status: Type.Union([Type.Literal('Active'), Type.Literal('Expiring')], {
-    description: '`Expiring` when `expires_at` is within 7 days.',
-  }),
-  created: Timestamp,
-  last_used: Nullable(Timestamp),
-  expires_at: Nullable(Timestamp),
-});
+export const ApiKeySchema = Type.Object(
+  {
+    id: Type.String({ examples: ['key_4fGz0aQm1bX9sT2uV7wY3cE5'] }),
+    name: Type.String(),
+    key: Type.String({
+      description: 'The full key in the response that creates or rolls it; masked everywhere else.',
+      examples: ['sk_live_****_****_****_a1B2'],
+    }),
+    permissions: Type.Array(PermissionSchema),
+    status: Type.Union([Type.Literal('Active'), Type.Literal('Expiring')], {
+      description: '`Expiring` when `expires_at` is within 7 days.',
+    }),
+    created: Timestamp,
+    last_used: Nullable(Timestamp),
+    expires_at: Nullable(Timestamp),
+  },
+  { examples: [API_KEY_EXAMPLE] },
+);
+
+/** The answer that creates or rolls a key: its example shows the key in full, as that answer does once. */
+export const NewApiKeySchema = { ...ApiKeySchema, examples: [NEW_API_KEY_EXAMPLE] };
 
 /** The console's key page: every key that still works. */
 export const ApiKeyListSchema = Type.Object({ data: Type.Array(ApiKeySchema) });
@@ -41,7 +48,16 @@ export const CreateApiKeyBody = Type.Object(
     permissions: Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future.' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Warehouse sync',
+        permissions: ['read:products', 'write:products'],
+        expires_at: '2027-06-30T00:00:00.000Z',
+      },
+    ],
+  },
 );
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
 
@@ -55,7 +71,7 @@ export const RollApiKeyBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ expires_in_seconds: 3600 }] },
 );
 
 export const KeyIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

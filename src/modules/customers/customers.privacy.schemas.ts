@@ -2,16 +2,45 @@ import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import { OrderSchema } from '../orders/orders.schemas.js';
 import { CustomerSchema } from './customers.schemas.js';
+import { CUSTOMER_EXAMPLE } from './customers.examples.js';
+import { ORDER_EXAMPLE } from '../orders/orders.examples.js';
 
 /** The shapes of a customer's data export (`GET /customers/{id}/export`). */
 
-export const ExportEventSchema = Type.Object({
-  id: Type.String({ examples: ['evt_3kPq9ZxW1bX9sT2uV7wY3cE5'] }),
-  type: Type.String({ examples: ['order.paid'] }),
-  object_type: Type.String({ description: '`customer`, `order`, `payment`, ...', examples: ['order'] }),
-  object_id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
-  created: Timestamp,
-});
+const EXPORT_EVENTS = [
+  {
+    id: 'evt_2gQ8rXbN5mVt1LcY7hKw3PzD',
+    type: 'customer.created',
+    object_type: 'customer',
+    object_id: CUSTOMER_EXAMPLE.id,
+    created: CUSTOMER_EXAMPLE.created,
+  },
+  {
+    id: 'evt_5RwC7G7fS61ybG8Dw2ZjSoXe',
+    type: 'order.created',
+    object_type: 'order',
+    object_id: ORDER_EXAMPLE.id,
+    created: ORDER_EXAMPLE.created,
+  },
+  {
+    id: 'evt_5dXcY2NR9ji37OfAUudhKnNR',
+    type: 'payment.received',
+    object_type: 'payment',
+    object_id: ORDER_EXAMPLE.payment.id,
+    created: ORDER_EXAMPLE.paid_at,
+  },
+];
+
+export const ExportEventSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['evt_3kPq9ZxW1bX9sT2uV7wY3cE5'] }),
+    type: Type.String({ examples: ['order.paid'] }),
+    object_type: Type.String({ description: '`customer`, `order`, `payment`, ...', examples: ['order'] }),
+    object_id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
+    created: Timestamp,
+  },
+  { examples: [EXPORT_EVENTS[1]] },
+);
 
 export const CustomerExportSchema = Type.Object(
   {
@@ -30,6 +59,15 @@ export const CustomerExportSchema = Type.Object(
   {
     description:
       'Everything the store holds about the person (GDPR article 15). Orders and events are read in batches, not as one snapshot.',
+    examples: [
+      {
+        object: 'customer_export',
+        generated: '2026-11-27T08:12:40.055Z',
+        customer: CUSTOMER_EXAMPLE,
+        orders: [ORDER_EXAMPLE],
+        events: EXPORT_EVENTS,
+      },
+    ],
   },
 );
 export type CustomerExport = Static<typeof CustomerExportSchema>;

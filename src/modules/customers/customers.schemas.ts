@@ -8,6 +8,7 @@ import {
   Timestamp,
 } from '../../http/schemas.js';
 import { AddressSchema } from '../orders/orders.schemas.js';
+import { CUSTOMER_EXAMPLE } from './customers.examples.js';
 
 export const CUSTOMER_SORTS = ['-created', 'created', '-total_spent', 'email'] as const;
 export type CustomerSort = (typeof CUSTOMER_SORTS)[number];
@@ -46,26 +47,29 @@ const Addresses = Type.Array(AddressSchema, {
   description: `At most ${MAX_ADDRESSES}; \`country\` is ISO 3166-1 alpha-2.`,
 });
 
-export const CustomerSchema = Type.Object({
-  id: Type.String({ examples: ['cus_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
-  email: Type.String(),
-  name: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  addresses: Type.Array(AddressSchema),
-  tags: Type.Array(Type.String()),
-  note: Nullable(Type.String()),
-  metadata: Type.Record(Type.String(), Type.String()),
-  marketing_consent: Type.Boolean(),
-  orders_count: Type.Integer({ description: 'Orders placed, whatever became of them.' }),
-  total_spent: Type.Record(Type.String(), Type.Integer(), {
-    description: 'Per currency: captured payments minus refunds, minor units.',
-    examples: [{ USD: 12999 }],
-  }),
-  last_order_at: Nullable(Timestamp),
-  redacted: Type.Boolean({ description: 'Its personal data was erased (`POST /customers/{id}/redact`).' }),
-  created: Timestamp,
-  updated: Timestamp,
-});
+export const CustomerSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['cus_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
+    email: Type.String(),
+    name: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    addresses: Type.Array(AddressSchema),
+    tags: Type.Array(Type.String()),
+    note: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.String()),
+    marketing_consent: Type.Boolean(),
+    orders_count: Type.Integer({ description: 'Orders placed, whatever became of them.' }),
+    total_spent: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Per currency: captured payments minus refunds, minor units.',
+      examples: [{ USD: 12999 }],
+    }),
+    last_order_at: Nullable(Timestamp),
+    redacted: Type.Boolean({ description: 'Its personal data was erased (`POST /customers/{id}/redact`).' }),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [CUSTOMER_EXAMPLE] },
+);
 export type CustomerObject = Static<typeof CustomerSchema>;
 
 export const CreateCustomerBody = Type.Object(
@@ -108,7 +112,11 @@ export const UpdateCustomerBody = Type.Object(
     metadata: Type.Optional(Metadata),
     marketing_consent: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ note: 'Prefers deliveries after 5 pm.', tags: ['vip', 'wholesale'] }],
+  },
 );
 export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>;
 

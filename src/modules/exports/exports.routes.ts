@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import type { Permission } from '../../lib/permissions.js';
-import { ExportQuery, ExportResponse } from './exports.schemas.js';
+import { ExportQuery, exportResponse } from './exports.schemas.js';
 import type { ExportFormat, ExportResource } from './exports.service.js';
 
 const TAGS = ['Imports and exports'];
@@ -39,7 +39,7 @@ export function exportRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             summary: `Export every ${resource.slice(0, -1)} as CSV or JSON Lines`,
             description: `${description} Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with \`'\` (an import takes it off). See docs/imports-and-exports.md.`,
             querystring: ExportQuery,
-            response: ExportResponse,
+            response: exportResponse(resource),
           },
         },
         async (request, reply) => {

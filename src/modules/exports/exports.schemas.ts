@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { EXPORT_EXAMPLES } from './exports.examples.js';
 
 export const ExportQuery = Type.Object(
   {
@@ -14,15 +15,18 @@ export const ExportQuery = Type.Object(
 );
 export type ExportQuery = Static<typeof ExportQuery>;
 
-const FileSchema = Type.String({ description: 'Every row, streamed.' });
-
-/** The 200 of an export: CSV or JSON Lines, as the caller asked. */
-export const ExportResponse = {
-  200: {
-    description: 'Every row, as an attachment',
-    content: {
-      'text/csv': { schema: FileSchema },
-      'application/x-ndjson': { schema: FileSchema },
+/** The 200 of an export: CSV or JSON Lines, as the caller asked (with an example of each). */
+export function exportResponse(resource: keyof typeof EXPORT_EXAMPLES) {
+  const { csv, jsonl } = EXPORT_EXAMPLES[resource];
+  return {
+    200: {
+      description: 'Every row, as an attachment',
+      content: {
+        'text/csv': { schema: Type.String({ description: 'Every row, streamed.', examples: [csv] }) },
+        'application/x-ndjson': {
+          schema: Type.String({ description: 'Every row, streamed.', examples: [jsonl] }),
+        },
+      },
     },
-  },
-};
+  };
+}

@@ -14,7 +14,7 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Health'],
           summary: 'Liveness: the process answers',
-          response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+          response: { 200: Type.Object({ status: Type.Literal('ok') }, { examples: [{ status: 'ok' }] }) },
         },
       },
       async () => ({ status: 'ok' as const }),
@@ -28,7 +28,10 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Health'],
           summary: 'Readiness: the database answers and takes new connections',
           description: `Answers within ${READY_TIMEOUT_MS / 1000} s: 200, or 503 \`service_unavailable\` with \`Retry-After\` and a \`detail\` saying why (the database is unreachable, does not answer in time, or refuses new connections).`,
-          response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+          response: {
+            200: Type.Object({ status: Type.Literal('ready') }, { examples: [{ status: 'ready' }] }),
+            ...errorResponses(503),
+          },
         },
       },
       async () => {

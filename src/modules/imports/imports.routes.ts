@@ -21,6 +21,7 @@ import {
   ImportSchema,
   type ImportSettings,
   MAX_IMPORT_BYTES,
+  QueuedImportSchema,
 } from './imports.schemas.js';
 import {
   CONTENT_TYPES,
@@ -138,7 +139,7 @@ export function importRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             querystring: CreateImportQuery,
             consumes: [CONTENT_TYPES.csv, CONTENT_TYPES.jsonl],
             body: ImportBodySchema,
-            response: { 202: ImportSchema, ...errorResponses(413, 415, 422) },
+            response: { 202: QueuedImportSchema, ...errorResponses(413, 415, 422) },
           },
           preParsing: async (request) => {
             const settings = settingsOf(request);

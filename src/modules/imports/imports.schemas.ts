@@ -1,6 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Nullable, Timestamp } from '../../http/schemas.js';
+import {
+  CUSTOMERS_CSV_EXAMPLE,
+  CUSTOMERS_JSONL_EXAMPLE,
+  IMPORT_ERROR_EXAMPLE,
+  IMPORT_EXAMPLE,
+  QUEUED_IMPORT_EXAMPLE,
+} from './imports.examples.js';
 
 export const IMPORT_RESOURCES = ['products', 'customers'] as const;
 export const IMPORT_MODES = ['upsert', 'create'] as const;
@@ -9,46 +16,56 @@ export const IMPORT_ON_ERROR = ['abort', 'skip'] as const;
 /** The most an uploaded file may hold. */
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
-export const ImportErrorSchema = Type.Object({
-  line: Type.Integer({ description: 'The file line, from 1 (a CSV header is line 1).', examples: [3] }),
-  column: Nullable(
-    Type.String({
-      description: 'The column as the file names it; null for the whole row.',
-      examples: ['price'],
-    }),
-  ),
-  message: Type.String({ examples: ['must be a whole number, not "12.50"'] }),
-});
+export const ImportErrorSchema = Type.Object(
+  {
+    line: Type.Integer({ description: 'The file line, from 1 (a CSV header is line 1).', examples: [3] }),
+    column: Nullable(
+      Type.String({
+        description: 'The column as the file names it; null for the whole row.',
+        examples: ['price'],
+      }),
+    ),
+    message: Type.String({ examples: ['must be a whole number, not "12.50"'] }),
+  },
+  { examples: [IMPORT_ERROR_EXAMPLE] },
+);
 export type ImportErrorObject = Static<typeof ImportErrorSchema>;
 
-export const ImportSchema = Type.Object({
-  id: Type.String({ examples: ['imp_5jVs1bRY4dZ1uV4wX9yA5eG7'] }),
-  resource: Type.String({ enum: [...IMPORT_RESOURCES] }),
-  format: Type.String({
-    enum: ['csv', 'jsonl', 'shopify'],
-    description: '`csv` (our columns), `shopify` (a Shopify product export, told by its header) or `jsonl`.',
-  }),
-  mode: Type.String({ enum: [...IMPORT_MODES] }),
-  dry_run: Type.Boolean(),
-  on_error: Type.String({ enum: [...IMPORT_ON_ERROR] }),
-  status: Type.String({ enum: ['queued', 'running', 'succeeded', 'failed'] }),
-  rows_total: Type.Integer({
-    description: 'Data rows in the file (the header not counted), counted as the file is read.',
-  }),
-  rows_processed: Type.Integer({
-    description: 'Rows done: written or refused (a dry run: validated).',
-  }),
-  created_count: Type.Integer({ description: 'Rows that created a variant or customer.' }),
-  updated_count: Type.Integer({ description: 'Rows that changed an existing one.' }),
-  unchanged_count: Type.Integer({ description: 'Rows that changed nothing.' }),
-  error_count: Type.Integer({ description: 'Errors found; a row may have several.' }),
-  errors: Type.Array(ImportErrorSchema, {
-    description: 'The first 100 errors, in the order found; `GET /imports/{id}/errors` pages them all.',
-  }),
-  created: Timestamp,
-  started_at: Nullable(Timestamp),
-  finished_at: Nullable(Timestamp),
-});
+export const ImportSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['imp_5jVs1bRY4dZ1uV4wX9yA5eG7'] }),
+    resource: Type.String({ enum: [...IMPORT_RESOURCES] }),
+    format: Type.String({
+      enum: ['csv', 'jsonl', 'shopify'],
+      description:
+        '`csv` (our columns), `shopify` (a Shopify product export, told by its header) or `jsonl`.',
+    }),
+    mode: Type.String({ enum: [...IMPORT_MODES] }),
+    dry_run: Type.Boolean(),
+    on_error: Type.String({ enum: [...IMPORT_ON_ERROR] }),
+    status: Type.String({ enum: ['queued', 'running', 'succeeded', 'failed'] }),
+    rows_total: Type.Integer({
+      description: 'Data rows in the file (the header not counted), counted as the file is read.',
+    }),
+    rows_processed: Type.Integer({
+      description: 'Rows done: written or refused (a dry run: validated).',
+    }),
+    created_count: Type.Integer({ description: 'Rows that created a variant or customer.' }),
+    updated_count: Type.Integer({ description: 'Rows that changed an existing one.' }),
+    unchanged_count: Type.Integer({ description: 'Rows that changed nothing.' }),
+    error_count: Type.Integer({ description: 'Errors found; a row may have several.' }),
+    errors: Type.Array(ImportErrorSchema, {
+      description: 'The first 100 errors, in the order found; `GET /imports/{id}/errors` pages them all.',
+    }),
+    created: Timestamp,
+    started_at: Nullable(Timestamp),
+    finished_at: Nullable(Timestamp),
+  },
+  { examples: [IMPORT_EXAMPLE] },
+);
+
+/** The answer of an upload: its example is queued, the file not read yet. */
+export const QueuedImportSchema = { ...ImportSchema, examples: [QUEUED_IMPORT_EXAMPLE] };
 export type ImportObject = Static<typeof ImportSchema>;
 
 export const CreateImportQuery = Type.Object(
@@ -95,7 +112,25 @@ export const ImportListQuery = Type.Object({ ...PageQuery }, { additionalPropert
 export type ImportListQuery = Static<typeof ImportListQuery>;
 export const ImportIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-/** How an upload is sent: its OpenAPI request body. */
-export const ImportBodySchema = Type.String({
-  description: `The file, at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB, in UTF-8: \`text/csv\` (our columns, or a Shopify product export) or \`application/x-ndjson\` (JSON Lines).`,
-});
+const FILE = `The file, at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB, in UTF-8`;
+
+/**
+ * How an upload is sent: its request body, by media type (the route takes the file as it comes;
+ * these say what it holds, with an example of each).
+ */
+export const ImportBodySchema = {
+  content: {
+    'text/csv': {
+      schema: Type.String({
+        description: `${FILE}: our columns (those \`GET /exports/{resource}\` writes), or a Shopify product export.`,
+        examples: [CUSTOMERS_CSV_EXAMPLE],
+      }),
+    },
+    'application/x-ndjson': {
+      schema: Type.String({
+        description: `${FILE}: JSON Lines, one object per row with the CSV's columns as fields.`,
+        examples: [CUSTOMERS_JSONL_EXAMPLE],
+      }),
+    },
+  },
+};

@@ -2,6 +2,8 @@ import { type Static, Type } from 'typebox';
 import type { OrderStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { RefundSchema } from '../refunds/refunds.schemas.js';
+import { ADDRESS_EXAMPLE } from '../customers/customers.examples.js';
+import { CREATE_ORDER_EXAMPLE, ORDER_EXAMPLE, ORDER_PREVIEW_EXAMPLE } from './orders.examples.js';
 import {
   LINE_OR_EMPTY_PATTERN,
   LINE_PATTERN,
@@ -50,7 +52,7 @@ export const AddressSchema = Type.Object(
     country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.', examples: ['US'] }),
     phone: Type.Optional(OptionalLine(40)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [ADDRESS_EXAMPLE] },
 );
 export type Address = Static<typeof AddressSchema>;
 
@@ -130,17 +132,37 @@ export const CreateOrderBody = Type.Object(
     payment_method: Type.Optional(PaymentMethod),
     metadata: Type.Optional(StringMap('Your own keys and string values (at most 50).')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      CREATE_ORDER_EXAMPLE,
+      {
+        items: [{ variant_id: 'var_hwzq7ojrPD1wqrngnz25HTMH', quantity: 1 }],
+        customer: { email: 'grace@example.com', name: 'Grace Hopper' },
+        shipping_address: {
+          name: 'Grace Hopper',
+          line1: '1 Infinite Loop',
+          city: 'Arlington',
+          state: 'VA',
+          postal_code: '22202',
+          country: 'US',
+        },
+      },
+    ],
+  },
 );
 export type CreateOrderBody = Static<typeof CreateOrderBody>;
 
-export const PayBody = Type.Object({ payment_method: PaymentMethod }, { additionalProperties: false });
+export const PayBody = Type.Object(
+  { payment_method: PaymentMethod },
+  { additionalProperties: false, examples: [{ payment_method: 'pm_card_visa' }] },
+);
 export const ShipBody = Type.Object(
   {
     carrier: Type.Optional(Line(100)),
     tracking_number: Type.Optional(Line(100)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ carrier: 'UPS', tracking_number: '1Z999AA10123456784' }] },
 );
 export type ShipBody = Static<typeof ShipBody>;
 export const RefundBody = Type.Object(
@@ -152,57 +174,72 @@ export const RefundBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ restock: true }] },
 );
-export const PaymentSummarySchema = Type.Object({
-  id: Type.String({ examples: ['pay_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
-  status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'refunded'] }),
-  method: Type.String(),
-  failure_code: Type.Optional(
-    Type.String({ description: 'Only on a failed payment: `card_declined`, `insufficient_funds`, ...' }),
-  ),
-});
+export const PaymentSummarySchema = Type.Object(
+  {
+    id: Type.String({ examples: ['pay_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
+    status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'refunded'] }),
+    method: Type.String(),
+    failure_code: Type.Optional(
+      Type.String({ description: 'Only on a failed payment: `card_declined`, `insufficient_funds`, ...' }),
+    ),
+  },
+  { examples: [ORDER_EXAMPLE.payment] },
+);
 
-export const OrderItemSchema = Type.Object({
-  product_id: Type.String(),
-  variant_id: Type.String(),
-  name: Type.String({ description: "The product's name at order time." }),
-  variant_title: Type.String({
-    description: 'The variant’s title at order time (`Default` without options).',
-  }),
-  sku: Nullable(Type.String({ description: "The variant's SKU at order time." })),
-  quantity: Type.Integer(),
-  unit_price: Type.Integer({ description: 'Minor units, at order time.' }),
-  total: Type.Integer({ description: '`unit_price` × `quantity`, before discounts and tax.' }),
-  discount: Type.Integer({
-    description: 'The line’s share of the order’s discounts (spread by amount, largest remainder).',
-  }),
-  tax: Type.Integer({
-    description:
-      'The line’s tax after its discount, rounded half away from zero (contained in the price when inclusive).',
-  }),
-});
+export const OrderItemSchema = Type.Object(
+  {
+    product_id: Type.String(),
+    variant_id: Type.String(),
+    name: Type.String({ description: "The product's name at order time." }),
+    variant_title: Type.String({
+      description: 'The variant’s title at order time (`Default` without options).',
+    }),
+    sku: Nullable(Type.String({ description: "The variant's SKU at order time." })),
+    quantity: Type.Integer(),
+    unit_price: Type.Integer({ description: 'Minor units, at order time.' }),
+    total: Type.Integer({ description: '`unit_price` × `quantity`, before discounts and tax.' }),
+    discount: Type.Integer({
+      description: 'The line’s share of the order’s discounts (spread by amount, largest remainder).',
+    }),
+    tax: Type.Integer({
+      description:
+        'The line’s tax after its discount, rounded half away from zero (contained in the price when inclusive).',
+    }),
+  },
+  { examples: [ORDER_EXAMPLE.items[1]] },
+);
 
-const DiscountApplied = Type.Object({
-  id: Type.String({ examples: ['dsc_3kPq8ZxW1bX9sT2uV7wY3cE5'] }),
-  code: Nullable(Type.String({ description: 'Null for an automatic discount.' })),
-  type: Type.String({ enum: ['percentage', 'fixed_amount', 'free_shipping'] }),
-  amount: Type.Integer({ description: 'What it took off, in minor units.' }),
-});
-const ShippingApplied = Type.Object({
-  rate_id: Type.String({ examples: ['shr_6bRt2ZxW1bX9sT2uV7wY3cE5'] }),
-  name: Type.String(),
-  amount: Type.Integer({
-    description: 'The rate’s price (0 over its free-over threshold), before a free-shipping discount.',
-  }),
-});
-const TaxApplied = Type.Object({
-  rate_id: Type.String({ examples: ['txr_8cSu3ZxW1bX9sT2uV7wY3cE5'] }),
-  name: Type.String(),
-  rate_bps: Type.Integer(),
-  inclusive: Type.Boolean(),
-  amount: Type.Integer(),
-});
+export const DiscountApplied = Type.Object(
+  {
+    id: Type.String({ examples: ['dsc_3kPq8ZxW1bX9sT2uV7wY3cE5'] }),
+    code: Nullable(Type.String({ description: 'Null for an automatic discount.' })),
+    type: Type.String({ enum: ['percentage', 'fixed_amount', 'free_shipping'] }),
+    amount: Type.Integer({ description: 'What it took off, in minor units.' }),
+  },
+  { examples: ORDER_EXAMPLE.discounts },
+);
+export const ShippingApplied = Type.Object(
+  {
+    rate_id: Type.String({ examples: ['shr_6bRt2ZxW1bX9sT2uV7wY3cE5'] }),
+    name: Type.String(),
+    amount: Type.Integer({
+      description: 'The rate’s price (0 over its free-over threshold), before a free-shipping discount.',
+    }),
+  },
+  { examples: [ORDER_EXAMPLE.shipping] },
+);
+export const TaxApplied = Type.Object(
+  {
+    rate_id: Type.String({ examples: ['txr_8cSu3ZxW1bX9sT2uV7wY3cE5'] }),
+    name: Type.String(),
+    rate_bps: Type.Integer(),
+    inclusive: Type.Boolean(),
+    amount: Type.Integer(),
+  },
+  { examples: ORDER_EXAMPLE.taxes },
+);
 
 /** What `orders.pricing` holds: the discounts, shipping and taxes as applied. */
 export interface StoredPricing {
@@ -211,61 +248,69 @@ export interface StoredPricing {
   taxes: Static<typeof TaxApplied>[];
 }
 
-export const OrderSchema = Type.Object({
-  id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
-  status: Type.String({ enum: [...ORDER_STATUSES] }),
-  items: Type.Array(OrderItemSchema),
-  subtotal: Type.Integer({ description: 'The lines’ `total`s.' }),
-  discount_total: Type.Integer({ description: 'Amounts off the lines plus shipping waived.' }),
-  shipping_total: Type.Integer({
-    description: 'The shipping rate’s price, before a free-shipping discount.',
-  }),
-  tax_total: Type.Integer({ description: 'Tax on the lines and shipping, added or (inclusive) contained.' }),
-  total: Type.Integer({
-    description:
-      '`subtotal` − `discount_total` + `shipping_total` + exclusive tax: what is charged. Never negative.',
-  }),
-  discounts: Type.Array(DiscountApplied, {
-    description: 'The discounts applied, in the order they applied.',
-  }),
-  shipping: Nullable(ShippingApplied),
-  taxes: Type.Array(TaxApplied),
-  currency: Type.String(),
-  customer: Type.Object({
-    id: Type.String({ description: 'The customer (`cus_...`) the order is for.' }),
-    email: Type.String({ description: 'At order time.' }),
-    name: Nullable(Type.String({ description: 'At order time.' })),
-  }),
-  shipping_address: Nullable(AddressSchema),
-  payment: Nullable(PaymentSummarySchema),
-  metadata: Type.Record(Type.String(), Type.String()),
-  carrier: Nullable(Type.String()),
-  tracking_number: Nullable(Type.String()),
-  restocked: Type.Boolean({
-    description:
-      'Whether the order gave units back to stock: a cancel (every unit not given back before), or a refund with restock (its `restocked` says which). A variant deleted since has no stock to take them back.',
-  }),
-  created: Timestamp,
-  updated: Timestamp,
-  paid_at: Nullable(Timestamp),
-  shipped_at: Nullable(Timestamp),
-  delivered_at: Nullable(Timestamp),
-  cancelled_at: Nullable(Timestamp),
-  refunded_at: Nullable(Timestamp),
-  refunded_amount: Type.Integer({ description: 'The sum of the order’s refunds, minor units.' }),
-  refundable_amount: Type.Integer({
-    description:
-      'What is left to refund: `total` − `refunded_amount` while the order is paid, shipped or delivered; 0 otherwise.',
-  }),
-  refunds: Type.Array(RefundSchema, { description: 'The order’s refunds, oldest first.' }),
-});
+export const OrderSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['ord_5mRt8YpW2bX9sT2uV7wY3cE5'] }),
+    status: Type.String({ enum: [...ORDER_STATUSES] }),
+    items: Type.Array(OrderItemSchema),
+    subtotal: Type.Integer({ description: 'The lines’ `total`s.' }),
+    discount_total: Type.Integer({ description: 'Amounts off the lines plus shipping waived.' }),
+    shipping_total: Type.Integer({
+      description: 'The shipping rate’s price, before a free-shipping discount.',
+    }),
+    tax_total: Type.Integer({
+      description: 'Tax on the lines and shipping, added or (inclusive) contained.',
+    }),
+    total: Type.Integer({
+      description:
+        '`subtotal` − `discount_total` + `shipping_total` + exclusive tax: what is charged. Never negative.',
+    }),
+    discounts: Type.Array(DiscountApplied, {
+      description: 'The discounts applied, in the order they applied.',
+    }),
+    shipping: Nullable(ShippingApplied),
+    taxes: Type.Array(TaxApplied),
+    currency: Type.String(),
+    customer: Type.Object({
+      id: Type.String({ description: 'The customer (`cus_...`) the order is for.' }),
+      email: Type.String({ description: 'At order time.' }),
+      name: Nullable(Type.String({ description: 'At order time.' })),
+    }),
+    shipping_address: Nullable(AddressSchema),
+    payment: Nullable(PaymentSummarySchema),
+    metadata: Type.Record(Type.String(), Type.String()),
+    carrier: Nullable(Type.String()),
+    tracking_number: Nullable(Type.String()),
+    restocked: Type.Boolean({
+      description:
+        'Whether the order gave units back to stock: a cancel (every unit not given back before), or a refund with restock (its `restocked` says which). A variant deleted since has no stock to take them back.',
+    }),
+    created: Timestamp,
+    updated: Timestamp,
+    paid_at: Nullable(Timestamp),
+    shipped_at: Nullable(Timestamp),
+    delivered_at: Nullable(Timestamp),
+    cancelled_at: Nullable(Timestamp),
+    refunded_at: Nullable(Timestamp),
+    refunded_amount: Type.Integer({ description: 'The sum of the order’s refunds, minor units.' }),
+    refundable_amount: Type.Integer({
+      description:
+        'What is left to refund: `total` − `refunded_amount` while the order is paid, shipped or delivered; 0 otherwise.',
+    }),
+    refunds: Type.Array(RefundSchema, { description: 'The order’s refunds, oldest first.' }),
+  },
+  { examples: [ORDER_EXAMPLE] },
+);
 export type OrderObject = Static<typeof OrderSchema>;
 
-export const OrderPreviewSchema = Type.Object({
-  ...OrderSchema.properties,
-  id: Type.Null({ description: 'A preview is not an order: it has no id.' }),
-  status: Type.Literal('preview'),
-});
+export const OrderPreviewSchema = Type.Object(
+  {
+    ...OrderSchema.properties,
+    id: Type.Null({ description: 'A preview is not an order: it has no id.' }),
+    status: Type.Literal('preview'),
+  },
+  { examples: [ORDER_PREVIEW_EXAMPLE] },
+);
 export type OrderPreview = Static<typeof OrderPreviewSchema>;
 
 export const OrderListQuery = Type.Object(

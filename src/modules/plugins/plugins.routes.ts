@@ -8,6 +8,7 @@ import { withoutSecret } from '../webhooks/webhooks.service.js';
 import {
   CreatePluginBody,
   InstallBody,
+  NewPluginSchema,
   PluginDeliverySchema,
   PluginInstallationSchema,
   PluginListQuery,
@@ -67,7 +68,7 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'The plugin belongs to the calling store, in `draft`: visible to and installable by its publisher only, until it is submitted and approved. `webhook_url` is checked as webhook URLs are (422 `invalid_webhook_url`). The signing `secret` of its deliveries is in this response only (an idempotent replay answers without it).',
           body: CreatePluginBody,
           response: {
-            201: { ...PluginSchema, description: 'Created, with its `secret`' },
+            201: { ...NewPluginSchema, description: 'Created, with its `secret`' },
             ...errorResponses(...BODY_ERRORS, 409, 422),
           },
         },

@@ -12,6 +12,13 @@ import { PermissionSchema } from '../api-keys/api-keys.schemas.js';
 import { EVENT_TYPES } from '../events/events.types.js';
 import { PLUGIN_CATEGORIES, PLUGIN_EVENTS } from './plugins.catalog.js';
 import { DeliverySchema, MAX_URL_LENGTH } from '../webhooks/webhooks.schemas.js';
+import {
+  NEW_PLUGIN_EXAMPLE,
+  PLUGIN_DELIVERY_EXAMPLE,
+  PLUGIN_EXAMPLE,
+  PLUGIN_INSTALLATION_EXAMPLE,
+  RATING_EXAMPLE,
+} from './plugins.examples.js';
 
 export { PLUGIN_CATEGORIES, PLUGIN_EVENTS } from './plugins.catalog.js';
 
@@ -34,71 +41,83 @@ export const InstallationSchema = Type.Object(
     }),
     granted_events: Type.Array(EventTypeSchema, { description: 'The events delivered to the plugin.' }),
   },
-  { description: 'What the calling tenant granted the plugin when it installed it.' },
+  {
+    description: 'What the calling tenant granted the plugin when it installed it.',
+    examples: [PLUGIN_EXAMPLE.installation],
+  },
 );
 
-export const PluginSchema = Type.Object({
-  id: Type.String({ examples: ['plg_Vq3sX8hT2mKd9RpL4wZy6NbC'] }),
-  name: Type.String({ examples: ['Sold-out hider'] }),
-  slug: Type.String({ examples: ['sold-out-hider'] }),
-  description: Type.String(),
-  category: Type.String({ enum: [...PLUGIN_CATEGORIES] }),
-  author: Type.String({ description: 'The publisher: its store name, or `Commerce Platform`.' }),
-  installs: Type.Integer({ minimum: 0, description: 'Stores that have it installed now.' }),
-  rating: Type.Number({
-    minimum: 0,
-    maximum: 5,
-    description: 'Average stars, rounded half up to one decimal; 0 while unrated.',
-    examples: [4.7],
-  }),
-  rating_count: Type.Integer({ minimum: 0 }),
-  installed: Type.Boolean({ description: 'Whether the calling tenant has it installed.' }),
-  permissions: Type.Array(PermissionSchema, {
-    description: 'What its installation token may do in a store that installs it.',
-  }),
-  events: Type.Array(EventTypeSchema, { description: 'The event types delivered to it.' }),
-  installation: Nullable(InstallationSchema),
-  status: Type.String({
-    enum: [...PLUGIN_STATUSES],
-    description:
-      '`published` plugins are listed for every store; `draft`, `in_review` and `rejected` ones only for their publisher (since 2026-12-15).',
-  }),
-  homepage_url: Nullable(Type.String({ examples: ['https://apps.example.com/stock-sync'] })),
-  first_party: Type.Boolean({ description: 'Made and run by the platform itself (since 2026-12-15).' }),
-  owned: Type.Boolean({ description: 'Whether the calling tenant publishes it (since 2026-12-15).' }),
-  my_rating: Nullable(
-    Type.Integer({
-      minimum: 1,
+export const PluginSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['plg_Vq3sX8hT2mKd9RpL4wZy6NbC'] }),
+    name: Type.String({ examples: ['Sold-out hider'] }),
+    slug: Type.String({ examples: ['sold-out-hider'] }),
+    description: Type.String(),
+    category: Type.String({ enum: [...PLUGIN_CATEGORIES] }),
+    author: Type.String({ description: 'The publisher: its store name, or `Commerce Platform`.' }),
+    installs: Type.Integer({ minimum: 0, description: 'Stores that have it installed now.' }),
+    rating: Type.Number({
+      minimum: 0,
       maximum: 5,
-      description: "The calling store's own stars, or null when it has not rated it (since 2026-12-15).",
+      description: 'Average stars, rounded half up to one decimal; 0 while unrated.',
+      examples: [4.7],
     }),
-  ),
-  webhook_url: Type.Optional(
-    Type.String({
-      description: 'Where its events are delivered; shown to its publisher only.',
-      examples: ['https://apps.example.com/hooks/commerce'],
+    rating_count: Type.Integer({ minimum: 0 }),
+    installed: Type.Boolean({ description: 'Whether the calling tenant has it installed.' }),
+    permissions: Type.Array(PermissionSchema, {
+      description: 'What its installation token may do in a store that installs it.',
     }),
-  ),
-  rejection_reason: Type.Optional(
-    Nullable(Type.String({ description: "The operator's reason, when rejected; publisher only." })),
-  ),
-  secret: Type.Optional(
-    Type.String({
+    events: Type.Array(EventTypeSchema, { description: 'The event types delivered to it.' }),
+    installation: Nullable(InstallationSchema),
+    status: Type.String({
+      enum: [...PLUGIN_STATUSES],
       description:
-        'The signing secret of its deliveries (`whsec_` + base64), in the response that creates the plugin only.',
-      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c='],
+        '`published` plugins are listed for every store; `draft`, `in_review` and `rejected` ones only for their publisher (since 2026-12-15).',
     }),
-  ),
-});
+    homepage_url: Nullable(Type.String({ examples: ['https://apps.example.com/stock-sync'] })),
+    first_party: Type.Boolean({ description: 'Made and run by the platform itself (since 2026-12-15).' }),
+    owned: Type.Boolean({ description: 'Whether the calling tenant publishes it (since 2026-12-15).' }),
+    my_rating: Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: 5,
+        description: "The calling store's own stars, or null when it has not rated it (since 2026-12-15).",
+      }),
+    ),
+    webhook_url: Type.Optional(
+      Type.String({
+        description: 'Where its events are delivered; shown to its publisher only.',
+        examples: ['https://apps.example.com/hooks/commerce'],
+      }),
+    ),
+    rejection_reason: Type.Optional(
+      Nullable(Type.String({ description: "The operator's reason, when rejected; publisher only." })),
+    ),
+    secret: Type.Optional(
+      Type.String({
+        description:
+          'The signing secret of its deliveries (`whsec_` + base64), in the response that creates the plugin only.',
+        examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c='],
+      }),
+    ),
+  },
+  { examples: [PLUGIN_EXAMPLE] },
+);
 export type PluginObject = Static<typeof PluginSchema>;
 
-export const RatingSchema = Type.Object({
-  plugin_id: Type.String(),
-  stars: Type.Integer({ minimum: 1, maximum: 5 }),
-  comment: Nullable(Type.String()),
-  created: Timestamp,
-  updated: Timestamp,
-});
+/** The answer that publishes a plugin: its example is a draft with its secret, shown this once. */
+export const NewPluginSchema = { ...PluginSchema, examples: [NEW_PLUGIN_EXAMPLE] };
+
+export const RatingSchema = Type.Object(
+  {
+    plugin_id: Type.String(),
+    stars: Type.Integer({ minimum: 1, maximum: 5 }),
+    comment: Nullable(Type.String()),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [RATING_EXAMPLE] },
+);
 export type RatingObject = Static<typeof RatingSchema>;
 
 export const PluginListQuery = Type.Object(
@@ -136,7 +155,11 @@ export const PluginParams = Type.Object({
 
 export const InstallBody = Type.Object(
   {},
-  { additionalProperties: false, description: 'Optional: send no body or `{}`; no fields are accepted.' },
+  {
+    additionalProperties: false,
+    description: 'Optional: send no body or `{}`; no fields are accepted.',
+    examples: [{}],
+  },
 );
 
 export const RatingBody = Type.Object(
@@ -144,7 +167,10 @@ export const RatingBody = Type.Object(
     stars: Type.Integer({ minimum: 1, maximum: 5 }),
     comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: NONBLANK_TEXT_PATTERN })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ stars: 5, comment: 'Set up in minutes; stock has matched the warehouse ever since.' }],
+  },
 );
 export type RatingBody = Static<typeof RatingBody>;
 
@@ -190,7 +216,21 @@ const manifest = {
 
 export const CreatePluginBody = Type.Object(
   { ...manifest, homepage_url: Type.Optional(manifest.homepage_url) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Stock Sync',
+        slug: 'stock-sync',
+        description: 'Keeps stock levels in step with your warehouse system.',
+        category: 'inventory',
+        permissions: ['read:products', 'write:products'],
+        events: ['product.updated', 'product.outofstock'],
+        webhook_url: 'https://apps.example.com/hooks/commerce',
+        homepage_url: 'https://apps.example.com/stock-sync',
+      },
+    ],
+  },
 );
 export type CreatePluginBody = Static<typeof CreatePluginBody>;
 
@@ -207,24 +247,31 @@ export const UpdatePluginBody = Type.Object(
   {
     additionalProperties: false,
     minProperties: 1,
+    examples: [{ description: 'Keeps stock levels and prices in step with your warehouse system.' }],
     description:
       '`permissions` and `events` change only while the plugin is a `draft` or `rejected` (409 `invalid_state_transition` otherwise); nothing changes while it is `in_review`. A `rejected` plugin that is edited is a `draft` again.',
   },
 );
 export type UpdatePluginBody = Static<typeof UpdatePluginBody>;
 
-export const PluginInstallationSchema = Type.Object({
-  id: Type.String({ examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'] }),
-  tenant_id: Type.String({ examples: ['ten_2bX9sT2uV7wY3cE5fG7hJ9kL'] }),
-  store_name: Type.String({ examples: ['Northwind Outfitters'] }),
-  installed_at: Timestamp,
-});
+export const PluginInstallationSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'] }),
+    tenant_id: Type.String({ examples: ['ten_2bX9sT2uV7wY3cE5fG7hJ9kL'] }),
+    store_name: Type.String({ examples: ['Northwind Outfitters'] }),
+    installed_at: Timestamp,
+  },
+  { examples: [PLUGIN_INSTALLATION_EXAMPLE] },
+);
 export type PluginInstallationObject = Static<typeof PluginInstallationSchema>;
 
-export const PluginDeliverySchema = Type.Object({
-  ...DeliverySchema.properties,
-  tenant_id: Type.String({ description: 'The store the event came from.' }),
-  installation_id: Nullable(Type.String({ examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'] })),
-});
+export const PluginDeliverySchema = Type.Object(
+  {
+    ...DeliverySchema.properties,
+    tenant_id: Type.String({ description: 'The store the event came from.' }),
+    installation_id: Nullable(Type.String({ examples: ['ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k'] })),
+  },
+  { examples: [PLUGIN_DELIVERY_EXAMPLE] },
+);
 
 export const PublisherListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Currency, LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
+import { DISCOUNT_EXAMPLE } from './pricing.examples.js';
 import { CODE_PATTERN, type DiscountStatus } from './pricing.rules.js';
 
 export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const;
@@ -94,36 +95,39 @@ const fields = {
   enabled: Type.Boolean({ description: 'Switched on; default true.' }),
 };
 
-export const DiscountSchema = Type.Object({
-  id: Type.String({ examples: ['dsc_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
-  code: Nullable(Type.String()),
-  automatic: Type.Boolean(),
-  type: DiscountTypeSchema,
-  value: Type.Integer(),
-  currency: Nullable(Type.String()),
-  applies_to: Nullable(
-    Type.Object({
-      product_ids: Type.Optional(Type.Array(Type.String())),
-      categories: Type.Optional(Type.Array(Type.String())),
+export const DiscountSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['dsc_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
+    code: Nullable(Type.String()),
+    automatic: Type.Boolean(),
+    type: DiscountTypeSchema,
+    value: Type.Integer(),
+    currency: Nullable(Type.String()),
+    applies_to: Nullable(
+      Type.Object({
+        product_ids: Type.Optional(Type.Array(Type.String())),
+        categories: Type.Optional(Type.Array(Type.String())),
+      }),
+    ),
+    minimum_subtotal: Nullable(Type.Integer()),
+    starts_at: Nullable(Timestamp),
+    ends_at: Nullable(Timestamp),
+    usage_limit: Nullable(Type.Integer()),
+    usage_limit_per_customer: Nullable(Type.Integer()),
+    times_used: Type.Integer({ description: 'Orders holding it (a cancelled order gives its use back).' }),
+    combinable: Type.Boolean(),
+    enabled: Type.Boolean(),
+    status: Type.Unsafe<DiscountStatus>({
+      type: 'string',
+      enum: [...DISCOUNT_STATUSES],
+      description:
+        'Now: `disabled` (not enabled), else `expired` (past `ends_at`), else `scheduled` (before `starts_at`), else `exhausted` (used `usage_limit` times), else `active`.',
     }),
-  ),
-  minimum_subtotal: Nullable(Type.Integer()),
-  starts_at: Nullable(Timestamp),
-  ends_at: Nullable(Timestamp),
-  usage_limit: Nullable(Type.Integer()),
-  usage_limit_per_customer: Nullable(Type.Integer()),
-  times_used: Type.Integer({ description: 'Orders holding it (a cancelled order gives its use back).' }),
-  combinable: Type.Boolean(),
-  enabled: Type.Boolean(),
-  status: Type.Unsafe<DiscountStatus>({
-    type: 'string',
-    enum: [...DISCOUNT_STATUSES],
-    description:
-      'Now: `disabled` (not enabled), else `expired` (past `ends_at`), else `scheduled` (before `starts_at`), else `exhausted` (used `usage_limit` times), else `active`.',
-  }),
-  created: Timestamp,
-  updated: Timestamp,
-});
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [DISCOUNT_EXAMPLE] },
+);
 export type DiscountObject = Static<typeof DiscountSchema>;
 
 export const CreateDiscountBody = Type.Object(
@@ -168,7 +172,11 @@ export const UpdateDiscountBody = Type.Object(
     combinable: Type.Optional(fields.combinable),
     enabled: Type.Optional(fields.enabled),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ ends_at: '2027-01-01T00:00:00.000Z', usage_limit: 1000 }, { enabled: false }],
+  },
 );
 export type UpdateDiscountBody = Static<typeof UpdateDiscountBody>;
 

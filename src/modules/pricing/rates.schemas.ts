@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Currency, LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 import { MAX_PRICE } from '../products/variants.schemas.js';
+import { SHIPPING_RATE_EXAMPLE, TAX_RATE_EXAMPLE } from './pricing.examples.js';
 
 /** The most countries one shipping rate may list. */
 export const MAX_COUNTRIES = 250;
@@ -40,18 +41,21 @@ const shipping = {
   max_weight_grams: Nullable(Grams('The heaviest parcel it takes, inclusive; null: no upper bound.')),
 };
 
-export const ShippingRateSchema = Type.Object({
-  id: Type.String({ examples: ['shr_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
-  name: Type.String(),
-  countries: Type.Array(Type.String()),
-  price: Type.Integer(),
-  currency: Type.String(),
-  free_over: Nullable(Type.Integer()),
-  min_weight_grams: Nullable(Type.Integer()),
-  max_weight_grams: Nullable(Type.Integer()),
-  created: Timestamp,
-  updated: Timestamp,
-});
+export const ShippingRateSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['shr_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
+    name: Type.String(),
+    countries: Type.Array(Type.String()),
+    price: Type.Integer(),
+    currency: Type.String(),
+    free_over: Nullable(Type.Integer()),
+    min_weight_grams: Nullable(Type.Integer()),
+    max_weight_grams: Nullable(Type.Integer()),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [SHIPPING_RATE_EXAMPLE] },
+);
 export type ShippingRateObject = Static<typeof ShippingRateSchema>;
 
 export const CreateShippingRateBody = Type.Object(
@@ -90,7 +94,7 @@ export const UpdateShippingRateBody = Type.Object(
     min_weight_grams: Type.Optional(shipping.min_weight_grams),
     max_weight_grams: Type.Optional(shipping.max_weight_grams),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ price: 699, free_over: 7500 }] },
 );
 export type UpdateShippingRateBody = Static<typeof UpdateShippingRateBody>;
 
@@ -125,17 +129,20 @@ const tax = {
   shipping_taxable: Type.Boolean({ description: 'Shipping is taxed at this rate too.' }),
 };
 
-export const TaxRateSchema = Type.Object({
-  id: Type.String({ examples: ['txr_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
-  name: Type.String(),
-  country: Type.String(),
-  state: Nullable(Type.String()),
-  rate_bps: Type.Integer(),
-  inclusive: Type.Boolean(),
-  shipping_taxable: Type.Boolean(),
-  created: Timestamp,
-  updated: Timestamp,
-});
+export const TaxRateSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['txr_2bQx7ZpW2bX9sT2uV7wY3cE5'] }),
+    name: Type.String(),
+    country: Type.String(),
+    state: Nullable(Type.String()),
+    rate_bps: Type.Integer(),
+    inclusive: Type.Boolean(),
+    shipping_taxable: Type.Boolean(),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [TAX_RATE_EXAMPLE] },
+);
 export type TaxRateObject = Static<typeof TaxRateSchema>;
 
 export const CreateTaxRateBody = Type.Object(
@@ -173,7 +180,7 @@ export const UpdateTaxRateBody = Type.Object(
     inclusive: Type.Optional(tax.inclusive),
     shipping_taxable: Type.Optional(tax.shipping_taxable),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ rate_bps: 750 }] },
 );
 export type UpdateTaxRateBody = Static<typeof UpdateTaxRateBody>;
 

@@ -13,6 +13,7 @@ import {
   VariantSchema,
 } from './variants.schemas.js';
 import { VARIANTS_SHOWN } from './variants.rules.js';
+import { PRODUCT_EXAMPLE } from './products.examples.js';
 import {
   Currency,
   LINE_OR_EMPTY_PATTERN,
@@ -57,39 +58,42 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: LINE
   uniqueItems: true,
 });
 
-export const ProductSchema = Type.Object({
-  id: Type.String({ examples: ['prod_3kTq9ZpW2bX9sT2uV7wY3cE5'] }),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  sku: Nullable(
-    Type.String({ description: "The one variant's SKU for a product without options; null with options." }),
-  ),
-  price: Type.Integer({
-    description: 'The lowest variant price (the one variant’s without options); minor units.',
-  }),
-  price_max: Type.Integer({ description: 'The highest variant price; minor units.' }),
-  currency: Type.String(),
-  category: Nullable(Type.String()),
-  stock: Type.Integer({ description: "The variants' stock, summed." }),
-  status: Type.String({ enum: [...PRODUCT_STATUSES] }),
-  images: Type.Array(Type.String()),
-  attributes: Type.Record(Type.String(), Type.String()),
-  tags: Type.Array(Type.String()),
-  options: Type.Array(OptionSchema),
-  variant_count: Type.Integer(),
-  variants: Type.Optional(
-    Type.Array(VariantSchema, {
-      description: `The first ${VARIANTS_SHOWN} variants by position; in a list only with \`expand=variants\`.`,
+export const ProductSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['prod_3kTq9ZpW2bX9sT2uV7wY3cE5'] }),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    sku: Nullable(
+      Type.String({ description: "The one variant's SKU for a product without options; null with options." }),
+    ),
+    price: Type.Integer({
+      description: 'The lowest variant price (the one variant’s without options); minor units.',
     }),
-  ),
-  variants_has_more: Type.Optional(
-    Type.Boolean({
-      description: `More than ${VARIANTS_SHOWN} variants: page through \`GET /products/{id}/variants\`.`,
-    }),
-  ),
-  created: Timestamp,
-  updated: Timestamp,
-});
+    price_max: Type.Integer({ description: 'The highest variant price; minor units.' }),
+    currency: Type.String(),
+    category: Nullable(Type.String()),
+    stock: Type.Integer({ description: "The variants' stock, summed." }),
+    status: Type.String({ enum: [...PRODUCT_STATUSES] }),
+    images: Type.Array(Type.String()),
+    attributes: Type.Record(Type.String(), Type.String()),
+    tags: Type.Array(Type.String()),
+    options: Type.Array(OptionSchema),
+    variant_count: Type.Integer(),
+    variants: Type.Optional(
+      Type.Array(VariantSchema, {
+        description: `The first ${VARIANTS_SHOWN} variants by position; in a list only with \`expand=variants\`.`,
+      }),
+    ),
+    variants_has_more: Type.Optional(
+      Type.Boolean({
+        description: `More than ${VARIANTS_SHOWN} variants: page through \`GET /products/{id}/variants\`.`,
+      }),
+    ),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [PRODUCT_EXAMPLE] },
+);
 export type ProductObject = Static<typeof ProductSchema>;
 
 export const CreateProductBody = Type.Object(
@@ -154,7 +158,11 @@ export const UpdateProductBody = Type.Object(
         'The new options, matched by name: a variant keeps its values still listed, takes the first value of an added option, and is deleted when one of its values is removed.',
     }),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ price: 11999, tags: ['running', 'trail'] }],
+  },
 );
 export type UpdateProductBody = Static<typeof UpdateProductBody>;
 

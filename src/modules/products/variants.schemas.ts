@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
+import { VARIANT_EXAMPLE } from './products.examples.js';
 import { MAX_OPTION_VALUES, MAX_OPTIONS, MAX_VARIANTS, type OptionValues } from './variants.rules.js';
 
 /** Upper bounds that keep every order total (100 lines x 1,000 units) a safe integer. */
@@ -41,7 +42,7 @@ export const OptionSchema = Type.Object(
       examples: [['S', 'M', 'L']],
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Size', values: ['S', 'M', 'L'] }] },
 );
 
 export const OptionsSchema = Type.Array(OptionSchema, {
@@ -83,25 +84,28 @@ const CompareAtPrice = Type.Integer({
   description: 'The price before a reduction, shown struck through; minor units.',
 });
 
-export const VariantSchema = Type.Object({
-  id: Type.String({ examples: ['var_4hUr0aQX3cY0tU3vW8xZ4dF6'] }),
-  product_id: Type.String(),
-  sku: Nullable(Type.String()),
-  title: Type.String({
-    description: 'The option values joined by " / "; `Default` without options.',
-    examples: ['Black / M'],
-  }),
-  options: Type.Record(Type.String(), Type.String()),
-  price: Type.Integer(),
-  compare_at_price: Nullable(Type.Integer()),
-  currency: Type.String({ description: "The product's currency." }),
-  stock: Type.Integer(),
-  weight_grams: Nullable(Type.Integer()),
-  barcode: Nullable(Type.String()),
-  position: Type.Integer({ description: '1-based order within the product.' }),
-  created: Timestamp,
-  updated: Timestamp,
-});
+export const VariantSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['var_4hUr0aQX3cY0tU3vW8xZ4dF6'] }),
+    product_id: Type.String(),
+    sku: Nullable(Type.String()),
+    title: Type.String({
+      description: 'The option values joined by " / "; `Default` without options.',
+      examples: ['M / Black'],
+    }),
+    options: Type.Record(Type.String(), Type.String()),
+    price: Type.Integer(),
+    compare_at_price: Nullable(Type.Integer()),
+    currency: Type.String({ description: "The product's currency." }),
+    stock: Type.Integer(),
+    weight_grams: Nullable(Type.Integer()),
+    barcode: Nullable(Type.String()),
+    position: Type.Integer({ description: '1-based order within the product.' }),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  { examples: [VARIANT_EXAMPLE] },
+);
 export type VariantObject = Static<typeof VariantSchema>;
 
 /** A variant given inside `POST /products`, whose options it must match. */
@@ -180,7 +184,7 @@ export const UpdateVariantBody = Type.Object(
       Type.Integer({ minimum: 1, maximum: MAX_VARIANTS, description: 'Moves it; the others close up.' }),
     ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ stock: 11, compare_at_price: 3000 }] },
 );
 export type UpdateVariantBody = Static<typeof UpdateVariantBody>;
 

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { EnvelopeSchema } from '../../http/pagination.js';
 import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
+import { REFUND_EXAMPLE } from './refunds.examples.js';
 
 /** The most refunds one order takes: the last of them returns all that is left (`MAX_PARTIAL_REFUNDS` before it). */
 export const MAX_REFUNDS = 100;
@@ -69,31 +70,45 @@ export const CreateRefundBody = Type.Object(
     additionalProperties: false,
     description:
       'Give `amount`, or `items` and/or `shipping`; give none of them to refund all that is left of the order.',
+    examples: [
+      {
+        items: [{ variant_id: 'var_RzZ3unAXTTuVdMLmj0ZuOFd7', quantity: 1 }],
+        restock: true,
+        reason: 'Wrong size',
+      },
+      { amount: 500, reason: 'Delivered a day late' },
+    ],
   },
 );
 export type CreateRefundBody = Static<typeof CreateRefundBody>;
 
-export const RefundItemSchema = Type.Object({
-  variant_id: Type.String(),
-  quantity: Type.Integer({ description: 'Units refunded.' }),
-  amount: Type.Integer({ description: 'What the buyer paid for these units (tax included), minor units.' }),
-});
+export const RefundItemSchema = Type.Object(
+  {
+    variant_id: Type.String(),
+    quantity: Type.Integer({ description: 'Units refunded.' }),
+    amount: Type.Integer({ description: 'What the buyer paid for these units (tax included), minor units.' }),
+  },
+  { examples: REFUND_EXAMPLE.items },
+);
 export type RefundItem = Static<typeof RefundItemSchema>;
 
-export const RefundSchema = Type.Object({
-  id: Type.String({ examples: ['re_3kPq8ZxW1bX9sT2uV7wY3cE5'] }),
-  order_id: Type.String(),
-  amount: Type.Integer({ description: 'Minor units returned to the buyer.' }),
-  currency: Type.String(),
-  items: Type.Array(RefundItemSchema, {
-    description: 'The units this refund covers, one entry per variant.',
-  }),
-  shipping: Type.Integer({ description: 'The part of `amount` that returns shipping.' }),
-  restocked: Type.Boolean({ description: 'Whether the units went back to stock.' }),
-  reason: Nullable(Type.String()),
-  status: Type.String({ enum: ['succeeded'] }),
-  created: Timestamp,
-});
+export const RefundSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['re_3kPq8ZxW1bX9sT2uV7wY3cE5'] }),
+    order_id: Type.String(),
+    amount: Type.Integer({ description: 'Minor units returned to the buyer.' }),
+    currency: Type.String(),
+    items: Type.Array(RefundItemSchema, {
+      description: 'The units this refund covers, one entry per variant.',
+    }),
+    shipping: Type.Integer({ description: 'The part of `amount` that returns shipping.' }),
+    restocked: Type.Boolean({ description: 'Whether the units went back to stock.' }),
+    reason: Nullable(Type.String()),
+    status: Type.String({ enum: ['succeeded'] }),
+    created: Timestamp,
+  },
+  { examples: [REFUND_EXAMPLE] },
+);
 export type RefundObject = Static<typeof RefundSchema>;
 
 export const RefundListSchema = EnvelopeSchema(RefundSchema);

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import { AppsUsageSchema } from './usage.apps.js';
+import { USAGE_EXAMPLE } from './usage.examples.js';
 
 export const USAGE_PERIODS = ['7d', '30d', 'month'] as const;
 export type UsagePeriod = (typeof USAGE_PERIODS)[number];
@@ -28,49 +29,52 @@ const DayCalls = Type.Object({
 });
 const Milliseconds = Type.Number({ minimum: 0, description: 'Milliseconds, one decimal.' });
 
-export const UsageSchema = Type.Object({
-  period: Type.Object({ from: Timestamp, to: Timestamp }),
-  total_calls: Type.Integer({
-    minimum: 0,
-    description: 'Authenticated requests in the period, those refused with 429 included.',
-  }),
-  average_response_time_ms: Milliseconds,
-  total_errors: Type.Integer({ minimum: 0, description: 'Responses with status 4xx or 5xx.' }),
-  quota: Type.Object({
-    used: Type.Integer({
+export const UsageSchema = Type.Object(
+  {
+    period: Type.Object({ from: Timestamp, to: Timestamp }),
+    total_calls: Type.Integer({
       minimum: 0,
-      description: 'Calls counted this calendar month (UTC), this one included; refused ones never count.',
+      description: 'Authenticated requests in the period, those refused with 429 included.',
     }),
-    limit: Count,
-    remaining: Count,
-    percent_used: Type.Number({ minimum: 0, description: 'Rounded down to one decimal.' }),
-    resets_at: Timestamp,
-    warning: Type.Boolean({ description: 'true from 80% used.' }),
-  }),
-  rate_limit: Type.Object({
-    limit: Type.Integer({ minimum: 1, description: 'Requests per hour.' }),
-    remaining: Count,
-    resets_at: Type.String({
-      format: 'date-time',
-      description: 'When the whole hourly allowance is available again.',
+    average_response_time_ms: Milliseconds,
+    total_errors: Type.Integer({ minimum: 0, description: 'Responses with status 4xx or 5xx.' }),
+    quota: Type.Object({
+      used: Type.Integer({
+        minimum: 0,
+        description: 'Calls counted this calendar month (UTC), this one included; refused ones never count.',
+      }),
+      limit: Count,
+      remaining: Count,
+      percent_used: Type.Number({ minimum: 0, description: 'Rounded down to one decimal.' }),
+      resets_at: Timestamp,
+      warning: Type.Boolean({ description: 'true from 80% used.' }),
     }),
-  }),
-  top_endpoints: Type.Array(
-    Type.Object({
-      endpoint: Type.String({ examples: ['GET /products'] }),
-      calls: Count,
-      errors: Count,
-      average_response_time_ms: Milliseconds,
+    rate_limit: Type.Object({
+      limit: Type.Integer({ minimum: 1, description: 'Requests per hour.' }),
+      remaining: Count,
+      resets_at: Type.String({
+        format: 'date-time',
+        description: 'When the whole hourly allowance is available again.',
+      }),
     }),
-    { description: 'The 10 most called endpoints of the period, most calls first.' },
-  ),
-  daily_calls: Type.Array(DayCalls, {
-    description: 'The last 7 UTC days, today included, oldest first; days without calls are 0.',
-  }),
-  days: Type.Array(DayCalls, {
-    description:
-      'Every UTC day of the period (`period.from` to today), oldest first; days without calls are 0. From version 2026-12-15.',
-  }),
-  apps: AppsUsageSchema,
-});
+    top_endpoints: Type.Array(
+      Type.Object({
+        endpoint: Type.String({ examples: ['GET /products'] }),
+        calls: Count,
+        errors: Count,
+        average_response_time_ms: Milliseconds,
+      }),
+      { description: 'The 10 most called endpoints of the period, most calls first.' },
+    ),
+    daily_calls: Type.Array(DayCalls, {
+      description: 'The last 7 UTC days, today included, oldest first; days without calls are 0.',
+    }),
+    days: Type.Array(DayCalls, {
+      description:
+        'Every UTC day of the period (`period.from` to today), oldest first; days without calls are 0. From version 2026-12-15.',
+    }),
+    apps: AppsUsageSchema,
+  },
+  { examples: [USAGE_EXAMPLE] },
+);
 export type Usage = Static<typeof UsageSchema>;

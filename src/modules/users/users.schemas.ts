@@ -11,19 +11,48 @@ const RoleSchema = Type.Unsafe<'owner' | 'admin' | 'developer'>({
 });
 const PlanSchema = Type.Unsafe<Plan>({ type: 'string', enum: ['free', 'pro', 'enterprise'] });
 
-export const CurrentUserSchema = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  role: RoleSchema,
-  created: Timestamp,
-  tenant: Type.Object({
+export const CurrentUserSchema = Type.Object(
+  {
     id: Type.String(),
+    email: Type.String(),
     name: Type.String(),
-    plan: PlanSchema,
-    api_version: Type.String(),
-    currency: Type.String(),
-  }),
-  api_key: Type.Object({ id: Type.String(), name: Type.String(), permissions: Type.Array(PermissionSchema) }),
-});
+    role: RoleSchema,
+    created: Timestamp,
+    tenant: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      plan: PlanSchema,
+      api_version: Type.String(),
+      currency: Type.String(),
+    }),
+    api_key: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      permissions: Type.Array(PermissionSchema),
+    }),
+  },
+  {
+    examples: [
+      {
+        id: 'usr_Uqd1pG2dIIrupk5AiYjhHTKG',
+        email: 'maya.chen@example.com',
+        name: 'Maya Chen',
+        role: 'owner',
+        created: '2026-10-05T08:30:12.604Z',
+        tenant: {
+          id: 'ten_zxhCY4hnvnD7uaGOkWU8LrY1',
+          name: 'Northwind Outfitters',
+          plan: 'pro',
+          api_version: '2026-12-15',
+          currency: 'USD',
+        },
+        api_key: {
+          id: 'key_cLYNj84z8GoLCUctMVQV21Uw',
+          name: 'Warehouse sync',
+          permissions: ['read:products', 'write:products'],
+        },
+      },
+    ],
+  },
+);
 export type CurrentUser = Static<typeof CurrentUserSchema>;

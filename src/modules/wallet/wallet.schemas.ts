@@ -3,6 +3,7 @@ import type { WalletTransactionType } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Currency, LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
+import { BALANCE_EXAMPLE, TRANSACTION_EXAMPLE, TRANSFER_EXAMPLE, WALLET_EXAMPLE } from './wallet.examples.js';
 
 export const TRANSACTION_TYPES: readonly WalletTransactionType[] = [
   'payment',
@@ -18,21 +19,27 @@ const TransactionType = Type.Unsafe<WalletTransactionType>({
   description: '`payment`, `refund`, `transfer_out`, `transfer_in` or `adjustment`.',
 });
 
-export const TransactionSchema = Type.Object({
-  id: Type.String({ examples: ['txn_3kQm1bX9sT2uV7wY3cE5hGf2'] }),
-  type: TransactionType,
-  amount: Type.Integer({ description: 'Signed minor units: positive in, negative out.', examples: [-2500] }),
-  currency: Type.String({ examples: ['USD'] }),
-  balance_after: Type.Integer({ description: 'The wallet’s balance right after this transaction.' }),
-  description: Nullable(Type.String()),
-  source_id: Nullable(
-    Type.String({
-      description:
-        'What caused it: the order (`payment`, `refund`) or transfer (`transfer_*`); null for `adjustment`.',
+export const TransactionSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['txn_3kQm1bX9sT2uV7wY3cE5hGf2'] }),
+    type: TransactionType,
+    amount: Type.Integer({
+      description: 'Signed minor units: positive in, negative out.',
+      examples: [-2500],
     }),
-  ),
-  created: Timestamp,
-});
+    currency: Type.String({ examples: ['USD'] }),
+    balance_after: Type.Integer({ description: 'The wallet’s balance right after this transaction.' }),
+    description: Nullable(Type.String()),
+    source_id: Nullable(
+      Type.String({
+        description:
+          'What caused it: the order (`payment`, `refund`) or transfer (`transfer_*`); null for `adjustment`.',
+      }),
+    ),
+    created: Timestamp,
+  },
+  { examples: [TRANSACTION_EXAMPLE] },
+);
 export type TransactionObject = Static<typeof TransactionSchema>;
 
 export const BalanceSchema = Type.Object(
@@ -50,17 +57,21 @@ export const BalanceSchema = Type.Object(
   {
     description:
       'Version 2026-06-01 returns the available amount as `balance` and has no `available` or `pending`.',
+    examples: [BALANCE_EXAMPLE],
   },
 );
 export type BalanceObject = Static<typeof BalanceSchema>;
 
-export const WalletSummarySchema = Type.Object({
-  wallet_id: BalanceSchema.properties.wallet_id,
-  currency: BalanceSchema.properties.currency,
-  available: BalanceSchema.properties.available,
-  pending: BalanceSchema.properties.pending,
-  updated: Timestamp,
-});
+export const WalletSummarySchema = Type.Object(
+  {
+    wallet_id: BalanceSchema.properties.wallet_id,
+    currency: BalanceSchema.properties.currency,
+    available: BalanceSchema.properties.available,
+    pending: BalanceSchema.properties.pending,
+    updated: Timestamp,
+  },
+  { examples: [WALLET_EXAMPLE] },
+);
 
 export const BalanceListSchema = Type.Object(
   {
@@ -72,6 +83,7 @@ export const BalanceListSchema = Type.Object(
   {
     description:
       'Version 2026-06-01 gives each wallet the available amount as `balance` and no `available` or `pending`.',
+    examples: [{ data: [WALLET_EXAMPLE] }],
   },
 );
 
@@ -130,26 +142,40 @@ export const TransferBody = Type.Object(
     ),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        amount: 2500,
+        currency: 'USD',
+        destination_wallet_id: 'wal_GdAI4s3SG6hEaXzzNaycgov5',
+        description: 'Marketplace commission',
+        metadata: { invoice: 'INV-2026-0042' },
+      },
+    ],
+  },
 );
 export type TransferBody = Static<typeof TransferBody>;
 
-export const TransferSchema = Type.Object({
-  id: Type.String({ examples: ['tr_5bX9sT2uV7wY3cE5hGf2kQm1'] }),
-  amount: Type.Integer(),
-  currency: Type.String({ examples: ['USD'] }),
-  source_wallet_id: Type.String(),
-  destination_wallet_id: Type.String(),
-  status: Type.Literal('succeeded', { description: 'Transfers settle at once.' }),
-  description: Nullable(Type.String()),
-  metadata: Type.Unsafe<Record<string, string>>({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    description:
-      'The sender’s own keys and string values; `{}` when the receiving tenant reads the transfer.',
-  }),
-  created: Timestamp,
-});
+export const TransferSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['tr_5bX9sT2uV7wY3cE5hGf2kQm1'] }),
+    amount: Type.Integer(),
+    currency: Type.String({ examples: ['USD'] }),
+    source_wallet_id: Type.String(),
+    destination_wallet_id: Type.String(),
+    status: Type.Literal('succeeded', { description: 'Transfers settle at once.' }),
+    description: Nullable(Type.String()),
+    metadata: Type.Unsafe<Record<string, string>>({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description:
+        'The sender’s own keys and string values; `{}` when the receiving tenant reads the transfer.',
+    }),
+    created: Timestamp,
+  },
+  { examples: [TRANSFER_EXAMPLE] },
+);
 export type TransferObject = Static<typeof TransferSchema>;
 
 export const TransferListQuery = Type.Object(

@@ -16,7 +16,7 @@ import type { DialectName } from '../../db/store.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { ManualClock } from '../../lib/clock.js';
-import type { EventSchema } from '../events/events.routes.js';
+import type { EventSchema } from '../events/events.schemas.js';
 import type { EventType } from '../events/events.types.js';
 import { VersionRegistry } from '../versions/versions.registry.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.service.js';

@@ -12,10 +12,12 @@ import {
   EventDeliveryListQuery,
   EventDeliveryParams,
   EventDeliverySchema,
+  QueuedDeliverySchema,
   UpdateWebhookBody,
   WebhookListQuery,
   WebhookParams,
   WebhookSchema,
+  WebhookWithSecretSchema,
 } from './webhooks.schemas.js';
 import { withoutSecret } from './webhooks.service.js';
 
@@ -38,7 +40,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             "The URL must be https, without credentials, and resolve to public addresses only (422 `invalid_webhook_url`). At most 20 endpoints per tenant (422 `limit_exceeded`). Payloads are rendered in the version this request uses (`X-Service-Version`, else the tenant's pinned version), fixed for the life of the endpoint: `api_version`. An idempotent replay or a retry after a 5xx answers the same endpoint without its secret (rotate it for a new one).",
           body: CreateWebhookBody,
-          response: { 201: WebhookSchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
+          response: { 201: WebhookWithSecretSchema, ...errorResponses(...BODY_ERRORS, 409, 422) },
         },
       },
       async (request, reply) => {
@@ -123,7 +125,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'Every secret a rotation replaces signs beside the current one for 24 hours after it was replaced (deliveries carry one signature per secret); at most 10 replaced secrets sign at once, and a rotation beyond that is 422 `limit_exceeded`. The new secret is in this response only: an idempotent replay or a retry after a 5xx answers the endpoint without it.',
           params: WebhookParams,
           body: EmptyBody,
-          response: { 200: WebhookSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+          response: { 200: WebhookWithSecretSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request) =>
@@ -140,7 +142,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description: 'Returns the queued delivery. A disabled endpoint is 409 `invalid_state_transition`.',
           params: WebhookParams,
           body: EmptyBody,
-          response: { 202: DeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+          response: { 202: QueuedDeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request, reply) => {
@@ -192,7 +194,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'Moves a pending attempt of the same event up, or queues one more (manual, not rescheduled) attempt. A disabled endpoint is 409 `invalid_state_transition`.',
           params: DeliveryParams,
           body: EmptyBody,
-          response: { 202: DeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+          response: { 202: QueuedDeliverySchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request, reply) => {

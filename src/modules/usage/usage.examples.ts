@@ -1,0 +1,49 @@
+/**
+ * What `GET /usage` answers, for the OpenAPI document: the last 7 days of a store on the pro plan,
+ * with one installed plugin calling the API. src/http/openapi-document.test.ts checks it against
+ * its schema.
+ */
+
+const DAYS = [
+  { date: '2026-11-21', calls: 1204, errors: 11 },
+  { date: '2026-11-22', calls: 988, errors: 4 },
+  { date: '2026-11-23', calls: 731, errors: 2 },
+  { date: '2026-11-24', calls: 1312, errors: 9 },
+  { date: '2026-11-25', calls: 1455, errors: 15 },
+  { date: '2026-11-26', calls: 1390, errors: 6 },
+  { date: '2026-11-27', calls: 402, errors: 1 },
+];
+
+export const USAGE_EXAMPLE = {
+  period: { from: '2026-11-21T00:00:00.000Z', to: '2026-11-27T08:14:09.511Z' },
+  total_calls: 7482,
+  average_response_time_ms: 21.4,
+  total_errors: 48,
+  quota: {
+    used: 31877,
+    limit: 100000,
+    remaining: 68123,
+    percent_used: 31.8,
+    resets_at: '2026-12-01T00:00:00.000Z',
+    warning: false,
+  },
+  rate_limit: { limit: 10000, remaining: 9622, resets_at: '2026-11-27T09:00:00.000Z' },
+  top_endpoints: [
+    { endpoint: 'GET /products', calls: 2913, errors: 3, average_response_time_ms: 9.2 },
+    { endpoint: 'GET /orders/{id}', calls: 1540, errors: 12, average_response_time_ms: 14.8 },
+    { endpoint: 'POST /orders', calls: 1021, errors: 19, average_response_time_ms: 48.6 },
+    { endpoint: 'PATCH /products/{id}', calls: 877, errors: 2, average_response_time_ms: 31.3 },
+  ],
+  daily_calls: DAYS,
+  days: DAYS,
+  apps: [
+    {
+      plugin_id: 'plg_FPECyw0wQoVnKyEBdlHyWdK2',
+      name: 'Stock Sync',
+      calls: 877,
+      errors: 2,
+      average_response_time_ms: 31.3,
+      top_endpoints: [{ endpoint: 'PATCH /products/{id}', calls: 877, errors: 2 }],
+    },
+  ],
+};
