@@ -3,7 +3,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'test-artifacts/', 'console/dist/'] },
+  { ignores: ['dist/', 'data/', 'node_modules/', 'test-artifacts/', 'console/dist/', 'clients/*/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ in one node:test run (through tsx), so one summary
+// Runs every *.test.ts under src/, test/ and clients/ in one node:test run (through tsx), so one summary
 // counts them all. Each suite runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is set.
 //
 // `--unit` (npm run test:unit) is the quick run while working: SQLite only and in-memory rate
@@ -33,7 +33,8 @@ function find(dir) {
   });
 }
 
-const matched = [...find(path.join(root, 'src')), ...find(path.join(root, 'test'))]
+const matched = ['src', 'test', 'clients']
+  .flatMap((dir) => find(path.join(root, dir)))
   .map((file) => path.relative(root, file).split(path.sep).join('/'))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();
