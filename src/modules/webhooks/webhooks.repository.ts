@@ -534,6 +534,21 @@ export async function leaseDeliveries(
     .execute();
 }
 
+/**
+ * Gives back leases `owner` holds on deliveries it will not send (claimed ahead and not started in
+ * time, or left when the worker stops): they are due again at once, for any worker.
+ */
+export async function releaseLeases(db: Db, ids: readonly string[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_until: null })
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'pending')
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
 /** A leased delivery with what sending it needs: its endpoint and its event. */
 export async function loadJobs(db: Db, ids: readonly string[]) {
   if (ids.length === 0) return [];
