@@ -5,8 +5,9 @@
  * (a round robin): each to the tenant with the fewest attempts in flight in this worker, counting
  * those already given, ties to the tenant waiting longest; within the tenant to its endpoint with
  * the fewest in flight, ties again to the oldest. Nobody gets more than it has ready, an endpoint
- * never more than its cap (`perEndpoint` unless `endpointCap` says otherwise) and a tenant never more than `perTenant`, so a tenant
- * that arrives while another holds its whole share finds a slot at once.
+ * never more than its cap (`perEndpoint` unless `endpointCap` says otherwise) and a tenant never
+ * more than `perTenant`, so a tenant that arrives while another holds its whole share finds a slot
+ * at once.
  */
 
 /** An endpoint with deliveries due, as the worker's look at the queue found it. */
