@@ -613,6 +613,50 @@ export async function completeAttempt(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** An attempt's outcome, for `completeAttempts`. */
+export type AttemptOutcome = Pick<
+  DeliveryRow,
+  | 'id'
+  | 'status'
+  | 'time'
+  | 'url'
+  | 'response'
+  | 'response_status'
+  | 'response_body'
+  | 'duration'
+  | 'next_retry_at'
+>;
+
+/**
+ * `completeAttempt` for many attempts in one statement (an UPDATE from a VALUES list). Returns the
+ * ids it wrote: those whose lease `owner` still held.
+ */
+export async function completeAttempts(
+  db: Db,
+  owner: string,
+  outcomes: readonly AttemptOutcome[],
+): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  // Typed casts: PostgreSQL gives VALUES columns their types from them.
+  const values = outcomes.map(
+    (o) => sql`(CAST(${o.id} AS text), CAST(${o.status} AS text), CAST(${o.time} AS bigint),
+      CAST(${o.url} AS text), CAST(${o.response} AS text), CAST(${o.response_status} AS integer),
+      CAST(${o.response_body} AS text), CAST(${o.duration} AS integer), CAST(${o.next_retry_at} AS bigint))`,
+  );
+  const { rows } = await sql<{ id: string }>`
+    WITH v (id, status, time, url, response, response_status, response_body, duration, next_retry_at)
+      AS (VALUES ${sql.join(values)})
+    UPDATE webhook_deliveries
+    SET status = v.status, time = v.time, url = v.url, response = v.response,
+      response_status = v.response_status, response_body = v.response_body, duration = v.duration,
+      next_retry_at = v.next_retry_at, lease_until = NULL
+    FROM v
+    WHERE webhook_deliveries.id = v.id AND webhook_deliveries.status = 'pending'
+      AND webhook_deliveries.lease_owner = ${owner}
+    RETURNING webhook_deliveries.id`.execute(db);
+  return new Set(rows.map((row) => row.id));
+}
+
 // ---- retention
 
 /** Where a purge has got to: the last event it looked at, in (created, id) order. */

@@ -105,8 +105,6 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let woken = false;
-  /** The last claim took less than it asked for. */
-  let queueDrained = false;
   /** When the first delivery waiting at the last look comes due (undefined: none waited). */
   let nextDueAt: number | undefined;
 
@@ -147,8 +145,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   /** Writes a batch of outcomes, with the next attempts they schedule and the endpoints' status. */
   async function writeOutcomes(batch: readonly Outcome[]): Promise<void> {
     await store.transaction(async (trx) => {
-      const recorded: Pick<Outcome, 'job' | 'result' | 'at'>[] = [];
-      for (const { job, result, at, ended } of batch) {
+      const planned = batch.map(({ job, result, at, ended }) => {
         const gone = result.status === 410;
         const delay =
           result.ok || gone || job.manual === 1
@@ -156,7 +153,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
             : retryDelayMs(config.webhooks.retryScheduleSeconds, job.attempt);
         // The retry delay counts from when the attempt ended, not when it started.
         const nextAt = delay === null ? null : Math.max(ended, at) + delay;
-        const mine = await repo.completeAttempt(trx, job.id, id, {
+        return { job, result, at, nextAt };
+      });
+      const mine = await repo.completeAttempts(
+        trx,
+        id,
+        planned.map(({ job, result, at, nextAt }) => ({
+          id: job.id,
           status: result.ok ? 'succeeded' : 'failed',
           time: at,
           url: job.url,
@@ -165,8 +168,12 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
           response_body: result.body,
           duration: result.duration,
           next_retry_at: nextAt,
-        });
-        if (!mine) {
+        })),
+      );
+      const recorded: Pick<Outcome, 'job' | 'result' | 'at'>[] = [];
+      const retries: repo.DeliveryRow[] = [];
+      for (const { job, result, at, nextAt } of planned) {
+        if (!mine.has(job.id)) {
           logger.warn({ delivery: job.id }, 'webhook lease lost before the outcome was recorded');
           continue;
         }
@@ -175,10 +182,10 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         if (result.ok && job.event_type === 'app.installed') await repo.forgetAppToken(trx, job.event_id);
         if (nextAt !== null) {
           const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
-          const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
-          await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
+          retries.push({ ...pendingDelivery(job.endpoint_id, event, at, job.attempt + 1), due_at: nextAt });
         }
       }
+      await repo.insertDeliveries(trx, retries);
       // One status update per endpoint, in id order so concurrent batches never deadlock.
       recorded.sort((a, b) =>
         a.job.endpoint_id === b.job.endpoint_id
@@ -402,7 +409,6 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       { free, perEndpoint, perTenant: perTenant * PREFETCH_ROUNDS, endpointCap },
     );
     if (shares.length === 0) return 0;
-    const asked = shares.reduce((sum, share) => sum + share.limit, 0);
     const leaseUntil = now + leaseMs;
     const jobs = await store.transaction(async (trx) => {
       const candidates = await repo.dueCandidates(trx, {
@@ -418,8 +424,6 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     });
     for (const job of jobs) hold(job, leaseUntil);
     startWaiting();
-    // Fewer than asked for: the queue has no more for now (another look would find nothing).
-    queueDrained = jobs.length < asked;
     return jobs.length;
   }
 
@@ -432,18 +436,17 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function run(): Promise<void> {
     while (running) {
-      let claimed = 0;
       try {
-        claimed = await claim();
+        await claim();
       } catch (error) {
         logger.error({ err: error }, 'webhook worker could not claim deliveries');
         await idle(1_000);
         continue;
       }
       if (!running) break;
-      if (claimed === 0 || queueDrained || total >= concurrency * PREFETCH_ROUNDS) {
-        await idle(untilNextLook());
-      }
+      // A claim takes what every endpoint has room for; the next look waits for room (an attempt
+      // ending, claimed attempts running low), new deliveries, or the poll.
+      await idle(untilNextLook());
     }
   }
 
