@@ -583,36 +583,6 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
 
 export type Job = Awaited<ReturnType<typeof loadJobs>>[number];
 
-/**
- * Writes an attempt's outcome, only while `owner` still holds the lease on the pending row (a
- * worker whose lease ran out and was taken over records nothing). Returns whether it did.
- */
-export async function completeAttempt(
-  db: Db,
-  id: string,
-  owner: string,
-  outcome: Pick<
-    DeliveryRow,
-    | 'status'
-    | 'time'
-    | 'url'
-    | 'response'
-    | 'response_status'
-    | 'response_body'
-    | 'duration'
-    | 'next_retry_at'
-  >,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ ...outcome, lease_until: null })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('lease_owner', '=', owner)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** An attempt's outcome, for `completeAttempts`. */
 export type AttemptOutcome = Pick<
   DeliveryRow,
@@ -628,8 +598,9 @@ export type AttemptOutcome = Pick<
 >;
 
 /**
- * `completeAttempt` for many attempts in one statement (an UPDATE from a VALUES list). Returns the
- * ids it wrote: those whose lease `owner` still held.
+ * Writes attempts' outcomes in one statement (an UPDATE from a VALUES list), each only while
+ * `owner` still holds the lease on its pending row (a worker whose lease ran out and was taken over
+ * records nothing). Returns the ids it wrote.
  */
 export async function completeAttempts(
   db: Db,
