@@ -48,6 +48,9 @@ export interface BenchServer {
  * bench starts, ours and the bare baseline alike, runs with them.
  */
 function startNodeOptions(): string[] {
+  // BENCH_START_FLAGS replaces them, to measure other Node options against the same code.
+  const override = process.env.BENCH_START_FLAGS;
+  if (override !== undefined) return override.split(' ').filter((flag) => flag !== '');
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };

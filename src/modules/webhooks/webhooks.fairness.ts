@@ -5,8 +5,9 @@
  * (a round robin): each to the tenant with the fewest attempts in flight in this worker, counting
  * those already given, ties to the tenant waiting longest; within the tenant to its endpoint with
  * the fewest in flight, ties again to the oldest. Nobody gets more than it has ready, an endpoint
- * never more than `perEndpoint` in flight and a tenant never more than `perTenant`, so a tenant
- * that arrives while another holds its whole share finds a slot at once.
+ * never more than its cap (`perEndpoint` unless `endpointCap` says otherwise) and a tenant never
+ * more than `perTenant`, so a tenant that arrives while another holds its whole share finds a slot
+ * at once.
  */
 
 /** An endpoint with deliveries due, as the worker's look at the queue found it. */
@@ -29,6 +30,8 @@ export interface SlotLimits {
   free: number;
   perEndpoint: number;
   perTenant: number;
+  /** An endpoint's own cap, instead of `perEndpoint`. */
+  endpointCap?: (endpointId: string) => number;
 }
 
 /** How many deliveries to take from an endpoint. */
@@ -64,7 +67,8 @@ export function shareSlots(ready: readonly ReadyEndpoint[], inFlight: InFlight, 
   const tenants = new Map<string, TenantState>();
   for (const row of ready) {
     const used = inFlight.endpoints.get(row.endpoint_id) ?? 0;
-    const left = Math.min(row.ready, limits.perEndpoint - used);
+    const cap = limits.endpointCap?.(row.endpoint_id) ?? limits.perEndpoint;
+    const left = Math.min(row.ready, cap - used);
     if (left <= 0) continue;
     let tenant = tenants.get(row.tenant_id);
     if (!tenant) {

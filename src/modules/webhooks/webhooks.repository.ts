@@ -534,6 +534,21 @@ export async function leaseDeliveries(
     .execute();
 }
 
+/**
+ * Gives back leases `owner` holds on deliveries it will not send (claimed ahead and not started in
+ * time, or left when the worker stops): they are due again at once, for any worker.
+ */
+export async function releaseLeases(db: Db, ids: readonly string[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_until: null })
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'pending')
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
 /** A leased delivery with what sending it needs: its endpoint and its event. */
 export async function loadJobs(db: Db, ids: readonly string[]) {
   if (ids.length === 0) return [];
@@ -568,34 +583,49 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
 
 export type Job = Awaited<ReturnType<typeof loadJobs>>[number];
 
+/** An attempt's outcome, for `completeAttempts`. */
+export type AttemptOutcome = Pick<
+  DeliveryRow,
+  | 'id'
+  | 'status'
+  | 'time'
+  | 'url'
+  | 'response'
+  | 'response_status'
+  | 'response_body'
+  | 'duration'
+  | 'next_retry_at'
+>;
+
 /**
- * Writes an attempt's outcome, only while `owner` still holds the lease on the pending row (a
- * worker whose lease ran out and was taken over records nothing). Returns whether it did.
+ * Writes attempts' outcomes in one statement (an UPDATE from a VALUES list), each only while
+ * `owner` still holds the lease on its pending row (a worker whose lease ran out and was taken over
+ * records nothing). Returns the ids it wrote.
  */
-export async function completeAttempt(
+export async function completeAttempts(
   db: Db,
-  id: string,
   owner: string,
-  outcome: Pick<
-    DeliveryRow,
-    | 'status'
-    | 'time'
-    | 'url'
-    | 'response'
-    | 'response_status'
-    | 'response_body'
-    | 'duration'
-    | 'next_retry_at'
-  >,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ ...outcome, lease_until: null })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('lease_owner', '=', owner)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  outcomes: readonly AttemptOutcome[],
+): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  // Typed casts: PostgreSQL gives VALUES columns their types from them.
+  const values = outcomes.map(
+    (o) => sql`(CAST(${o.id} AS text), CAST(${o.status} AS text), CAST(${o.time} AS bigint),
+      CAST(${o.url} AS text), CAST(${o.response} AS text), CAST(${o.response_status} AS integer),
+      CAST(${o.response_body} AS text), CAST(${o.duration} AS integer), CAST(${o.next_retry_at} AS bigint))`,
+  );
+  const { rows } = await sql<{ id: string }>`
+    WITH v (id, status, time, url, response, response_status, response_body, duration, next_retry_at)
+      AS (VALUES ${sql.join(values)})
+    UPDATE webhook_deliveries
+    SET status = v.status, time = v.time, url = v.url, response = v.response,
+      response_status = v.response_status, response_body = v.response_body, duration = v.duration,
+      next_retry_at = v.next_retry_at, lease_until = NULL
+    FROM v
+    WHERE webhook_deliveries.id = v.id AND webhook_deliveries.status = 'pending'
+      AND webhook_deliveries.lease_owner = ${owner}
+    RETURNING webhook_deliveries.id`.execute(db);
+  return new Set(rows.map((row) => row.id));
 }
 
 // ---- retention

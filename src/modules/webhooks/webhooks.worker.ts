@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
+import { LRUCache } from 'lru-cache';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { EventService } from '../events/events.service.js';
@@ -19,11 +20,22 @@ import { type AttemptResult, signatures, type Transport } from './webhooks.trans
  * worker, and free slots go round robin between the tenants with deliveries due (see
  * webhooks.fairness.ts): a slow receiver holds only its own slots, and a tenant's flood (a bulk
  * import) only its share, so other tenants' deliveries never wait behind its backlog.
+ *
+ * For an endpoint that answers fast, a worker claims several rounds of attempts at once
+ * (`PREFETCH_ROUNDS`) and sends them as its slots free up, so that one claim and one outcome write
+ * serve many deliveries. An attempt claimed ahead is only started while its lease still covers a
+ * whole attempt; one that waited too long is given back to the queue unsent.
  */
 
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 /** Attempts in flight in one worker, unless its options say otherwise. */
 export const DEFAULT_CONCURRENCY = 64;
+/** Rounds of `perEndpoint` attempts a worker claims at once for an endpoint that answers fast. */
+export const PREFETCH_ROUNDS = 8;
+/** A worker claims more for an endpoint when this many rounds of its claimed attempts are left. */
+const LOW_WATER_ROUNDS = 2;
+/** An endpoint whose attempts took less than this (on average, recently) answers fast. */
+const FAST_ENDPOINT_MS = 250;
 /** Random spread of each retry delay: +/- this fraction. */
 const RETRY_JITTER = 0.1;
 
@@ -75,11 +87,20 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   // Long enough for an attempt (connect + timeout) and its bookkeeping; a dead worker's claims
   // come back after this.
   const leaseMs = 2 * config.webhooks.timeoutMs + 5_000;
+  // A claimed attempt starts only while its lease has this long left: a whole attempt and margin.
+  const startMarginMs = config.webhooks.timeoutMs + 5_000;
   const id = `wkr_${randomBase62(12)}`;
-  /** Attempts in flight, per endpoint and per tenant. */
-  const inFlight = { endpoints: new Map<string, number>(), tenants: new Map<string, number>() };
-  const active = new Set<Promise<void>>();
+  /** Attempts held (claimed and not yet recorded: waiting to start, sending, or being recorded). */
+  const held = { endpoints: new Map<string, number>(), tenants: new Map<string, number>() };
   let total = 0;
+  /** Attempts talking to their receivers, per endpoint and per tenant. */
+  const sending = { endpoints: new Map<string, number>(), tenants: new Map<string, number>() };
+  let sendingTotal = 0;
+  /** Claimed attempts waiting for a slot, per endpoint, oldest first. */
+  const waitingToStart = new Map<string, { job: repo.Job; leaseUntil: number }[]>();
+  /** Each endpoint's recent attempt duration (a moving average), for how far ahead to claim. */
+  const durations = new LRUCache<string, number>({ max: 10_000 });
+  const active = new Set<Promise<void>>();
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -124,8 +145,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   /** Writes a batch of outcomes, with the next attempts they schedule and the endpoints' status. */
   async function writeOutcomes(batch: readonly Outcome[]): Promise<void> {
     await store.transaction(async (trx) => {
-      const recorded: Pick<Outcome, 'job' | 'result' | 'at'>[] = [];
-      for (const { job, result, at, ended } of batch) {
+      const planned = batch.map(({ job, result, at, ended }) => {
         const gone = result.status === 410;
         const delay =
           result.ok || gone || job.manual === 1
@@ -133,7 +153,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
             : retryDelayMs(config.webhooks.retryScheduleSeconds, job.attempt);
         // The retry delay counts from when the attempt ended, not when it started.
         const nextAt = delay === null ? null : Math.max(ended, at) + delay;
-        const mine = await repo.completeAttempt(trx, job.id, id, {
+        return { job, result, at, nextAt };
+      });
+      const mine = await repo.completeAttempts(
+        trx,
+        id,
+        planned.map(({ job, result, at, nextAt }) => ({
+          id: job.id,
           status: result.ok ? 'succeeded' : 'failed',
           time: at,
           url: job.url,
@@ -142,8 +168,12 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
           response_body: result.body,
           duration: result.duration,
           next_retry_at: nextAt,
-        });
-        if (!mine) {
+        })),
+      );
+      const recorded: Pick<Outcome, 'job' | 'result' | 'at'>[] = [];
+      const retries: repo.DeliveryRow[] = [];
+      for (const { job, result, at, nextAt } of planned) {
+        if (!mine.has(job.id)) {
           logger.warn({ delivery: job.id }, 'webhook lease lost before the outcome was recorded');
           continue;
         }
@@ -152,10 +182,10 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         if (result.ok && job.event_type === 'app.installed') await repo.forgetAppToken(trx, job.event_id);
         if (nextAt !== null) {
           const event = { id: job.event_id, tenant_id: job.event_tenant_id, type: job.event_type };
-          const next = pendingDelivery(job.endpoint_id, event, at, job.attempt + 1);
-          await repo.insertDeliveries(trx, [{ ...next, due_at: nextAt }]);
+          retries.push({ ...pendingDelivery(job.endpoint_id, event, at, job.attempt + 1), due_at: nextAt });
         }
       }
+      await repo.insertDeliveries(trx, retries);
       // One status update per endpoint, in id order so concurrent batches never deadlock.
       recorded.sort((a, b) =>
         a.job.endpoint_id === b.job.endpoint_id
@@ -212,7 +242,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     });
   }
 
-  async function deliver(job: repo.Job): Promise<void> {
+  async function deliver(job: repo.Job, release: () => void): Promise<void> {
     const event = {
       id: job.event_id,
       tenant_id: job.event_tenant_id,
@@ -242,6 +272,14 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       },
       body,
     );
+    const previous = durations.get(job.endpoint_id);
+    durations.set(
+      job.endpoint_id,
+      previous === undefined ? result.duration : 0.8 * previous + 0.2 * result.duration,
+    );
+    // The exchange with the receiver is over: its slots go to the next attempts while this one's
+    // outcome is written (its lease holds until then).
+    release();
     await record(job, result, at, clock.now());
   }
 
@@ -251,18 +289,93 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     else counts.delete(key);
   }
 
-  function track(job: repo.Job): void {
+  /** How many attempts this worker holds at most for an endpoint: more when it answers fast. */
+  function endpointCap(endpointId: string): number {
+    const duration = durations.get(endpointId);
+    return duration !== undefined && duration < FAST_ENDPOINT_MS
+      ? perEndpoint * PREFETCH_ROUNDS
+      : perEndpoint;
+  }
+
+  /** Takes a claimed attempt: it waits for a slot of its endpoint and tenant, then is sent. */
+  function hold(job: repo.Job, leaseUntil: number): void {
     total += 1;
-    count(inFlight.endpoints, job.endpoint_id, 1);
-    count(inFlight.tenants, job.tenant_id, 1);
-    const running = deliver(job)
+    count(held.endpoints, job.endpoint_id, 1);
+    count(held.tenants, job.tenant_id, 1);
+    const queue = waitingToStart.get(job.endpoint_id);
+    if (queue) queue.push({ job, leaseUntil });
+    else waitingToStart.set(job.endpoint_id, [{ job, leaseUntil }]);
+  }
+
+  function letGo(job: repo.Job): void {
+    total -= 1;
+    count(held.endpoints, job.endpoint_id, -1);
+    count(held.tenants, job.tenant_id, -1);
+  }
+
+  /**
+   * Starts waiting attempts while slots are free: each slot to the tenant with the fewest attempts
+   * sending, and within the endpoints that have room, the one whose first attempt was claimed
+   * first. An attempt whose lease no longer covers a whole attempt is given back unsent.
+   */
+  function startWaiting(): void {
+    const expired: string[] = [];
+    while (sendingTotal < concurrency) {
+      let chosen: string | undefined;
+      let chosenLoad = Infinity;
+      for (const [endpointId, queue] of waitingToStart) {
+        const first = queue[0];
+        if (!first) continue;
+        if ((sending.endpoints.get(endpointId) ?? 0) >= perEndpoint) continue;
+        const load = sending.tenants.get(first.job.tenant_id) ?? 0;
+        if (load >= perTenant || load >= chosenLoad) continue;
+        chosen = endpointId;
+        chosenLoad = load;
+      }
+      if (chosen === undefined) break;
+      const queue = waitingToStart.get(chosen) as { job: repo.Job; leaseUntil: number }[];
+      const next = queue.shift() as { job: repo.Job; leaseUntil: number };
+      if (queue.length === 0) waitingToStart.delete(chosen);
+      // Running low on attempts claimed ahead for this endpoint: time to claim more.
+      if (queue.length === LOW_WATER_ROUNDS * perEndpoint) wake();
+      if (next.leaseUntil - clock.now() < startMarginMs) {
+        letGo(next.job);
+        expired.push(next.job.id);
+        continue;
+      }
+      send(next.job);
+    }
+    if (expired.length > 0) {
+      repo
+        .releaseLeases(store.db, expired, id)
+        .catch((error: unknown) => logger.warn({ err: error }, 'webhook leases could not be given back'))
+        .finally(wake);
+    }
+  }
+
+  /** Sends an attempt: it holds a sending slot until the receiver has answered. */
+  function send(job: repo.Job): void {
+    sendingTotal += 1;
+    count(sending.endpoints, job.endpoint_id, 1);
+    count(sending.tenants, job.tenant_id, 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      sendingTotal -= 1;
+      count(sending.endpoints, job.endpoint_id, -1);
+      count(sending.tenants, job.tenant_id, -1);
+      startWaiting();
+    };
+    const running = deliver(job, release)
       .catch((error: unknown) => logger.error({ err: error, delivery: job.id }, 'webhook delivery failed'))
       .finally(() => {
-        total -= 1;
-        count(inFlight.endpoints, job.endpoint_id, -1);
-        count(inFlight.tenants, job.tenant_id, -1);
+        release();
+        letGo(job);
         active.delete(running);
-        wake();
+        // A slot held for the endpoint is free: look for more, unless attempts claimed ahead still
+        // wait (startWaiting looks when they run low).
+        if (!waitingToStart.has(job.endpoint_id)) wake();
       });
     active.add(running);
   }
@@ -280,22 +393,23 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
    * taken, as many as its share, and leased.
    */
   async function claim(): Promise<number> {
-    const free = concurrency - total;
+    const free = concurrency * PREFETCH_ROUNDS - total;
     if (free <= 0) return 0;
     const now = clock.now();
     const waiting = await repo.waitingEndpoints(store.db, {
       now,
-      readyCap: perEndpoint,
-      skipEndpoints: full(inFlight.endpoints, perEndpoint),
-      skipTenants: full(inFlight.tenants, perTenant),
+      readyCap: perEndpoint * PREFETCH_ROUNDS,
+      skipEndpoints: [...held.endpoints].filter(([key, n]) => n >= endpointCap(key)).map(([key]) => key),
+      skipTenants: full(held.tenants, perTenant * PREFETCH_ROUNDS),
     });
     nextDueAt = repo.earliestDue(waiting);
     const shares = shareSlots(
       waiting.filter((w) => w.ready > 0),
-      inFlight,
-      { free, perEndpoint, perTenant },
+      held,
+      { free, perEndpoint, perTenant: perTenant * PREFETCH_ROUNDS, endpointCap },
     );
     if (shares.length === 0) return 0;
+    const leaseUntil = now + leaseMs;
     const jobs = await store.transaction(async (trx) => {
       const candidates = await repo.dueCandidates(trx, {
         now,
@@ -303,10 +417,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         rowLocks: store.supportsRowLocks,
       });
       const chosen = candidates.map((candidate) => candidate.id);
-      await repo.leaseDeliveries(trx, chosen, id, now + leaseMs);
-      return repo.loadJobs(trx, chosen);
+      await repo.leaseDeliveries(trx, chosen, id, leaseUntil);
+      // In the order they were chosen: each endpoint's oldest first.
+      const loaded = new Map((await repo.loadJobs(trx, chosen)).map((job) => [job.id, job]));
+      return chosen.flatMap((jobId) => loaded.get(jobId) ?? []);
     });
-    for (const job of jobs) track(job);
+    for (const job of jobs) hold(job, leaseUntil);
+    startWaiting();
     return jobs.length;
   }
 
@@ -319,16 +436,17 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function run(): Promise<void> {
     while (running) {
-      let claimed = 0;
       try {
-        claimed = await claim();
+        await claim();
       } catch (error) {
         logger.error({ err: error }, 'webhook worker could not claim deliveries');
         await idle(1_000);
         continue;
       }
       if (!running) break;
-      if (claimed === 0 || total >= concurrency) await idle(untilNextLook());
+      // A claim takes what every endpoint has room for; the next look waits for room (an attempt
+      // ending, claimed attempts running low), new deliveries, or the poll.
+      await idle(untilNextLook());
     }
   }
 
@@ -344,15 +462,29 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       loop = run();
     },
 
-    /** Stops claiming and lets the attempts in flight finish and record their outcome. */
+    /**
+     * Stops claiming, gives back the attempts claimed and not started, and lets the attempts in
+     * flight finish and record their outcome.
+     */
     async stop(): Promise<void> {
       running = false;
       wake();
       await loop;
       loop = undefined;
+      const unsent = [...waitingToStart.values()].flat().map(({ job }) => job);
+      waitingToStart.clear();
+      for (const job of unsent) letGo(job);
+      await repo
+        .releaseLeases(
+          store.db,
+          unsent.map((job) => job.id),
+          id,
+        )
+        .catch((error: unknown) => logger.warn({ err: error }, 'webhook leases could not be given back'));
       await Promise.allSettled([...active]);
     },
 
+    /** Attempts this worker holds: claimed and not yet recorded. */
     get inFlight(): number {
       return total;
     },
