@@ -535,17 +535,32 @@ export async function leaseDeliveries(
 }
 
 /**
- * Gives back leases `owner` holds on deliveries it will not send (claimed ahead and not started in
- * time, or left when the worker stops): they are due again at once, for any worker.
+ * Gives back leases `owner` took and will not use (deliveries claimed ahead and not started in
+ * time, or left when the worker stops): each only while it is still that lease (the same owner and
+ * `lease_until`; a lease the owner has taken again since stays). The deliveries are due again at
+ * once, for any worker.
  */
-export async function releaseLeases(db: Db, ids: readonly string[], owner: string): Promise<void> {
-  if (ids.length === 0) return;
+export async function releaseLeases(
+  db: Db,
+  leases: readonly { id: string; leaseUntil: number }[],
+  owner: string,
+): Promise<void> {
+  if (leases.length === 0) return;
   await db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: null, lease_until: null })
-    .where('id', 'in', [...ids])
+    .where(
+      'id',
+      'in',
+      leases.map((lease) => lease.id),
+    )
     .where('status', '=', 'pending')
     .where('lease_owner', '=', owner)
+    .where((eb) =>
+      eb.or(
+        leases.map((lease) => eb.and([eb('id', '=', lease.id), eb('lease_until', '=', lease.leaseUntil)])),
+      ),
+    )
     .execute();
 }
 

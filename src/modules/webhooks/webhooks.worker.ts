@@ -319,7 +319,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
    * first. An attempt whose lease no longer covers a whole attempt is given back unsent.
    */
   function startWaiting(): void {
-    const expired: string[] = [];
+    const expired: { id: string; leaseUntil: number }[] = [];
     while (sendingTotal < concurrency) {
       let chosen: string | undefined;
       let chosenLoad = Infinity;
@@ -340,7 +340,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       if (queue.length === LOW_WATER_ROUNDS * perEndpoint) wake();
       if (next.leaseUntil - clock.now() < startMarginMs) {
         letGo(next.job);
-        expired.push(next.job.id);
+        expired.push({ id: next.job.id, leaseUntil: next.leaseUntil });
         continue;
       }
       send(next.job);
@@ -471,13 +471,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       wake();
       await loop;
       loop = undefined;
-      const unsent = [...waitingToStart.values()].flat().map(({ job }) => job);
+      const unsent = [...waitingToStart.values()].flat();
       waitingToStart.clear();
-      for (const job of unsent) letGo(job);
+      for (const { job } of unsent) letGo(job);
       await repo
         .releaseLeases(
           store.db,
-          unsent.map((job) => job.id),
+          unsent.map(({ job, leaseUntil }) => ({ id: job.id, leaseUntil })),
           id,
         )
         .catch((error: unknown) => logger.warn({ err: error }, 'webhook leases could not be given back'));
