@@ -5,11 +5,11 @@ import https from 'node:https';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { runAdmin } from '../src/cli/admin.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { migrations } from '../src/db/migrations/index.js';
+import { migrateStoreTo } from './helpers/upgrade.js';
 import { rebuildRollups } from '../src/modules/analytics/analytics.repository.js';
 import { PERMISSIONS } from '../src/lib/permissions.js';
 import { type DialectName, openStore, type Store } from '../src/db/store.js';
@@ -117,12 +117,7 @@ async function columnsOf(store: Store, table: string): Promise<string[]> {
 
 /** Applies the migrations up to `name` only, as a store made by an earlier release has them. */
 async function migrateTo(store: Store, name: string): Promise<void> {
-  const migrator = new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => migrations },
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-  });
-  assert.equal((await migrator.migrateTo(name)).error, undefined);
+  await migrateStoreTo(store, name);
 }
 
 describe('migrations', () => {

@@ -55,7 +55,8 @@ export async function migrateToLatest(store: Store): Promise<void> {
   });
 }
 
-function isCatalogRace(error: unknown): boolean {
+/** A catalog read failed because another schema went away meanwhile (see migrateToLatest). */
+export function isCatalogRace(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return code === '3F000' || code === '42P01';
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CompiledQuery, Migrator, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { loadConfig } from '../../config.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { migrations } from '../../db/migrations/index.js';
+import { migrateStoreTo } from '../../../test/helpers/upgrade.js';
 import { type Db, type DialectName, openStore } from '../../db/store.js';
 import {
   type Client,
@@ -143,12 +143,7 @@ for (const dialect of DIALECTS) {
       const config = loadConfig(fresh.env);
       const store = openStore({ ...config, dataDir: config.dataDir });
       try {
-        const migrator = new Migrator({
-          db: store.db,
-          provider: { getMigrations: async () => migrations },
-          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0016_transfer_receiver')).error, undefined);
+        await migrateStoreTo(store, '0016_transfer_receiver');
         await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
                 VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
         for (const [id, name, description] of [

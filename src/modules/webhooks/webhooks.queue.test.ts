@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CompiledQuery, Migrator, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { loadConfig } from '../../config.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { migrations } from '../../db/migrations/index.js';
+import { migrateStoreTo } from '../../../test/helpers/upgrade.js';
 import { openStore } from '../../db/store.js';
 import {
   type Client,
@@ -126,12 +126,7 @@ for (const dialect of DIALECTS) {
       const config = loadConfig(fresh.env);
       const store = openStore({ ...config, dataDir: config.dataDir });
       try {
-        const migrator = new Migrator({
-          db: store.db,
-          provider: { getMigrations: async () => migrations },
-          ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0017_search_fold')).error, undefined);
+        await migrateStoreTo(store, '0017_search_fold');
         await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
                   VALUES ('ten_m', 'M', 'free', 'USD', '2026-11-21', 1, 1)`.execute(store.db);
         await sql`INSERT INTO events (id, tenant_id, type, object_type, object_id, data, created)
