@@ -11,6 +11,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { ensurePrivateDir, ensurePrivateFile } from '../lib/private-files.js';
+import { type CommitMarks, commitMarks } from './commit-mark.js';
 import type { Database } from './schema.js';
 import { createTenantShare } from './tenant-share.js';
 
@@ -41,6 +42,12 @@ export interface Store {
   afterCommit(trx: Db, fn: () => void): void;
   /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite's write transaction already excludes writers. */
   readonly supportsRowLocks: boolean;
+  /**
+   * SQLite: marks of the last commit by any connection of any process, read without a
+   * transaction (src/db/commit-mark.ts), for caches that must see every commit at once.
+   * Undefined on PostgreSQL.
+   */
+  readonly commitMarks: CommitMarks | undefined;
   /**
    * Tells every process on this database about `payload` on `topic` once `trx` commits (PostgreSQL
    * NOTIFY, transactional: a rolled-back change notifies no one). SQLite serves one process, which
@@ -272,11 +279,15 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
   );
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
   const committed = commitCallbacks();
+  // A new database in WAL mode has no WAL-index (`-shm`) until its first read: read once first.
+  database.prepare('SELECT count(*) FROM sqlite_master').get();
+  const marks = commitMarks(file);
   return {
     dialect: 'sqlite',
     db,
     schema: undefined,
     supportsRowLocks: false,
+    commitMarks: marks,
     asTenant: undefined,
     outsideTenant: (fn) => fn(),
     async notify() {},
@@ -304,6 +315,7 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
     },
     async close() {
       await db.destroy();
+      marks.close();
     },
   };
 }
@@ -436,6 +448,7 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
     db,
     schema: schema ?? 'public',
     supportsRowLocks: true,
+    commitMarks: undefined,
     asTenant: share.run,
     outsideTenant: share.outside,
     async notify(trx, topic, payload) {

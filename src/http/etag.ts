@@ -26,17 +26,27 @@ export function noneMatch(header: string | undefined, tag: string): boolean {
   return false;
 }
 
+/** How a callback-style onSend hook goes on: with the payload to send (no promise per response). */
+export type OnSendDone = (error: Error | null, payload?: unknown) => void;
+
 /** The onSend hook of GET routes: tags the answer, and turns it into a 304 when the client has it. */
-export async function conditionalGet(
+export function conditionalGet(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-): Promise<unknown> {
-  if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
+  done: OnSendDone,
+): void {
+  if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) {
+    done(null, payload);
+    return;
+  }
   // An answer from the read cache (read-cache.ts) comes with the tag of its bytes.
   const tag = (reply.getHeader('etag') as string | undefined) ?? entityTag(payload);
   reply.header('etag', tag);
-  if (!noneMatch(request.headers['if-none-match'], tag)) return payload;
+  if (!noneMatch(request.headers['if-none-match'], tag)) {
+    done(null, payload);
+    return;
+  }
   reply.code(304);
-  return '';
+  done(null, '');
 }

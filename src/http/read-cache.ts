@@ -1,18 +1,19 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { COMMIT_MARK_BYTES } from '../db/commit-mark.js';
 import type { Store } from '../db/store.js';
-import { entityTag } from './etag.js';
+import { entityTag, type OnSendDone } from './etag.js';
 
 /**
  * An exact cache of catalog answers: the bytes a GET of products or variants sent (in the
  * caller's version), per tenant and normalized request, each kept with the catalog version it was
  * read at (migration 0033: moved in the transaction of every write of the tenant's products or
- * variants, by triggers). A request reads the current version from the store, one indexed row,
- * and is answered from the cache only when the entry's version is that one; otherwise it runs
- * and its answer replaces the entry. The version is read before the answer's own queries, so an
- * entry never holds data older than its version: no read after an acknowledged write, in this
- * process or another, is answered from before it.
+ * variants, by triggers). A request takes the current version (`catalogVersions` below) and is
+ * answered from the cache only when the entry's version is that one; otherwise it runs and its
+ * answer replaces the entry. The version is taken before the answer's own queries, so an entry
+ * never holds data older than its version: no read after an acknowledged write, in this process
+ * or another, is answered from before it.
  *
  * Routes opt in with `config.cache: 'catalog'` (route-hooks.ts attaches `lookup` and `keep`).
  */
@@ -44,23 +45,54 @@ function stable(value: unknown): string {
   return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stable(item)}`).join(',')}}`;
 }
 
-export function createReadCache(deps: { store: Store }, options: { maxBytes?: number } = {}) {
-  const { store } = deps;
-  const entries = new LRUCache<string, Entry>({
-    maxSize: options.maxBytes ?? MAX_BYTES,
-    sizeCalculation: (entry, key) => entry.body.length + key.length + 64,
-  });
-  const pending = new WeakMap<FastifyRequest, Pending>();
-
+/**
+ * The tenants' catalog versions. On PostgreSQL each is read from the store on every request. On
+ * SQLite each is kept as last read until anything is committed to the store, by any connection of
+ * any process, which the store's commit marks tell for the cost of one `pread` (src/db/commit-mark.ts):
+ * a read transaction of the version costs more than the rest of a cached answer. A version read
+ * while a commit happened is kept only when no newer mark had been seen by then, and a kept one is
+ * dropped by the next mark: never older than the last commit.
+ */
+function catalogVersions(store: Store): (tenantId: string) => number | Promise<number> {
   // Every request of a cached route reads it: written once, not built and compiled per request.
   const versionSql = `SELECT version FROM catalog_versions WHERE tenant_id = ${store.dialect === 'sqlite' ? '?' : '$1'}`;
-
-  async function catalogVersion(tenantId: string): Promise<number> {
+  async function read(tenantId: string): Promise<number> {
     const { rows } = await store.db.executeQuery<{ version: number | string }>(
       CompiledQuery.raw(versionSql, [tenantId]),
     );
     return rows[0] === undefined ? 0 : Number(rows[0].version);
   }
+  const marks = store.commitMarks;
+  if (marks === undefined) return read;
+  const known = new Map<string, number>();
+  const seen = Buffer.alloc(COMMIT_MARK_BYTES);
+  const now = Buffer.alloc(COMMIT_MARK_BYTES);
+  // Moves whenever `known` is dropped: a read that started before must not refill it.
+  let generation = 0;
+  return function current(tenantId) {
+    marks.read(now);
+    if (!now.equals(seen)) {
+      now.copy(seen);
+      known.clear();
+      generation += 1;
+    }
+    const version = known.get(tenantId);
+    if (version !== undefined) return version;
+    const started = generation;
+    return read(tenantId).then((fresh) => {
+      if (generation === started) known.set(tenantId, fresh);
+      return fresh;
+    });
+  };
+}
+
+export function createReadCache(deps: { store: Store }, options: { maxBytes?: number } = {}) {
+  const entries = new LRUCache<string, Entry>({
+    maxSize: options.maxBytes ?? MAX_BYTES,
+    sizeCalculation: (entry, key) => entry.body.length + key.length + 64,
+  });
+  const pending = new WeakMap<FastifyRequest, Pending>();
+  const catalogVersion = catalogVersions(deps.store);
 
   return {
     /** Whether the request was answered from the cache (its body is final: no transform again). */
@@ -68,10 +100,16 @@ export function createReadCache(deps: { store: Store }, options: { maxBytes?: nu
       return pending.get(request)?.hit === true;
     },
 
-    /** preHandler: answers from the cache when its entry is of the catalog's current version. */
-    async lookup(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    /**
+     * preHandler: answers from the cache when its entry is of the catalog's current version. A
+     * callback hook: a version known in memory answers with no promise at all.
+     */
+    lookup(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
       const tenantId = request.principal?.tenant.id;
-      if (tenantId === undefined) return undefined;
+      if (tenantId === undefined) {
+        done();
+        return;
+      }
       const key = [
         tenantId,
         request.apiVersion,
@@ -79,27 +117,35 @@ export function createReadCache(deps: { store: Store }, options: { maxBytes?: nu
         stable(request.params),
         stable(request.query),
       ].join('\u0000');
-      const version = await catalogVersion(tenantId);
-      const entry = entries.get(key);
-      const hit = entry !== undefined && entry.version === version;
-      pending.set(request, { key, version, hit });
-      if (!hit) return undefined;
-      reply.header('etag', entry.etag);
-      reply.type('application/json; charset=utf-8');
-      // Answered here: Fastify runs no handler for a reply sent and returned by a hook.
-      return reply.send(entry.body);
+      const answer = (version: number): void => {
+        const entry = entries.get(key);
+        const hit = entry !== undefined && entry.version === version;
+        pending.set(request, { key, version, hit });
+        if (!hit) {
+          done();
+          return;
+        }
+        reply.header('etag', entry.etag);
+        reply.type('application/json; charset=utf-8');
+        // Answered here: a callback hook that sends and does not call `done` ends the chain.
+        reply.send(entry.body);
+      };
+      const version = catalogVersion(tenantId);
+      if (typeof version === 'number') answer(version);
+      else version.then(answer, done);
     },
 
     /** onSend, after the version transform: keeps a fresh 200 answer with the version read before it. */
-    async keep(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    keep(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone): void {
       const state = pending.get(request);
       if (state === undefined || state.hit || reply.statusCode !== 200 || typeof payload !== 'string') {
-        return payload;
+        done(null, payload);
+        return;
       }
       const etag = entityTag(payload);
       reply.header('etag', etag);
       entries.set(state.key, { version: state.version, body: payload, etag });
-      return payload;
+      done(null, payload);
     },
 
     /** Drops every entry (tests; a restore of the store under a running server). */

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { meteringHook } from '../modules/usage/usage.hooks.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
-import { conditionalGet } from './etag.js';
+import { conditionalGet, type OnSendDone } from './etag.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
@@ -31,21 +31,32 @@ export function installRouteHooks(
     if (request.body === undefined) request.body = {};
   };
   // Per route, with the route's resource: `request.routeOptions` builds a new object per access.
+  // A callback hook: no promise per response, most of which need no transform.
   const renderVersion =
     (resource: string, list: boolean) =>
-    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone): void => {
       if (
         typeof payload !== 'string' ||
         reply.statusCode >= 300 ||
         !versions.differs(resource, request.apiVersion) ||
         readCache.answered(request)
       ) {
-        return payload;
+        done(null, payload);
+        return;
       }
-      const body = JSON.parse(payload) as { data: unknown[] };
-      if (!list) return JSON.stringify(versions.render(resource, body, request.apiVersion));
-      const data = body.data.map((item) => versions.render(resource, item, request.apiVersion));
-      return JSON.stringify({ ...body, data });
+      let rendered: string;
+      try {
+        const body = JSON.parse(payload) as { data: unknown[] };
+        if (!list) rendered = JSON.stringify(versions.render(resource, body, request.apiVersion));
+        else {
+          const data = body.data.map((item) => versions.render(resource, item, request.apiVersion));
+          rendered = JSON.stringify({ ...body, data });
+        }
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done(null, rendered);
     };
   const recordIdempotent =
     (replayed: FastifyContextConfig['replayed']) =>

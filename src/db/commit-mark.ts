@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+
+/**
+ * A mark of the last commit to a SQLite database in WAL mode, by any connection of any process,
+ * read without a transaction. SQLite keeps the WAL-index header at the start of the `-shm` file
+ * and rewrites it on every commit, with a counter each transaction moves
+ * (https://www.sqlite.org/walformat.html, "The WAL-Index Header"); a rolled-back transaction or a
+ * read leaves it as it was. Two equal marks mean nothing was committed between the two reads.
+ *
+ * A read transaction would tell the same thing (`PRAGMA data_version`), but it takes and gives
+ * back a file lock (two `fcntl` calls) and costs as much as the cached catalog answer it guards;
+ * this is one `pread` of 48 bytes. A mark read while a commit rewrites the header may be torn: it
+ * then differs from both, which only costs a read of the version.
+ */
+
+/** Bytes of a mark: the first copy of the WAL-index header (the second one follows it). */
+export const COMMIT_MARK_BYTES = 48;
+
+export interface CommitMarks {
+  /** Writes the current mark into `into` (COMMIT_MARK_BYTES long). */
+  read(into: Buffer): void;
+  close(): void;
+}
+
+/** Marks of the database `file`, open in WAL mode by this process (which keeps its `-shm` alive). */
+export function commitMarks(file: string): CommitMarks {
+  const fd = fs.openSync(`${file}-shm`, 'r');
+  return {
+    read(into) {
+      fs.readSync(fd, into, 0, COMMIT_MARK_BYTES, 0);
+    },
+    close() {
+      fs.closeSync(fd);
+    },
+  };
+}
