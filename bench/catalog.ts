@@ -23,8 +23,9 @@ import { getting, group, type Settings } from './rounds.js';
  * (20 a page) first page, category page and a page by cursor, each answered by our server (HTTP,
  * a key, rate limits and metering on, answers from the catalog read cache after the first) and by
  * bare Fastify returning the bytes our server answered for that URL (bench/bare-server.ts,
- * BARE_PAGES_FILE). Each ratio is the median of rounds measured back to back at 50 connections;
- * the rows carry p99.
+ * BARE_PAGES_FILE), and by bare Fastify returning them with the seven headers the API puts on every
+ * authenticated answer (BARE_HEADERS=api): our answer's bytes, nearly all of them. Each ratio is
+ * the median of rounds measured back to back at 50 connections; the rows carry p99.
  *
  *   BENCH_CATALOG_PRODUCTS=100000   products in the catalog
  *   BENCH_CATALOG_ROUNDS=3          rounds per page
@@ -49,6 +50,7 @@ export async function run(options: CatalogOptions = {}): Promise<Measurement[]> 
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   let server: BenchServer | undefined;
   let bare: BenchServer | undefined;
+  let bareWithHeaders: BenchServer | undefined;
   try {
     const tenant = await unlimitedTenant(deps);
     const key = tenant.apiKey.key;
@@ -70,6 +72,10 @@ export async function run(options: CatalogOptions = {}): Promise<Measurement[]> 
     const pagesFile = path.join(dataDir, 'bare-pages.json');
     fs.writeFileSync(pagesFile, JSON.stringify(bodies));
     bare = await startProcess('bench/bare-server.ts', { BARE_PAGES_FILE: pagesFile });
+    bareWithHeaders = await startProcess('bench/bare-server.ts', {
+      BARE_PAGES_FILE: pagesFile,
+      BARE_HEADERS: 'api',
+    });
     const rows: Measurement[] = [];
     for (const [name, url] of pages) {
       const bytes = Buffer.byteLength(bodies[url] ?? '');
@@ -82,6 +88,11 @@ export async function run(options: CatalogOptions = {}): Promise<Measurement[]> 
               load: getting(bare, key, url),
             },
             {
+              name: `catalog: bare Fastify, the same bytes and the API's seven headers, ${name}`,
+              server: bareWithHeaders,
+              load: getting(bareWithHeaders, key, url),
+            },
+            {
               name: `catalog: GET /v1/products ${name} (20 of ${products.toLocaleString('en-US')}, limits and metering on)`,
               server,
               load: getting(server, key, url),
@@ -89,6 +100,8 @@ export async function run(options: CatalogOptions = {}): Promise<Measurement[]> 
           ],
           'bare Fastify serving the same bytes',
           settings,
+          undefined,
+          { index: 1, against: "bare Fastify serving them with the API's seven headers" },
         )),
       );
     }
@@ -96,6 +109,7 @@ export async function run(options: CatalogOptions = {}): Promise<Measurement[]> 
   } finally {
     await server?.stop();
     await bare?.stop();
+    await bareWithHeaders?.stop();
     await deps.close().catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

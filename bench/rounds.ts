@@ -138,29 +138,32 @@ function rounds(n: number): string {
 /**
  * The first target is the baseline; every other row names its throughput over the baseline's:
  * the median of the rounds' ratios (each round's pair measured back to back), with their range.
- * `scale` turns requests into units (e.g. variants per request) for the ratio.
+ * `scale` turns requests into units (e.g. variants per request) for the ratio. With `second`,
+ * the rows after the target at `second.index` also name their ratio to it, measured alike.
  */
 export async function group(
   targets: readonly Target[],
   against: string,
   settings: Settings,
   scale: (target: Target) => number = () => 1,
+  second?: { index: number; against: string },
 ): Promise<Measurement[]> {
   const runs = await inRounds(targets, settings);
-  const base = runs[0] as Measurement[];
-  const baseline = targets[0] as Target;
-  return targets.map((target, index) => {
-    const own = runs[index] as Measurement[];
-    if (index === 0) return { ...median(own), scenario: `${target.name} (baseline, ${rounds(own.length)})` };
-    const factor = scale(target) / scale(baseline);
-    const ratios = own.map(
+  const ratioTo = (index: number, to: number, label: string): string => {
+    const factor = scale(targets[index] as Target) / scale(targets[to] as Target);
+    const base = runs[to] as Measurement[];
+    const ratios = (runs[index] as Measurement[]).map(
       (m, round) => (m.requestsPerSecond * factor) / Math.max(1, base[round]?.requestsPerSecond ?? 0),
     );
     const range =
       ratios.length > 1 ? `, ratios ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}` : '';
-    return {
-      ...median(own),
-      scenario: `${target.name}: ${middle(ratios).toFixed(2)} × ${against} (${rounds(own.length)}${range})`,
-    };
+    return `${middle(ratios).toFixed(2)} × ${label} (${rounds(ratios.length)}${range})`;
+  };
+  return targets.map((target, index) => {
+    const own = runs[index] as Measurement[];
+    if (index === 0) return { ...median(own), scenario: `${target.name} (baseline, ${rounds(own.length)})` };
+    const also =
+      second !== undefined && index > second.index ? `; ${ratioTo(index, second.index, second.against)}` : '';
+    return { ...median(own), scenario: `${target.name}: ${ratioTo(index, 0, against)}${also}` };
   });
 }
