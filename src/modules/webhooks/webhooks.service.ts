@@ -167,14 +167,26 @@ export function createWebhookService(deps: {
 }) {
   const { store, clock, config, events } = deps;
   const dueListeners: (() => void)[] = [];
+  let signalling = false;
+
+  /** Calls the listeners once the current turn of the event loop is over, however often asked. */
+  function signal(): void {
+    if (signalling) return;
+    signalling = true;
+    setImmediate(() => {
+      signalling = false;
+      dueListeners.forEach((listener) => listener());
+    });
+  }
 
   /**
    * Tells in-process workers that deliveries may be due (they also poll): once `trx` has
-   * committed, so they find the rows; without `trx`, for a change already committed.
+   * committed, so they find the rows; without `trx`, for a change already committed. The events
+   * of one turn (a transaction emitting a thousand, or many requests' commits) make one signal:
+   * each signal costs a worker a look at the queue.
    */
   function signalDue(trx?: Db): void {
     if (dueListeners.length === 0) return;
-    const signal = () => setImmediate(() => dueListeners.forEach((listener) => listener()));
     if (trx) store.afterCommit(trx, signal);
     else signal();
   }

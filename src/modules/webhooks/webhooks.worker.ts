@@ -31,11 +31,17 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 /** Attempts in flight in one worker, unless its options say otherwise. */
 export const DEFAULT_CONCURRENCY = 64;
 /** Rounds of `perEndpoint` attempts a worker claims at once for an endpoint that answers fast. */
-export const PREFETCH_ROUNDS = 8;
+export const PREFETCH_ROUNDS = 16;
 /** A worker claims more for an endpoint when this many rounds of its claimed attempts are left. */
 const LOW_WATER_ROUNDS = 2;
 /** An endpoint whose attempts took less than this (on average, recently) answers fast. */
 const FAST_ENDPOINT_MS = 250;
+/**
+ * How long outcomes gather before they are written together: every write commits (and its pages
+ * go to the WAL), so fewer, larger batches cost far less a delivery. Only the delivery log waits;
+ * the attempt's slot to its receiver is free already.
+ */
+const OUTCOME_GATHER_MS = 15;
 /** Random spread of each retry delay: +/- this fraction. */
 const RETRY_JITTER = 0.1;
 
@@ -212,9 +218,10 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   }
 
   /**
-   * Records an attempt's outcome. Outcomes that come in within a few milliseconds of each other,
+   * Records an attempt's outcome. Outcomes that come in within OUTCOME_GATHER_MS of each other,
    * or while a write is running, are written together in one transaction (a group commit: one
-   * fsync for many deliveries). The attempt keeps its slot until its outcome is stored.
+   * fsync for many deliveries). The attempt stays held, and counts against what the worker
+   * claims, until its outcome is stored.
    */
   function record(job: repo.Job, result: AttemptResult, at: number, ended: number): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -228,7 +235,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       flushing ??= (async () => {
         while (outcomes.length > 0) {
           // Gather the outcomes of responses arriving about now into this batch.
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await new Promise((resolve) => setTimeout(resolve, OUTCOME_GATHER_MS));
           const batch = outcomes.splice(0, 256);
           try {
             await writeOutcomes(batch);
