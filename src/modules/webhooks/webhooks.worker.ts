@@ -42,6 +42,13 @@ const FAST_ENDPOINT_MS = 250;
  * the attempt's slot to its receiver is free already.
  */
 const OUTCOME_GATHER_MS = 15;
+/** Outcomes written in one transaction at most. */
+const OUTCOME_BATCH = 256;
+/**
+ * Attempts sent whose outcomes are not written yet, at most: past this a worker claims nothing
+ * until its writes catch up (an attempt being written holds its lease, not a slot).
+ */
+const MAX_RECORDING = 4 * OUTCOME_BATCH;
 /** Random spread of each retry delay: +/- this fraction. */
 const RETRY_JITTER = 0.1;
 
@@ -96,9 +103,11 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   // A claimed attempt starts only while its lease has this long left: a whole attempt and margin.
   const startMarginMs = config.webhooks.timeoutMs + 5_000;
   const id = `wkr_${randomBase62(12)}`;
-  /** Attempts held (claimed and not yet recorded: waiting to start, sending, or being recorded). */
+  /** Attempts held (claimed and not yet done talking to their receivers: waiting to start, or sending). */
   const held = { endpoints: new Map<string, number>(), tenants: new Map<string, number>() };
   let total = 0;
+  /** Attempts sent whose outcomes are being written. */
+  let recording = 0;
   /** Attempts talking to their receivers, per endpoint and per tenant. */
   const sending = { endpoints: new Map<string, number>(), tenants: new Map<string, number>() };
   let sendingTotal = 0;
@@ -192,6 +201,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         }
       }
       await repo.insertDeliveries(trx, retries);
+      // The next look finds when the retries come due (a look before this commit did not).
+      if (retries.length > 0) store.afterCommit(trx, wake);
       // One status update per endpoint, in id order so concurrent batches never deadlock.
       recorded.sort((a, b) =>
         a.job.endpoint_id === b.job.endpoint_id
@@ -234,9 +245,11 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       });
       flushing ??= (async () => {
         while (outcomes.length > 0) {
-          // Gather the outcomes of responses arriving about now into this batch.
-          await new Promise((resolve) => setTimeout(resolve, OUTCOME_GATHER_MS));
-          const batch = outcomes.splice(0, 256);
+          // Gather the outcomes of responses arriving about now into this batch: until the oldest
+          // has waited OUTCOME_GATHER_MS (no wait when the last write took that long already).
+          const wait = (outcomes[0] as Outcome).ended + OUTCOME_GATHER_MS - clock.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          const batch = outcomes.splice(0, OUTCOME_BATCH);
           try {
             await writeOutcomes(batch);
             for (const outcome of batch) outcome.done();
@@ -372,17 +385,23 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       sendingTotal -= 1;
       count(sending.endpoints, job.endpoint_id, -1);
       count(sending.tenants, job.tenant_id, -1);
+      // Sent: it no longer counts against what the worker claims while its outcome is written
+      // (its lease holds until then).
+      letGo(job);
+      recording += 1;
       startWaiting();
+      // Room for the endpoint: look for more, unless attempts claimed ahead still wait
+      // (startWaiting looks when they run low).
+      if (!waitingToStart.has(job.endpoint_id)) wake();
     };
     const running = deliver(job, release)
       .catch((error: unknown) => logger.error({ err: error, delivery: job.id }, 'webhook delivery failed'))
       .finally(() => {
         release();
-        letGo(job);
+        recording -= 1;
         active.delete(running);
-        // A slot held for the endpoint is free: look for more, unless attempts claimed ahead still
-        // wait (startWaiting looks when they run low).
-        if (!waitingToStart.has(job.endpoint_id)) wake();
+        // Claims wait while too many outcomes are unwritten: one fewer now.
+        if (recording === MAX_RECORDING - 1) wake();
       });
     active.add(running);
   }
@@ -401,7 +420,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
    */
   async function claim(): Promise<number> {
     const free = concurrency * PREFETCH_ROUNDS - total;
-    if (free <= 0) return 0;
+    if (free <= 0 || recording >= MAX_RECORDING) return 0;
     const now = clock.now();
     const waiting = await repo.waitingEndpoints(store.db, {
       now,
@@ -493,7 +512,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
     /** Attempts this worker holds: claimed and not yet recorded. */
     get inFlight(): number {
-      return total;
+      return total + recording;
     },
   };
 }
