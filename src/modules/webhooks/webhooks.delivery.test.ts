@@ -642,6 +642,28 @@ for (const dialect of DIALECTS) {
       assert.equal(rx.received[1]?.headers['webhook-id'], rx.received[0]?.headers['webhook-id']);
     });
 
+    it('tells the worker once about the events of one turn, however many there are', async () => {
+      const rx = await startReceiver(() => ({ status: 200 }));
+      receivers.push(rx);
+      await h.hook(api, `${rx.url}/burst`, ['product.updated']);
+      let signals = 0;
+      ctx.deps.webhooks.onDue(() => (signals += 1));
+      const { store, events } = ctx.deps;
+      await store.transaction(async (trx) => {
+        for (let i = 0; i < 300; i++) {
+          await events.emit(trx, {
+            tenantId,
+            type: 'product.updated',
+            objectType: 'product',
+            object: { id: `prod_burst${i}` },
+          });
+        }
+      });
+      await rx.waitFor(300, 10_000);
+      // One for the transaction's commit; a look at the queue each would have been 300.
+      assert.equal(signals, 1);
+    });
+
     it('sends a retry that waited for a disabled endpoint as soon as it is enabled again', async () => {
       const rx = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
       receivers.push(rx);
