@@ -1,21 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { loadConfig } from '../config.js';
 import { sqliteFile } from '../db/store.js';
-import { createDeps, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
 import {
   type Client,
   client,
   createTenant,
   createTestContext,
   DIALECTS,
-  freshStore,
   type TestContext,
-  type TestStore,
 } from '../../test/helpers/context.js';
 import { upload } from '../../test/helpers/imports.js';
-import { caller, type ServerProcess, spawnServer } from '../../test/helpers/process.js';
+import { caller, type ServerProcess, SKIP_IN_UNIT_RUN } from '../../test/helpers/process.js';
+import { twoServers } from '../../test/helpers/two-servers.js';
 import type { Page } from '../../test/helpers/responses.js';
 import type { OrderObject } from '../modules/orders/orders.schemas.js';
 import type { ProductObject } from '../modules/products/products.schemas.js';
@@ -236,50 +234,41 @@ for (const dialect of DIALECTS) {
 // On PostgreSQL the way several processes run; on SQLite two servers on one file, which the
 // commit marks keep exact too.
 for (const dialect of DIALECTS) {
-  describe(`the catalog read cache across two server processes (${dialect})`, () => {
-    let store: TestStore;
-    let deps: Deps;
-    const servers: ServerProcess[] = [];
+  describe(
+    `the catalog read cache across two server processes (${dialect})`,
+    { skip: SKIP_IN_UNIT_RUN },
+    () => {
+      const two = twoServers(dialect);
 
-    before(async () => {
-      store = await freshStore(dialect);
-      deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
-      servers.push(await spawnServer(store.env), await spawnServer(store.env));
-    });
-    after(async () => {
-      for (const server of servers) await server.stop();
-      await deps?.close();
-      await store?.drop();
-    });
-
-    it('a read in one process after a write acknowledged by the other sees the write', async () => {
-      const tenant = await deps.tenants.create({ name: 'Two caches', email: 'cache2@example.com' });
-      const call = caller(tenant.apiKey.key);
-      const [a, b] = servers as [ServerProcess, ServerProcess];
-      const made = await call<ProductObject>(a, 'POST', '/v1/products', {
-        name: 'Shared lamp',
-        price: 4000,
-        stock: 30,
-        category: 'two-caches',
-      });
-      assert.equal(made.status, 201);
-      const id = (made.body as ProductObject).id;
-      for (let round = 1; round <= 12; round++) {
-        // Both processes hold the answer; one takes an order; the other answers at once.
-        const [reader, writer] = round % 2 ? [b, a] : [a, b];
-        await call(reader, 'GET', '/v1/products?category=two-caches');
-        await call(reader, 'GET', `/v1/products/${id}`);
-        await call(writer, 'GET', `/v1/products/${id}`);
-        const order = await call(writer, 'POST', '/v1/orders', {
-          items: [{ product_id: id, quantity: 1 }],
-          customer: { email: `round${round}@example.com` },
+      it('a read in one process after a write acknowledged by the other sees the write', async () => {
+        const tenant = await two.deps.tenants.create({ name: 'Two caches', email: 'cache2@example.com' });
+        const call = caller(tenant.apiKey.key);
+        const [a, b] = two.servers as [ServerProcess, ServerProcess];
+        const made = await call<ProductObject>(a, 'POST', '/v1/products', {
+          name: 'Shared lamp',
+          price: 4000,
+          stock: 30,
+          category: 'two-caches',
         });
-        assert.equal(order.status, 201, JSON.stringify(order.body));
-        const page = await call<Page<ProductObject>>(reader, 'GET', '/v1/products?category=two-caches');
-        assert.equal((page.body as Page<ProductObject>).data[0]?.stock, 30 - round, `round ${round}, list`);
-        const one = await call<ProductObject>(reader, 'GET', `/v1/products/${id}`);
-        assert.equal((one.body as ProductObject).stock, 30 - round, `round ${round}, object`);
-      }
-    });
-  });
+        assert.equal(made.status, 201);
+        const id = (made.body as ProductObject).id;
+        for (let round = 1; round <= 12; round++) {
+          // Both processes hold the answer; one takes an order; the other answers at once.
+          const [reader, writer] = round % 2 ? [b, a] : [a, b];
+          await call(reader, 'GET', '/v1/products?category=two-caches');
+          await call(reader, 'GET', `/v1/products/${id}`);
+          await call(writer, 'GET', `/v1/products/${id}`);
+          const order = await call(writer, 'POST', '/v1/orders', {
+            items: [{ product_id: id, quantity: 1 }],
+            customer: { email: `round${round}@example.com` },
+          });
+          assert.equal(order.status, 201, JSON.stringify(order.body));
+          const page = await call<Page<ProductObject>>(reader, 'GET', '/v1/products?category=two-caches');
+          assert.equal((page.body as Page<ProductObject>).data[0]?.stock, 30 - round, `round ${round}, list`);
+          const one = await call<ProductObject>(reader, 'GET', `/v1/products/${id}`);
+          assert.equal((one.body as ProductObject).stock, 30 - round, `round ${round}, object`);
+        }
+      });
+    },
+  );
 }

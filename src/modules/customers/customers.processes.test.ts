@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../config.js';
-import { createDeps, type Deps } from '../../deps.js';
-import { freshStore, type TestStore } from '../../../test/helpers/context.js';
-import { caller, type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { describe, it } from 'node:test';
+import type { Deps } from '../../deps.js';
+import { caller, type ServerProcess } from '../../../test/helpers/process.js';
+import { twoServers } from '../../../test/helpers/two-servers.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { CustomerObject } from './customers.schemas.js';
@@ -56,33 +55,20 @@ describe(
   { skip: !process.env.TEST_DATABASE_URL },
   () => {
     // One store and two processes for both tests; each test has its own tenant.
-    let store: TestStore;
-    let deps: Deps;
-    const servers: ServerProcess[] = [];
-
-    before(async () => {
-      store = await freshStore('postgres');
-      deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
-      servers.push(await spawnServer(store.env), await spawnServer(store.env));
-    });
-    after(async () => {
-      for (const server of servers) await server.stop();
-      await deps?.close();
-      await store?.drop();
-    });
+    const two = twoServers('postgres');
 
     it('30 concurrent orders with one new email in varying case: one customer, exact figures', async () => {
-      const tenant = await deps.tenants.create({ name: 'Two processes', email: 'c2@example.com' });
+      const tenant = await two.deps.tenants.create({ name: 'Two processes', email: 'c2@example.com' });
       const ref = { id: tenant.tenant.id, currency: 'USD' };
-      const usd = await deps.products.create(ref, { name: 'Cup', price: 700, stock: 10_000 });
-      const eur = await deps.products.create(ref, {
+      const usd = await two.deps.products.create(ref, { name: 'Cup', price: 700, stock: 10_000 });
+      const eur = await two.deps.products.create(ref, {
         name: 'Plate',
         price: 1_500,
         currency: 'EUR',
         stock: 10_000,
       });
       const call = caller(tenant.apiKey.key);
-      const server = (i: number) => servers[i % 2] as ServerProcess;
+      const server = (i: number) => two.servers[i % 2] as ServerProcess;
 
       // A third left pending, a third paid at once, a third declined; both currencies.
       const created = await Promise.all(
@@ -102,12 +88,12 @@ describe(
       const ids = new Set(created.map((r) => r.body.customer.id));
       assert.equal(ids.size, 1, [...ids].join(', '));
       const customerId = [...ids][0] as string;
-      let rows = await customerRows(deps, tenant.tenant.id);
+      let rows = await customerRows(two.deps, tenant.tenant.id);
       assert.deepEqual(
         rows.map((r) => [r.id, r.email, r.email_key, Number(r.orders_count)]),
         [[customerId, 'new.person@example.com', 'new.person@example.com', 30]],
       );
-      assert.equal(await countEvents(deps, tenant.tenant.id, 'customer.created'), 1);
+      assert.equal(await countEvents(two.deps, tenant.tenant.id, 'customer.created'), 1);
       const orders = created.map((r) => r.body);
       let customer = (await call<CustomerObject>(server(0), 'GET', `/v1/customers/${customerId}`)).body;
       assert.equal(customer.orders_count, 30);
@@ -152,13 +138,13 @@ describe(
       const expected = captured(after.body.data);
       assert.ok((expected.USD ?? 0) > 0 && (expected.EUR ?? 0) > 0, JSON.stringify(expected));
       assert.deepEqual(customer.total_spent, expected);
-      rows = await customerRows(deps, tenant.tenant.id);
+      rows = await customerRows(two.deps, tenant.tenant.id);
       assert.equal(Number(rows[0]?.total_spent_sort), expected.USD);
     });
 
     it('concurrent orders for two new emails, interleaved over both processes: two customers', async () => {
-      const tenant = await deps.tenants.create({ name: 'Two processes', email: 'c2b@example.com' });
-      const cup = await deps.products.create(
+      const tenant = await two.deps.tenants.create({ name: 'Two processes', email: 'c2b@example.com' });
+      const cup = await two.deps.products.create(
         { id: tenant.tenant.id, currency: 'USD' },
         { name: 'Cup', price: 700, stock: 10_000 },
       );
@@ -167,7 +153,7 @@ describe(
       // Order i is for email i % 2 on process (i >> 1) % 2: each email reaches both processes.
       const created = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          call<OrderObject>(servers[(i >> 1) % 2] as ServerProcess, 'POST', '/v1/orders', {
+          call<OrderObject>(two.servers[(i >> 1) % 2] as ServerProcess, 'POST', '/v1/orders', {
             items: [{ product_id: cup.id, quantity: 1 + (i % 4) }],
             customer: { email: casify(emails[i % 2] as string, i * 7) },
             ...(i % 3 === 0 ? {} : { payment_method: 'pm_card_visa' }),
@@ -178,24 +164,28 @@ describe(
         created.every((r) => r.status === 201),
         JSON.stringify(created.filter((r) => r.status !== 201).map((r) => r.body)),
       );
-      const rows = await customerRows(deps, tenant.tenant.id);
+      const rows = await customerRows(two.deps, tenant.tenant.id);
       assert.deepEqual(
         rows.map((r) => [r.email, Number(r.orders_count)]),
         emails.map((e) => [e, 15]),
       );
-      assert.equal(await countEvents(deps, tenant.tenant.id, 'customer.created'), 2);
+      assert.equal(await countEvents(two.deps, tenant.tenant.id, 'customer.created'), 2);
       for (const [k, email] of emails.entries()) {
         const row = rows[k] as (typeof rows)[number];
         const theirs = created.filter((_, i) => i % 2 === k).map((r) => r.body);
         assert.ok(theirs.every((o) => o.customer.id === row.id && o.customer.email === email));
         const customer = (
-          await call<CustomerObject>(servers[k] as ServerProcess, 'GET', `/v1/customers/${row.id}`)
+          await call<CustomerObject>(two.servers[k] as ServerProcess, 'GET', `/v1/customers/${row.id}`)
         ).body;
         assert.equal(customer.orders_count, 15);
         assert.deepEqual(customer.total_spent, captured(theirs));
         assert.equal(Number(row.total_spent_sort), captured(theirs).USD);
       }
-      const listed = await call<Page<CustomerObject>>(servers[0] as ServerProcess, 'GET', '/v1/customers');
+      const listed = await call<Page<CustomerObject>>(
+        two.servers[0] as ServerProcess,
+        'GET',
+        '/v1/customers',
+      );
       assert.equal(listed.body.total, 2);
     });
   },

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../config.js';
-import { createDeps, type Deps } from '../../deps.js';
-import { freshStore, type TestStore } from '../../../test/helpers/context.js';
-import { caller, type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { describe, it } from 'node:test';
+import { caller, type ServerProcess } from '../../../test/helpers/process.js';
+import { twoServers } from '../../../test/helpers/two-servers.js';
 import type { OrderObject } from './orders.schemas.js';
 
 /**
@@ -16,25 +14,12 @@ describe(
   'discount usage limits across two server processes on PostgreSQL',
   { skip: !process.env.TEST_DATABASE_URL },
   () => {
-    let store: TestStore;
-    let deps: Deps;
-    const servers: ServerProcess[] = [];
-
-    before(async () => {
-      store = await freshStore('postgres');
-      deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
-      servers.push(await spawnServer(store.env), await spawnServer(store.env));
-    });
-    after(async () => {
-      for (const server of servers) await server.stop();
-      await deps?.close();
-      await store?.drop();
-    });
+    const two = twoServers('postgres');
 
     it('gives a limit of 10 to exactly 10 of 30 concurrent orders', async () => {
-      const tenant = await deps.tenants.create({ name: 'Two processes', email: 'limits@example.com' });
+      const tenant = await two.deps.tenants.create({ name: 'Two processes', email: 'limits@example.com' });
       const call = caller(tenant.apiKey.key);
-      const server = (i: number) => servers[i % 2] as ServerProcess;
+      const server = (i: number) => two.servers[i % 2] as ServerProcess;
       const product = await call<{ id: string }>(server(0), 'POST', '/v1/products', {
         name: 'Lamp',
         price: 4_000,
@@ -73,7 +58,7 @@ describe(
         `/v1/discounts/${discount.body.id}`,
       );
       assert.deepEqual([read.body.times_used, read.body.status], [10, 'exhausted']);
-      const orders = await deps.store.db
+      const orders = await two.deps.store.db
         .selectFrom('orders')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('tenant_id', '=', tenant.tenant.id)

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../config.js';
-import { createDeps, type Deps } from '../../deps.js';
-import { freshStore, type TestStore } from '../../../test/helpers/context.js';
-import { caller, type ServerProcess, spawnServer } from '../../../test/helpers/process.js';
+import { describe, it } from 'node:test';
+import type { Deps } from '../../deps.js';
+import { caller, type ServerProcess } from '../../../test/helpers/process.js';
+import { twoServers } from '../../../test/helpers/two-servers.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { ProductObject } from './products.schemas.js';
 import type { VariantObject } from './variants.schemas.js';
@@ -35,25 +34,12 @@ describe(
   'one variant sold by two server processes on PostgreSQL',
   { skip: !process.env.TEST_DATABASE_URL },
   () => {
-    let store: TestStore;
-    let deps: Deps;
-    const servers: ServerProcess[] = [];
-
-    before(async () => {
-      store = await freshStore('postgres');
-      deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
-      servers.push(await spawnServer(store.env), await spawnServer(store.env));
-    });
-    after(async () => {
-      for (const server of servers) await server.stop();
-      await deps?.close();
-      await store?.drop();
-    });
+    const two = twoServers('postgres');
 
     it('sells exactly the stock of the variant, restocks it per variant, and sells it again', async () => {
-      const tenant = await deps.tenants.create({ name: 'Variants', email: 'v2@example.com' });
+      const tenant = await two.deps.tenants.create({ name: 'Variants', email: 'v2@example.com' });
       const call = caller(tenant.apiKey.key);
-      const server = (i: number) => servers[i % 2] as ServerProcess;
+      const server = (i: number) => two.servers[i % 2] as ServerProcess;
       const created = await call<ProductObject>(server(0), 'POST', '/v1/products', {
         name: 'Race T-shirt',
         options: [
@@ -94,7 +80,7 @@ describe(
       assert.equal(read.variants?.find((v) => v.id === target.id)?.stock, 0);
       assert.equal(read.stock, STOCK * 5, 'the other five variants keep their stock');
       assert.deepEqual(
-        (await outOfStockEvents(deps, tenant.tenant.id, product.id)).map((v) => [v?.id, v?.stock]),
+        (await outOfStockEvents(two.deps, tenant.tenant.id, product.id)).map((v) => [v?.id, v?.stock]),
         [[target.id, 0]],
       );
 
@@ -133,7 +119,7 @@ describe(
       );
       // Sold out a second time: a second event, each naming the variant.
       assert.deepEqual(
-        (await outOfStockEvents(deps, tenant.tenant.id, product.id)).map((v) => v?.id),
+        (await outOfStockEvents(two.deps, tenant.tenant.id, product.id)).map((v) => v?.id),
         [target.id, target.id],
       );
     });
