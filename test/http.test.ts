@@ -225,9 +225,15 @@ for (const dialect of DIALECTS) {
       const docs = await ctx.app.inject({ method: 'GET', url: '/docs/' });
       assert.equal(docs.statusCode, 200);
       assert.match(docs.body, /<title>Commerce Platform API reference<\/title>/);
-      assert.match(docs.body, /<script src="js\/scalar\.js"><\/script>/);
+      assert.match(docs.body, /<script src="\/docs\/js\/scalar\.js"><\/script>/);
       // Nothing it loads comes from elsewhere: no script, style, image or font by URL.
       assert.doesNotMatch(docs.body, /(src=|href=|url\()["']?https?:/);
+      // Problem types link to `/docs#error-…`: the page without the trailing slash too.
+      assert.equal((await ctx.app.inject({ method: 'GET', url: '/docs' })).body, docs.body);
+      const bundle = await ctx.app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
+      assert.equal(bundle.statusCode, 200);
+      assert.match(String(bundle.headers['content-type']), /^application\/javascript/);
+      assert.ok(bundle.rawPayload.length > 1_000_000, `the bundle is ${bundle.rawPayload.length} bytes`);
     });
 
     it('refuses paging past its bounds on every list with a 400, never a 500', async () => {
