@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { getHtmlDocument } from '@scalar/core/libs/html-rendering';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sameOriginPolicy } from './content-security-policy.js';
 
 /**
  * The API reference at `/docs`: Scalar's reference of the OpenAPI document (`/v1/openapi.json`),
@@ -92,18 +93,7 @@ function contentSecurityPolicy(html: string | undefined): string {
   const scripts = [...(html ?? '').matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
     (match) => sha256(match[1] ?? ''),
   );
-  return [
-    "default-src 'self'",
-    ["script-src 'self'", ...scripts].join(' '),
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return sameOriginPolicy({ scripts, styles: ["'unsafe-inline'"] });
 }
 
 /** `/docs`: the reference page, Scalar's bundle and the icon, each with the policy above. */

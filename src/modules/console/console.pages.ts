@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gate } from '../../http/auth.js';
 import { installNotFoundHandler } from '../../http/error-handler.js';
 import { AppError } from '../../lib/errors.js';
+import { sameOriginPolicy } from '../../http/content-security-policy.js';
 
 /**
  * Serves the console's single-page app (built by `npm run build` into dist/console) under
@@ -42,18 +43,7 @@ export const CONSOLE_PAGES = [
 const TOP_LEVEL_FILES = ['favicon.svg'] as const;
 
 /** Scripts, styles, images and fetches from this origin only; no framing. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+const CONTENT_SECURITY_POLICY = sameOriginPolicy();
 
 const ASSET_NAME = /^[\w.-]+$/;
 

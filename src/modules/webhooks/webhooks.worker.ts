@@ -231,8 +231,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   /**
    * Records an attempt's outcome. Outcomes that come in within OUTCOME_GATHER_MS of each other,
    * or while a write is running, are written together in one transaction (a group commit: one
-   * fsync for many deliveries). The attempt stays held, and counts against what the worker
-   * claims, until its outcome is stored.
+   * fsync for many deliveries). The attempt keeps its lease until its outcome is stored, but no
+   * longer counts against what the worker claims (see `send`), up to MAX_RECORDING of them.
    */
   function record(job: repo.Job, result: AttemptResult, at: number, ended: number): Promise<void> {
     return new Promise((resolve, reject) => {
