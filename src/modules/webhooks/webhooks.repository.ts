@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookStatus } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import { countList } from '../../db/list-counts.js';
-import type { Db } from '../../db/store.js';
+import type { Db, DialectName } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 
 /**
@@ -613,25 +613,37 @@ export type AttemptOutcome = Pick<
 >;
 
 /**
- * Writes attempts' outcomes in one statement (an UPDATE from a VALUES list), each only while
- * `owner` still holds the lease on its pending row (a worker whose lease ran out and was taken over
- * records nothing). Returns the ids it wrote.
+ * Writes attempts' outcomes in one statement, each only while `owner` still holds the lease on its
+ * pending row (a worker whose lease ran out and was taken over records nothing). Returns the ids it
+ * wrote. PostgreSQL takes the outcomes as one array a column (`unnest`): nine parameters, however
+ * many outcomes, where a VALUES list takes nine an outcome for the server to parse and plan (and
+ * the client to build and send). SQLite, which has no arrays, takes the VALUES list.
  */
 export async function completeAttempts(
   db: Db,
+  dialect: DialectName,
   owner: string,
   outcomes: readonly AttemptOutcome[],
 ): Promise<Set<string>> {
   if (outcomes.length === 0) return new Set();
-  // Typed casts: PostgreSQL gives VALUES columns their types from them.
-  const values = outcomes.map(
-    (o) => sql`(CAST(${o.id} AS text), CAST(${o.status} AS text), CAST(${o.time} AS bigint),
-      CAST(${o.url} AS text), CAST(${o.response} AS text), CAST(${o.response_status} AS integer),
-      CAST(${o.response_body} AS text), CAST(${o.duration} AS integer), CAST(${o.next_retry_at} AS bigint))`,
-  );
+  const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((o) => o[key]);
+  // Typed casts: PostgreSQL gives the columns their types from them.
+  const source =
+    dialect === 'postgres'
+      ? sql`SELECT * FROM unnest(CAST(${column('id')} AS text[]), CAST(${column('status')} AS text[]),
+          CAST(${column('time')} AS bigint[]), CAST(${column('url')} AS text[]),
+          CAST(${column('response')} AS text[]), CAST(${column('response_status')} AS integer[]),
+          CAST(${column('response_body')} AS text[]), CAST(${column('duration')} AS integer[]),
+          CAST(${column('next_retry_at')} AS bigint[]))`
+      : sql`VALUES ${sql.join(
+          outcomes.map(
+            (o) => sql`(${o.id}, ${o.status}, ${o.time}, ${o.url}, ${o.response}, ${o.response_status},
+              ${o.response_body}, ${o.duration}, ${o.next_retry_at})`,
+          ),
+        )}`;
   const { rows } = await sql<{ id: string }>`
     WITH v (id, status, time, url, response, response_status, response_body, duration, next_retry_at)
-      AS (VALUES ${sql.join(values)})
+      AS (${source})
     UPDATE webhook_deliveries
     SET status = v.status, time = v.time, url = v.url, response = v.response,
       response_status = v.response_status, response_body = v.response_body, duration = v.duration,

@@ -172,6 +172,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       });
       const mine = await repo.completeAttempts(
         trx,
+        store.dialect,
         id,
         planned.map(({ job, result, at, nextAt }) => ({
           id: job.id,
