@@ -118,6 +118,84 @@ for (const dialect of DIALECTS) {
       assert.equal(Number(await heldCount()), 0);
       assert.ok((await repo.nextDue(ctx.deps.store.db, now, [])) !== undefined);
     });
+
+    it('claims in one statement on PostgreSQL: each claim the oldest unleased, leased and loaded, none twice', async (t) => {
+      if (dialect !== 'postgres') {
+        t.skip('SQLite claims in a write transaction (dueCandidates, leaseDeliveries, loadJobs)');
+        return;
+      }
+      const now = Date.now() + 1_000;
+      const leaseUntil = now + 60_000;
+      const oldest = (
+        await ctx.deps.store.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('endpoint_id', '=', hook.id)
+          .orderBy('due_at')
+          .orderBy('id')
+          .execute()
+      ).map((row) => row.id);
+      assert.equal(oldest.length, PENDING);
+      const claim = (owner: string, limit: number) =>
+        repo.claimJobs(ctx.deps.store.db, { now, endpoints: [{ id: hook.id, limit }], owner, leaseUntil });
+
+      // Another worker's claim holds the 20 oldest locked: this one takes the next 50, without waiting.
+      const ids = (jobs: repo.Job[]) => jobs.map((job) => job.id);
+      const a = await ctx.deps.store.db.transaction().execute(async (trx) => {
+        await trx
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('id', 'in', oldest.slice(0, 20))
+          .forUpdate()
+          .execute();
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the claim waited for locked rows')), 10_000);
+        });
+        try {
+          return await Promise.race([claim('wkr_a', 50), waited]);
+        } finally {
+          clearTimeout(timer);
+        }
+      });
+      assert.deepEqual(ids(a), oldest.slice(20, 70));
+      const b = await claim('wkr_b', 50);
+      assert.deepEqual(ids(b), [...oldest.slice(0, 20), ...oldest.slice(70, 100)]);
+      for (const [owner, jobs] of [
+        ['wkr_a', a],
+        ['wkr_b', b],
+      ] as const) {
+        for (const job of jobs) {
+          assert.equal(job.lease_owner, owner);
+          assert.equal(job.endpoint_id, hook.id);
+          assert.equal(job.url, 'https://hooks.example.com/in');
+          assert.match(job.secret, /^whsec_/);
+          assert.equal(job.event_type, 'product.updated');
+          assert.equal(job.event_tenant_id, tenantId);
+          assert.ok(job.event_data);
+        }
+      }
+      const leased = await ctx.deps.store.db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'lease_owner', 'lease_until'])
+        .where('id', 'in', ids(a))
+        .execute();
+      assert.ok(leased.every((row) => row.lease_owner === 'wkr_a' && Number(row.lease_until) === leaseUntil));
+
+      // The rest, then nothing while the leases live.
+      const rest = await claim('wkr_c', PENDING);
+      assert.deepEqual(ids(rest), oldest.slice(100));
+      assert.deepEqual(await claim('wkr_d', PENDING), []);
+
+      // Leases run out: the oldest come back first.
+      const again = await repo.claimJobs(ctx.deps.store.db, {
+        now: leaseUntil,
+        endpoints: [{ id: hook.id, limit: 10 }],
+        owner: 'wkr_e',
+        leaseUntil: leaseUntil + 60_000,
+      });
+      assert.deepEqual(ids(again), oldest.slice(0, 10));
+    });
   });
 
   describe(`webhook queue, migrated store (${dialect})`, () => {

@@ -491,6 +491,13 @@ export async function dueCandidates(
   db: Db,
   input: { now: number; endpoints: readonly { id: string; limit: number }[]; rowLocks: boolean },
 ) {
+  return (await candidatesQuery(db, input)?.execute()) ?? [];
+}
+
+function candidatesQuery(
+  db: Db,
+  input: { now: number; endpoints: readonly { id: string; limit: number }[]; rowLocks: boolean },
+) {
   const parts = input.endpoints
     .filter(({ limit }) => limit > 0)
     .map(({ id, limit }, index) => {
@@ -516,8 +523,7 @@ export async function dueCandidates(
       return db.selectFrom(part.as(`c${index}`)).selectAll();
     });
   const [first, ...rest] = parts;
-  if (!first) return [];
-  return rest.reduce((all, part) => all.unionAll(part), first).execute();
+  return first && rest.reduce((all, part) => all.unionAll(part), first);
 }
 
 export async function leaseDeliveries(
@@ -597,6 +603,41 @@ export async function loadJobs(db: Db, ids: readonly string[]) {
 }
 
 export type Job = Awaited<ReturnType<typeof loadJobs>>[number];
+
+/**
+ * PostgreSQL: `dueCandidates` (locking SKIP LOCKED), `leaseDeliveries` and `loadJobs` in one
+ * statement: a claim is one round trip to the server, and atomic with no transaction around it.
+ * Each endpoint's deliveries come oldest first, as `dueCandidates` reads them.
+ */
+export async function claimJobs(
+  db: Db,
+  input: {
+    now: number;
+    endpoints: readonly { id: string; limit: number }[];
+    owner: string;
+    leaseUntil: number;
+  },
+): Promise<Job[]> {
+  const candidates = candidatesQuery(db, { ...input, rowLocks: true });
+  if (!candidates) return [];
+  const { rows } = await sql<Job>`
+    WITH c AS (${candidates}),
+    l AS (
+      UPDATE webhook_deliveries d SET lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}
+      FROM c WHERE d.id = c.id
+      RETURNING d.id, d.attempt, d.manual, d.endpoint_id, d.tenant_id, d.lease_owner, d.event_id, d.due_at
+    )
+    SELECT l.id, l.attempt, l.manual, l.endpoint_id, l.tenant_id, l.lease_owner,
+      e.url, e.secret, e.retired_secrets, e.api_version, e.installation_id,
+      ev.id AS event_id, ev.tenant_id AS event_tenant_id, ev.type AS event_type,
+      ev.object_type AS event_object_type, ev.object_id AS event_object_id, ev.data AS event_data,
+      ev.extra AS event_extra, ev.created AS event_created
+    FROM l
+    JOIN webhook_endpoints e ON e.id = l.endpoint_id
+    JOIN events ev ON ev.id = l.event_id
+    ORDER BY l.endpoint_id, l.due_at, l.id`.execute(db);
+  return rows;
+}
 
 /** An attempt's outcome, for `completeAttempts`. */
 export type AttemptOutcome = Pick<

@@ -437,18 +437,18 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     );
     if (shares.length === 0) return 0;
     const leaseUntil = now + leaseMs;
-    const jobs = await store.transaction(async (trx) => {
-      const candidates = await repo.dueCandidates(trx, {
-        now,
-        endpoints: shares,
-        rowLocks: store.supportsRowLocks,
-      });
-      const chosen = candidates.map((candidate) => candidate.id);
-      await repo.leaseDeliveries(trx, chosen, id, leaseUntil);
-      // In the order they were chosen: each endpoint's oldest first.
-      const loaded = new Map((await repo.loadJobs(trx, chosen)).map((job) => [job.id, job]));
-      return chosen.flatMap((jobId) => loaded.get(jobId) ?? []);
-    });
+    // PostgreSQL takes, leases and reads them in one statement (its row locks keep other workers
+    // off); SQLite in a write transaction, which admits one claimer at a time.
+    const jobs = store.supportsRowLocks
+      ? await repo.claimJobs(store.db, { now, endpoints: shares, owner: id, leaseUntil })
+      : await store.transaction(async (trx) => {
+          const candidates = await repo.dueCandidates(trx, { now, endpoints: shares, rowLocks: false });
+          const chosen = candidates.map((candidate) => candidate.id);
+          await repo.leaseDeliveries(trx, chosen, id, leaseUntil);
+          // In the order they were chosen: each endpoint's oldest first.
+          const loaded = new Map((await repo.loadJobs(trx, chosen)).map((job) => [job.id, job]));
+          return chosen.flatMap((jobId) => loaded.get(jobId) ?? []);
+        });
     for (const job of jobs) hold(job, leaseUntil);
     startWaiting();
     return jobs.length;
