@@ -570,34 +570,40 @@ export async function releaseLeases(
     .execute();
 }
 
-/** A leased delivery with what sending it needs: its endpoint and its event. */
+/**
+ * What sending a leased delivery needs: the delivery (`d`), its endpoint (`e`) and its event (`ev`).
+ * `loadJobs` and `claimJobs` read it alike.
+ */
+const JOB_COLUMNS = [
+  'd.id',
+  'd.attempt',
+  'd.manual',
+  'd.endpoint_id',
+  'd.tenant_id',
+  'd.lease_owner',
+  'e.url',
+  'e.secret',
+  'e.retired_secrets',
+  'e.api_version',
+  'e.installation_id',
+  'ev.id as event_id',
+  'ev.tenant_id as event_tenant_id',
+  'ev.type as event_type',
+  'ev.object_type as event_object_type',
+  'ev.object_id as event_object_id',
+  'ev.data as event_data',
+  'ev.extra as event_extra',
+  'ev.created as event_created',
+] as const;
+
+/** Leased deliveries with what sending them needs. */
 export async function loadJobs(db: Db, ids: readonly string[]) {
   if (ids.length === 0) return [];
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .innerJoin('events as ev', 'ev.id', 'd.event_id')
-    .select([
-      'd.id',
-      'd.attempt',
-      'd.manual',
-      'd.endpoint_id',
-      'd.tenant_id',
-      'd.lease_owner',
-      'e.url',
-      'e.secret',
-      'e.retired_secrets',
-      'e.api_version',
-      'e.installation_id',
-      'ev.id as event_id',
-      'ev.tenant_id as event_tenant_id',
-      'ev.type as event_type',
-      'ev.object_type as event_object_type',
-      'ev.object_id as event_object_id',
-      'ev.data as event_data',
-      'ev.extra as event_extra',
-      'ev.created as event_created',
-    ])
+    .select(JOB_COLUMNS)
     .where('d.id', 'in', [...ids])
     .execute();
 }
@@ -620,23 +626,33 @@ export async function claimJobs(
 ): Promise<Job[]> {
   const candidates = candidatesQuery(db, { ...input, rowLocks: true });
   if (!candidates) return [];
-  const { rows } = await sql<Job>`
-    WITH c AS (${candidates}),
-    l AS (
-      UPDATE webhook_deliveries d SET lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}
-      FROM c WHERE d.id = c.id
-      RETURNING d.id, d.attempt, d.manual, d.endpoint_id, d.tenant_id, d.lease_owner, d.event_id, d.due_at
+  return db
+    .with('c', () => candidates)
+    .with('d', (qb) =>
+      qb
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: input.owner, lease_until: input.leaseUntil })
+        .from('c')
+        .whereRef('webhook_deliveries.id', '=', 'c.id')
+        .returning([
+          'webhook_deliveries.id',
+          'webhook_deliveries.attempt',
+          'webhook_deliveries.manual',
+          'webhook_deliveries.endpoint_id',
+          'webhook_deliveries.tenant_id',
+          'webhook_deliveries.lease_owner',
+          'webhook_deliveries.event_id',
+          'webhook_deliveries.due_at',
+        ]),
     )
-    SELECT l.id, l.attempt, l.manual, l.endpoint_id, l.tenant_id, l.lease_owner,
-      e.url, e.secret, e.retired_secrets, e.api_version, e.installation_id,
-      ev.id AS event_id, ev.tenant_id AS event_tenant_id, ev.type AS event_type,
-      ev.object_type AS event_object_type, ev.object_id AS event_object_id, ev.data AS event_data,
-      ev.extra AS event_extra, ev.created AS event_created
-    FROM l
-    JOIN webhook_endpoints e ON e.id = l.endpoint_id
-    JOIN events ev ON ev.id = l.event_id
-    ORDER BY l.endpoint_id, l.due_at, l.id`.execute(db);
-  return rows;
+    .selectFrom('d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .innerJoin('events as ev', 'ev.id', 'd.event_id')
+    .select(JOB_COLUMNS)
+    .orderBy('d.endpoint_id')
+    .orderBy('d.due_at')
+    .orderBy('d.id')
+    .execute();
 }
 
 /** An attempt's outcome, for `completeAttempts`. */
