@@ -117,7 +117,8 @@ function banner(server: RunningServer): string {
   return `${lines.join('\n')}\n\n`;
 }
 
-async function main(): Promise<void> {
+/** `npm start`: the server from the environment's configuration, with its banner and signals. */
+export async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();

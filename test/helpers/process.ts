@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,7 +21,11 @@ export interface SpawnOptions {
    * Default: `listening on URL` (the server). For `src/worker.ts`: `WORKER_READY`.
    */
   ready?: RegExp;
-  /** Start under this open-file limit (soft and hard, through `sh -c 'ulimit -n N'`). */
+  /**
+   * Serve under this open-file limit (soft and hard), set once the modules are loaded: the entry
+   * must be `src/server.ts`, run through test/helpers/under-file-limit.ts. Needs util-linux's
+   * `prlimit` (see `hasPrlimit`).
+   */
   openFileLimit?: number;
 }
 
@@ -32,6 +36,11 @@ export interface SpawnOptions {
 export const SKIP_IN_UNIT_RUN: string | false = process.env.TEST_UNIT
   ? 'starts server or worker processes: run by npm test, not npm run test:unit'
   : false;
+
+/** Whether util-linux's `prlimit`, which `openFileLimit` needs, is on the PATH. */
+export function hasPrlimit(): boolean {
+  return spawnSync('prlimit', ['--version'], { stdio: 'ignore' }).status === 0;
+}
 
 /** The line `src/worker.ts` prints once it delivers. */
 export const WORKER_READY = /Webhook worker \S+ running/;
@@ -46,14 +55,18 @@ export async function spawnServer(
   options: SpawnOptions = {},
 ): Promise<ServerProcess> {
   const ready = options.ready ?? /listening on (\S+)/;
-  const args = ['--import', 'tsx', entry];
-  const [command, commandArgs] =
-    options.openFileLimit === undefined
-      ? [process.execPath, args]
-      : ['sh', ['-c', `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, process.execPath, ...args]];
-  const child = spawn(command, commandArgs, {
+  const limited = options.openFileLimit !== undefined;
+  if (limited && entry !== 'src/server.ts') throw new Error('openFileLimit is for src/server.ts only');
+  const args = ['--import', 'tsx', limited ? 'test/helpers/under-file-limit.ts' : entry];
+  const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...env,
+      ...(limited ? { OPEN_FILE_LIMIT: String(options.openFileLimit) } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
