@@ -8,7 +8,8 @@ import type { CustomerSort } from './customers.schemas.js';
 /** A customer as stored; `seq` (the search index key) stays inside the database. */
 export type CustomerRow = Omit<Selectable<CustomersTable>, 'seq'>;
 
-const COLUMNS = [
+/** A customer's columns as stored, `seq` aside: what every read of a `CustomerRow` selects. */
+export const CUSTOMER_COLUMNS = [
   'id',
   'tenant_id',
   'email',
@@ -30,7 +31,7 @@ const COLUMNS = [
 ] as const;
 
 /** The list's columns, named by table: a `tag` page joins `customer_tags`, which has some of the same names. */
-const LISTED = COLUMNS.map((column) => `customers.${column}` as const);
+const LISTED = CUSTOMER_COLUMNS.map((column) => `customers.${column}` as const);
 
 export async function insertCustomer(db: Db, row: CustomerRow): Promise<void> {
   await db.insertInto('customers').values(row).execute();
@@ -59,7 +60,7 @@ export async function findCustomer(
 ): Promise<CustomerRow | undefined> {
   let query = db
     .selectFrom('customers')
-    .select(COLUMNS)
+    .select(CUSTOMER_COLUMNS)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id);
   if (lock) query = query.forUpdate();
@@ -74,7 +75,7 @@ export async function findByEmail(
 ): Promise<CustomerRow | undefined> {
   let query = db
     .selectFrom('customers')
-    .select(COLUMNS)
+    .select(CUSTOMER_COLUMNS)
     .where('tenant_id', '=', tenantId)
     .where('email_key', '=', email.toLowerCase());
   if (lock) query = query.forUpdate();
@@ -89,7 +90,7 @@ export async function findCustomersByIds(
   if (ids.length === 0) return [];
   return db
     .selectFrom('customers')
-    .select(COLUMNS)
+    .select(CUSTOMER_COLUMNS)
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', [...ids])
     .execute();

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { ImportErrorsTable, ImportsTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
-import type { CustomerRow } from '../customers/customers.repository.js';
+import { CUSTOMER_COLUMNS, type CustomerRow } from '../customers/customers.repository.js';
 import type { VariantRow } from '../products/variants.repository.js';
 
 /** Imports, their errors and their uploaded files; and the reads the importer matches rows with. */
@@ -228,27 +228,6 @@ export async function variantsByOptionKeys(
     .where('option_key', 'in', [...new Set(keys)])
     .execute();
 }
-
-const CUSTOMER_COLUMNS = [
-  'id',
-  'tenant_id',
-  'email',
-  'email_key',
-  'name',
-  'phone',
-  'addresses',
-  'tags',
-  'note',
-  'metadata',
-  'marketing_consent',
-  'orders_count',
-  'total_spent',
-  'total_spent_sort',
-  'last_order_at',
-  'redacted',
-  'created',
-  'updated',
-] as const;
 
 /** The tenant's customers with these lower-cased emails; `lock` takes their row locks (PostgreSQL). */
 export async function customersByEmailKeys(
