@@ -12,8 +12,8 @@ import { type RunningServer, startServer } from '../server.js';
 /**
  * The API reference at /docs as a person meets it: served by the real server, rendered by Scalar
  * in Debian's Chromium. It is titled and branded as the product, groups the operations by tag,
- * shows an operation with its curl call, the TypeScript client's call and the answer's example,
- * and sends a request from the page. Nothing may go wrong on the way: no console error, no page
+ * shows an operation with its curl call, the TypeScript client's call and the answers' examples
+ * (a problem answer's of its own status's code), and sends a request from the page. Nothing may go wrong on the way: no console error, no page
  * error, no Content-Security-Policy violation, and no request to another origin. A screenshot goes
  * to test-artifacts/docs/.
  */
@@ -99,7 +99,7 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'introduction.png') });
   });
 
-  it('shows an operation with its curl call, the TypeScript client call and an example answer', async () => {
+  it('shows an operation with its curl call, the TypeScript client call and example answers, problems too', async () => {
     const sidebar = page.getByRole('navigation', { name: 'Sidebar for Commerce Platform API' });
     await sidebar.getByRole('button', { name: 'Products Open Group' }).click();
     await sidebar.getByRole('button', { name: /^List products HTTP Method: GET$/ }).click();
@@ -131,6 +131,10 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
       assert.ok((await example.innerText()).includes(call.trim()), `${sample.label}: ${call}`);
     }
     await page.screenshot({ path: path.join(ARTIFACTS, 'list-products.png') });
+    // A problem answer shows a problem of its own status's code, not another status's.
+    await operation.getByRole('tab', { name: 'Status: 401' }).click();
+    await answers.getByText('"code": "authentication_required"').waitFor();
+    assert.doesNotMatch(await answers.innerText(), /validation_failed/);
   });
 
   it('sends a request from the page to this server', async () => {

@@ -17,7 +17,8 @@ type Node = Record<string, unknown>;
 interface Media {
   schema: Node;
   example?: unknown;
-  examples?: Record<string, { value: unknown }>;
+  /** Inline (`value`) or one of `components/examples` (`$ref`). */
+  examples?: Record<string, { value?: unknown; $ref?: string }>;
 }
 interface Operation {
   operationId?: string;
@@ -30,10 +31,15 @@ interface Doc {
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Node>; headers: Record<string, { schema: Node }> };
+  components: {
+    schemas: Record<string, Node>;
+    headers: Record<string, { schema: Node }>;
+    examples?: Record<string, { value: unknown }>;
+  };
 }
 
 const REF = '#/components/schemas/';
+const EXAMPLE_REF = '#/components/examples/';
 /** The shared objects generators must find by name (a subset: the whole list is in openapi-components.ts). */
 const MUST_BE_COMPONENTS = [
   'Problem',
@@ -278,8 +284,13 @@ function invalidExamples(doc: Doc): { failures: string[]; checked: number } {
     ];
     for (const [at, m] of media) {
       if (m.example !== undefined) check(`${at}/schema`, m.example, 'example');
-      for (const [name, example] of Object.entries(m.examples ?? {}))
-        check(`${at}/schema`, example.value, name);
+      for (const [name, example] of Object.entries(m.examples ?? {})) {
+        const value =
+          example.$ref === undefined
+            ? example.value
+            : doc.components.examples?.[example.$ref.slice(EXAMPLE_REF.length)]?.value;
+        check(`${at}/schema`, value, example.$ref ?? name);
+      }
     }
     (operation.parameters ?? []).forEach((parameter, i) => {
       if (parameter.example !== undefined)
@@ -330,13 +341,15 @@ describe('the OpenAPI document', () => {
     const refs = refsOf({ paths: doc.paths, webhooks: doc.webhooks, components: doc.components }, '#');
     const used = new Set<string>();
     for (const [at, ref] of refs) {
-      const [, section, name] = /^#\/components\/(schemas|headers)\/(.+)$/.exec(ref) ?? [];
-      assert.ok(section && name && name in doc.components[section as 'schemas' | 'headers'], `${at}: ${ref}`);
+      const [, section, name] = /^#\/components\/(schemas|headers|examples)\/(.+)$/.exec(ref) ?? [];
+      const components = doc.components[section as 'schemas' | 'headers' | 'examples'] ?? {};
+      assert.ok(section && name && name in components, `${at}: ${ref}`);
       used.add(`${section}/${name}`);
     }
     const declared = [
       ...names.map((name) => `schemas/${name}`),
       ...Object.keys(doc.components.headers).map((name) => `headers/${name}`),
+      ...Object.keys(doc.components.examples ?? {}).map((name) => `examples/${name}`),
     ];
     assert.deepEqual(
       declared.filter((name) => !used.has(name)),

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import { registerDocs } from './docs.js';
 import { componentSchemas, withComponentRefs, withComponents } from './openapi-components.js';
 import { headerComponents, withHeaderRefs, withHeaders } from './openapi-headers.js';
+import { withProblemExamples } from './openapi-problems.js';
 import { withCodeSamples } from './openapi-samples.js';
 import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance } from 'fastify';
@@ -72,9 +73,12 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       ) as typeof schema,
       url,
     }),
-    // Each response header once, under components/headers, once the document is made.
+    // Once the document is made: each response header once, under components/headers, and every
+    // problem response with the example problems of its status's codes, under components/examples.
     transformObject: (document) =>
-      withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+      withProblemExamples(
+        withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+      ),
     openapi: {
       openapi: '3.1.0',
       info: {
