@@ -20,10 +20,17 @@ interface Media {
   /** Inline (`value`) or one of `components/examples` (`$ref`). */
   examples?: Record<string, { value?: unknown; $ref?: string }>;
 }
+interface Parameter {
+  in: string;
+  name: string;
+  schema: Node;
+  example?: unknown;
+}
 interface Operation {
   operationId?: string;
   tags?: string[];
-  parameters?: { in: string; name: string; schema: Node; example?: unknown }[];
+  /** Inline, or one of `components/parameters` (`$ref`, `parameterOf`). */
+  parameters?: (Parameter | { $ref: string })[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { headers?: Record<string, { schema: Node }>; content?: Record<string, Media> }>;
 }
@@ -34,12 +41,14 @@ interface Doc {
   components: {
     schemas: Record<string, Node>;
     headers: Record<string, { schema: Node }>;
+    parameters: Record<string, Parameter>;
     examples?: Record<string, { value: unknown }>;
   };
 }
 
 const REF = '#/components/schemas/';
 const EXAMPLE_REF = '#/components/examples/';
+const PARAMETER_REF = '#/components/parameters/';
 /** The shared objects generators must find by name (a subset: the whole list is in openapi-components.ts). */
 const MUST_BE_COMPONENTS = [
   'Problem',
@@ -108,13 +117,21 @@ function operationsOf(doc: Doc): { where: string; pointer: string; operation: Op
   return out;
 }
 
+/** An operation's parameter, or the component its `$ref` names; undefined for a dangling one. */
+function parameterOf(doc: Doc, parameter: Parameter | { $ref: string }): Parameter | undefined {
+  return '$ref' in parameter
+    ? doc.components.parameters[parameter.$ref.slice(PARAMETER_REF.length)]
+    : parameter;
+}
+
 /** Every schema of the document (operations' parameters, bodies, answers and headers; components). */
 function schemasOf(doc: Doc): { pointer: string; schema: Node }[] {
   const out: { pointer: string; schema: Node }[] = [];
   for (const { pointer, operation } of operationsOf(doc)) {
-    (operation.parameters ?? []).forEach((parameter, i) =>
-      out.push({ pointer: `${pointer}/parameters/${i}/schema`, schema: parameter.schema }),
-    );
+    (operation.parameters ?? []).forEach((parameter, i) => {
+      if (!('$ref' in parameter))
+        out.push({ pointer: `${pointer}/parameters/${i}/schema`, schema: parameter.schema });
+    });
     for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
       out.push({ pointer: `${pointer}/requestBody/content/${escape(type)}/schema`, schema: media.schema });
     }
@@ -135,6 +152,9 @@ function schemasOf(doc: Doc): { pointer: string; schema: Node }[] {
   }
   for (const [name, schema] of Object.entries(doc.components.schemas)) {
     out.push({ pointer: `#/components/schemas/${escape(name)}`, schema });
+  }
+  for (const [name, parameter] of Object.entries(doc.components.parameters)) {
+    out.push({ pointer: `#/components/parameters/${escape(name)}/schema`, schema: parameter.schema });
   }
   for (const [name, header] of Object.entries(doc.components.headers)) {
     out.push({ pointer: `#/components/headers/${escape(name)}/schema`, schema: header.schema });
@@ -186,7 +206,10 @@ function incompleteOperations(doc: Doc): string[] {
       if (!hasExample(doc, media)) problems.push(`${where}: an example of the ${place}`);
     }
     // Webhooks: the signature headers; the API's operations: the headers every call has.
-    const headers = (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+    const headers = (operation.parameters ?? [])
+      .map((p) => parameterOf(doc, p))
+      .filter((p) => p?.in === 'header')
+      .map((p) => p?.name);
     const needed = pointer.startsWith('#/webhooks')
       ? ['webhook-id', 'webhook-signature']
       : ['X-Service-Version'];
@@ -293,7 +316,7 @@ function invalidExamples(doc: Doc): { failures: string[]; checked: number } {
       }
     }
     (operation.parameters ?? []).forEach((parameter, i) => {
-      if (parameter.example !== undefined)
+      if (!('$ref' in parameter) && parameter.example !== undefined)
         check(`${pointer}/parameters/${i}/schema`, parameter.example, 'example');
     });
   }
@@ -325,7 +348,7 @@ describe('the OpenAPI document', () => {
     assert.ok(ok?.content);
     ok.content['application/json'] = { schema: { type: 'object' } };
     get.tags = [];
-    get.parameters = get.parameters?.filter((p) => p.name !== 'X-Service-Version');
+    get.parameters = get.parameters?.filter((p) => parameterOf(doc, p)?.name !== 'X-Service-Version');
     assert.deepEqual(incompleteOperations(broken), [
       'GET /v1/products/{id}: one tag with a description',
       'GET /v1/products/{id}: an example of the 200 application/json',
@@ -341,20 +364,27 @@ describe('the OpenAPI document', () => {
     const refs = refsOf({ paths: doc.paths, webhooks: doc.webhooks, components: doc.components }, '#');
     const used = new Set<string>();
     for (const [at, ref] of refs) {
-      const [, section, name] = /^#\/components\/(schemas|headers|examples)\/(.+)$/.exec(ref) ?? [];
-      const components = doc.components[section as 'schemas' | 'headers' | 'examples'] ?? {};
+      const [, section, name] =
+        /^#\/components\/(schemas|headers|parameters|examples)\/(.+)$/.exec(ref) ?? [];
+      const components = doc.components[section as 'schemas' | 'headers' | 'parameters' | 'examples'] ?? {};
       assert.ok(section && name && name in components, `${at}: ${ref}`);
       used.add(`${section}/${name}`);
     }
     const declared = [
       ...names.map((name) => `schemas/${name}`),
       ...Object.keys(doc.components.headers).map((name) => `headers/${name}`),
+      ...Object.keys(doc.components.parameters).map((name) => `parameters/${name}`),
       ...Object.keys(doc.components.examples ?? {}).map((name) => `examples/${name}`),
     ];
     assert.deepEqual(
       declared.filter((name) => !used.has(name)),
       [],
       'components nothing refers to',
+    );
+    // The request headers every operation takes, once each.
+    assert.deepEqual(
+      doc.paths['/v1/products/{id}']?.get?.parameters?.filter((p) => '$ref' in p),
+      [{ $ref: `${PARAMETER_REF}X-Service-Version` }, { $ref: `${PARAMETER_REF}If-None-Match` }],
     );
     // The response headers too, once each.
     assert.deepEqual(doc.paths['/v1/products/{id}']?.get?.responses['200']?.headers?.ETag, {

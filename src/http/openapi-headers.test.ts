@@ -4,13 +4,16 @@ import { client, createTenant, createTestContext, type TestContext } from '../..
 import { APP_EVENT_TYPES, EVENT_TYPES } from '../modules/events/events.types.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
+type Parameter = { in: string; name: string };
 type Operation = {
   security?: unknown[];
-  parameters?: { in: string; name: string }[];
+  /** Inline, or one of `components/parameters` (`$ref`). */
+  parameters?: (Parameter | { $ref: string })[];
   responses: Record<string, { headers?: Record<string, unknown> }>;
 };
 type Doc = {
   paths: Record<string, Record<string, Operation>>;
+  components: { parameters: Record<string, Parameter> };
   webhooks: Record<
     string,
     {
@@ -44,7 +47,12 @@ describe('headers in the OpenAPI document', () => {
         operations += 1;
         const where = `${method.toUpperCase()} ${path}`;
         const sent = new Set(
-          (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name),
+          (operation.parameters ?? [])
+            .map((p) =>
+              '$ref' in p ? doc.components.parameters[p.$ref.replace('#/components/parameters/', '')] : p,
+            )
+            .filter((p) => p?.in === 'header')
+            .map((p) => p?.name),
         );
         const keyed = (operation.security ?? []).length > 0;
         assert.ok(sent.has('X-Service-Version'), where);

@@ -96,6 +96,56 @@ export function withHeaderRefs<T extends Schema>(document: T): T {
   return document;
 }
 
+/** The request headers by name: each is declared once under `components/parameters` (`parameterComponents`). */
+const REQUEST_HEADERS: Readonly<Record<string, Schema>> = {
+  'X-Service-Version': REQUEST.version,
+  'Idempotency-Key': REQUEST.idempotency,
+  'If-None-Match': REQUEST.ifNoneMatch,
+};
+
+/** A request header as the document's Parameter Object has it (as @fastify/swagger writes it). */
+interface HeaderParameter {
+  schema: Schema;
+  in: 'header';
+  name: string;
+  required: false;
+  description: string;
+}
+
+function parameterObject(name: string, schema: Schema): HeaderParameter {
+  const { description, ...rest } = schema;
+  return { schema: rest, in: 'header', name, required: false, description: String(description) };
+}
+
+/** The `components/parameters` section: every request header an operation may take, once. */
+export function parameterComponents(): Record<string, HeaderParameter> {
+  return Object.fromEntries(
+    Object.entries(REQUEST_HEADERS).map(([name, schema]) => [name, parameterObject(name, schema)]),
+  );
+}
+
+/**
+ * The finished document with each header an operation takes as it is declared a reference to its
+ * component, and each response header likewise (`withHeaderRefs`).
+ */
+export function withParameterRefs<T extends Schema>(document: T): T {
+  const declared = parameterComponents();
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Schema>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (!Array.isArray(operation.parameters)) continue;
+      operation.parameters = (operation.parameters as Schema[]).map((parameter) => {
+        const name = parameter.in === 'header' ? String(parameter.name) : '';
+        const component = declared[name];
+        return component !== undefined && JSON.stringify(parameter) === JSON.stringify(component)
+          ? { $ref: `#/components/parameters/${name}` }
+          : parameter;
+      });
+    }
+  }
+  return document;
+}
+
 function isAuthenticated(schema: Schema): boolean {
   return Array.isArray(schema.security) && schema.security.length > 0;
 }

@@ -1,7 +1,13 @@
 import swagger from '@fastify/swagger';
 import { registerDocs } from './docs.js';
 import { componentSchemas, withComponentRefs, withComponents } from './openapi-components.js';
-import { headerComponents, withHeaderRefs, withHeaders } from './openapi-headers.js';
+import {
+  headerComponents,
+  parameterComponents,
+  withHeaderRefs,
+  withHeaders,
+  withParameterRefs,
+} from './openapi-headers.js';
 import { withProblemExamples } from './openapi-problems.js';
 import { withCodeSamples } from './openapi-samples.js';
 import { webhooksSection } from './openapi-webhooks.js';
@@ -73,11 +79,14 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       ) as typeof schema,
       url,
     }),
-    // Once the document is made: each response header once, under components/headers, and every
-    // problem response with the example problems of its status's codes, under components/examples.
+    // Once the document is made: each request and response header once, under
+    // components/parameters and components/headers, and every problem response with the example
+    // problems of its status's codes, under components/examples.
     transformObject: (document) =>
       withProblemExamples(
-        withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+        withParameterRefs(
+          withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+        ),
       ),
     openapi: {
       openapi: '3.1.0',
@@ -91,6 +100,7 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       webhooks: withComponentRefs(webhooksSection()),
       components: {
         schemas: componentSchemas(),
+        parameters: parameterComponents(),
         headers: headerComponents(),
         securitySchemes: {
           bearerAuth: {

@@ -4601,7 +4601,14 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+    'X-Service-Version': string;
+    /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+    'Idempotency-Key': string;
+    /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+    'If-None-Match': string;
+  };
   requestBodies: never;
   headers: {
     /** @description This request, in logs and in support requests. */
@@ -4634,9 +4641,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -4690,9 +4697,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -4746,9 +4753,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -4953,9 +4960,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -5078,9 +5085,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -5330,9 +5337,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -5473,7 +5480,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -5611,9 +5618,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -5845,9 +5852,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -5994,9 +6001,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -6239,9 +6246,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -6364,9 +6371,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -6532,9 +6539,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -6689,9 +6696,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -6957,9 +6964,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -7100,7 +7107,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -7238,7 +7245,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -7498,9 +7505,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -7641,9 +7648,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -7887,9 +7894,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -8031,7 +8038,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -8186,7 +8193,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -8426,9 +8433,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -8551,9 +8558,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -8788,9 +8795,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -8931,7 +8938,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -9085,7 +9092,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -9319,9 +9326,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -9462,9 +9469,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -9813,9 +9820,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -10034,9 +10041,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -10168,9 +10175,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -10393,9 +10400,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -10545,9 +10552,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -10691,9 +10698,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -10820,9 +10827,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -10949,9 +10956,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -11090,9 +11097,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -11215,9 +11222,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -11436,9 +11443,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -11579,7 +11586,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -11717,7 +11724,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -11951,9 +11958,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -12076,9 +12083,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -12304,9 +12311,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -12447,7 +12454,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -12585,7 +12592,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -12819,9 +12826,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -12944,9 +12951,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -13152,9 +13159,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -13295,7 +13302,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -13433,7 +13440,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -13663,9 +13670,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -13788,9 +13795,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -14039,9 +14046,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -14440,9 +14447,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -14583,9 +14590,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -14805,9 +14812,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -15025,9 +15032,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -15237,9 +15244,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -15449,9 +15456,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -15668,9 +15675,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -15811,9 +15818,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -16054,9 +16061,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -16195,9 +16202,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -16340,9 +16347,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -16465,9 +16472,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -16697,9 +16704,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -16822,9 +16829,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -16974,9 +16981,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -17099,9 +17106,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -17355,9 +17362,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -17498,7 +17505,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -17636,7 +17643,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         id: string;
@@ -17863,9 +17870,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -18093,9 +18100,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -18333,9 +18340,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -18485,9 +18492,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         id: string;
@@ -18628,9 +18635,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         id: string;
@@ -18888,9 +18895,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -19013,9 +19020,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -19347,9 +19354,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -19491,7 +19498,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -19789,9 +19796,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -20011,9 +20018,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -20164,9 +20171,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -20308,9 +20315,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -20539,7 +20546,7 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -20680,9 +20687,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path: {
         /** @description The plugin id (`plg_...`) or its slug. */
@@ -20918,9 +20925,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -21217,9 +21224,9 @@ export interface operations {
       query?: never;
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
@@ -21519,9 +21526,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -21896,9 +21903,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -22226,9 +22233,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -22434,9 +22441,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
@@ -22621,9 +22628,9 @@ export interface operations {
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: string;
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: string;
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
