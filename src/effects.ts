@@ -7,8 +7,9 @@ import type { WebhookService } from './modules/webhooks/webhooks.service.js';
 
 /**
  * What else every event writes. Each effect runs inside the transaction of the change that emits
- * the event, after the event row and in the order below, so the change, its event and these rows
- * commit together or not at all (an effect that fails fails the change). Registered once, by
+ * the event, after the event rows and in the order below, once per emit with all the events it
+ * wrote (`emitMany`'s batch at once), so the change, its events and these rows commit together or
+ * not at all (an effect that fails fails the change). Registered once, by
  * `createDeps`, before anything can emit; no service attaches effects of its own.
  */
 export function registerEventEffects(deps: {

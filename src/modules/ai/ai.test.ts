@@ -292,8 +292,9 @@ for (const dialect of DIALECTS) {
       const product = await createProduct(api, { name: 'Brittle Bowl', attributes: {} });
       let fail = true;
       // The save's transaction fails after the product row changed (its event cannot be written).
-      ctx.deps.events.onEmit(async (_trx, event) => {
-        if (fail && event.type === 'product.updated') throw new Error('injected failure');
+      ctx.deps.events.onEmit(async (_trx, events) => {
+        if (fail && events.some((event) => event.type === 'product.updated'))
+          throw new Error('injected failure');
       });
       const before = (await generations(ctx, tenantId)).length;
       const res = await api<Reply>('POST', '/v1/ai/generate-description', {

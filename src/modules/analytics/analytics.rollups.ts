@@ -233,7 +233,7 @@ async function transition(
 
 /** The rollup effect, registered with `events.onEmit` in src/effects.ts. */
 export function rollupListener(logger: Logger): EmitListener {
-  return async (trx, event: EventsTable) => {
+  const apply = async (trx: Db, event: EventsTable) => {
     if (event.type === 'refund.created') {
       await refunded(trx, event.tenant_id, JSON.parse(event.data) as RefundEvent, logger);
       return;
@@ -246,5 +246,8 @@ export function rollupListener(logger: Logger): EmitListener {
     const to = TRANSITION_TO[event.type];
     if (to !== undefined)
       await transition(trx, event.tenant_id, JSON.parse(event.data) as OrderObject, to, logger);
+  };
+  return async (trx, events) => {
+    for (const event of events) await apply(trx, event);
   };
 }

@@ -20,7 +20,7 @@ import * as repo from './customers.repository.js';
  * paid for an order and is not counted, nor is any refund of it, as analytics does not count them.
  */
 export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitListener {
-  return async (trx, event: EventsTable) => {
+  const apply = async (trx: Db, event: EventsTable) => {
     if (event.type === 'refund.created') {
       await refunded(trx, store, event.tenant_id, JSON.parse(event.data) as RefundMoney);
       return;
@@ -34,6 +34,9 @@ export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitLis
     } else if (event.type === 'order.paid') {
       await spent(trx, store, event.tenant_id, customerId, order.currency, order.total);
     }
+  };
+  return async (trx, events) => {
+    for (const event of events) await apply(trx, event);
   };
 }
 

@@ -37,7 +37,11 @@ export interface EventObject {
  * so it commits or rolls back with the change. The application's effects are registered in one
  * place, src/effects.ts.
  */
-export type EmitListener = (trx: Db, event: EventsTable) => Promise<void>;
+/**
+ * An effect of emitting: called once per `emit` or `emitMany` with the events it wrote, in order
+ * (one for `emit`), inside the emitting transaction.
+ */
+export type EmitListener = (trx: Db, events: readonly EventsTable[]) => Promise<void>;
 
 export type EventListQuery = PageQuery & {
   type?: string | undefined;
@@ -58,8 +62,9 @@ export interface EventService {
   /** Writes the event in `trx`, the transaction of the change that causes it. */
   emit(trx: Db, input: EmitInput): Promise<EventsTable>;
   /**
-   * `emit` of several events of one change (a batch of an import): their rows written by one
-   * statement, then each one's effects, in order.
+   * `emit` of several events of one change (a batch of an import, a transfer's two): their rows
+   * written by one statement, then each effect once with all of them, so an effect can serve the
+   * batch with one statement too (webhook fan-out reads the endpoints once).
    */
   emitMany(trx: Db, inputs: readonly EmitInput[]): Promise<EventsTable[]>;
   get(tenantId: string, id: string, apiVersion: string): Promise<EventObject>;
@@ -123,16 +128,15 @@ export function createEventService(
     async emit(trx: Db, input: EmitInput): Promise<EventsTable> {
       const row = eventRow(input);
       await repo.insertEvent(trx, row);
-      for (const listener of listeners) await listener(trx, row);
+      for (const listener of listeners) await listener(trx, [row]);
       return row;
     },
 
     async emitMany(trx: Db, inputs: readonly EmitInput[]): Promise<EventsTable[]> {
       const rows = inputs.map(eventRow);
       await repo.insertEvents(trx, rows);
-      for (const row of rows) {
-        for (const listener of listeners) await listener(trx, row);
-      }
+      if (rows.length === 0) return rows;
+      for (const listener of listeners) await listener(trx, rows);
       return rows;
     },
 

@@ -60,10 +60,11 @@ for (const dialect of DIALECTS) {
       api = client(ctx.app, (await createTenant(ctx)).apiKey.key);
       other = client(ctx.app, (await createTenant(ctx)).apiKey.key);
       // A failure after the change and before the commit: the emit of `failOn` throws, once.
-      ctx.deps.events.onEmit(async (_trx, event) => {
-        if (event.type === failOn) {
+      ctx.deps.events.onEmit(async (_trx, events) => {
+        const failing = events.find((event) => event.type === failOn);
+        if (failing) {
           failOn = undefined;
-          throw new Error(`injected failure on ${event.type}`);
+          throw new Error(`injected failure on ${failing.type}`);
         }
       });
     });

@@ -664,8 +664,8 @@ for (const dialect of DIALECTS) {
       const b = await tenant();
       await credit(a, 1000);
       let failFor: string | null = b.id;
-      ctx.deps.events.onEmit(async (_trx, event) => {
-        if (event.tenant_id === failFor && event.type === 'transfer.created')
+      ctx.deps.events.onEmit(async (_trx, events) => {
+        if (events.some((event) => event.tenant_id === failFor && event.type === 'transfer.created'))
           throw new Error('outbox refused');
       });
       try {

@@ -119,12 +119,16 @@ export async function deleteEndpoint(db: Db, tenantId: string, id: string): Prom
 }
 
 /** The tenant's endpoints that take deliveries (not Disabled), for the fan-out. */
-export async function enabledEndpoints(db: Db, tenantId: string) {
+/** The endpoints of these tenants that take deliveries (all but the Disabled), in creation order. */
+export async function enabledEndpoints(db: Db, tenantIds: readonly string[]) {
+  if (tenantIds.length === 0) return [];
   return db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('tenant_id', '=', tenantId)
+    .select(['id', 'tenant_id', 'events'])
+    .where('tenant_id', 'in', [...tenantIds])
     .where('status', '<>', 'Disabled')
+    .orderBy('created')
+    .orderBy('id')
     .execute();
 }
 
@@ -288,8 +292,16 @@ export async function holdDeliveries(db: Db, endpointId: string, held: boolean):
     .execute();
 }
 
+/** Rows a statement inserts at most: 500 deliveries are 10,000 parameters, under either store's limit. */
+const INSERT_BATCH = 500;
+
 export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + INSERT_BATCH))
+      .execute();
+  }
 }
 
 export async function findDelivery(

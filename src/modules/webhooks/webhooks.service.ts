@@ -230,17 +230,19 @@ export function createWebhookService(deps: {
      * endpoint, in the event's transaction. `webhook.test` goes only to the endpoint being tested
      * (see `test`).
      */
-    async fanOut(trx: Db, event: EventsTable): Promise<void> {
+    async fanOut(trx: Db, events: readonly EventsTable[]): Promise<void> {
       // `webhook.test` and the app events go to one endpoint only (`test`, `queueTo`).
-      if (event.type === 'webhook.test' || isAppEventType(event.type)) return;
-      const targets = (await repo.enabledEndpoints(trx, event.tenant_id)).filter((e) =>
-        subscribes(e.events, event.type),
+      const fanned = events.filter((event) => event.type !== 'webhook.test' && !isAppEventType(event.type));
+      if (fanned.length === 0) return;
+      // The endpoints of every tenant of the batch, read once (a transfer's two, an import's one).
+      const endpoints = await repo.enabledEndpoints(trx, [...new Set(fanned.map((e) => e.tenant_id))]);
+      const deliveries = fanned.flatMap((event) =>
+        endpoints
+          .filter((e) => e.tenant_id === event.tenant_id && subscribes(e.events, event.type))
+          .map((e) => pendingDelivery(e.id, event, event.created)),
       );
-      if (targets.length === 0) return;
-      await repo.insertDeliveries(
-        trx,
-        targets.map((e) => pendingDelivery(e.id, event, event.created)),
-      );
+      if (deliveries.length === 0) return;
+      await repo.insertDeliveries(trx, deliveries);
       signalDue(trx);
     },
 
