@@ -217,6 +217,22 @@ for (const dialect of DIALECTS) {
       // An endpoint deleted takes its deliveries, and their counts, with it.
       assert.equal((await api('DELETE', `/v1/webhooks/${hook}`)).status, 204);
       assert.equal(await countList(db, tenant.tenant.id, `deliveries:${hook}`, { except: [] }), 0);
+      // Folded, they leave no count rows behind.
+      while ((await foldListCounts(ctx.deps.store)) > 0);
+      const left = await db
+        .selectFrom('list_counts')
+        .select(['key', 'n'])
+        .where('tenant_id', '=', tenant.tenant.id)
+        .where('list', '=', `deliveries:${hook}`)
+        .execute();
+      assert.deepEqual(left, []);
+      assert.equal(await countList(db, tenant.tenant.id, `deliveries:${hook}`, { except: [] }), 0);
+      // The other endpoint's counts are whole.
+      const other = hooks[1] as string;
+      assert.equal(
+        await countList(db, tenant.tenant.id, `deliveries:${other}`, { except: [] }),
+        await countDeliveries(db, other, undefined),
+      );
     });
 
     it('gives GET /events its total, with and without a type, as orders come', async () => {

@@ -10,7 +10,8 @@ import type { Db, Store } from './store.js';
  * - `deliveries:<endpoint id>`, an endpoint's delivery log, keyed by status.
  *
  * A count is both tables, read in one statement (one snapshot); `foldListCounts` moves deltas into
- * the folded counts, so few are ever left to add up.
+ * the folded counts, so few are ever left to add up, and drops a folded count that comes to zero
+ * (a deleted endpoint's log leaves no rows behind).
  */
 
 /** Which keys of a list a count takes: one, or all but some. */
@@ -57,13 +58,24 @@ export async function foldListCounts(store: Store, limit = FOLD_BATCH): Promise<
     for (const id of [...sums.keys()].sort()) {
       const sum = sums.get(id);
       if (!sum || sum.n === 0) continue;
-      await trx
+      const folded = await trx
         .insertInto('list_counts')
         .values(sum)
         .onConflict((oc) =>
           oc.columns(['tenant_id', 'list', 'key']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }),
         )
-        .execute();
+        .returning('n')
+        .executeTakeFirst();
+      // A count that came to nothing (a deleted endpoint's log, a list emptied) is not kept.
+      if (Number(folded?.n) === 0) {
+        await trx
+          .deleteFrom('list_counts')
+          .where('tenant_id', '=', sum.tenant_id)
+          .where('list', '=', sum.list)
+          .where('key', '=', sum.key)
+          .where('n', '=', 0)
+          .execute();
+      }
     }
     return taken.length;
   });
