@@ -1,8 +1,8 @@
 import type { Db } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
-import type { EventService } from '../events/events.service.js';
+import type { EmitInput, EventService } from '../events/events.service.js';
 import * as repo from './products.repository.js';
-import { emitUpdated } from './products.rollup.js';
+import { updatedEvents } from './products.rollup.js';
 import * as variantsRepo from './variants.repository.js';
 
 /**
@@ -230,7 +230,7 @@ export async function release(
 
 /**
  * `product.updated` for each product whose stock an order moved (inventory subscribers follow
- * stock through it), and `product.outofstock` for each variant the order took to 0.
+ * stock through it), and `product.outofstock` for each variant the order took to 0: one batch.
  */
 export async function emitStockChanges(
   trx: Db,
@@ -238,14 +238,17 @@ export async function emitStockChanges(
   changed: Iterable<repo.ProductRow>,
   soldOut: readonly variantsRepo.VariantRow[] = [],
 ): Promise<void> {
+  const inputs: EmitInput[] = [];
   for (const product of changed) {
-    await emitUpdated(
-      trx,
-      events,
-      product,
-      soldOut.filter((variant) => variant.product_id === product.id),
+    inputs.push(
+      ...(await updatedEvents(
+        trx,
+        product,
+        soldOut.filter((variant) => variant.product_id === product.id),
+      )),
     );
   }
+  await events.emitMany(trx, inputs);
 }
 
 /** Code-unit order, the same on every machine (the lock order must not depend on a locale). */

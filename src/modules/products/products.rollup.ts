@@ -1,5 +1,5 @@
 import type { Db } from '../../db/store.js';
-import type { EventService } from '../events/events.service.js';
+import type { EmitInput, EventService } from '../events/events.service.js';
 import { loadProduct, presentVariant, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { type ProductOption, searchExtra } from './variants.rules.js';
@@ -54,29 +54,34 @@ export async function settle(
 }
 
 /**
- * `product.updated` with the product as it is now (its first variants included), then
- * `product.outofstock` for each variant that reached 0, with `data.variant` that variant.
+ * The events of a product changed: `product.updated` with the product as it is now (its first
+ * variants included), then `product.outofstock` for each variant that reached 0, with
+ * `data.variant` that variant.
  */
+export async function updatedEvents(
+  trx: Db,
+  product: repo.ProductRow,
+  soldOut: readonly variantsRepo.VariantRow[] = [],
+): Promise<EmitInput[]> {
+  const object = await loadProduct(trx, product);
+  return [
+    { tenantId: product.tenant_id, type: 'product.updated', objectType: 'product', object },
+    ...soldOut.map((variant): EmitInput => ({
+      tenantId: product.tenant_id,
+      type: 'product.outofstock',
+      objectType: 'product',
+      object,
+      extra: { variant: presentVariant(variant, product.currency) },
+    })),
+  ];
+}
+
+/** Emits `updatedEvents` of the product, in one batch. */
 export async function emitUpdated(
   trx: Db,
   events: EventService,
   product: repo.ProductRow,
   soldOut: readonly variantsRepo.VariantRow[] = [],
 ): Promise<void> {
-  const object = await loadProduct(trx, product);
-  await events.emit(trx, {
-    tenantId: product.tenant_id,
-    type: 'product.updated',
-    objectType: 'product',
-    object,
-  });
-  for (const variant of soldOut) {
-    await events.emit(trx, {
-      tenantId: product.tenant_id,
-      type: 'product.outofstock',
-      objectType: 'product',
-      object,
-      extra: { variant: presentVariant(variant, product.currency) },
-    });
-  }
+  await events.emitMany(trx, await updatedEvents(trx, product, soldOut));
 }
