@@ -218,7 +218,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await api('DELETE', `/v1/webhooks/${hook}`)).status, 204);
       assert.equal(await countList(db, tenant.tenant.id, `deliveries:${hook}`, { except: [] }), 0);
       // Folded, they leave no count rows behind.
-      while ((await foldListCounts(ctx.deps.store)) > 0);
+      await foldAll(ctx);
       const left = await db
         .selectFrom('list_counts')
         .select(['key', 'n'])
@@ -233,6 +233,57 @@ for (const dialect of DIALECTS) {
         await countList(db, tenant.tenant.id, `deliveries:${other}`, { except: [] }),
         await countDeliveries(db, other, undefined),
       );
+    });
+
+    it('keep exact counts, and no count of zero, while folds run at once with writes', async () => {
+      const db = ctx.deps.store.db;
+      const tenant = await createTenant(ctx);
+      const lists = ['deliveries:wh_a', 'deliveries:wh_b'];
+      // Deltas as a log's rows come and go: each key's count rises and falls back to 0 again and
+      // again, so concurrent folds bring counts to zero (and drop them) while others add to them.
+      const deltas = Array.from({ length: 240 }, (_, i) => ({
+        tenant_id: tenant.tenant.id,
+        list: lists[i % 2] as string,
+        key: i % 3 === 0 ? 'pending' : 'succeeded',
+        // Back to 0 again and again, then up to counts the last deltas leave above 0.
+        delta: i >= 192 || Math.floor(i / 6) % 2 === 0 ? 1 : -1,
+      }));
+      const write = async (from: number, to: number) => {
+        for (let i = from; i < to; i += 4) {
+          await db
+            .insertInto('list_count_deltas')
+            .values(deltas.slice(i, Math.min(i + 4, to)))
+            .execute();
+        }
+      };
+      await write(0, 120);
+      let writing = true;
+      const writer = write(120, 240).finally(() => (writing = false));
+      const folder = async (limit: number) => {
+        while (writing || (await foldListCounts(ctx.deps.store, limit)) > 0) {
+          await foldListCounts(ctx.deps.store, limit);
+        }
+      };
+      await Promise.all([writer, folder(1), folder(2), folder(3), folder(5)]);
+      await foldAll(ctx);
+      let kept = 0;
+      for (const list of lists) {
+        for (const key of ['pending', 'succeeded']) {
+          const sum = deltas
+            .filter((d) => d.list === list && d.key === key)
+            .reduce((total, d) => total + d.delta, 0);
+          assert.equal(await countList(db, tenant.tenant.id, list, { only: key }), sum, `${list} ${key}`);
+          kept += sum;
+        }
+      }
+      assert.ok(kept > 0, 'some counts stay above 0');
+      const zero = await db
+        .selectFrom('list_counts')
+        .select(['list', 'key'])
+        .where('tenant_id', '=', tenant.tenant.id)
+        .where('n', '=', 0)
+        .execute();
+      assert.deepEqual(zero, []);
     });
 
     it('gives GET /events its total, with and without a type, as orders come', async () => {

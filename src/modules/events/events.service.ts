@@ -33,13 +33,10 @@ export interface EventObject {
 }
 
 /**
- * An effect of every event: runs inside the emitting transaction, after the event row is written,
- * so it commits or rolls back with the change. The application's effects are registered in one
+ * An effect of every event: runs inside the emitting transaction, after the event rows are
+ * written, so it commits or rolls back with the change; called once per `emit` or `emitMany` with
+ * the events it wrote, in order (one for `emit`). The application's effects are registered in one
  * place, src/effects.ts.
- */
-/**
- * An effect of emitting: called once per `emit` or `emitMany` with the events it wrote, in order
- * (one for `emit`), inside the emitting transaction.
  */
 export type EmitListener = (trx: Db, events: readonly EventsTable[]) => Promise<void>;
 

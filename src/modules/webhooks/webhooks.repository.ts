@@ -118,8 +118,7 @@ export async function deleteEndpoint(db: Db, tenantId: string, id: string): Prom
   return Number(result.numDeletedRows);
 }
 
-/** The tenant's endpoints that take deliveries (not Disabled), for the fan-out. */
-/** The endpoints of these tenants that take deliveries (all but the Disabled), in creation order. */
+/** For the fan-out: the endpoints of these tenants that take deliveries (all but the Disabled), in creation order. */
 export async function enabledEndpoints(db: Db, tenantIds: readonly string[]) {
   if (tenantIds.length === 0) return [];
   return db
