@@ -23,8 +23,8 @@ export async function migrateToLatest(store: Store): Promise<void> {
     });
     let { error, results } = await migrator.migrateToLatest();
     // Kysely's migrator reads the catalog of every schema to find its tables: a schema another
-    // deployment (or test run) drops meanwhile fails that read (3F000 no such schema, 42P01 no
-    // such relation). Nothing was applied then; reading again is safe.
+    // deployment (or test run) drops meanwhile fails that read (`isCatalogRace`). Nothing was
+    // applied then (no results); reading again is safe.
     for (let attempt = 1; attempt < 5 && isCatalogRace(error) && results === undefined; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       ({ error, results } = await migrator.migrateToLatest());
@@ -55,8 +55,12 @@ export async function migrateToLatest(store: Store): Promise<void> {
   });
 }
 
-/** A catalog read failed because another schema went away meanwhile (see migrateToLatest). */
+/**
+ * A catalog read failed because another schema went away meanwhile (see migrateToLatest): the
+ * schema (3F000), one of its tables (42P01), or a column of one, which the read names to ask for
+ * its sequence (42703, "column ... of relation ... does not exist").
+ */
 export function isCatalogRace(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === '3F000' || code === '42P01';
+  return code === '3F000' || code === '42P01' || code === '42703';
 }
