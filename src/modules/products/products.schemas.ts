@@ -2,6 +2,8 @@ import { type Static, Type } from 'typebox';
 import type { ProductStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import {
+  Barcode,
+  CompareAtPrice,
   MAX_PRICE,
   NewVariantsSchema,
   OptionSchema,
@@ -11,6 +13,7 @@ import {
   Stock,
   TSHIRT_EXAMPLE,
   VariantSchema,
+  WeightGrams,
 } from './variants.schemas.js';
 import { VARIANTS_SHOWN } from './variants.rules.js';
 import { PRODUCT_EXAMPLE } from './products.examples.js';
@@ -96,6 +99,40 @@ export const ProductSchema = Type.Object(
 );
 export type ProductObject = Static<typeof ProductSchema>;
 
+/**
+ * The one variant's fields that a product without options takes beside `sku`, `price` and
+ * `stock`, on create and update alike; with options each variant has its own (400 naming the field).
+ */
+const oneVariantFields = {
+  compare_at_price: Type.Optional(
+    Nullable(
+      Type.Integer({
+        ...CompareAtPrice,
+        description:
+          'Without options only: the one variant’s price before a reduction, shown struck through; minor units (cents), 0 to 10^10. Default null.',
+      }),
+    ),
+  ),
+  weight_grams: Type.Optional(
+    Nullable(
+      Type.Integer({
+        ...WeightGrams,
+        description:
+          'Without options only: the one variant’s shipping weight in grams, 0 to 10,000,000. Default null.',
+      }),
+    ),
+  ),
+  barcode: Type.Optional(
+    Nullable(
+      Type.String({
+        ...Barcode,
+        description:
+          'Without options only: the one variant’s GTIN, EAN, UPC or ISBN; 1 to 64 printable ASCII characters without spaces. Default null.',
+      }),
+    ),
+  ),
+};
+
 export const CreateProductBody = Type.Object(
   {
     name: Name,
@@ -122,6 +159,7 @@ export const CreateProductBody = Type.Object(
     stock: Type.Optional(
       Type.Integer({ ...Stock, description: 'Units on hand; default 0. Without options only.' }),
     ),
+    ...oneVariantFields,
     status: Type.Optional(Status),
     images: Type.Optional(Images),
     attributes: Type.Optional(Attributes),
@@ -132,7 +170,15 @@ export const CreateProductBody = Type.Object(
   {
     additionalProperties: false,
     examples: [
-      { name: 'Trail Runner 3', sku: 'TR3-42', price: 12999, category: 'shoes', stock: 5 },
+      {
+        name: 'Trail Runner 3',
+        sku: 'TR3-42',
+        price: 11999,
+        compare_at_price: 12999,
+        category: 'shoes',
+        stock: 5,
+        weight_grams: 620,
+      },
       TSHIRT_EXAMPLE,
     ],
   },
@@ -148,6 +194,7 @@ export const UpdateProductBody = Type.Object(
     currency: Type.Optional(Currency),
     category: Type.Optional(Nullable(Category)),
     stock: Type.Optional(Stock),
+    ...oneVariantFields,
     status: Type.Optional(Status),
     images: Type.Optional(Images),
     attributes: Type.Optional(Attributes),

@@ -42,6 +42,11 @@ export interface TenantRef {
 
 /** The product fields a product with options takes from its variants, never from a request. */
 const VARIANT_FIELDS = ['sku', 'price', 'stock'] as const;
+/** The one variant's fields a product without options takes too, though the product does not show them. */
+const DEFAULT_VARIANT_FIELDS = ['compare_at_price', 'weight_grams', 'barcode'] as const;
+/** A request's fields that are the one variant's on a product without options: each a 400 with options. */
+const ONE_VARIANT_FIELDS = [...VARIANT_FIELDS, ...DEFAULT_VARIANT_FIELDS] as const;
+type OneVariantField = (typeof ONE_VARIANT_FIELDS)[number];
 
 function checkCurrency(currency: string): void {
   if (!isCurrency(currency)) throw validationError('currency', 'must be an ISO 4217 currency code');
@@ -62,10 +67,16 @@ export function checkImages(images: readonly string[]): void {
   });
 }
 
-function readOnlyWithOptions(field: string): AppError {
+function readOnlyWithOptions(field: OneVariantField): AppError {
+  if (field === 'sku' || field === 'price' || field === 'stock') {
+    return validationError(
+      field,
+      `is read-only on a product with options: it follows the variants (${field === 'sku' ? 'each variant has its own SKU' : `set each variant's ${field}`})`,
+    );
+  }
   return validationError(
     field,
-    `is read-only on a product with options: it follows the variants (${field === 'sku' ? 'each variant has its own SKU' : `set each variant's ${field}`})`,
+    `is each variant's own on a product with options: set each variant's ${field}`,
   );
 }
 
@@ -75,14 +86,24 @@ function newVariants(input: CreateProductBody, options: readonly ProductOption[]
     if (input.variants !== undefined) {
       throw validationError(
         'variants',
-        'needs options: a product without options has one variant, made from its sku, price and stock',
+        'needs options: a product without options has one variant, made from its sku, price, stock, compare_at_price, weight_grams and barcode',
       );
     }
     if (input.price === undefined)
       throw validationError('price', 'is required for a product without options');
-    return [{ sku: input.sku ?? null, options: {}, price: input.price, stock: input.stock ?? 0 }];
+    return [
+      {
+        sku: input.sku ?? null,
+        options: {},
+        price: input.price,
+        stock: input.stock ?? 0,
+        compare_at_price: input.compare_at_price ?? null,
+        weight_grams: input.weight_grams ?? null,
+        barcode: input.barcode ?? null,
+      },
+    ];
   }
-  for (const field of VARIANT_FIELDS) if (input[field] !== undefined) throw readOnlyWithOptions(field);
+  for (const field of ONE_VARIANT_FIELDS) if (input[field] !== undefined) throw readOnlyWithOptions(field);
   const variants = input.variants ?? [];
   if (variants.length === 0)
     throw validationError('variants', 'must list at least one variant of a product with options');
@@ -326,8 +347,9 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
 
     /**
      * Applies the fields given. Nothing changed: no write, no event. On a product without options,
-     * `sku`, `price` and `stock` are its one variant's and change it too; a product with options
-     * takes them from its variants (400). New `options` apply to the variants (`replaceOptions`).
+     * `sku`, `price` and `stock` are its one variant's and change it too, and `compare_at_price`,
+     * `weight_grams` and `barcode` change it alone; a product with options refuses all six (400):
+     * each variant has its own. New `options` apply to the variants (`replaceOptions`).
      * A variant taken to 0 stock emits `product.outofstock`. `alongside` makes further writes in
      * the update's transaction (committed with it or not at all).
      */
@@ -357,7 +379,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
           if (!before) throw notFound('product');
           const options = input.options ?? productOptions(before);
           if (options.length > 0) {
-            for (const field of VARIANT_FIELDS)
+            for (const field of ONE_VARIANT_FIELDS)
               if (input[field] !== undefined) throw readOnlyWithOptions(field);
           }
           await alongside?.(trx);
@@ -369,7 +391,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
             changes.options = newOptions;
             variantsChanged = true;
           }
-          if (options.length === 0 && VARIANT_FIELDS.some((field) => input[field] !== undefined)) {
+          if (options.length === 0 && ONE_VARIANT_FIELDS.some((field) => input[field] !== undefined)) {
             const [variant] = await variantsRepo.productVariants(trx, tenantId, id);
             if (!variant) throw notFound('product');
             const edit: Partial<variantsRepo.VariantRow> = {};
@@ -384,6 +406,10 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
             }
             if (input.price !== undefined && input.price !== variant.price) edit.price = input.price;
             if (input.stock !== undefined && input.stock !== variant.stock) edit.stock = input.stock;
+            for (const field of DEFAULT_VARIANT_FIELDS) {
+              const value = input[field];
+              if (value !== undefined && value !== variant[field]) Object.assign(edit, { [field]: value });
+            }
             if (Object.keys(edit).length > 0) {
               await variantsRepo.updateVariant(trx, tenantId, variant.id, { ...edit, updated: now });
               variantsChanged = true;

@@ -66,19 +66,19 @@ export const OptionValuesSchema = Type.Unsafe<OptionValues>({
   examples: [{ Size: 'M', Color: 'Black' }],
 });
 
-const WeightGrams = Type.Integer({
+export const WeightGrams = Type.Integer({
   minimum: 0,
   maximum: 10_000_000,
   description: 'Shipping weight in grams.',
 });
-const Barcode = Type.String({
+export const Barcode = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^[\\x21-\\x7e]+$',
   description: 'GTIN, EAN, UPC or ISBN; printable ASCII without spaces.',
   examples: ['0123456789012'],
 });
-const CompareAtPrice = Type.Integer({
+export const CompareAtPrice = Type.Integer({
   minimum: 0,
   maximum: MAX_PRICE,
   description: 'The price before a reduction, shown struck through; minor units.',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import {
   type Client,
   client,
@@ -8,9 +9,11 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import { exportOf } from '../../../test/helpers/imports.js';
 import type { Page, Problem } from '../../../test/helpers/responses.js';
+import { PRODUCT_COLUMNS } from '../exports/exports.columns.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
-import type { ProductObject } from './products.schemas.js';
+import { MAX_PRICE, type ProductObject } from './products.schemas.js';
 import type { VariantObject } from './variants.schemas.js';
 
 const SIZES = ['S', 'M', 'L'];
@@ -230,6 +233,143 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(second.status, 400);
       assert.equal(second.body.errors?.[0]?.field, 'options');
+    });
+
+    it("a product without options takes its variant's compare_at_price, weight_grams and barcode; the export writes them", async () => {
+      const { key } = (await createTenant(ctx)).apiKey;
+      const shop = client(ctx.app, key);
+      const created = await shop<ProductObject>('POST', '/v1/products', {
+        body: {
+          name: 'Kettle',
+          sku: 'KET-1',
+          price: 4500,
+          compare_at_price: 5900,
+          stock: 3,
+          weight_grams: 1200,
+          barcode: '4006381333931',
+        },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const fields = (v: VariantObject | undefined) => [
+        v?.sku,
+        v?.price,
+        v?.compare_at_price,
+        v?.stock,
+        v?.weight_grams,
+        v?.barcode,
+      ];
+      assert.equal(created.body.variant_count, 1);
+      assert.deepEqual(fields(created.body.variants?.[0]), ['KET-1', 4500, 5900, 3, 1200, '4006381333931']);
+      const got = await shop<ProductObject>('GET', `/v1/products/${created.body.id}`);
+      assert.deepEqual(got.body, created.body);
+      const variantId = created.body.variants?.[0]?.id as string;
+      const variant = await shop<VariantObject>(
+        'GET',
+        `/v1/products/${created.body.id}/variants/${variantId}`,
+      );
+      assert.deepEqual(fields(variant.body), ['KET-1', 4500, 5900, 3, 1200, '4006381333931']);
+
+      const exported = async () => {
+        const rows = parse(await exportOf(ctx, key, 'products')) as string[][];
+        assert.deepEqual(rows[0], [...PRODUCT_COLUMNS]);
+        assert.equal(rows.length, 2);
+        return ['sku', 'price', 'compare_at_price', 'stock', 'weight_grams', 'barcode'].map(
+          (name) => rows[1]?.[PRODUCT_COLUMNS.indexOf(name as never)],
+        );
+      };
+      assert.deepEqual(await exported(), ['KET-1', '4500', '5900', '3', '1200', '4006381333931']);
+
+      // PATCH of the product changes them on its one variant, as it does sku, price and stock.
+      const patched = await shop<ProductObject>('PATCH', `/v1/products/${created.body.id}`, {
+        body: { compare_at_price: null, weight_grams: 1150, barcode: '0012345678905' },
+      });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      assert.deepEqual(fields(patched.body.variants?.[0]), ['KET-1', 4500, null, 3, 1150, '0012345678905']);
+      assert.equal(patched.body.variants?.[0]?.id, variantId);
+      const updated = await shop<Page<{ type: string; data: { object: ProductObject } }>>(
+        'GET',
+        '/v1/events?type=product.updated',
+      );
+      assert.deepEqual(
+        updated.body.data.map((e) => fields(e.data.object.variants?.[0])),
+        [['KET-1', 4500, null, 3, 1150, '0012345678905']],
+      );
+      // The same values again: no write, no event.
+      const again = await shop<ProductObject>('PATCH', `/v1/products/${created.body.id}`, {
+        body: { compare_at_price: null, weight_grams: 1150 },
+      });
+      assert.equal(again.status, 200);
+      assert.equal((await shop<Page<unknown>>('GET', '/v1/events?type=product.updated')).body.data.length, 1);
+      assert.deepEqual(await exported(), ['KET-1', '4500', '', '3', '1150', '0012345678905']);
+      // Absent, they are null, as on a variant.
+      const plain = await create({ name: 'Plain kettle', price: 100 });
+      assert.deepEqual(fields(plain.variants?.[0]), [null, 100, null, 0, null, null]);
+    });
+
+    it('refuses a bad compare_at_price, weight_grams or barcode, or one given to a product with options, naming it', async () => {
+      const mug = await create({ name: 'Bounded mug', price: 900, weight_grams: 300 });
+      const shirt = await create(tshirt('bounds'));
+      const base = { name: 'Bounded', price: 100 };
+      const bad: [Record<string, unknown>, string][] = [
+        [{ compare_at_price: -1 }, 'compare_at_price'],
+        [{ compare_at_price: 1.5 }, 'compare_at_price'],
+        [{ compare_at_price: '100' }, 'compare_at_price'],
+        [{ compare_at_price: MAX_PRICE + 1 }, 'compare_at_price'],
+        [{ weight_grams: -1 }, 'weight_grams'],
+        [{ weight_grams: 2.5 }, 'weight_grams'],
+        [{ weight_grams: 10_000_001 }, 'weight_grams'],
+        [{ barcode: '' }, 'barcode'],
+        [{ barcode: 'has space' }, 'barcode'],
+        [{ barcode: 'x'.repeat(65) }, 'barcode'],
+        [{ barcode: 4006381333931 }, 'barcode'],
+      ];
+      // Each variant of a product with options has its own, like its price (null included).
+      const withOptions: [Record<string, unknown>, string][] = [
+        [{ compare_at_price: 3000 }, 'compare_at_price'],
+        [{ weight_grams: 180 }, 'weight_grams'],
+        [{ barcode: '0012345678905' }, 'barcode'],
+        [{ barcode: null }, 'barcode'],
+      ];
+      const before = await tableCounts(ctx);
+      const requests: [string, string, Record<string, unknown>, string][] = [
+        ...bad.map(([body, field]): [string, string, Record<string, unknown>, string] => [
+          'POST',
+          '/v1/products',
+          { ...base, ...body },
+          field,
+        ]),
+        ...bad.map(([body, field]): [string, string, Record<string, unknown>, string] => [
+          'PATCH',
+          `/v1/products/${mug.id}`,
+          body,
+          field,
+        ]),
+        ...withOptions.map(([body, field]): [string, string, Record<string, unknown>, string] => [
+          'POST',
+          '/v1/products',
+          tshirt('refused', body),
+          field,
+        ]),
+        ...withOptions.map(([body, field]): [string, string, Record<string, unknown>, string] => [
+          'PATCH',
+          `/v1/products/${shirt.id}`,
+          body,
+          field,
+        ]),
+      ];
+      for (const [method, url, body, field] of requests) {
+        const res = await api<Problem>(method as 'POST' | 'PATCH', url, { body });
+        const what = `${method} ${JSON.stringify(body).slice(0, 80)}`;
+        assert.equal(res.status, 400, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`);
+        assert.equal(res.body.code, 'validation_failed');
+        assert.ok(
+          res.body.errors?.some((e) => e.field === field),
+          `${what} should name ${field}: ${JSON.stringify(res.body.errors)}`,
+        );
+      }
+      assert.deepEqual(await tableCounts(ctx), before);
+      assert.deepEqual((await api<ProductObject>('GET', `/v1/products/${mug.id}`)).body, mug);
+      assert.deepEqual((await api<ProductObject>('GET', `/v1/products/${shirt.id}`)).body, shirt);
     });
 
     it('lists, adds, reads, changes, moves and deletes variants; the product follows', async () => {

@@ -110,6 +110,33 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    it("a tenant pinned to 2026-11-21 may give a product its variant's compare_at_price, weight_grams and barcode; it reads as before", async () => {
+      const api = await shopIn('2026-11-21');
+      const body = {
+        name: 'Kettle',
+        price: 4500,
+        compare_at_price: 5900,
+        weight_grams: 1200,
+        barcode: '4006381333931',
+      };
+      const created = await api<ProductObject>('POST', '/v1/products', { body });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual(keys(created.body), PRODUCT_KEYS_V4);
+      const patched = await api<ProductObject>('PATCH', `/v1/products/${created.body.id}`, {
+        body: { weight_grams: 1150 },
+      });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      assert.deepEqual(keys(patched.body), PRODUCT_KEYS_V4);
+      const latest = await api<ProductObject>('GET', `/v1/products/${created.body.id}`, {
+        headers: { 'x-service-version': '2026-12-15' },
+      });
+      const variant = latest.body.variants?.[0];
+      assert.deepEqual(
+        [variant?.compare_at_price, variant?.weight_grams, variant?.barcode],
+        [5900, 1150, '4006381333931'],
+      );
+    });
+
     it('a product with options reads the old way in 2026-11-21: lowest price, summed stock, no SKU', async () => {
       const api = await shopIn(undefined);
       const shirt = await api<ProductObject>('POST', '/v1/products', {
