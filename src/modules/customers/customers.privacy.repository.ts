@@ -5,8 +5,8 @@ import type { OrderRow } from '../orders/orders.repository.js';
 
 /**
  * The reads and writes of a customer's export and erasure that reach beyond the customers table:
- * its orders in batches, the events and recorded idempotent responses that carry its data, and
- * their rewrites. Events and idempotency keys have no index on what they are about, so both are
+ * its orders and their refunds, the events and recorded idempotent responses that carry its data,
+ * their rewrites, and the recorded responses of those events' webhook deliveries. Events and idempotency keys have no index on what they are about, so both are
  * walked along their tenant's primary order in windows of a fixed number of rows, each window one
  * bounded statement that returns only the matching rows.
  */
@@ -76,7 +76,28 @@ export async function emailsOfOthers(
   };
 }
 
-/** Clears the personal fields of the customer's orders; amounts, items, statuses and payments stay. */
+/** The ids of the refunds of the customer's orders. */
+export async function refundIds(db: Db, tenantId: string, customerId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('refunds')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('order_id', 'in', (eb) =>
+      eb
+        .selectFrom('orders as o')
+        .select('o.id')
+        .where('o.tenant_id', '=', tenantId)
+        .where('o.customer_id', '=', customerId),
+    )
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Clears the personal and free-text fields of the customer's orders (the customer's email and
+ * name, and `ORDER_FREE_TEXT` of customers.privacy.scrub.ts); amounts, items, statuses and
+ * payments stay.
+ */
 export async function redactOrders(
   trx: Db,
   tenantId: string,
@@ -85,9 +106,52 @@ export async function redactOrders(
 ): Promise<void> {
   await trx
     .updateTable('orders')
-    .set({ customer_email: orderAddress, customer_name: null, shipping_address: null, metadata: '{}' })
+    .set({
+      customer_email: orderAddress,
+      customer_name: null,
+      shipping_address: null,
+      metadata: '{}',
+      carrier: null,
+      tracking_number: null,
+    })
     .where('tenant_id', '=', tenantId)
     .where('customer_id', '=', customerId)
+    .execute();
+}
+
+/** Clears the reason of every refund of the customer's orders (`REFUND_FREE_TEXT`); amounts and items stay. */
+export async function redactRefunds(trx: Db, tenantId: string, customerId: string): Promise<void> {
+  await trx
+    .updateTable('refunds')
+    .set({ reason: null })
+    .where('tenant_id', '=', tenantId)
+    .where('reason', 'is not', null)
+    .where('order_id', 'in', (eb) =>
+      eb
+        .selectFrom('orders as o')
+        .select('o.id')
+        .where('o.tenant_id', '=', tenantId)
+        .where('o.customer_id', '=', customerId),
+    )
+    .execute();
+}
+
+/**
+ * Forgets the recorded responses (`response_body`) of the deliveries of `eventIds`: a receiver's
+ * answer may echo what it was sent, and it was sent the event before erasure.
+ */
+export async function forgetDeliveryResponses(
+  trx: Db,
+  tenantId: string,
+  eventIds: readonly string[],
+): Promise<void> {
+  if (eventIds.length === 0) return;
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ response_body: null })
+    .where('tenant_id', '=', tenantId)
+    .where('event_id', 'in', [...eventIds])
+    .where('response_body', 'is not', null)
     .execute();
 }
 
@@ -126,12 +190,21 @@ function customerPayments(eb: ExpressionBuilder<Database, keyof Database>, match
     .where('p.order_id', 'in', customerOrders(eb, match));
 }
 
-/** Whether an event's object is the customer, one of its orders or one of their payments. */
+function customerRefunds(eb: ExpressionBuilder<Database, keyof Database>, match: Match) {
+  return eb
+    .selectFrom('refunds as r')
+    .select('r.id')
+    .where('r.tenant_id', '=', match.tenantId)
+    .where('r.order_id', 'in', customerOrders(eb, match));
+}
+
+/** Whether an event's object is the customer, one of its orders, or one of their payments or refunds. */
 function aboutCustomer(eb: ExpressionBuilder<Database, 'events'>, match: Match) {
   return eb.or([
     eb.and([eb('object_type', '=', 'customer'), eb('object_id', '=', match.customerId)]),
     eb.and([eb('object_type', '=', 'order'), eb('object_id', 'in', customerOrders(eb, match))]),
     eb.and([eb('object_type', '=', 'payment'), eb('object_id', 'in', customerPayments(eb, match))]),
+    eb.and([eb('object_type', '=', 'refund'), eb('object_id', 'in', customerRefunds(eb, match))]),
   ]);
 }
 
@@ -140,7 +213,7 @@ export type FoundEvent = EventsTable & { about: number };
 
 /**
  * The events that may carry the customer's data: those whose object is the customer, one of its
- * orders or one of their payments (`about` 1), and any other whose stored object or extra data
+ * orders, or one of their payments or refunds (`about` 1), and any other whose stored object or extra data
  * contains one of `match.emails` as text (a superset: the caller tells a whole address from one
  * inside a longer one). `ownOnly` keeps to the customer's own customer events; `window` is the
  * number of rows each statement examines.
@@ -205,8 +278,9 @@ export async function rewriteEvent(
 
 /**
  * The recorded idempotent responses about the customer: requests whose committed resource is the
- * customer, one of its orders or one of their payments (paying marks the payment), and any other
- * whose response mentions one of `match.emails`.
+ * customer, one of its orders, or one of their payments (paying marks the payment) or refunds
+ * (`POST /orders/{id}/refunds` marks the refund), and any other whose response mentions one of
+ * `match.emails`.
  */
 export async function* matchingIdempotencyKeys(
   db: Db,
@@ -232,6 +306,7 @@ export async function* matchingIdempotencyKeys(
           eb('resource_id', '=', match.customerId),
           eb('resource_id', 'in', customerOrders(eb, match)),
           eb('resource_id', 'in', customerPayments(eb, match)),
+          eb('resource_id', 'in', customerRefunds(eb, match)),
           ...mentions('response_body', match.emails),
         ]),
       )

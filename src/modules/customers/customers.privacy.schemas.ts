@@ -53,7 +53,7 @@ export const CustomerExportSchema = Type.Object(
     }),
     events: Type.Array(ExportEventSchema, {
       description:
-        'The retained events that carry its data, oldest first: those about the customer, its orders and their payments, and any other whose stored data holds one of its email addresses (that no other customer uses). `GET /events/{id}` shows one whole.',
+        'The retained events that carry its data, oldest first: those about the customer, its orders and their payments and refunds, and any other whose stored data holds one of its email addresses (that no other customer uses). `GET /events/{id}` shows one whole.',
     }),
   },
   {

@@ -18,6 +18,8 @@ export interface Erasure {
   orderAddress: string;
   /** The customer's orders (`ord_` ids). */
   orderIds: ReadonlySet<string>;
+  /** The refunds of those orders (`re_` ids). */
+  refundIds: ReadonlySet<string>;
   /** Every address of the customer, lower-cased: replaced wherever it appears in its own objects. */
   emails: readonly string[];
   /**
@@ -92,20 +94,46 @@ export function redactCustomerObject(
   });
 }
 
-/** An order object with its customer's email and name, shipping address and metadata cleared. */
+/**
+ * The free-text members of an order that erasure clears, with what each becomes: its shipping
+ * address, its metadata and the shipping details the merchant typed (its customer's email and
+ * name, and its refunds' reasons, are cleared beside them). Items, amounts, statuses, payment
+ * and timestamps are not free text and stay.
+ */
+const ORDER_FREE_TEXT: Readonly<Record<string, unknown>> = {
+  shipping_address: null,
+  metadata: {},
+  carrier: null,
+  tracking_number: null,
+};
+
+/** The free-text members of a refund that erasure clears: its reason. Amounts, items and status stay. */
+const REFUND_FREE_TEXT: Readonly<Record<string, unknown>> = { reason: null };
+
+/** A refund object (`refund.created`, `POST /orders/{id}/refunds`, an order's `refunds`) with its reason cleared. */
+export function redactRefundObject(body: Record<string, unknown>): Record<string, unknown> {
+  return overwrite(body, REFUND_FREE_TEXT);
+}
+
+/** An order object with its customer's email and name, its free text and its refunds' reasons cleared. */
 export function redactOrderObject(
   body: Record<string, unknown>,
   orderAddress: string,
 ): Record<string, unknown> {
-  const out = overwrite(body, { shipping_address: null, metadata: {} });
+  const out = overwrite(body, ORDER_FREE_TEXT);
   if (isRecord(body.customer)) out.customer = overwrite(body.customer, { email: orderAddress, name: null });
+  if (Array.isArray(body.refunds)) {
+    out.refunds = body.refunds.map((refund: Json) =>
+      isRecord(refund) ? redactRefundObject(refund) : refund,
+    );
+  }
   return out;
 }
 
 /**
- * A stored document as erasure leaves it: the customer's own customer or order object redacted and
- * every address of it replaced; anything else (a payment, a transfer, another customer's order, a
- * problem body) with the customer's exclusive addresses replaced.
+ * A stored document as erasure leaves it: the customer's own customer, order or refund object
+ * redacted (told by its id) and every address of it replaced; anything else (a payment, a transfer,
+ * another customer's order, a problem body) with the customer's exclusive addresses replaced.
  */
 export function scrubDocument(body: Json, erasure: Erasure): Json {
   if (isRecord(body) && body.id === erasure.customerId) {
@@ -113,6 +141,9 @@ export function scrubDocument(body: Json, erasure: Erasure): Json {
   }
   if (isRecord(body) && typeof body.id === 'string' && erasure.orderIds.has(body.id)) {
     return replaceEmails(redactOrderObject(body, erasure.orderAddress), erasure.emails, erasure.orderAddress);
+  }
+  if (isRecord(body) && typeof body.id === 'string' && erasure.refundIds.has(body.id)) {
+    return replaceEmails(redactRefundObject(body), erasure.emails, erasure.address);
   }
   return replaceEmails(body, erasure.exclusive, erasure.address);
 }

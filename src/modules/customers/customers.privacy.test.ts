@@ -10,14 +10,16 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { Page, Problem } from '../../../test/helpers/responses.js';
-import { type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
+import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import type { Store } from '../../db/store.js';
 import type { CustomerRow as ReportRow } from '../analytics/analytics.schemas.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { ProductObject } from '../products/products.schemas.js';
+import type { RefundObject } from '../refunds/refunds.schemas.js';
+import type { DeliveryObject } from '../webhooks/webhooks.service.js';
 import { createCustomerPrivacy } from './customers.privacy.js';
 import type { CustomerExport } from './customers.privacy.schemas.js';
-import { mentionsEmail, replaceEmails } from './customers.privacy.scrub.js';
+import { type Erasure, mentionsEmail, replaceEmails, scrubText } from './customers.privacy.scrub.js';
 import type { CustomerObject } from './customers.schemas.js';
 
 interface EventBody {
@@ -74,13 +76,16 @@ async function ledger(store: Store): Promise<unknown[]> {
   return out;
 }
 
-/** An order as redaction leaves it: everything kept but the person's data. */
+/** An order as redaction leaves it: everything kept but the person's data and the free text. */
 function redactedOrder(order: OrderObject, address: string): OrderObject {
   return {
     ...order,
     customer: { ...order.customer, email: address, name: null },
     shipping_address: null,
     metadata: {},
+    carrier: null,
+    tracking_number: null,
+    refunds: order.refunds.map((refund) => ({ ...refund, reason: null })),
   };
 }
 
@@ -93,6 +98,58 @@ describe('erasure of an address in stored text', () => {
     assert.deepEqual(replaceEmails({ note: [text] }, emails, 'R'), {
       note: ['To R, cc nada@example.com and ada@example.com.au; R.'],
     });
+  });
+});
+
+describe('erasure of the free text of stored orders and refunds', () => {
+  const erasure: Erasure = {
+    customerId: 'cus_1',
+    address: 'redacted+cus_1@invalid',
+    orderAddress: 'redacted+cus_1@invalid',
+    orderIds: new Set(['ord_1']),
+    refundIds: new Set(['re_1']),
+    emails: ['zed@example.net'],
+    exclusive: ['zed@example.net'],
+  };
+  const reason = 'Asked by Zed Name';
+
+  it('clears the free-text members by object, whatever they say, and only the members a stored shape has', () => {
+    const refund = { id: 're_1', amount: 300, reason };
+    assert.deepEqual(JSON.parse(scrubText(JSON.stringify(refund), erasure) ?? ''), {
+      ...refund,
+      reason: null,
+    });
+    const order = {
+      id: 'ord_1',
+      total: 2000,
+      customer: { id: 'cus_1', email: 'zed@example.net', name: 'Zed Name' },
+      shipping_address: { line1: '7 Quiet Lane' },
+      metadata: { note: 'Ring twice' },
+      carrier: 'Courier of Zed Name',
+      tracking_number: 'ZN-1',
+      refunds: [refund, { ...refund, id: 're_2', reason: null }],
+    };
+    assert.deepEqual(JSON.parse(scrubText(JSON.stringify(order), erasure) ?? ''), {
+      id: 'ord_1',
+      total: 2000,
+      customer: { id: 'cus_1', email: 'redacted+cus_1@invalid', name: null },
+      shipping_address: null,
+      metadata: {},
+      carrier: null,
+      tracking_number: null,
+      refunds: [
+        { ...refund, reason: null },
+        { ...refund, id: 're_2', reason: null },
+      ],
+    });
+    // An order stored in an older shape (no refunds, no carrier) gains no member.
+    assert.deepEqual(JSON.parse(scrubText('{"id":"ord_1","metadata":{"a":"b"}}', erasure) ?? ''), {
+      id: 'ord_1',
+      metadata: {},
+    });
+    // Another order's or refund's text is not the customer's: nothing changes.
+    assert.equal(scrubText(JSON.stringify({ ...refund, id: 're_9' }), erasure), undefined);
+    assert.equal(scrubText(JSON.stringify({ ...order, id: 'ord_9', customer: {} }), erasure), undefined);
   });
 });
 
@@ -228,7 +285,9 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(exported.body.orders, [...ordersBefore].reverse());
       const allEvents = (await api<Page<EventBody>>('GET', '/v1/events?limit=100')).body.data;
       const paymentIds = ordersBefore.flatMap((o) => (o.payment ? [o.payment.id] : []));
-      const about = new Set([ada.id, ...ordersBefore.map((o) => o.id), ...paymentIds]);
+      const refundIds = ordersBefore.flatMap((o) => o.refunds.map((r) => r.id));
+      assert.equal(refundIds.length, 2);
+      const about = new Set([ada.id, ...ordersBefore.map((o) => o.id), ...paymentIds, ...refundIds]);
       const mentions = allEvents.filter((e) => e.data.object.id === engraved.id).map((e) => e.id);
       assert.equal(mentions.length, 2);
       const expected = allEvents
@@ -562,6 +621,214 @@ for (const dialect of DIALECTS) {
         assert.ok(!body.includes('Charles Babbage'), event.type);
       }
       assert.equal(exported.orders.length, 3);
+    });
+
+    it('clears the free text of its orders and refunds wherever it is kept: API, export, events, replays and webhook deliveries queued or logged', async () => {
+      const shop = await createTenant(ctx);
+      const as = client(ctx.app, shop.apiKey.key);
+      const db = ctx.deps.store.db;
+      const worker = ctx.deps.webhookWorker;
+      // A receiver that answers with what it was sent: the delivery log keeps its first 1 KiB.
+      const echo = await startReceiver((request) => ({ status: 200, body: request.body }));
+      // Deliveries wait in the queue until this test sends them.
+      await worker.stop();
+      const pendingOf = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('webhook_deliveries')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('tenant_id', '=', shop.tenant.id)
+              .where('status', '=', 'pending')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const sendQueued = async () => {
+        worker.start();
+        await eventually(async () => (await pendingOf()) === 0, 15_000, 'the queue to drain');
+        await worker.stop();
+      };
+      try {
+        const early = await as<{ id: string }>('POST', '/v1/webhooks', {
+          body: { url: `${echo.url}/early`, events: ['*'] },
+        });
+        assert.equal(early.status, 201, JSON.stringify(early.body));
+        const cup = (
+          await as<ProductObject>('POST', '/v1/products', { body: { name: 'Cup', price: 1000, stock: 10 } })
+        ).body;
+        const zed = (
+          await as<CustomerObject>('POST', '/v1/customers', {
+            body: { email: 'zed.name@example.net', name: 'Zed Name' },
+          })
+        ).body;
+        const placed = await as<OrderObject>('POST', '/v1/orders', {
+          body: {
+            items: [{ product_id: cup.id, quantity: 2 }],
+            customer_id: zed.id,
+            shipping_address: { name: 'Zed Name', line1: '7 Quiet Lane', city: 'Leeds', country: 'GB' },
+            metadata: { note: 'Ring twice for Zed Name' },
+            payment_method: 'pm_card_visa',
+          },
+        });
+        assert.equal(placed.status, 201, JSON.stringify(placed.body));
+        const orderId = placed.body.id;
+        const shipped = await as<OrderObject>('POST', `/v1/orders/${orderId}/ship`, {
+          body: { carrier: 'Courier of Zed Name', tracking_number: 'ZN-TRACK-0042' },
+        });
+        assert.equal(shipped.status, 200, JSON.stringify(shipped.body));
+        const firstBody = { amount: 300, reason: 'Asked by Zed Name: one cup chipped' };
+        const first = await as<RefundObject>('POST', `/v1/orders/${orderId}/refunds`, {
+          body: firstBody,
+          headers: { 'idempotency-key': 'zed-refund-1' },
+        });
+        assert.equal(first.status, 201, JSON.stringify(first.body));
+
+        // Everything so far is delivered to the early endpoint; then a second endpoint, and the rest
+        // refunded: its refund.created and order.refunded wait in the queue for both.
+        await sendQueued();
+        const late = await as<{ id: string }>('POST', '/v1/webhooks', {
+          body: { url: `${echo.url}/late`, events: ['*'] },
+        });
+        assert.equal(late.status, 201, JSON.stringify(late.body));
+        const rest = await as<RefundObject>('POST', `/v1/orders/${orderId}/refunds`, {
+          body: { reason: 'Zed Name wants the rest back' },
+        });
+        assert.equal(rest.status, 201, JSON.stringify(rest.body));
+        const logOf = async (webhookId: string) =>
+          (await as<Page<DeliveryObject>>('GET', `/v1/webhooks/${webhookId}/deliveries?limit=100`)).body.data;
+        const earlyLog = await logOf(early.body.id);
+        const firstEvent = (
+          await as<Page<EventBody>>('GET', '/v1/events?type=refund.created&limit=100')
+        ).body.data.find((e) => e.data.object.id === first.body.id);
+        assert.ok(firstEvent);
+        const delivered = earlyLog.find((d) => d.event_id === firstEvent.id && d.status === 'succeeded');
+        assert.ok(delivered);
+        assert.ok(delivered.response_body?.includes('Asked by Zed Name'), 'the log holds the echoed reason');
+        // And a retry of that delivery, queued too.
+        const retry = await as<DeliveryObject>(
+          'POST',
+          `/v1/webhooks/${early.body.id}/deliveries/${delivered.id}/retry`,
+        );
+        assert.equal(retry.status, 202, JSON.stringify(retry.body));
+        assert.equal(await pendingOf(), 5);
+
+        const needles = [
+          'Zed Name',
+          'zed.name@example.net',
+          'chipped',
+          'wants the rest',
+          'ZN-TRACK-0042',
+          '7 Quiet Lane',
+          'Ring twice',
+        ];
+        const found = await scanStore(ctx.deps.store, needles);
+        for (const hit of [
+          'refunds.reason: Zed Name',
+          'orders.tracking_number: ZN-TRACK-0042',
+          'orders.carrier: Zed Name',
+          'orders.metadata: Ring twice',
+          'events.data: chipped',
+          'events.data: wants the rest',
+          'idempotency_keys.response_body: chipped',
+          'webhook_deliveries.response_body: chipped',
+        ]) {
+          assert.ok(found.includes(hit), `${hit} in ${found.join(', ')}`);
+        }
+
+        const orderBefore = await as<OrderObject>('GET', `/v1/orders/${orderId}`);
+        assert.deepEqual(
+          orderBefore.body.refunds.map((r) => r.reason),
+          [firstBody.reason, 'Zed Name wants the rest back'],
+        );
+        const refundsBefore = (await as<Page<RefundObject>>('GET', `/v1/orders/${orderId}/refunds`)).body;
+        const ledgerBefore = await ledger(ctx.deps.store);
+
+        const redacted = await as<CustomerObject>('POST', `/v1/customers/${zed.id}/redact`);
+        assert.equal(redacted.status, 200, JSON.stringify(redacted.body));
+        const orderAddress = `redacted+${zed.id}@invalid`.toLowerCase();
+        const expected = redactedOrder(orderBefore.body, orderAddress);
+
+        assert.deepEqual(await scanStore(ctx.deps.store, needles), []);
+        assert.deepEqual(await ledger(ctx.deps.store), ledgerBefore);
+        // Every read of the order shows it without the free text, amounts and refunds kept.
+        const orderAfter = await as<OrderObject>('GET', `/v1/orders/${orderId}`, {
+          headers: { 'if-none-match': String(orderBefore.headers.etag) },
+        });
+        assert.deepEqual([orderAfter.status, orderAfter.body], [200, expected]);
+        assert.notEqual(orderAfter.headers.etag, orderBefore.headers.etag);
+        assert.deepEqual(
+          [expected.status, expected.refunded_amount, expected.refunds.map((r) => r.amount)],
+          ['refunded', 2000, [300, 1700]],
+        );
+        assert.deepEqual((await as<Page<OrderObject>>('GET', '/v1/orders')).body.data, [expected]);
+        assert.deepEqual((await as<Page<OrderObject>>('GET', `/v1/customers/${zed.id}/orders`)).body.data, [
+          expected,
+        ]);
+        assert.deepEqual((await as<Page<RefundObject>>('GET', `/v1/orders/${orderId}/refunds`)).body, {
+          ...refundsBefore,
+          data: refundsBefore.data.map((r) => ({ ...r, reason: null })),
+        });
+        const exported = (await as<CustomerExport>('GET', `/v1/customers/${zed.id}/export`)).body;
+        assert.deepEqual(exported.orders, [expected]);
+        const events = (await as<Page<EventBody>>('GET', '/v1/events?limit=100')).body.data;
+        const refundEvents = events.filter((e) => e.type === 'refund.created');
+        assert.deepEqual(
+          refundEvents.map((e) => [e.data.object.id, e.data.object.reason, e.data.object.amount]).reverse(),
+          [
+            [first.body.id, null, 300],
+            [rest.body.id, null, 1700],
+          ],
+        );
+        // The export lists the refunds' events with the order's and payment's.
+        for (const event of refundEvents) assert.ok(exported.events.some((e) => e.id === event.id));
+        const shippedEvent = events.find((e) => e.type === 'order.shipped')?.data.object;
+        assert.deepEqual([shippedEvent?.carrier, shippedEvent?.tracking_number], [null, null]);
+        const closed = events.find((e) => e.type === 'order.refunded')?.data.object as unknown as OrderObject;
+        assert.deepEqual(
+          closed.refunds.map((r) => r.reason),
+          [null, null],
+        );
+        const replay = await as<RefundObject>('POST', `/v1/orders/${orderId}/refunds`, {
+          body: firstBody,
+          headers: { 'idempotency-key': 'zed-refund-1' },
+        });
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(replay.body, { ...first.body, reason: null });
+
+        // The delivery log no longer holds what the receiver echoed of the person's events.
+        for (const log of [
+          await logOf(early.body.id),
+          (await as<Page<DeliveryObject>>('GET', `/v1/events/${firstEvent.id}/deliveries`)).body.data,
+        ]) {
+          assert.ok(log.length > 0);
+          for (const entry of log) {
+            for (const needle of needles) assert.ok(!(entry.response_body ?? '').includes(needle), needle);
+          }
+        }
+        // Its rows stay (the redaction's own event queued beside them).
+        assert.deepEqual(
+          (await logOf(early.body.id))
+            .filter((d) => d.event !== 'customer.redacted')
+            .map((d) => d.id)
+            .sort(),
+          [...earlyLog.map((d) => d.id), retry.body.id].sort(),
+        );
+
+        // The queued deliveries (the rest's events and customer.redacted to both endpoints, the
+        // retry) send the redacted payload.
+        const sentBefore = echo.received.length;
+        await sendQueued();
+        const sent = echo.received.slice(sentBefore);
+        assert.equal(sent.length, 7);
+        for (const request of sent) {
+          for (const needle of needles) assert.ok(!request.body.includes(needle), needle);
+        }
+        const resent = sent.find((r) => r.id === firstEvent.id);
+        assert.equal((JSON.parse(resent?.body ?? '{}') as EventBody).data.object.reason, null);
+      } finally {
+        worker.start();
+        await echo.close();
+      }
     });
   });
 }

@@ -16,8 +16,9 @@ import { countDeltas, presentCustomer } from './customers.service.js';
 /**
  * A customer's privacy rights (docs/customers.md, "Privacy: export and erasure"): the export of
  * everything held about the person (GDPR article 15) and its irreversible erasure (article 17).
- * Both find the same data: the customer, its orders, the events about them or mentioning its
- * addresses, and (erasure) the recorded idempotent responses and the analytics rollups.
+ * Both find the same data: the customer, its orders and their refunds, the events about them or
+ * mentioning its addresses, and (erasure) the recorded idempotent responses, the recorded
+ * responses of those events' webhook deliveries and the analytics rollups.
  */
 
 /** How much each statement reads: orders presented per batch, and rows examined per scan window. */
@@ -63,12 +64,14 @@ async function erasureOf(db: Db, row: repo.CustomerRow, window: number): Promise
   const found = await addressesOf(db, row, window);
   const emails = found.all.filter((email) => email !== orderAddress);
   const others = await privacy.emailsOfOthers(db, row.tenant_id, row.id, emails);
+  const refundIds = new Set(await privacy.refundIds(db, row.tenant_id, row.id));
   return {
     erasure: {
       customerId: row.id,
       address,
       orderAddress,
       orderIds: found.orderIds,
+      refundIds,
       emails,
       exclusive: emails.filter((email) => !others.held.has(email) && !others.ordered.has(email)),
     },
@@ -147,18 +150,24 @@ export function createCustomerPrivacy(deps: {
 
         // The orders first: their row locks make any change of them wait for this commit.
         await privacy.redactOrders(trx, tenantId, id, erasure.orderAddress);
+        await privacy.redactRefunds(trx, tenantId, id);
 
         const match = { tenantId, customerId: id, emails: erasure.exclusive };
         for await (const rows of privacy.matchingEvents(trx, match, { window: sizes.window })) {
+          // The events about the customer's data and those rewritten: their deliveries' recorded
+          // responses go too (a receiver may echo what it was sent).
+          const delivered: string[] = [];
           for (const event of rows) {
             const data = scrubText(event.data, erasure);
             const extra = event.extra === null ? undefined : scrubText(event.extra, erasure);
+            if (event.about === 1 || data !== undefined || extra !== undefined) delivered.push(event.id);
             if (data === undefined && extra === undefined) continue;
             await privacy.rewriteEvent(trx, tenantId, event.id, {
               ...(data === undefined ? {} : { data }),
               ...(extra === undefined ? {} : { extra }),
             });
           }
+          await privacy.forgetDeliveryResponses(trx, tenantId, delivered);
         }
         for await (const rows of privacy.matchingIdempotencyKeys(trx, match, sizes.window)) {
           for (const key of rows) {

@@ -166,7 +166,7 @@ export function customerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: TAGS,
           summary: "Erase a customer's personal data, irreversibly (GDPR article 17)",
           description:
-            "In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address and metadata; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way. Amounts, items, statuses, payments, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.",
+            "In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, and the recorded responses of the webhook deliveries of those events are dropped. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.",
           params: CustomerIdParams,
           body: EmptyBody,
           response: { 200: CustomerSchema, ...errorResponses(...BODY_ERRORS, 404) },
