@@ -29,8 +29,10 @@ Commands:
   tenant:set-limits --tenant ID [--plan P] [--hourly N|default] [--monthly N|default]
                 [--daily-transfer N|default]
   wallet:credit --tenant ID --amount N --currency C [--description D]
-  plugin:approve --plugin ID            publish a plugin that is in review
-  plugin:reject --plugin ID --reason R  reject a plugin that is in review, saying why
+  plugin:approve --plugin ID            publish a plugin that is in review, or make the pending
+                                        revision of a published one live (shows its changes)
+  plugin:reject --plugin ID --reason R  reject a plugin that is in review, or the pending revision
+                                        of a published one (which stays as it is), saying why
   ledger:verify
   help          this text (also --help or -h, alone or after a command)
 `;
@@ -63,6 +65,15 @@ function limit(value: string | boolean | undefined, flag: string): number | null
     throw new UsageError(`--${flag} must be a positive whole number or "default"`);
   }
   return Number(value);
+}
+
+type Review = Awaited<ReturnType<Deps['plugins']['review']>>;
+
+/** A revision's changes, one line per field: `  name: "Stock Sync" -> "Stock Sync Pro"`. */
+function revisionLines(review: Review): string[] {
+  return Object.entries(review.revision?.changes ?? {}).map(
+    ([field, change]) => `  ${field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`,
+  );
 }
 
 const commands: Record<string, Command> = {
@@ -183,16 +194,36 @@ const commands: Record<string, Command> = {
 
   async 'plugin:approve'(deps, args) {
     const v = parse(args, { plugin: { type: 'string' } });
-    const plugin = await deps.plugins.review(required(v.plugin, 'plugin'), { approve: true });
-    return { json: { plugin }, text: `Plugin ${plugin.id} (${plugin.name}) is published.` };
+    const { revision, ...plugin } = await deps.plugins.review(required(v.plugin, 'plugin'), {
+      approve: true,
+    });
+    if (!revision) return { json: { plugin }, text: `Plugin ${plugin.id} (${plugin.name}) is published.` };
+    return {
+      json: { plugin, revision },
+      text: [
+        `Plugin ${plugin.id} (${plugin.name}): its revision is approved and live. Changes:`,
+        ...revisionLines({ ...plugin, revision }),
+      ].join('\n'),
+    };
   },
 
   async 'plugin:reject'(deps, args) {
     const v = parse(args, { plugin: { type: 'string' }, reason: { type: 'string' } });
     const reason = required(v.reason, 'reason').trim();
     if (reason === '' || reason.length > 1000) throw new UsageError('--reason must be 1 to 1000 characters');
-    const plugin = await deps.plugins.review(required(v.plugin, 'plugin'), { approve: false, reason });
-    return { json: { plugin }, text: `Plugin ${plugin.id} (${plugin.name}) is rejected: ${reason}` };
+    const { revision, ...plugin } = await deps.plugins.review(required(v.plugin, 'plugin'), {
+      approve: false,
+      reason,
+    });
+    if (!revision)
+      return { json: { plugin }, text: `Plugin ${plugin.id} (${plugin.name}) is rejected: ${reason}` };
+    return {
+      json: { plugin, revision },
+      text: [
+        `Plugin ${plugin.id} (${plugin.name}): its revision is rejected (${reason}); the plugin stays as it is. Changes refused:`,
+        ...revisionLines({ ...plugin, revision }),
+      ].join('\n'),
+    };
   },
 
   async 'wallet:credit'(deps, args) {

@@ -419,6 +419,26 @@ export interface PluginInstallationsTable {
   installed_at: number;
   /** Null while installed; set when uninstalled (the token stops working at that commit). */
   uninstalled_at: number | null;
+  /**
+   * JSON arrays: the whole grant an approved revision of the plugin asks for when it is more than
+   * this installation holds, until the store accepts it; both null when nothing waits.
+   */
+  pending_permissions: string | null;
+  pending_events: string | null;
+}
+
+export type PluginRevisionStatus = 'pending' | 'rejected';
+
+/** A published plugin's one revision: changes awaiting the operator's approval (or rejected). */
+export interface PluginRevisionsTable {
+  plugin_id: string;
+  /** JSON object: the changed manifest fields with their new values. */
+  changes: string;
+  status: PluginRevisionStatus;
+  /** Why the operator rejected it (status `rejected`), else null. */
+  rejection_reason: string | null;
+  created: number;
+  updated: number;
 }
 
 export interface PluginRatingsTable {
@@ -862,6 +882,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   plugins: PluginsTable;
   plugin_installations: PluginInstallationsTable;
+  plugin_revisions: PluginRevisionsTable;
   plugin_ratings: PluginRatingsTable;
   usage_apps_daily: UsageAppsDailyTable;
   app_runtime_tokens: AppRuntimeTokensTable;

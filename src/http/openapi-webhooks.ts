@@ -50,7 +50,7 @@ export const PaymentSchema = Type.Object(
   },
 );
 
-/** A plugin's installation in a store, as `app.installed` and `app.uninstalled` carry it. */
+/** A plugin's installation in a store, as the `app.*` events carry it. */
 export const AppInstallationSchema = Type.Object(
   {
     id: Type.String({ examples: ['ins_7cQp2ZxW1bX9sT2uV7wY3cE5'] }),
@@ -60,8 +60,16 @@ export const AppInstallationSchema = Type.Object(
     access_token: Type.Optional(
       Type.String({ description: 'On `app.installed` only: the installation token, `sk_app_…`; sent once.' }),
     ),
-    permissions: Type.Optional(Type.Array(Type.String())),
-    events: Type.Optional(Type.Array(Type.String())),
+    permissions: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'On `app.installed` and `app.permissions_updated`: what the token may do now.',
+      }),
+    ),
+    events: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'On `app.installed` and `app.permissions_updated`: the store events delivered now.',
+      }),
+    ),
   },
   {
     examples: [
@@ -134,6 +142,10 @@ function dataExample(type: string, object: TSchema): Record<string, unknown> {
     const { access_token: _token, permissions: _permissions, events: _events, ...uninstalled } = example;
     return { object: uninstalled };
   }
+  if (type === 'app.permissions_updated') {
+    const { access_token: _token, ...granted } = example;
+    return { object: granted };
+  }
   if (type !== 'product.outofstock') return { object: example };
   const [variant] = (example.variants ?? []) as Record<string, unknown>[];
   const soldOut = { ...variant, stock: 0 };
@@ -181,6 +193,8 @@ function operation(type: string): Record<string, unknown> {
         .join('')}`,
       summary: type,
       tags: [type.startsWith('app.') ? 'Plugins' : 'Webhooks'],
+      // The receiver asks for no credentials: it verifies the signature headers below.
+      security: [],
       parameters: SIGNATURE_HEADERS.map(([name, description]) => ({
         in: 'header',
         name,

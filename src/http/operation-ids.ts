@@ -70,6 +70,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/plugins/:id/installations': 'listPluginInstallations',
   'GET /v1/plugins/:id/deliveries': 'listPluginDeliveries',
   'POST /v1/plugins/:id/install': 'installPlugin',
+  'POST /v1/plugins/:id/install/accept': 'acceptPluginInstallation',
   'DELETE /v1/plugins/:id/install': 'uninstallPlugin',
   'POST /v1/plugins/:id/ratings': 'ratePlugin',
 

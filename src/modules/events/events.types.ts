@@ -34,9 +34,10 @@ export function isEventType(value: string): value is EventType {
 /**
  * Events about a plugin installation, sent only to that installation's own subscription (the
  * plugin's URL), never fanned out to the store's webhooks nor listed by `GET /events`:
- * `app.installed` carries the installation token.
+ * `app.installed` carries the installation token; `app.permissions_updated` the installation's
+ * new grant (a revision of the plugin approved, or accepted by the store).
  */
-export const APP_EVENT_TYPES = ['app.installed', 'app.uninstalled'] as const;
+export const APP_EVENT_TYPES = ['app.installed', 'app.uninstalled', 'app.permissions_updated'] as const;
 
 export type AppEventType = (typeof APP_EVENT_TYPES)[number];
 

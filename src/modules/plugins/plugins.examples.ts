@@ -24,6 +24,7 @@ export const PLUGIN_EXAMPLE = {
     installed_at: INSTALLED_AT,
     granted_permissions: ['read:products', 'write:products'],
     granted_events: ['product.updated', 'product.outofstock'],
+    pending_permissions: null,
   },
   status: 'published',
   homepage_url: 'https://apps.example.com/stock-sync',
@@ -32,7 +33,20 @@ export const PLUGIN_EXAMPLE = {
   my_rating: 5,
   webhook_url: 'https://apps.example.com/hooks/commerce',
   rejection_reason: null,
+  pending_revision: {
+    status: 'pending',
+    changes: {
+      description: 'Keeps stock levels and prices in step with your warehouse system.',
+      webhook_url: 'https://apps.example.com/hooks/v2/commerce',
+    },
+    rejection_reason: null,
+    created: '2026-12-02T08:12:40.517Z',
+    updated: '2026-12-02T08:12:40.517Z',
+  },
 };
+
+/** A published plugin's revision awaiting the operator, as its publisher sees it. */
+export const PLUGIN_REVISION_EXAMPLE = PLUGIN_EXAMPLE.pending_revision;
 
 /** The answer that publishes it (`POST /plugins`): a draft, with its signing secret, shown once. */
 export const NEW_PLUGIN_EXAMPLE = {
@@ -44,6 +58,7 @@ export const NEW_PLUGIN_EXAMPLE = {
   installation: null,
   status: 'draft',
   my_rating: null,
+  pending_revision: null,
   secret: 'whsec_1994v9kGmrXISU7m3U9GHLBb62RdmJ5VaBG4X/w32iY=',
 };
 

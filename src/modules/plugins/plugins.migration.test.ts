@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Db } from '../../db/store.js';
-import { DIALECTS } from '../../../test/helpers/context.js';
+import { client, DIALECTS } from '../../../test/helpers/context.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import { eventually } from '../../../test/helpers/webhook-receiver.js';
+import { hashKey } from '../api-keys/api-keys.service.js';
 import type { PluginObject } from './plugins.schemas.js';
 
 /**
@@ -103,6 +104,83 @@ for (const dialect of DIALECTS) {
           .execute();
         assert.equal(events.length, 1);
         assert.ok(!events[0]?.data.includes('sk_app_'));
+      } finally {
+        await upgraded.close();
+      }
+    });
+  });
+}
+
+/**
+ * Migration 0034 makes changes to a published plugin revisions: on a store of the previous release
+ * that holds a published plugin and a store's installation of it, the installation has nothing
+ * pending and keeps its token; the plugin's next change waits for the operator, and what it takes
+ * away leaves the installation's token at approval.
+ */
+const PUBLISHED = 'plg_Rv8mQ2xT4bN6kP1sW3yZ5cD7';
+const INSTALLATION = 'ins_Rv8mQ2xT4bN6kP1sW3yZ5cD7';
+const APP_TOKEN = `sk_app_${'Rv8mQ2xT4bN6kP1sW3yZ5cD7'.padEnd(40, 'q')}`;
+
+async function writeStoreWithInstallation(db: Db): Promise<void> {
+  for (const tenant of ['ten_pub', 'ten_shop']) {
+    await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
+      VALUES (${tenant}, ${`Store ${tenant}`}, 'pro', 'USD', '2026-12-15', ${T0}, ${T0})`.execute(db);
+    await sql`INSERT INTO users (id, tenant_id, email, name, role, password_hash, created, updated)
+      VALUES (${`usr_${tenant}`}, ${tenant}, ${`${tenant}@example.com`}, 'Owner', 'owner', NULL, ${T0}, ${T0})`.execute(
+      db,
+    );
+  }
+  const permissions = JSON.stringify(['read:products', 'read:orders']);
+  const events = JSON.stringify(['product.created']);
+  await sql`INSERT INTO plugins (id, slug, name, description, category, author, permissions, events, installs,
+      rating_sum, rating_count, owner_tenant_id, status, rejection_reason, webhook_url, homepage_url, secret, runtime,
+      created, updated)
+    VALUES (${PUBLISHED}, 'order-lens', 'Order Lens', 'Reads orders.', 'analytics', 'Store ten_pub', ${permissions},
+      ${events}, 1, 0, 0, 'ten_pub', 'published', NULL, 'https://apps.example.com/hooks', NULL,
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c=', NULL, ${T0}, ${T0})`.execute(db);
+  await sql`INSERT INTO webhook_endpoints (id, tenant_id, url, events, description, status, secret, retired_secrets,
+      api_version, last_triggered, failing_since, created, updated, plugin_id, installation_id)
+    VALUES ('wh_orderlens', 'ten_shop', 'https://apps.example.com/hooks', ${events}, 'Order Lens (installed app)',
+      'Active', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c=', '[]', '2026-12-15', NULL, NULL, ${T0}, ${T0},
+      ${PUBLISHED}, ${INSTALLATION})`.execute(db);
+  await sql`INSERT INTO plugin_installations (id, tenant_id, plugin_id, user_id, permissions, events, token_hash,
+      token_last4, endpoint_id, installed_at, uninstalled_at)
+    VALUES (${INSTALLATION}, 'ten_shop', ${PUBLISHED}, 'usr_ten_shop', ${permissions}, ${events},
+      ${hashKey(APP_TOKEN)}, ${APP_TOKEN.slice(-4)}, 'wh_orderlens', ${T0}, NULL)`.execute(db);
+}
+
+for (const dialect of DIALECTS) {
+  describe(`migration 0034: plugin revisions (${dialect})`, () => {
+    it('keeps published plugins and their installations as they were, and reviews their next change', async () => {
+      const upgraded = await upgradeFrom(dialect, '0033_catalog_versions', writeStoreWithInstallation);
+      try {
+        const publisher = await upgraded.clientFor('ten_pub', 'usr_ten_pub');
+        const shop = await upgraded.clientFor('ten_shop', 'usr_ten_shop');
+        const app = client(upgraded.app, APP_TOKEN);
+        const seen = await shop<PluginObject>('GET', `/v1/plugins/${PUBLISHED}`);
+        assert.equal(seen.status, 200);
+        assert.equal(seen.body.installation?.id, INSTALLATION);
+        assert.deepEqual(seen.body.installation?.granted_permissions, ['read:products', 'read:orders']);
+        assert.equal(seen.body.installation?.pending_permissions, null);
+        const mine = await publisher<PluginObject>('GET', `/v1/plugins/${PUBLISHED}`);
+        assert.equal(mine.body.pending_revision, null);
+        assert.equal((await app('GET', '/v1/orders')).status, 200);
+
+        const changed = await publisher<PluginObject>('PATCH', `/v1/plugins/${PUBLISHED}`, {
+          body: { name: 'Order Lens Lite', permissions: ['read:products'] },
+        });
+        assert.equal(changed.status, 200);
+        assert.equal(changed.body.name, 'Order Lens');
+        assert.equal(changed.body.pending_revision?.status, 'pending');
+        assert.equal((await app('GET', '/v1/orders')).status, 200);
+
+        await upgraded.deps.plugins.review(PUBLISHED, { approve: true });
+        assert.equal((await app('GET', '/v1/orders')).status, 403);
+        assert.equal((await app('GET', '/v1/products')).status, 200);
+        const after = await shop<PluginObject>('GET', `/v1/plugins/${PUBLISHED}`);
+        assert.equal(after.body.name, 'Order Lens Lite');
+        assert.deepEqual(after.body.installation?.granted_permissions, ['read:products']);
+        assert.equal(after.body.installation?.pending_permissions, null);
       } finally {
         await upgraded.close();
       }

@@ -3,6 +3,7 @@ import type {
   Database,
   PluginInstallationsTable,
   PluginRatingsTable,
+  PluginRevisionsTable,
   PluginsTable,
 } from '../../db/schema.js';
 import type { DialectName, Db } from '../../db/store.js';
@@ -10,8 +11,8 @@ import type { PageWindow } from '../../lib/paging.js';
 import type { PluginSort } from './plugins.schemas.js';
 
 type CatalogScope = ExpressionBuilder<
-  Database & { inst: PluginInstallationsTable; mine: PluginRatingsTable },
-  'plugins' | 'inst' | 'mine'
+  Database & { inst: PluginInstallationsTable; mine: PluginRatingsTable; rev: PluginRevisionsTable },
+  'plugins' | 'inst' | 'mine' | 'rev'
 >;
 
 /**
@@ -64,8 +65,8 @@ function matchesWord(eb: CatalogScope, word: string) {
 }
 
 /**
- * The plugins the tenant may see (published ones and its own), joined to its active installation
- * and its rating (at most one row each per plugin).
+ * The plugins the tenant may see (published ones and its own), joined to its active installation,
+ * its rating and, for its own plugins only, their revision (at most one row each per plugin).
  */
 function catalog(db: Db, tenantId: string) {
   return db
@@ -78,6 +79,9 @@ function catalog(db: Db, tenantId: string) {
     )
     .leftJoin('plugin_ratings as mine', (join) =>
       join.onRef('mine.plugin_id', '=', 'plugins.id').on('mine.tenant_id', '=', tenantId),
+    )
+    .leftJoin('plugin_revisions as rev', (join) =>
+      join.onRef('rev.plugin_id', '=', 'plugins.id').on('plugins.owner_tenant_id', '=', tenantId),
     )
     .where((eb) =>
       eb.or([eb('plugins.status', '=', 'published'), eb('plugins.owner_tenant_id', '=', tenantId)]),
@@ -120,7 +124,14 @@ const PLUGIN_COLUMNS = [
   'inst.installed_at',
   'inst.permissions as granted_permissions',
   'inst.events as granted_events',
+  'inst.pending_permissions',
+  'inst.pending_events',
   'mine.stars as my_rating',
+  'rev.changes as revision_changes',
+  'rev.status as revision_status',
+  'rev.rejection_reason as revision_rejection_reason',
+  'rev.created as revision_created',
+  'rev.updated as revision_updated',
 ] as const;
 
 export type PluginRow = NonNullable<Awaited<ReturnType<typeof findPlugin>>>;
@@ -240,15 +251,58 @@ export async function insertInstallationIfAbsent(db: Db, row: PluginInstallation
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-/** The tenant's active installation of the plugin. */
-export async function findActiveInstallation(db: Db, tenantId: string, pluginId: string) {
-  return db
+/** The tenant's active installation of the plugin; on PostgreSQL `lock` takes its row lock. */
+export async function findActiveInstallation(db: Db, tenantId: string, pluginId: string, lock = false) {
+  const query = db
     .selectFrom('plugin_installations')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('plugin_id', '=', pluginId)
+    .where('uninstalled_at', 'is', null);
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** Every active installation of the plugin, oldest first; on PostgreSQL `lock` locks them all. */
+export async function activeInstallationsOf(db: Db, pluginId: string, lock = false) {
+  const query = db
+    .selectFrom('plugin_installations')
+    .select(['id', 'tenant_id', 'permissions', 'events', 'endpoint_id'])
+    .where('plugin_id', '=', pluginId)
     .where('uninstalled_at', 'is', null)
-    .executeTakeFirst();
+    .orderBy('installed_at')
+    .orderBy('id');
+  return (lock ? query.forUpdate() : query).execute();
+}
+
+/** An installation's grant, and what waits for its store's acceptance (null: nothing). */
+export async function setGrant(
+  db: Db,
+  installationId: string,
+  grant: Pick<PluginInstallationsTable, 'permissions' | 'events' | 'pending_permissions' | 'pending_events'>,
+): Promise<void> {
+  await db.updateTable('plugin_installations').set(grant).where('id', '=', installationId).execute();
+}
+
+/** The plugin's revision (pending or rejected); on PostgreSQL `lock` takes its row lock. */
+export async function findRevision(db: Db, pluginId: string, lock = false) {
+  const query = db.selectFrom('plugin_revisions').selectAll().where('plugin_id', '=', pluginId);
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function insertRevision(db: Db, row: PluginRevisionsTable): Promise<void> {
+  await db.insertInto('plugin_revisions').values(row).execute();
+}
+
+export async function updateRevision(
+  db: Db,
+  pluginId: string,
+  changes: Partial<Omit<PluginRevisionsTable, 'plugin_id' | 'created'>>,
+): Promise<void> {
+  await db.updateTable('plugin_revisions').set(changes).where('plugin_id', '=', pluginId).execute();
+}
+
+export async function deleteRevision(db: Db, pluginId: string): Promise<void> {
+  await db.deleteFrom('plugin_revisions').where('plugin_id', '=', pluginId).execute();
 }
 
 /** Ends the installation (its token stops at this commit); true when it was active. */

@@ -92,7 +92,7 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['Plugins'],
           summary: 'Change one of your plugins',
           description:
-            'Only the publisher’s own plugins (404 otherwise). Permissions and events change only while it is a `draft` or `rejected`; nothing changes while it is `in_review` (409 `invalid_state_transition`). A new `webhook_url` applies to the active installations at once.',
+            'Only the publisher’s own plugins (404 otherwise). A `draft` or `rejected` plugin changes at once; nothing changes while it is `in_review` (409 `invalid_state_transition`). A `published` plugin stays as the operator approved it: the changes go into its `pending_revision` (one per plugin; a later change adds to it), which goes live in every store only once the operator approves it. The slug never changes.',
           params: PluginParams,
           body: UpdatePluginBody,
           response: { 200: PluginSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
@@ -174,6 +174,23 @@ export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         reply.code(created ? 201 : 200);
         return plugin;
       },
+    );
+
+    app.post(
+      '/plugins/:id/install/accept',
+      {
+        config: { auth: 'write:plugins', resource },
+        schema: {
+          tags: ['Plugins'],
+          summary: 'Accept the permissions and events a plugin now asks for',
+          description:
+            'When an approved revision of the plugin asks for more than this store granted, its installation shows them in `pending_permissions` and its token keeps its `granted_permissions` until this call grants them: the token holds the new permissions and the plugin receives the new events from then on, and it is sent `app.permissions_updated`. The key must hold every permission the plugin asks for (403 `insufficient_permissions` names the first one missing). 409 `invalid_state_transition` when the plugin is not installed or nothing awaits acceptance.',
+          params: PluginParams,
+          body: InstallBody,
+          response: { 200: PluginSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) => plugins.accept(principalOf(request), request.params.id),
     );
 
     app.delete(

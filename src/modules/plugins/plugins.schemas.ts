@@ -17,6 +17,7 @@ import {
   PLUGIN_DELIVERY_EXAMPLE,
   PLUGIN_EXAMPLE,
   PLUGIN_INSTALLATION_EXAMPLE,
+  PLUGIN_REVISION_EXAMPLE,
   RATING_EXAMPLE,
 } from './plugins.examples.js';
 
@@ -26,8 +27,99 @@ export const PLUGIN_SORTS = ['installs', 'rating', 'name'] as const;
 export type PluginSort = (typeof PLUGIN_SORTS)[number];
 
 export const PLUGIN_STATUSES = ['draft', 'in_review', 'published', 'rejected'] as const;
+export const REVISION_STATUSES = ['pending', 'rejected'] as const;
 
 const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES] });
+
+const Url = (description: string, example: string) =>
+  Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description, examples: [example] });
+
+const manifest = {
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['Stock Sync'] }),
+  slug: Type.String({
+    minLength: 3,
+    maxLength: 64,
+    pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+    description: 'Unique in the marketplace: lowercase letters, digits and single hyphens.',
+    examples: ['stock-sync'],
+  }),
+  description: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    pattern: NONBLANK_TEXT_PATTERN,
+    examples: ['Keeps stock levels in step with your warehouse system.'],
+  }),
+  category: Type.String({ enum: [...PLUGIN_CATEGORIES] }),
+  permissions: Type.Array(Type.String({ enum: [...PLUGIN_PERMISSIONS] }), {
+    maxItems: PLUGIN_PERMISSIONS.length,
+    uniqueItems: true,
+    description:
+      'What its installation token may do. Key, plugin and settings permissions cannot be asked for.',
+    examples: [['read:products', 'write:products']],
+  }),
+  events: Type.Array(Type.String({ enum: [...PLUGIN_EVENTS] }), {
+    maxItems: PLUGIN_EVENTS.length,
+    uniqueItems: true,
+    description:
+      'The store events delivered to `webhook_url` (beside the `app.*` events about its installations).',
+    examples: [['product.updated', 'product.outofstock']],
+  }),
+  webhook_url: Url(
+    'Where events are delivered, checked as webhook URLs are: https, without credentials, resolving to public addresses only (422 `invalid_webhook_url`).',
+    'https://apps.example.com/hooks/commerce',
+  ),
+  homepage_url: Url('https, shown in the marketplace.', 'https://apps.example.com/stock-sync'),
+};
+
+export const PluginRevisionSchema = Type.Object(
+  {
+    status: Type.String({
+      enum: [...REVISION_STATUSES],
+      description:
+        '`pending` until the operator approves it (its changes then go live) or rejects it (`rejected`, with `rejection_reason`; the plugin stays as it is). Changing the plugin again makes it `pending` again.',
+    }),
+    changes: Type.Object(
+      {
+        name: Type.Optional(manifest.name),
+        description: Type.Optional(manifest.description),
+        category: Type.Optional(manifest.category),
+        permissions: Type.Optional(manifest.permissions),
+        events: Type.Optional(manifest.events),
+        webhook_url: Type.Optional(manifest.webhook_url),
+        homepage_url: Type.Optional(Nullable(manifest.homepage_url)),
+      },
+      { description: 'The fields it changes, with their new values; the plugin shows the live ones.' },
+    ),
+    rejection_reason: Nullable(Type.String({ description: "The operator's reason, when rejected." })),
+    created: Timestamp,
+    updated: Timestamp,
+  },
+  {
+    description:
+      'Changes to a published plugin awaiting the operator’s approval; shown to its publisher only (since 2026-12-15).',
+    examples: [PLUGIN_REVISION_EXAMPLE],
+  },
+);
+export type PluginRevisionObject = Static<typeof PluginRevisionSchema>;
+
+export const PendingGrantSchema = Type.Object(
+  {
+    permissions: Type.Array(PermissionSchema, {
+      description: 'Every permission the token will hold once the store accepts.',
+    }),
+    events: Type.Array(EventTypeSchema, { description: 'Every event delivered once the store accepts.' }),
+  },
+  {
+    description:
+      'What an approved revision of the plugin asks for, being more than this store granted: the token keeps its `granted_permissions` and the plugin its `granted_events` until the store accepts (`POST /plugins/{id}/install/accept`). Null when nothing waits.',
+    examples: [
+      {
+        permissions: ['read:products', 'write:products', 'read:orders'],
+        events: ['product.updated', 'product.outofstock', 'order.paid'],
+      },
+    ],
+  },
+);
 
 export const InstallationSchema = Type.Object(
   {
@@ -40,9 +132,10 @@ export const InstallationSchema = Type.Object(
       description: 'What its installation token may do in this store.',
     }),
     granted_events: Type.Array(EventTypeSchema, { description: 'The events delivered to the plugin.' }),
+    pending_permissions: Nullable(PendingGrantSchema),
   },
   {
-    description: 'What the calling tenant granted the plugin when it installed it.',
+    description: 'What the calling tenant granted the plugin, and what it asks for beyond that.',
     examples: [PLUGIN_EXAMPLE.installation],
   },
 );
@@ -93,6 +186,7 @@ export const PluginSchema = Type.Object(
     rejection_reason: Type.Optional(
       Nullable(Type.String({ description: "The operator's reason, when rejected; publisher only." })),
     ),
+    pending_revision: Type.Optional(Nullable(PluginRevisionSchema)),
     secret: Type.Optional(
       Type.String({
         description:
@@ -174,46 +268,6 @@ export const RatingBody = Type.Object(
 );
 export type RatingBody = Static<typeof RatingBody>;
 
-const Url = (description: string, example: string) =>
-  Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description, examples: [example] });
-
-const manifest = {
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['Stock Sync'] }),
-  slug: Type.String({
-    minLength: 3,
-    maxLength: 64,
-    pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
-    description: 'Unique in the marketplace: lowercase letters, digits and single hyphens.',
-    examples: ['stock-sync'],
-  }),
-  description: Type.String({
-    minLength: 1,
-    maxLength: 2000,
-    pattern: NONBLANK_TEXT_PATTERN,
-    examples: ['Keeps stock levels in step with your warehouse system.'],
-  }),
-  category: Type.String({ enum: [...PLUGIN_CATEGORIES] }),
-  permissions: Type.Array(Type.String({ enum: [...PLUGIN_PERMISSIONS] }), {
-    maxItems: PLUGIN_PERMISSIONS.length,
-    uniqueItems: true,
-    description:
-      'What its installation token may do. Key, plugin and settings permissions cannot be asked for.',
-    examples: [['read:products', 'write:products']],
-  }),
-  events: Type.Array(Type.String({ enum: [...PLUGIN_EVENTS] }), {
-    maxItems: PLUGIN_EVENTS.length,
-    uniqueItems: true,
-    description:
-      'The store events delivered to `webhook_url` (beside `app.installed` and `app.uninstalled`).',
-    examples: [['product.updated', 'product.outofstock']],
-  }),
-  webhook_url: Url(
-    'Where events are delivered, checked as webhook URLs are: https, without credentials, resolving to public addresses only (422 `invalid_webhook_url`).',
-    'https://apps.example.com/hooks/commerce',
-  ),
-  homepage_url: Url('https, shown in the marketplace.', 'https://apps.example.com/stock-sync'),
-};
-
 export const CreatePluginBody = Type.Object(
   { ...manifest, homepage_url: Type.Optional(manifest.homepage_url) },
   {
@@ -249,7 +303,7 @@ export const UpdatePluginBody = Type.Object(
     minProperties: 1,
     examples: [{ description: 'Keeps stock levels and prices in step with your warehouse system.' }],
     description:
-      '`permissions` and `events` change only while the plugin is a `draft` or `rejected` (409 `invalid_state_transition` otherwise); nothing changes while it is `in_review`. A `rejected` plugin that is edited is a `draft` again.',
+      'A `draft` or `rejected` plugin changes at once (a `rejected` one is a `draft` again); nothing changes while it is `in_review` (409 `invalid_state_transition`). A `published` plugin does not change: the fields go into its `pending_revision`, which the operator approves or rejects, merged with those of earlier changes; a field set back to its live value leaves the revision. The slug never changes.',
   },
 );
 export type UpdatePluginBody = Static<typeof UpdatePluginBody>;

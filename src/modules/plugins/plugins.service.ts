@@ -4,16 +4,22 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import { AppError, isAppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
-import { isPermission, type Permission } from '../../lib/permissions.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
 import type { EventService } from '../events/events.service.js';
-import { type EventType, isEventType } from '../events/events.types.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { newSecret } from '../webhooks/webhooks.transport.js';
+import { eventList, permissionList } from './plugins.grants.js';
 import * as repo from './plugins.repository.js';
+import {
+  createPluginRevisions,
+  pluginChanges,
+  presentRevision,
+  type RevisionChanges,
+  type RevisionDiff,
+} from './plugins.revisions.js';
 import {
   type CreatePluginBody,
   PLUGIN_SORTS,
@@ -35,12 +41,8 @@ import { mintInstallationToken } from './plugins.tokens.js';
  * only. Uninstalling ends the installation in one transaction: the token stops at that commit
  * (tokens are never cached), the subscription takes nothing more and `app.uninstalled` is queued.
  * `installs` and `rating_sum`/`rating_count` move in the same transactions as the rows they count.
+ * A published plugin changes only through a revision the operator approves (plugins.revisions.ts).
  */
-
-function parseList<T extends string>(json: string | null, accept: (value: string) => value is T): T[] {
-  const parsed: unknown = JSON.parse(json ?? '[]');
-  return Array.isArray(parsed) ? parsed.filter((v): v is T => typeof v === 'string' && accept(v)) : [];
-}
 
 function isSort(value: string): value is PluginSort {
   return (PLUGIN_SORTS as readonly string[]).includes(value);
@@ -53,8 +55,15 @@ export function presentPlugin(row: repo.PluginRow, tenantId: string): PluginObje
       : {
           id: row.installation_id,
           installed_at: iso(row.installed_at),
-          granted_permissions: parseList<Permission>(row.granted_permissions, isPermission),
-          granted_events: parseList<EventType>(row.granted_events, isEventType),
+          granted_permissions: permissionList(row.granted_permissions),
+          granted_events: eventList(row.granted_events),
+          pending_permissions:
+            row.pending_permissions === null
+              ? null
+              : {
+                  permissions: permissionList(row.pending_permissions),
+                  events: eventList(row.pending_events),
+                },
         };
   const owned = row.owner_tenant_id !== null && row.owner_tenant_id === tenantId;
   return {
@@ -68,15 +77,21 @@ export function presentPlugin(row: repo.PluginRow, tenantId: string): PluginObje
     rating: Number(row.rating_tenths) / 10,
     rating_count: Number(row.rating_count),
     installed: installation !== null,
-    permissions: parseList<Permission>(row.permissions, isPermission),
-    events: parseList<EventType>(row.events, isEventType),
+    permissions: permissionList(row.permissions),
+    events: eventList(row.events),
     installation,
     status: row.status,
     homepage_url: row.homepage_url,
     first_party: row.runtime !== null,
     owned,
     my_rating: row.my_rating === null ? null : Number(row.my_rating),
-    ...(owned ? { webhook_url: row.webhook_url ?? '', rejection_reason: row.rejection_reason } : {}),
+    ...(owned
+      ? {
+          webhook_url: row.webhook_url ?? '',
+          rejection_reason: row.rejection_reason,
+          pending_revision: presentRevision(row),
+        }
+      : {}),
   };
 }
 
@@ -111,12 +126,19 @@ export function createPluginService(deps: {
   events: EventService;
   webhooks: Pick<
     WebhookService,
-    'subscribeInstallation' | 'queueTo' | 'endInstallation' | 'movePlugin' | 'safeUrl' | 'pluginDeliveries'
+    | 'subscribeInstallation'
+    | 'queueTo'
+    | 'endInstallation'
+    | 'movePlugin'
+    | 'resubscribeInstallation'
+    | 'safeUrl'
+    | 'pluginDeliveries'
   >;
   /** The version installation payloads are rendered in (the latest). */
   apiVersion: string;
 }) {
   const { store, clock, events, webhooks } = deps;
+  const revisions = createPluginRevisions({ store, clock, events, webhooks });
 
   async function load(db: Db, tenantId: string, ref: string): Promise<PluginObject> {
     const row = await repo.findPlugin(db, tenantId, ref);
@@ -223,41 +245,38 @@ export function createPluginService(deps: {
     },
 
     /**
-     * Changes the caller's own plugin. Permissions and events change only before review (draft or
-     * rejected); a rejected plugin that is edited is a draft again; nothing changes in review. A
-     * new URL is checked as webhook URLs are, and the active installations' subscriptions follow it.
+     * Changes the caller's own plugin. A draft or rejected one changes at once (a rejected one is a
+     * draft again; installations by its publisher follow a new URL); nothing changes in review. A
+     * published one does not change: the changes go into its revision for the operator to review
+     * (plugins.revisions.ts). A new URL is checked as webhook URLs are, either way.
      */
     async update(principal: Principal, ref: string, input: UpdatePluginBody): Promise<PluginObject> {
       const tenantId = principal.tenant.id;
       const before = await owned(store.db, tenantId, ref);
-      const changes: repo.PluginChanges = {};
-      const url = input.webhook_url === undefined ? undefined : await safeUrl(input.webhook_url);
-      if (url !== undefined) changes.webhook_url = url;
+      const changes: RevisionChanges = {};
+      if (input.webhook_url !== undefined) changes.webhook_url = await safeUrl(input.webhook_url);
       if (input.homepage_url !== undefined)
         changes.homepage_url = input.homepage_url === null ? null : checkHomepage(input.homepage_url);
       if (input.name !== undefined) changes.name = input.name;
       if (input.description !== undefined) changes.description = input.description;
       if (input.category !== undefined) changes.category = input.category;
-      if (input.permissions !== undefined) changes.permissions = JSON.stringify(input.permissions);
-      if (input.events !== undefined) changes.events = JSON.stringify(input.events);
+      if (input.permissions !== undefined) changes.permissions = input.permissions;
+      if (input.events !== undefined) changes.events = input.events;
       return store.transaction(async (trx) => {
         const plugin = await owned(trx, tenantId, before.id, store.supportsRowLocks);
         if (plugin.status === 'in_review')
           throw conflict('The plugin is in review; it can be changed again once it is approved or rejected.');
-        if (
-          (changes.permissions !== undefined || changes.events !== undefined) &&
-          plugin.status === 'published'
-        ) {
-          throw conflict(
-            'The permissions and events of a published plugin are fixed: stores installed it for them.',
-          );
+        if (plugin.status === 'published') {
+          await revisions.propose(trx, plugin, changes);
+          return load(trx, tenantId, plugin.id);
         }
+        const row = pluginChanges(changes);
         if (plugin.status === 'rejected') {
-          changes.status = 'draft';
-          changes.rejection_reason = null;
+          row.status = 'draft';
+          row.rejection_reason = null;
         }
-        await repo.updatePlugin(trx, plugin.id, changes, clock.now());
-        if (url !== undefined) await webhooks.movePlugin(trx, plugin.id, url);
+        await repo.updatePlugin(trx, plugin.id, row, clock.now());
+        if (changes.webhook_url !== undefined) await webhooks.movePlugin(trx, plugin.id, changes.webhook_url);
         return load(trx, tenantId, plugin.id);
       });
     },
@@ -275,7 +294,10 @@ export function createPluginService(deps: {
       });
     },
 
-    /** The operator's decision on a plugin in review (`admin plugin:approve` / `plugin:reject`). */
+    /**
+     * The operator's decision (`admin plugin:approve` / `plugin:reject`) on a plugin in review, or
+     * on the pending revision of a published one (`revision`: its changes, live and proposed).
+     */
     async review(
       pluginId: string,
       decision: { approve: true } | { approve: false; reason: string },
@@ -284,10 +306,22 @@ export function createPluginService(deps: {
       name: string;
       status: PluginsTable['status'];
       rejection_reason: string | null;
+      revision?: { status: 'approved' | 'rejected'; changes: RevisionDiff; rejection_reason: string | null };
     }> {
       return store.transaction(async (trx) => {
         const plugin = await repo.findPluginById(trx, pluginId, store.supportsRowLocks);
         if (!plugin) throw notFound('plugin');
+        if (plugin.status === 'published') {
+          const revision = await revisions.decide(trx, plugin, decision);
+          const live = (await repo.findPluginById(trx, plugin.id)) ?? plugin;
+          return {
+            id: live.id,
+            name: live.name,
+            status: live.status,
+            rejection_reason: live.rejection_reason,
+            revision: { ...revision, rejection_reason: decision.approve ? null : decision.reason },
+          };
+        }
         if (plugin.status !== 'in_review')
           throw conflict(
             `The plugin is ${plugin.status}; only a plugin in review can be approved or rejected.`,
@@ -313,18 +347,21 @@ export function createPluginService(deps: {
      */
     async install(principal: Principal, ref: string): Promise<{ plugin: PluginObject; created: boolean }> {
       const tenantId = principal.tenant.id;
-      const plugin = await entry(store.db, tenantId, ref);
-      const permissions = parseList<Permission>(plugin.permissions, isPermission);
-      const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
-      if (missing) {
-        throw new AppError(
-          'insufficient_permissions',
-          `This plugin needs ${missing}, which this API key does not hold; a key can only grant permissions it holds.`,
-          { extra: { required_permission: missing } },
-        );
-      }
-      const pluginEvents = parseList<EventType>(plugin.events, isEventType);
+      const before = await entry(store.db, tenantId, ref);
       return store.transaction(async (trx) => {
+        // Read again under the plugin's row lock: an approved revision may have changed what it
+        // asks for, and the token must get what the plugin asks for now.
+        const plugin = await entry(trx, tenantId, before.id, store.supportsRowLocks);
+        const permissions = permissionList(plugin.permissions);
+        const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
+        if (missing) {
+          throw new AppError(
+            'insufficient_permissions',
+            `This plugin needs ${missing}, which this API key does not hold; a key can only grant permissions it holds.`,
+            { extra: { required_permission: missing } },
+          );
+        }
+        const pluginEvents = eventList(plugin.events);
         const installationId = newId('ins');
         const token = mintInstallationToken();
         const endpointId = newId('wh');
@@ -341,6 +378,8 @@ export function createPluginService(deps: {
           endpoint_id: endpointId,
           installed_at: now,
           uninstalled_at: null,
+          pending_permissions: null,
+          pending_events: null,
         });
         if (!created) return { plugin: await load(trx, tenantId, plugin.id), created: false };
         await repo.addInstalls(trx, plugin.id, 1);
@@ -371,6 +410,19 @@ export function createPluginService(deps: {
         });
         await webhooks.queueTo(trx, subscription, event);
         return { plugin: await load(trx, tenantId, plugin.id), created: true };
+      });
+    },
+
+    /**
+     * The store accepts what its installation waits for since a revision of the plugin asked for
+     * more (`installation.pending_permissions`): its token and subscription take it at this commit.
+     */
+    async accept(principal: Principal, ref: string): Promise<PluginObject> {
+      const tenantId = principal.tenant.id;
+      const plugin = await entry(store.db, tenantId, ref);
+      return store.transaction(async (trx) => {
+        await revisions.accept(trx, principal, plugin.id);
+        return load(trx, tenantId, plugin.id);
       });
     },
 

@@ -224,11 +224,11 @@ for (const dialect of DIALECTS) {
       const listed = await api(storeKey)<PluginObject>('GET', `/v1/plugins/${plugin.id}`);
       assert.equal(listed.status, 200);
       assert.equal(listed.body.status, 'published');
-      const fixed = await patch({ permissions: ['read:products', 'read:orders'] });
-      assert.equal(fixed.status, 409);
+      // Published: a change is a revision for the operator; the plugin stays as approved.
       const renamed = await patch({ name: 'Review Me Pro', homepage_url: null });
       assert.equal(renamed.status, 200);
-      assert.equal(renamed.body.name, 'Review Me Pro');
+      assert.equal(renamed.body.name, 'App review-me');
+      assert.deepEqual(renamed.body.pending_revision?.changes, { name: 'Review Me Pro' });
       const bad = await patch({ permissions: 'read:products' });
       assert.equal(bad.status, 400);
       const empty = await patch({});

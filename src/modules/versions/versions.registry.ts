@@ -274,13 +274,19 @@ const PLUGIN_APP_FIELDS = [
   'webhook_url',
   'rejection_reason',
   'secret',
+  'pending_revision',
 ];
 
-/** 2026-12-15 made plugins apps: new fields on plugins, an `id` on their installation. */
+/**
+ * 2026-12-15 made plugins apps: new fields on plugins, an `id` and `pending_permissions` on their
+ * installation.
+ */
 export function pluginToV20261121(body: Json): Json {
   if (!isRecord(body)) return body;
   const out = without(body, PLUGIN_APP_FIELDS) as Record<string, Json>;
-  return isRecord(body.installation) ? { ...out, installation: without(body.installation, ['id']) } : out;
+  return isRecord(body.installation)
+    ? { ...out, installation: without(body.installation, ['id', 'pending_permissions']) }
+    : out;
 }
 
 /** 2026-12-15 added `apps` (calls made by installed plugins) to `GET /usage`. */
@@ -371,7 +377,7 @@ export const API_VERSIONS: readonly ApiVersion[] = [
       },
       {
         description:
-          'Plugins gain `status`, `homepage_url`, `first_party`, `owned` and `my_rating` (and, for their publisher, `webhook_url` and `rejection_reason`); their `installation` gains `id`.',
+          'Plugins gain `status`, `homepage_url`, `first_party`, `owned` and `my_rating` (and, for their publisher, `webhook_url`, `rejection_reason` and `pending_revision`); their `installation` gains `id` and `pending_permissions`.',
         resource: 'plugin',
         toPrevious: pluginToV20261121,
       },

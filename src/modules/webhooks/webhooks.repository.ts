@@ -148,6 +148,21 @@ export async function endInstallationEndpoint(db: Db, endpointId: string, now: n
     .execute();
 }
 
+/** The events an installation's endpoint takes from now on (its grant changed). */
+export async function setInstallationEndpointEvents(
+  db: Db,
+  endpointId: string,
+  events: readonly string[],
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ events: JSON.stringify(events), updated: now })
+    .where('id', '=', endpointId)
+    .where('installation_id', 'is not', null)
+    .execute();
+}
+
 /** Points the endpoints of a plugin's active installations at its new URL. */
 export async function movePluginEndpoints(db: Db, pluginId: string, url: string, now: number): Promise<void> {
   await db

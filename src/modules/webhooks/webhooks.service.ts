@@ -302,6 +302,11 @@ export function createWebhookService(deps: {
       await repo.endInstallationEndpoint(trx, endpointId, clock.now());
     },
 
+    /** An installation's new grant of events: its endpoint takes those from now on. */
+    async resubscribeInstallation(trx: Db, endpointId: string, events: readonly string[]): Promise<void> {
+      await repo.setInstallationEndpointEvents(trx, endpointId, events, clock.now());
+    },
+
     /** A plugin's new URL: the endpoints of its active installations follow it. */
     async movePlugin(trx: Db, pluginId: string, url: string): Promise<void> {
       await repo.movePluginEndpoints(trx, pluginId, url, clock.now());
