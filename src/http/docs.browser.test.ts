@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { chromiumMissing, inPage, launchChromium, WIDE } from '../../test/helpers/console-browser.js';
 import { freshStore, type TestStore } from '../../test/helpers/context.js';
 import { loadConfig } from '../config.js';
@@ -13,9 +13,10 @@ import { type RunningServer, startServer } from '../server.js';
  * The API reference at /docs as a person meets it: served by the real server, rendered by Scalar
  * in Debian's Chromium. It is titled and branded as the product, groups the operations by tag,
  * shows an operation with its curl call, the TypeScript client's call and the answers' examples
- * (a problem answer's of its own status's code), and sends a request from the page. Nothing may go wrong on the way: no console error, no page
- * error, no Content-Security-Policy violation, and no request to another origin. A screenshot goes
- * to test-artifacts/docs/.
+ * (a problem answer's of its own status's code), and sends a request from the page. Nothing may go
+ * wrong on the way: no console error or warning (Scalar warns of each part of the document it takes
+ * for broken), no page error, no Content-Security-Policy violation, and no request to another
+ * origin. A screenshot goes to test-artifacts/docs/.
  */
 
 const skip = chromiumMissing;
@@ -35,6 +36,22 @@ interface Violation {
 const isEvalProbe = (v: Violation) =>
   v.directive === 'script-src' && v.blocked === 'eval' && v.source.endsWith('/docs/js/scalar.js');
 
+/**
+ * A console message with its arguments as values: Scalar's warnings about the document are objects
+ * (`{message, path, schema, value}`) whose message and path say what it took for broken.
+ */
+async function consoleText(message: ConsoleMessage): Promise<string> {
+  const values = await Promise.all(message.args().map((arg) => arg.jsonValue().catch(() => '?')));
+  const text = values.map((value: unknown) =>
+    typeof value === 'string'
+      ? value
+      : JSON.stringify(value, (key, item: unknown) =>
+          key === 'schema' || key === 'value' ? undefined : item,
+        ),
+  );
+  return `console ${message.type()}: ${text.join(' ')}`;
+}
+
 describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
   let store: TestStore;
   let server: RunningServer;
@@ -42,6 +59,7 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
   let page: Page;
   let key = '';
   const problems: string[] = [];
+  const consoleProblems: Promise<string>[] = [];
   const requests: string[] = [];
 
   before(async () => {
@@ -54,8 +72,10 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
     page = await context.newPage();
     page.setDefaultTimeout(20_000);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Errors and warnings alike: Scalar warns of what it takes for a broken document.
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        consoleProblems.push(consoleText(message));
     });
     page.on('request', (request) => requests.push(request.url()));
     // Recorded in the page from its first script on, read at the end.
@@ -163,14 +183,14 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
     await page.keyboard.press('Escape');
   });
 
-  it('had no console error, no page error, no policy violation and no request elsewhere', async () => {
+  it('had no console error or warning, no page error, no policy violation and no request elsewhere', async () => {
     const violations = await inPage<Violation[]>(page, 'window.__violations');
     assert.deepEqual(
       violations.filter((v) => !isEvalProbe(v)),
       [],
       'Content-Security-Policy violations',
     );
-    assert.deepEqual(problems, []);
+    assert.deepEqual([...problems, ...(await Promise.all(consoleProblems))], []);
     const origin = new URL(server.url).origin;
     const elsewhere = requests.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
     assert.deepEqual(elsewhere, [], 'requests to another origin');

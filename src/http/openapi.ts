@@ -10,6 +10,7 @@ import {
 } from './openapi-headers.js';
 import { withProblemExamples } from './openapi-problems.js';
 import { withCodeSamples } from './openapi-samples.js';
+import { withStandardSchemas } from './openapi-standard.js';
 import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
@@ -80,12 +81,15 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       url,
     }),
     // Once the document is made: each request and response header once, under
-    // components/parameters and components/headers, and every problem response with the example
-    // problems of its status's codes, under components/examples.
+    // components/parameters and components/headers, every problem response with the example
+    // problems of its status's codes, under components/examples, and every schema in plain JSON
+    // Schema (no Ajv keyword, every union with its type).
     transformObject: (document) =>
-      withProblemExamples(
-        withParameterRefs(
-          withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+      withStandardSchemas(
+        withProblemExamples(
+          withParameterRefs(
+            withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+          ),
         ),
       ),
     openapi: {
@@ -94,6 +98,9 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
         title: 'Commerce Platform API',
         version: release,
         description: API_DESCRIPTION,
+        // The code is not open source and grants no license (the package is private, its client
+        // UNLICENSED): a license outside SPDX's list, named as SPDX names such a one.
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: '/', description: 'This server' }],
       // What endpoints receive: every event type, as a POST (OpenAPI 3.1 `webhooks`).

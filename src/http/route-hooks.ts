@@ -15,8 +15,9 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS
  * `config.resource` is set, the read cache where `config.cache` is set (preHandler and onSend,
  * read-cache.ts), an ETag on a GET's answer (onSend, etag.ts), and usage metering (onResponse) when
  * it takes a key. A hook is attached only where it does something, which keeps GET routes off the
- * hot path. The same pass adds the shared error responses, the security scheme and the permission
- * line to the route's OpenAPI schema, and refuses a /v1 route that declares no `config.auth`.
+ * hot path. The same pass adds the shared error responses, the security requirement (none for a
+ * public route) and the permission line to the route's OpenAPI schema, and refuses a /v1 route that
+ * declares no `config.auth`.
  */
 export function installRouteHooks(
   app: FastifyInstance,
@@ -145,8 +146,9 @@ export function installRouteHooks(
     for (const [status, schema] of Object.entries(errorResponses(...statuses)))
       response[Number(status)] ??= schema;
     route.schema.response = response;
+    // A route without a key says so (no security requirement), rather than saying nothing.
+    route.schema.security = authenticated ? [{ bearerAuth: [] }] : [];
     if (authenticated) {
-      route.schema.security = [{ bearerAuth: [] }];
       const needs = auth === 'any_key' ? 'Any valid API key.' : `Requires the \`${auth}\` permission.`;
       route.schema.description = route.schema.description ? `${needs} ${route.schema.description}` : needs;
     }

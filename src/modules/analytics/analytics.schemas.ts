@@ -16,19 +16,23 @@ const DateOnly = (description: string) =>
 const Instant = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2026-11-21T10:15:00.000Z'] });
 
-/** A day a query may name: 1970-01-01 or later. */
+/**
+ * A day a query may name: 1970-01-01 or later. The bound is ajv-formats' `formatMinimum`, checked
+ * with the other fields (a 400 lists every field at fault); the OpenAPI document, in plain JSON
+ * Schema, leaves that keyword out (openapi-standard.ts), so the description says it.
+ */
 const QueryDay = (description: string) =>
   Type.String({ ...DateOnly(description), formatMinimum: EARLIEST_DAY });
 
 const PeriodQuery = {
   from: Type.Optional(
     QueryDay(
-      'First UTC day of the period, included. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.',
+      `First UTC day of the period, included: ${EARLIEST_DAY} or later. Default: 29 days before \`to\` (30 days in all), and not before ${EARLIEST_DAY}.`,
     ),
   ),
   to: Type.Optional(
     QueryDay(
-      `Last UTC day of the period, included; at most ${MAX_PERIOD_DAYS} days from \`from\`. Default: today.`,
+      `Last UTC day of the period, included: ${EARLIEST_DAY} or later, and at most ${MAX_PERIOD_DAYS} days from \`from\`. Default: today.`,
     ),
   ),
   interval: Type.Optional(
