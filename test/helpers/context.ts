@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
 import type { Db, DialectName } from '../../src/db/store.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { CreateTenantInput, CreatedTenant } from '../../src/modules/tenants/tenants.service.js';
+import { copySqliteTemplate, postgresFromTemplate, testDatabaseUrl, withAdmin } from './templates.js';
 
 /**
  * Every suite runs on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set; each test
@@ -27,10 +27,9 @@ export interface TestStore {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty store: a temp dir (SQLite) or a new schema (PostgreSQL). */
-export async function freshStore(dialect: DialectName): Promise<TestStore> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-test-'));
-  const base = {
+/** The settings every test store starts from. */
+function baseEnv(dataDir: string): Record<string, string> {
+  return {
     DATA_DIR: dataDir,
     TLS: 'off',
     DEMO_DATA: 'off',
@@ -39,24 +38,47 @@ export async function freshStore(dialect: DialectName): Promise<TestStore> {
     // Password hashes at a test cost (2^12): the production default (2^17) is slow on purpose.
     PASSWORD_SCRYPT_LOG2N: '12',
   };
+}
+
+/** A fresh, empty store: a temp dir (SQLite) or a new schema (PostgreSQL). Its first start migrates it. */
+export async function freshStore(dialect: DialectName): Promise<TestStore> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-test-'));
+  const base = baseEnv(dataDir);
   if (dialect === 'sqlite') {
     return { env: base, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  const url = testDatabaseUrl();
   const schema = `t_${randomBase62(12).toLowerCase()}`;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`CREATE SCHEMA ${schema}`);
-  await client.end();
+  await withAdmin(url, (admin) => admin.query(`CREATE SCHEMA ${schema}`));
   return {
     env: { ...base, DATABASE_URL: url, DATABASE_SCHEMA: schema },
     dataDir,
     drop: async () => {
-      const dropper = new pg.Client({ connectionString: url });
-      await dropper.connect();
-      await dropper.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await dropper.end();
+      await withAdmin(url, (admin) => admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A fresh store with every migration applied, copied from a template that is migrated once per
+ * set of migrations (see `templates.ts`): a copy of a SQLite file, or a PostgreSQL database
+ * created from a template database. Same schema as `freshStore` after its first start, without
+ * running the migrations again for every test context.
+ */
+export async function migratedStore(dialect: DialectName): Promise<TestStore> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-test-'));
+  const base = baseEnv(dataDir);
+  if (dialect === 'sqlite') {
+    await copySqliteTemplate(dataDir);
+    return { env: base, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const { url, schema, drop } = await postgresFromTemplate(testDatabaseUrl());
+  return {
+    env: { ...base, DATABASE_URL: url, DATABASE_SCHEMA: schema },
+    dataDir,
+    drop: async () => {
+      await drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -81,7 +103,7 @@ export async function createTestContext(
   dialect: DialectName,
   options: TestContextOptions = {},
 ): Promise<TestContext> {
-  const store = await freshStore(dialect);
+  const store = await migratedStore(dialect);
   const config = loadConfig({ ...store.env, ...options.env });
   const { env: _env, extraRoutes, ...overrides } = options;
   const deps = await createDeps(config, { poolSize: 4, ...overrides });
