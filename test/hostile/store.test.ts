@@ -44,11 +44,11 @@ function assertRetryable(res: ApiResponse<Problem>, what: string): void {
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
 }
 
-/** A PostgreSQL session of its own on the test database, in `schema`. */
-async function outsideSession(schema: string): Promise<pg.Client> {
+/** A PostgreSQL session of its own on the context's database, in its schema. */
+async function outsideSession(ctx: TestContext): Promise<pg.Client> {
   const session = new pg.Client({
-    connectionString: process.env.TEST_DATABASE_URL,
-    options: `-c search_path=${schema}`,
+    connectionString: ctx.config.databaseUrl,
+    options: `-c search_path=${ctx.config.databaseSchema ?? 'public'}`,
   });
   await session.connect();
   return session;
@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
 
       let refused: ApiResponse<Problem>;
       if (dialect === 'postgres') {
-        const session = await outsideSession(ctx.config.databaseSchema ?? 'public');
+        const session = await outsideSession(ctx);
         try {
           await session.query('BEGIN');
           await session.query('SELECT id FROM ledger_accounts WHERE id = $1 FOR UPDATE', [source]);
@@ -156,10 +156,9 @@ describe('one tenant whose wallet row is locked, beside another tenant (postgres
     const neighbourApi = client(ctx.app, neighbour.apiKey.key);
     const source = (await ctx.deps.wallet.balance(hot.tenant)).wallet_id;
     const ledgerBefore = await ctx.deps.wallet.verify();
-    const schema = ctx.config.databaseSchema ?? 'public';
-    const session = await outsideSession(schema);
+    const session = await outsideSession(ctx);
     // Watched from a session of its own: inside a transaction, pg_stat_activity stays as first read.
-    const observer = await outsideSession(schema);
+    const observer = await outsideSession(ctx);
     /**
      * Sessions waiting on a lock of this schema's ledger: the hot tenant's transfers, one per
      * connection (the first waits on the outside session, the others queue behind it).
