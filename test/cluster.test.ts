@@ -8,7 +8,7 @@ import { randomBase62 } from '../src/lib/ids.js';
 import type { OrderObject } from '../src/modules/orders/orders.schemas.js';
 import type { ProductObject } from '../src/modules/products/products.schemas.js';
 import type { BalanceObject, TransferObject } from '../src/modules/wallet/wallet.schemas.js';
-import { freshStore, TEST_REDIS_URL, type TestStore } from './helpers/context.js';
+import { migratedStore, TEST_REDIS_URL, type TestStore } from './helpers/context.js';
 import { type ServerProcess, spawnServer, WORKER_READY } from './helpers/process.js';
 import { dropRedisKeys, redisTestPrefix } from './helpers/redis.js';
 import type { OrProblem, Page } from './helpers/responses.js';
@@ -92,7 +92,7 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
   }
 
   before(async () => {
-    store = await freshStore('postgres');
+    store = await migratedStore('postgres');
     prefix = redisTestPrefix();
     const env = {
       ...store.env,

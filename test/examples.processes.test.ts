@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { CommerceClient } from '../clients/typescript/src/index.js';
 import { demoCredentialsPath } from '../src/demo.js';
-import { DIALECTS, freshStore, type TestStore } from './helpers/context.js';
+import { DIALECTS, migratedStore, type TestStore } from './helpers/context.js';
 import { type ServerProcess, SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
 
 /**
@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
         });
 
       before(async () => {
-        store = await freshStore(dialect);
+        store = await migratedStore(dialect);
         server = await spawnServer({ ...store.env, TLS: 'on', DEMO_DATA: 'on' });
         const credentials = JSON.parse(fs.readFileSync(demoCredentialsPath(store.dataDir), 'utf8')) as {
           api_key: string;

@@ -4,7 +4,7 @@ import { runAdmin } from '../src/cli/admin.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { randomBase62 } from '../src/lib/ids.js';
-import { DIALECTS, freshStore, TEST_REDIS_URL, type TestStore } from './helpers/context.js';
+import { DIALECTS, migratedStore, TEST_REDIS_URL, type TestStore } from './helpers/context.js';
 import { dropRedisKeys, redisTestPrefix } from './helpers/redis.js';
 import { type ServerProcess, spawnServer } from './helpers/process.js';
 
@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
       };
 
       before(async () => {
-        store = await freshStore(dialect);
+        store = await migratedStore(dialect);
         const env = {
           ...store.env,
           REDIS_URL: TEST_REDIS_URL ?? '',

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { chromiumMissing, inPage, launchChromium, WIDE } from '../../test/helpers/console-browser.js';
-import { freshStore, type TestStore } from '../../test/helpers/context.js';
+import { migratedStore, type TestStore } from '../../test/helpers/context.js';
 import { loadConfig } from '../config.js';
 import { type RunningServer, startServer } from '../server.js';
 
@@ -64,7 +64,7 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
 
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    store = await freshStore('sqlite');
+    store = await migratedStore('sqlite');
     server = await startServer(loadConfig({ ...store.env, PORT: '0', DEMO_DATA: 'off' }));
     key = (await server.deps.tenants.create({ name: 'Docs reader', email: 'reader@example.com' })).apiKey.key;
     browser = await launchChromium();

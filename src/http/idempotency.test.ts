@@ -9,7 +9,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
-  freshStore,
+  migratedStore,
   type TestContext,
 } from '../../test/helpers/context.js';
 import { spawnServer } from '../../test/helpers/process.js';
@@ -201,7 +201,7 @@ describe(
   { skip: !process.env.TEST_DATABASE_URL },
   () => {
     it('has exactly one effect for 20 concurrent requests spread over two processes', async () => {
-      const store = await freshStore('postgres');
+      const store = await migratedStore('postgres');
       const deps = await createDeps(loadConfig(store.env));
       const tenant = await deps.tenants.create({ name: 'Burst', email: 'burst@example.com' });
       await deps.close();

@@ -2,7 +2,7 @@ import { after, before } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import type { DialectName } from '../../src/db/store.js';
 import { createDeps, type Deps } from '../../src/deps.js';
-import { freshStore, type TestStore } from './context.js';
+import { migratedStore, type TestStore } from './context.js';
 import { type ServerProcess, spawnServer } from './process.js';
 
 export interface TwoServers {
@@ -20,7 +20,7 @@ export function twoServers(dialect: DialectName): TwoServers {
   let deps: Deps | undefined;
   const servers: ServerProcess[] = [];
   before(async () => {
-    store = await freshStore(dialect);
+    store = await migratedStore(dialect);
     deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
     servers.push(await spawnServer(store.env), await spawnServer(store.env));
   });

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { connectionCaps, openFileLimit } from '../../src/http/connections.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { freshStore, type TestStore } from '../helpers/context.js';
+import { migratedStore, type TestStore } from '../helpers/context.js';
 import { hasPrlimit, SKIP_IN_UNIT_RUN, spawnServer } from '../helpers/process.js';
 
 /**
@@ -137,7 +137,7 @@ for (const secure of [false, true]) {
     let server: RunningServer;
 
     before(async () => {
-      store = await freshStore('sqlite');
+      store = await migratedStore('sqlite');
       server = await startServer(
         loadConfig({
           ...store.env,
@@ -291,7 +291,7 @@ for (const secure of [false, true]) {
     let server: RunningServer;
 
     before(async () => {
-      store = await freshStore('sqlite');
+      store = await migratedStore('sqlite');
       server = await startServer(
         loadConfig({ ...store.env, PORT: '0', TLS: secure ? 'on' : 'off', MAX_CONNECTIONS: String(max) }),
       );
@@ -339,7 +339,7 @@ describe('the connection cap under a lowered open-file limit', { skip: SKIP_IN_U
     const fileLimit = 256;
     const caps = connectionCaps(1_000, fileLimit);
     const flood = caps.held + 40;
-    const store = await freshStore('sqlite');
+    const store = await migratedStore('sqlite');
     // Time limits far past the test's own waits: a loaded machine's slow flood must not turn the
     // kept connections into 408s before they ask.
     const server = await spawnServer(

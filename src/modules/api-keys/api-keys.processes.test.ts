@@ -5,7 +5,7 @@ import { loadConfig } from '../../config.js';
 import { createDeps, type Deps } from '../../deps.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { Principal } from '../../lib/principal.js';
-import { freshStore, type TestStore } from '../../../test/helpers/context.js';
+import { migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import { eventually } from '../../../test/helpers/webhook-receiver.js';
 
 /** The client address the keys are presented from. */
@@ -24,7 +24,7 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
   let owner: Principal;
 
   before(async () => {
-    store = await freshStore('postgres');
+    store = await migratedStore('postgres');
     const config = loadConfig(store.env);
     actor = await createDeps(config);
     observer = await createDeps(config, { clock: new ManualClock() });

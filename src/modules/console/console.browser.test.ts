@@ -21,7 +21,7 @@ import {
   settled,
   WIDE,
 } from '../../../test/helpers/console-browser.js';
-import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
+import { DIALECTS, migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { CONSOLE_API_VERSION } from '../../../console/src/version.js';
 import { loadConfig } from '../../config.js';
@@ -177,7 +177,7 @@ for (const dialect of skip ? [] : DIALECTS) {
     before(async () => {
       if (dialect === DIALECTS[0]) buildConsole();
       fs.mkdirSync(ARTIFACTS, { recursive: true });
-      store = await freshStore(dialect);
+      store = await migratedStore(dialect);
       healthy = await startReceiver(() => ({ status: 200, body: '{"received":true}' }));
       // An HTML error page: the delivery log must show it as text, never render it.
       failing = await startReceiver(() => ({

@@ -14,7 +14,7 @@ import {
   settled,
   WIDE,
 } from '../../../test/helpers/console-browser.js';
-import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
+import { DIALECTS, migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import { loadConfig } from '../../config.js';
 import type { DemoCredentials } from '../../demo.js';
 import { type RunningServer, startServer } from '../../server.js';
@@ -71,7 +71,7 @@ for (const dialect of chromiumMissing ? [] : DIALECTS) {
     before(async () => {
       if (dialect === DIALECTS[0]) buildConsole();
       fs.mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
-      store = await freshStore(dialect);
+      store = await migratedStore(dialect);
       server = await startServer(loadConfig({ ...store.env, PORT: '0', DEMO_DATA: 'on' }));
       assert.ok(server.demo, 'the demo store was made');
       demo = server.demo;

@@ -17,7 +17,7 @@ import {
   settled,
   WIDE,
 } from '../../../test/helpers/console-browser.js';
-import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
+import { DIALECTS, migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import type { Page as Envelope } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { loadConfig } from '../../config.js';
@@ -100,7 +100,7 @@ for (const dialect of chromiumMissing ? [] : DIALECTS) {
     before(async () => {
       if (dialect === DIALECTS[0]) buildConsole();
       fs.mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
-      store = await freshStore(dialect);
+      store = await migratedStore(dialect);
       server = await startServer(
         loadConfig({
           ...store.env,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../config.js';
 import { createDeps } from '../../deps.js';
-import { DIALECTS, freshStore, type TestStore } from '../../../test/helpers/context.js';
+import { DIALECTS, migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import {
   type ServerProcess,
   SKIP_IN_UNIT_RUN,
@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
     const started: ServerProcess[] = [];
 
     before(async () => {
-      store = await freshStore(dialect);
+      store = await migratedStore(dialect);
       const deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
       key = (await deps.tenants.create({ name: 'Processes', email: 'imports@example.com' })).apiKey.key;
       await deps.close();

@@ -12,7 +12,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
-  freshStore,
+  migratedStore,
   whileResponsesAreRefused,
   type TestContext,
 } from '../../../test/helpers/context.js';
@@ -889,7 +889,7 @@ describe(
   { skip: !process.env.TEST_DATABASE_URL },
   () => {
     it('with stock N, N+20 concurrent orders over two processes give exactly N successes', async () => {
-      const store = await freshStore('postgres');
+      const store = await migratedStore('postgres');
       const deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
       const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
       try {
@@ -937,7 +937,7 @@ describe(
     });
 
     it('variants of one product ordered together and apart over two processes: exact stock, no deadlock', async () => {
-      const store = await freshStore('postgres');
+      const store = await migratedStore('postgres');
       const deps = await createDeps(loadConfig(store.env), { poolSize: 2 });
       const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
       try {

@@ -4,7 +4,7 @@ import { runAdmin } from '../../cli/admin.js';
 import { type Config, loadConfig } from '../../config.js';
 import { createDeps } from '../../deps.js';
 import { randomBase62 } from '../../lib/ids.js';
-import { freshStore, TEST_REDIS_URL, type TestStore } from '../../../test/helpers/context.js';
+import { migratedStore, TEST_REDIS_URL, type TestStore } from '../../../test/helpers/context.js';
 import { caller, type ServerProcess, spawnServer, WORKER_READY } from '../../../test/helpers/process.js';
 import { dropRedisKeys, redisTestPrefix } from '../../../test/helpers/redis.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
@@ -31,7 +31,7 @@ describe('plugin installation tokens across processes (postgres, redis)', { skip
   let storeKey: string;
 
   before(async () => {
-    store = await freshStore('postgres');
+    store = await migratedStore('postgres');
     prefix = redisTestPrefix();
     const env = {
       ...store.env,

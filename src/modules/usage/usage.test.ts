@@ -11,7 +11,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
-  freshStore,
+  migratedStore,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { counterBackends } from '../../../test/helpers/redis.js';
@@ -290,7 +290,7 @@ for (const dialect of DIALECTS) {
 
     describe(`usage across a restart (${dialect}, ${backend.name})`, () => {
       it('keeps the metered calls and the quota when the process restarts', async () => {
-        const store = await freshStore(dialect);
+        const store = await migratedStore(dialect);
         const clock = new ManualClock();
         // With Redis, the second process gets another key prefix: its counter is missing, as after
         // a Redis flush, and must be seeded from the stored usage.

@@ -9,7 +9,7 @@ import {
   createTenant,
   createTestContext,
   DIALECTS,
-  freshStore,
+  migratedStore,
   type TestContext,
   type TestStore,
 } from '../../../test/helpers/context.js';
@@ -174,7 +174,7 @@ for (const dialect of DIALECTS) {
     const servers: ServerProcess[] = [];
 
     before(async () => {
-      store = await freshStore(dialect as DialectName);
+      store = await migratedStore(dialect as DialectName);
     });
     after(async () => {
       for (const server of servers) if (server.child.exitCode === null) await server.kill();
@@ -239,7 +239,7 @@ describe(
     let servers: ServerProcess[] = [];
 
     before(async () => {
-      store = await freshStore('postgres');
+      store = await migratedStore('postgres');
     });
     after(async () => {
       await Promise.all(servers.map((server) => server.stop()));

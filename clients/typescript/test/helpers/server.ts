@@ -3,7 +3,7 @@ import type { DialectName } from '../../../../src/db/store.js';
 import { type RunningServer, startServer } from '../../../../src/server.js';
 import type { CreatedTenant } from '../../../../src/modules/tenants/tenants.service.js';
 import { randomBase62 } from '../../../../src/lib/ids.js';
-import { freshStore, TEST_REDIS_URL, type TestStore } from '../../../../test/helpers/context.js';
+import { migratedStore, TEST_REDIS_URL, type TestStore } from '../../../../test/helpers/context.js';
 import { dropRedisKeys, redisTestPrefix } from '../../../../test/helpers/redis.js';
 import { CommerceClient } from '../../src/index.js';
 import type { ClientOptions } from '../../src/options.js';
@@ -27,7 +27,7 @@ export async function startApiServer(
   dialect: DialectName,
   env: Record<string, string> = {},
 ): Promise<ApiServer> {
-  const store = await freshStore(dialect);
+  const store = await migratedStore(dialect);
   const prefix = redisTestPrefix();
   const redis =
     dialect === 'postgres' && TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } : {};
