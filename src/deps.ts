@@ -39,7 +39,8 @@ import {
   DEFAULT_CONCURRENCY,
   type WorkerOptions,
 } from './modules/webhooks/webhooks.worker.js';
-import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/versions.registry.js';
+import { defaultVersionRegistry } from './modules/versions/changes/index.js';
+import type { VersionRegistry } from './modules/versions/versions.registry.js';
 import { createImportRunner, type ImportRunnerOptions } from './modules/imports/imports.runner.js';
 import { FOLD_BATCH, foldListCounts } from './db/list-counts.js';
 import { createReadCache } from './http/read-cache.js';

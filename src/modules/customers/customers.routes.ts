@@ -140,19 +140,20 @@ export function customerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: CustomerIdParams,
           response: { 200: CustomerExportSchema, ...errorResponses(404) },
         },
-        // The orders in the key's API version, as GET /customers/{id}/orders shows them: rendered
-        // after serialization, as the route hooks render every versioned response.
+        // In the key's API version, the orders as GET /customers/{id}/orders shows them and the events'
+        // objects as GET /events does: rendered after serialization, as the route hooks render every
+        // versioned response, by the walker that reaches each by its type.
         onSend: async (request, reply, payload) => {
           if (
             typeof payload !== 'string' ||
             reply.statusCode !== 200 ||
-            !deps.versions.differs('order', request.apiVersion)
+            !deps.versions.differs('customer_export', request.apiVersion)
           ) {
             return payload;
           }
-          const body = JSON.parse(payload) as { orders: unknown[] };
-          const orders = body.orders.map((order) => deps.versions.render('order', order, request.apiVersion));
-          return JSON.stringify({ ...body, orders });
+          return JSON.stringify(
+            deps.versions.render('customer_export', JSON.parse(payload), request.apiVersion),
+          );
         },
       },
       async (request) => deps.customerPrivacy.export(principalOf(request).tenant.id, request.params.id),

@@ -75,8 +75,8 @@ export function createEventService(
   const { store, clock, versions } = deps;
 
   /**
-   * The object in `apiVersion`'s shape (an object stored in an older shape is first brought to the
-   * latest); the event itself too (a version may lack a `data` member).
+   * The event in `apiVersion`'s shape: its object, stored in whichever version's shape it was
+   * written, is brought to the latest, then the event and the object it holds are rendered together.
    */
   function present(row: EventsTable, apiVersion: string): EventObject {
     const event: EventObject = {
@@ -85,11 +85,7 @@ export function createEventService(
       created: iso(row.created),
       api_version: apiVersion,
       data: {
-        object: versions.render(
-          row.object_type,
-          versions.upgradeStored(row.object_type, JSON.parse(row.data)),
-          apiVersion,
-        ) as Record<string, unknown>,
+        object: versions.upgradeStored(row.object_type, JSON.parse(row.data)) as Record<string, unknown>,
         ...(row.extra === null ? {} : (JSON.parse(row.extra) as Record<string, unknown>)),
       },
     };

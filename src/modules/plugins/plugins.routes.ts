@@ -20,7 +20,7 @@ import {
   UpdatePluginBody,
 } from './plugins.schemas.js';
 
-/** Version transforms of plugin objects (src/modules/versions/versions.registry.ts). */
+/** Version transforms of plugin objects (src/modules/versions/changes/). */
 const resource = 'plugin';
 
 export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {

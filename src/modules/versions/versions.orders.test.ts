@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultVersionRegistry, type Json } from './versions.registry.js';
+import { defaultVersionRegistry } from './changes/index.js';
+import type { Json } from './versions.registry.js';
 
 /**
  * Orders stored (in events) before 2026-12-15 are brought to today's shape by `upgradeStored`, and

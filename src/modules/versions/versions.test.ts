@@ -8,7 +8,9 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
-import { API_VERSIONS, VersionRegistry, walletBalanceToV20260601 } from './versions.registry.js';
+import { API_VERSIONS } from './changes/index.js';
+import { walletBalanceToV20260601 } from './changes/v2026-11-21.js';
+import { VersionRegistry } from './versions.registry.js';
 import type { VersionListSchema } from './versions.schemas.js';
 
 /** Three test versions; 2026-03-01 renamed `title` to `name` on the `probe` resource. */
@@ -21,14 +23,8 @@ const testRegistry = new VersionRegistry([
     changes: [
       {
         description: 'probe.title is now probe.name',
-        resource: 'probe',
-        toPrevious: (body) => {
-          const { name, ...rest } = body as Record<string, unknown>;
-          return { ...rest, title: name };
-        },
-        fromPrevious: (body) => {
-          const { title, ...rest } = body as Record<string, unknown>;
-          return { ...rest, name: title };
+        toPrevious: {
+          probe: ({ name, ...rest }) => ({ ...rest, title: name }),
         },
       },
     ],
@@ -40,11 +36,9 @@ const testRegistry = new VersionRegistry([
     changes: [
       {
         description: 'probe.count is now a string',
-        resource: 'probe',
-        toPrevious: (body) => ({
-          ...(body as Record<string, unknown>),
-          count: Number((body as { count: string }).count),
-        }),
+        toPrevious: {
+          probe: (probe) => ({ ...probe, count: Number(probe.count) }),
+        },
       },
     ],
   },
@@ -79,7 +73,6 @@ describe('version registry', () => {
       count: 3,
     });
     assert.deepEqual(testRegistry.render('other', latest, '2026-01-01'), latest);
-    assert.deepEqual(testRegistry.upgradeRequest('probe', { title: 'W' }, '2026-01-01'), { name: 'W' });
   });
 
   it('knows the dated versions and the wallet balance difference', () => {

@@ -575,11 +575,7 @@ for (const dialect of DIALECTS) {
         changes: [
           {
             description: 'product.name is now title',
-            resource: 'product',
-            toPrevious: (body) => {
-              const { title, ...rest } = body as Record<string, unknown>;
-              return { ...rest, name: title };
-            },
+            toPrevious: { product: ({ title, ...rest }) => ({ ...rest, name: title }) },
           },
         ],
       },
