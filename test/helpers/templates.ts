@@ -25,16 +25,19 @@ export const TEMPLATE_SCHEMA = 'app';
 
 let hash: string | undefined;
 
-/** A hash of every migration file: the name of the templates that hold them. */
+/** A hash of every migration file and of the code that runs them: the name of the templates that hold them. */
 function migrationsHash(): string {
   if (hash === undefined) {
     const digest = crypto.createHash('sha256');
-    for (const name of fs.readdirSync(migrationsDir).sort()) {
-      digest
-        .update(name)
-        .update('\0')
-        .update(fs.readFileSync(path.join(migrationsDir, name)))
-        .update('\0');
+    const files = [
+      ...fs
+        .readdirSync(migrationsDir)
+        .sort()
+        .map((name) => path.join(migrationsDir, name)),
+      path.join(migrationsDir, '../migrate.ts'),
+    ];
+    for (const file of files) {
+      digest.update(path.basename(file)).update('\0').update(fs.readFileSync(file)).update('\0');
     }
     hash = digest.digest('hex').slice(0, 16);
   }
