@@ -32,6 +32,7 @@ import * as deliveryLogOrder from './0030_delivery_log_order.js';
 import * as listCounts from './0031_list_counts.js';
 import * as catalogVersions from './0033_catalog_versions.js';
 import * as pluginRevisions from './0034_plugin_revisions.js';
+import * as normalisedStates from './0035_normalised_states.js';
 import * as redactRefundReasons from './0036_redact_refund_reasons.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
@@ -69,5 +70,6 @@ export const migrations: Record<string, Migration> = {
   '0031_list_counts': listCounts,
   '0033_catalog_versions': catalogVersions,
   '0034_plugin_revisions': pluginRevisions,
+  '0035_normalised_states': normalisedStates,
   '0036_redact_refund_reasons': redactRefundReasons,
 };

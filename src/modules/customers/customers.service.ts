@@ -2,8 +2,8 @@ import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
-import { isCountry } from '../../lib/countries.js';
-import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { normaliseAddress } from '../../lib/addresses.js';
+import { AppError, type FieldError, notFound, validationError, validationFailed } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { newId } from '../../lib/ids.js';
 import { envelope, pageWindow } from '../../lib/paging.js';
@@ -51,13 +51,29 @@ export function duplicateEmail(email: string): AppError {
   );
 }
 
-/** Each address's country is an ISO 3166-1 alpha-2 code (the schema checks only its form). */
-export function checkAddresses(addresses: readonly Address[] | undefined, field: string): void {
-  addresses?.forEach((address, index) => {
-    if (!isCountry(address.country)) {
-      throw validationError(`${field}[${index}].country`, 'must be an ISO 3166-1 alpha-2 country code');
-    }
+/**
+ * Addresses as they are stored (src/lib/addresses.ts): each country an ISO 3166-1 alpha-2 code
+ * (the schema checks only its form), each state canonical (a known subdivision's code; blank:
+ * absent). `field` names them (`addresses`, or `shipping_address` with `one`); every failure is
+ * listed in one `400 validation_failed` naming `addresses[i].state`, `shipping_address.country`...
+ */
+export function normaliseAddresses(addresses: readonly Address[], field: string, one = false): Address[] {
+  const errors: FieldError[] = [];
+  const stored = addresses.map((address, index) => {
+    const result = normaliseAddress(address);
+    if (result.ok) return result.address;
+    errors.push({ field: `${field}${one ? '' : `[${index}]`}.${result.field}`, message: result.message });
+    return address;
   });
+  if (errors.length > 0) throw validationFailed(errors);
+  return stored;
+}
+
+/** The body with its addresses as stored (`normaliseAddresses`); as it is without addresses. */
+function withStoredAddresses<T extends { addresses?: Address[] | undefined }>(input: T): T {
+  return input.addresses === undefined
+    ? input
+    : { ...input, addresses: normaliseAddresses(input.addresses, 'addresses') };
 }
 
 /** A new customer's row: no orders yet. */
@@ -215,8 +231,7 @@ export function createCustomerService(deps: { store: Store; clock: Clock; events
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<CustomerObject> {
       if (idempotent.committed !== null) return get(tenantId, idempotent.committed);
-      checkAddresses(input.addresses, 'addresses');
-      const row = newCustomerRow(tenantId, input, clock.now());
+      const row = newCustomerRow(tenantId, withStoredAddresses(input), clock.now());
       await guardEmail(input.email, () =>
         store.transaction(async (trx) => {
           await insertCustomer(trx, events, row);
@@ -228,8 +243,7 @@ export function createCustomerService(deps: { store: Store; clock: Clock; events
 
     /** Only the fields given change; nothing changed: no write, no event. A redacted customer is final (409). */
     async update(tenantId: string, id: string, input: UpdateCustomerBody): Promise<CustomerObject> {
-      checkAddresses(input.addresses, 'addresses');
-      const changes = customerChanges(input);
+      const changes = customerChanges(withStoredAddresses(input));
       const row = await guardEmail(input.email, () =>
         store.transaction(async (trx) => {
           const before = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);

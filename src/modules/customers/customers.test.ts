@@ -120,6 +120,16 @@ for (const dialect of DIALECTS) {
           { email: 'a@example.com', addresses: [{ line1: 'x', city: 'y', country: 'gb' }] },
           'addresses[0].country',
         ],
+        [
+          {
+            email: 'a@example.com',
+            addresses: [
+              { line1: 'x', city: 'y', country: 'US', state: 'CA' },
+              { line1: 'x', city: 'y', country: 'US', state: 'XX' },
+            ],
+          },
+          'addresses[1].state',
+        ],
         [{ email: 'a@example.com', name: 'x'.repeat(201) }, 'name'],
         [{ email: 'a@example.com', phone: 'call me' }, 'phone'],
         [{ email: 'a@example.com', tags: ['a', 'a'] }, 'tags'],
@@ -135,6 +145,47 @@ for (const dialect of DIALECTS) {
         );
       }
       assert.deepEqual(await rowCounts(ctx), before);
+    });
+
+    it('stores addresses with their state in one form, and refuses a state the country does not have', async () => {
+      const home = { line1: '1 Main St', city: 'Los Angeles', country: 'US' };
+      const ana = await create({
+        email: 'ana.states@example.com',
+        addresses: [
+          { ...home, state: 'ca\u200b' },
+          { ...home, state: 'California' },
+          { ...home, state: '   ' },
+          { line1: '1 rue X', city: 'Montreal', country: 'CA', state: 'Que\u0301bec' },
+          { line1: 'Rue 1', city: 'St Peter Port', country: 'GG', state: ' St.\u200b  Peter  Port ' },
+        ],
+      });
+      assert.deepEqual(
+        ana.addresses.map((a) => a.state),
+        ['CA', 'CA', undefined, 'QC', 'St. Peter Port'],
+      );
+      assert.ok(!('state' in (ana.addresses[2] ?? {})));
+      const before = await rowCounts(ctx);
+      const refused = await api<Problem>('PATCH', `/v1/customers/${ana.id}`, {
+        body: {
+          addresses: [
+            { ...home, state: 'Calif' },
+            { ...home, country: 'CA', state: 'CA' },
+          ],
+        },
+      });
+      assert.deepEqual(
+        [refused.status, refused.body.errors?.map((e) => e.field)],
+        [400, ['addresses[0].state', 'addresses[1].state']],
+      );
+      assert.deepEqual(await rowCounts(ctx), before);
+      assert.deepEqual(
+        (await api<CustomerObject>('GET', `/v1/customers/${ana.id}`)).body.addresses,
+        ana.addresses,
+      );
+      const moved = await api<CustomerObject>('PATCH', `/v1/customers/${ana.id}`, {
+        body: { addresses: [{ ...home, state: 'new york' }] },
+      });
+      assert.deepEqual([moved.status, moved.body.addresses[0]?.state], [200, 'NY']);
     });
 
     it('orders find or create their customer by email; figures follow orders, payments and refunds', async () => {

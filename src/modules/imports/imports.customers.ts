@@ -1,5 +1,5 @@
 import type { Db } from '../../db/store.js';
-import { isCountry } from '../../lib/countries.js';
+import { normaliseAddress } from '../../lib/addresses.js';
 import type { TenantRef } from '../products/products.service.js';
 import type { EventService } from '../events/events.service.js';
 import type { CustomerRow } from '../customers/customers.repository.js';
@@ -217,12 +217,18 @@ export class CustomerGrouper {
         fail(first, /^[^.[]*/.exec(field)?.[0] ?? field, message);
       }
     }
-    withAddress.forEach((line) => {
-      const country = line.address?.country;
-      if (typeof country === 'string' && /^[A-Z]{2}$/.test(country) && !isCountry(country)) {
-        fail(line, 'address_country', 'must be an ISO 3166-1 alpha-2 country code');
-      }
+    // The addresses as `POST /customers` stores them (src/lib/addresses.ts): a country that is no
+    // ISO 3166-1 code or a state its country does not have is the line's error.
+    const stored = withAddress.map((line) => {
+      const address = line.address as Partial<Address>;
+      const country = address.country;
+      if (line.errors.length > 0 || typeof country !== 'string') return address;
+      const result = normaliseAddress({ ...address, country });
+      if (result.ok) return result.address;
+      fail(line, `address_${result.field}`, result.message);
+      return address;
     });
+    if (addressesStated) input.addresses = stored;
     const bad = lines.find((line) => line.errors.length > 0);
     if (bad !== undefined) {
       for (const line of lines) {

@@ -532,6 +532,28 @@ for (const dialect of DIALECTS) {
       assert.ok(types.includes('customer.created') && types.includes('customer.updated'));
     });
 
+    it("stores customers' address states as POST /customers does, naming a state the country does not have", async () => {
+      const file = csv([
+        ['email', 'address_line1', 'address_city', 'address_state', 'address_country'],
+        ['states.one@example.com', '1 Main St', 'Los Angeles', 'california\u200b', 'US'],
+        ['states.one@example.com', '1 rue X', 'Montreal', 'Que\u0301bec', 'CA'],
+        ['states.one@example.com', '2 Main St', 'Reno', ' ', 'US'],
+        ['states.two@example.com', '1 Main St', 'Nowhere', 'Calif', 'US'],
+      ]);
+      const done = await importFile(ctx, key, 'resource=customers&on_error=skip', file);
+      // Counted by row: the first customer's three rows are created.
+      assert.deepEqual([done.created_count, done.error_count], [3, 1]);
+      assert.deepEqual(
+        done.errors.map((e) => [e.line, e.column]),
+        [[5, 'address_state']],
+      );
+      const list = await api<Page<CustomerObject>>('GET', '/v1/customers?q=states.one');
+      assert.deepEqual(
+        list.body.data[0]?.addresses.map((a) => a.state),
+        ['CA', 'QC', undefined],
+      );
+    });
+
     it('answers a retried upload with the same Idempotency-Key with the same import', async () => {
       const before = await count(ctx, 'imports');
       const file = simpleProducts('idem', 2);

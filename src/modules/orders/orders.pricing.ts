@@ -11,8 +11,9 @@ import type { Address } from './orders.schemas.js';
 /**
  * Prices an order's lines as a checkout does, for `POST /orders` and `POST /orders/preview` alike:
  * the discounts its codes name plus the automatic ones that apply (src/modules/pricing/pricing.choose.ts),
- * the shipping rate (the one named, else the cheapest for the address's country and the parcel's
- * weight), the tax rate of the address (its state's over its country's), and the arithmetic of
+ * the shipping rate (the one named, else the one costing this order least, for the address's
+ * country and the parcel's weight), the tax rate of the address (its state's over its country's;
+ * the address is already in its stored form: src/lib/addresses.ts), and the arithmetic of
  * src/modules/pricing/pricing.calculate.ts. Reads only: reserving the discounts' uses is the
  * order's (`reserveUses`, in its transaction).
  *
@@ -80,9 +81,12 @@ export async function priceOrder(
         (sum, line) => sum + (order.variants.get(line.variant_id)?.weight_grams ?? 0) * line.quantity,
         0,
       );
+      // What the lines come to after their discounts: the rates' `free_over` is compared with it.
+      const goods = calculatePricing({ lines, discounts, shipping: null, tax: null });
       const rate = chooseShippingRate(rates.shipping, {
         country: address.country,
         weight_grams: weight,
+        discounted_subtotal: goods.subtotal - goods.discount_total,
         currency: order.currency,
         rate_id: input.shipping_rate_id,
       });

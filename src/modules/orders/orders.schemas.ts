@@ -47,7 +47,14 @@ export const AddressSchema = Type.Object(
     line1: Line(200),
     line2: Type.Optional(OptionalLine(200)),
     city: Line(100),
-    state: Type.Optional(OptionalLine(100)),
+    state: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        pattern: LINE_OR_EMPTY_PATTERN,
+        description:
+          'Where the country’s ISO 3166-2 subdivisions are known (US, CA, DE, ...), the code (`CA`, any case) or the name (`California`), stored as the code; another is 400. Elsewhere text, stored Unicode NFKC-normalised without invisible characters. Blank: absent.',
+      }),
+    ),
     postal_code: Type.Optional(OptionalLine(20)),
     country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.', examples: ['US'] }),
     phone: Type.Optional(OptionalLine(40)),

@@ -12,7 +12,7 @@ import type { EventService } from '../events/events.service.js';
 import type { PaymentRow } from '../payments/payments.repository.js';
 import type { PaymentService, Settled } from '../payments/payments.service.js';
 import type { RefundService } from '../refunds/refunds.service.js';
-import { checkAddresses } from '../customers/customers.service.js';
+import { normaliseAddresses } from '../customers/customers.service.js';
 import type { OrderCustomers } from '../customers/customers.orders.js';
 import * as inventory from '../products/products.inventory.js';
 import type { ProductRow } from '../products/products.repository.js';
@@ -221,7 +221,7 @@ export function createOrderService(deps: OrderServiceDeps) {
      */
     async create(
       tenantId: string,
-      input: CreateOrderBody,
+      body: CreateOrderBody,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<OrderObject> {
       if (idempotent.committed !== null) {
@@ -230,7 +230,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         if (pending === undefined) return order;
         return (await payments.resumePayment(tenantId, pending).catch(() => ({ order }))).order;
       }
-      checkCreate(input);
+      const input = checkCreate(body);
       if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
       const now = clock.now();
 
@@ -270,8 +270,8 @@ export function createOrderService(deps: OrderServiceDeps) {
      * is rolled back: same checks, same errors, same figures, and nothing changes (no stock, no
      * discount use, no customer, no event). Nothing is charged.
      */
-    async preview(tenantId: string, input: CreateOrderBody): Promise<OrderPreview> {
-      checkCreate(input);
+    async preview(tenantId: string, body: CreateOrderBody): Promise<OrderPreview> {
+      const input = checkCreate(body);
       if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
       const now = clock.now();
       try {
@@ -464,15 +464,21 @@ class PreviewMade extends Error {
   }
 }
 
-/** The body's rules that need no database: one way to name the customer, a valid address. */
-function checkCreate(input: CreateOrderBody): void {
+/**
+ * The body's rules that need no database (one way to name the customer, a valid address), and the
+ * body as the order is made from it: its shipping address as stored and matched against the tax
+ * rates (src/lib/addresses.ts).
+ */
+function checkCreate(input: CreateOrderBody): CreateOrderBody {
   if (input.customer === undefined && input.customer_id === undefined) {
     throw validationError('customer', 'is required: give the customer’s email as customer, or customer_id');
   }
   if (input.customer !== undefined && input.customer_id !== undefined) {
     throw validationError('customer_id', 'give customer_id or customer, not both');
   }
-  if (input.shipping_address !== undefined) checkAddresses([input.shipping_address], 'shipping_address');
+  if (input.shipping_address === undefined) return input;
+  const [address] = normaliseAddresses([input.shipping_address], 'shipping_address', true);
+  return { ...input, shipping_address: address };
 }
 
 function tooLarge(total: number): AppError {

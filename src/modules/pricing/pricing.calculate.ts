@@ -120,6 +120,17 @@ function targets(discount: DiscountInput, line: LineInput): boolean {
   );
 }
 
+/**
+ * What a shipping rate costs an order whose subtotal after discounts is `discountedSubtotal`: its
+ * price, nothing once that reaches `free_over` (before any free-shipping discount).
+ */
+export function shippingCost(
+  rate: Pick<ShippingInput, 'price' | 'free_over'>,
+  discountedSubtotal: number,
+): number {
+  return rate.free_over !== null && discountedSubtotal >= rate.free_over ? 0 : rate.price;
+}
+
 /** Tax on `net`: added (exclusive) or contained in it (inclusive). */
 function taxOn(net: number, tax: TaxInput): number {
   if (!tax.inclusive) return mulDivRound(net, tax.rate_bps, 10_000);
@@ -156,12 +167,7 @@ export function calculatePricing(input: PricingInput): Pricing {
 
   const itemDiscounts = discounted.reduce((sum, d) => sum + d, 0);
   const rate = input.shipping;
-  const shippingPrice =
-    rate === null
-      ? 0
-      : rate.free_over !== null && subtotal - itemDiscounts >= rate.free_over
-        ? 0
-        : rate.price;
+  const shippingPrice = rate === null ? 0 : shippingCost(rate, subtotal - itemDiscounts);
   const waived = waiver === undefined ? 0 : shippingPrice;
   if (waiver !== undefined) {
     applied.push({ id: waiver.id, code: waiver.code, type: waiver.type, amount: waived });

@@ -11,7 +11,7 @@ import {
   type DiscountChoiceInput,
   type DiscountReason,
 } from './pricing.choose.js';
-import { discountCodeKey } from './pricing.rules.js';
+import { discountCodeKey, stateKey } from './pricing.rules.js';
 import type { ShippingRateRow, TaxRateRow } from './rates.repository.js';
 
 const NOW = Date.parse('2026-12-20T12:00:00.000Z');
@@ -89,6 +89,10 @@ describe('chooseDiscounts', () => {
     assert.deepEqual(chosen, [
       { id: save.id, code: 'Save-10', type: 'percentage', value: 1000, applies_to: null },
     ]);
+    // Typed with invisible characters or full-width letters, it is the same code.
+    for (const typed of ['save-10\u200b', ' \ufeffSAVE-10', '\uff33\uff41\uff56\uff45-10']) {
+      assert.equal(chooseDiscounts(input({ codes: [typed], found: [save] }))[0]?.id, save.id, typed);
+    }
   });
 
   it('refuses the first code that does not apply, with its reason and field', () => {
@@ -356,7 +360,7 @@ describe('chooseShippingRate', () => {
 
   it('takes the cheapest rate for the country, currency and weight (bounds inclusive)', () => {
     const pick = (country: string, weight_grams: number) =>
-      chooseShippingRate(rates, { country, weight_grams, currency: 'USD' }).id;
+      chooseShippingRate(rates, { country, weight_grams, discounted_subtotal: 0, currency: 'USD' }).id;
     assert.equal(pick('US', 0), light.id);
     assert.equal(pick('US', 999), light.id);
     assert.equal(pick('US', 1000), heavy.id);
@@ -365,24 +369,40 @@ describe('chooseShippingRate', () => {
     assert.equal(pick('FR', 1_000_000), world.id);
     // The rest of the world is for countries no rate names: the US has its own, none takes 5001 g.
     assert.equal(
-      refusal(() => chooseShippingRate(rates, { country: 'US', weight_grams: 5001, currency: 'USD' })).code,
+      refusal(() =>
+        chooseShippingRate(rates, {
+          country: 'US',
+          weight_grams: 5001,
+          discounted_subtotal: 0,
+          currency: 'USD',
+        }),
+      ).code,
       'shipping_unavailable',
     );
     // A country named only by a rate in another currency is the rest of the world in this one.
     const eurOnly = shippingRate({ price: 1, countries: '["FR"]', currency: 'EUR' });
     assert.equal(
-      chooseShippingRate([...rates, eurOnly], { country: 'FR', weight_grams: 1, currency: 'USD' }).id,
+      chooseShippingRate([...rates, eurOnly], {
+        country: 'FR',
+        weight_grams: 1,
+        discounted_subtotal: 0,
+        currency: 'USD',
+      }).id,
       world.id,
     );
     // Ties on price go to the lower id.
     const a = shippingRate({ price: 700, countries: '["DE"]' });
     const b = shippingRate({ price: 700, countries: '["DE"]' });
-    assert.equal(chooseShippingRate([b, a], { country: 'DE', weight_grams: 1, currency: 'USD' }).id, a.id);
+    assert.equal(
+      chooseShippingRate([b, a], { country: 'DE', weight_grams: 1, discounted_subtotal: 0, currency: 'USD' })
+        .id,
+      a.id,
+    );
   });
 
   it('takes the named rate only if it serves the order', () => {
     const named = (rate_id: string, country = 'US', weight_grams = 10) =>
-      chooseShippingRate(rates, { country, weight_grams, currency: 'USD', rate_id });
+      chooseShippingRate(rates, { country, weight_grams, discounted_subtotal: 0, currency: 'USD', rate_id });
     assert.equal(named(world.id, 'FR').id, world.id);
     assert.equal(named(heavy.id, 'CA', 1000).id, heavy.id);
     for (const [rateId, country, weight, message] of [
@@ -401,17 +421,91 @@ describe('chooseShippingRate', () => {
     }
   });
 
+  it('without a named rate, takes the one costing this order least (after free_over), then the lower id', () => {
+    // The issue's order: 6,000 after discounts, Standard 500, Economy 700 but free over 5,000.
+    const standard = shippingRate({ name: 'Standard', countries: '["NL"]', price: 500 });
+    const economy = shippingRate({ name: 'Economy', countries: '["NL"]', price: 700, free_over: 5000 });
+    const pick = (discounted_subtotal: number) =>
+      chooseShippingRate([standard, economy], {
+        country: 'NL',
+        weight_grams: 100,
+        discounted_subtotal,
+        currency: 'USD',
+      }).name;
+    assert.equal(pick(6000), 'Economy');
+    assert.equal(pick(5000), 'Economy'); // free_over is inclusive
+    assert.equal(pick(4999), 'Standard');
+    // Two free rates tie at 0: the lower id.
+    const other = shippingRate({ name: 'Other', countries: '["NL"]', price: 300, free_over: 1000 });
+    const both = chooseShippingRate([other, economy], {
+      country: 'NL',
+      weight_grams: 100,
+      discounted_subtotal: 6000,
+      currency: 'USD',
+    });
+    assert.equal(both.id, economy.id < other.id ? economy.id : other.id);
+  });
+
+  it('property: the rate chosen costs the order no more than any other that serves it, ties to the lower id', () => {
+    const rate = fc.record({
+      price: fc.integer({ min: 0, max: 2_000 }),
+      free_over: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }),
+      max_weight_grams: fc.option(fc.integer({ min: 0, max: 2_000 }), { nil: null }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(rate, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 12_000 }),
+        fc.integer({ min: 0, max: 2_000 }),
+        (fields, discounted_subtotal, weight_grams) => {
+          const rates = fields.map((f) => shippingRate({ ...f, countries: '["JP"]' }));
+          const cost = (r: ShippingRateRow) =>
+            r.free_over !== null && discounted_subtotal >= r.free_over ? 0 : r.price;
+          const serving = rates.filter(
+            (r) => r.max_weight_grams === null || weight_grams <= r.max_weight_grams,
+          );
+          const order = { country: 'JP', weight_grams, discounted_subtotal, currency: 'USD' };
+          if (serving.length === 0) {
+            assert.equal(refusal(() => chooseShippingRate(rates, order)).code, 'shipping_unavailable');
+            return;
+          }
+          const chosen = chooseShippingRate([...rates].reverse(), order);
+          for (const r of serving) {
+            assert.ok(
+              cost(chosen) < cost(r) || (cost(chosen) === cost(r) && chosen.id <= r.id),
+              `${chosen.id} costs ${cost(chosen)}, ${r.id} ${cost(r)}`,
+            );
+          }
+        },
+      ),
+    );
+  });
+
   it('refuses when no rate serves the country, currency and weight', () => {
     const problem = refusal(() =>
-      chooseShippingRate([light, heavy], { country: 'FR', weight_grams: 10, currency: 'USD' }),
+      chooseShippingRate([light, heavy], {
+        country: 'FR',
+        weight_grams: 10,
+        discounted_subtotal: 0,
+        currency: 'USD',
+      }),
     );
     assert.deepEqual([problem.code, problem.field], ['shipping_unavailable', 'shipping_address.country']);
     assert.equal(
-      refusal(() => chooseShippingRate([euros], { country: 'US', weight_grams: 10, currency: 'USD' })).code,
+      refusal(() =>
+        chooseShippingRate([euros], {
+          country: 'US',
+          weight_grams: 10,
+          discounted_subtotal: 0,
+          currency: 'USD',
+        }),
+      ).code,
       'shipping_unavailable',
     );
     assert.equal(
-      refusal(() => chooseShippingRate([], { country: 'US', weight_grams: 0, currency: 'USD' })).code,
+      refusal(() =>
+        chooseShippingRate([], { country: 'US', weight_grams: 0, discounted_subtotal: 0, currency: 'USD' }),
+      ).code,
       'shipping_unavailable',
     );
   });
@@ -445,5 +539,33 @@ describe('chooseTaxRate', () => {
     assert.equal(pick('CA', 'ON'), null);
     assert.equal(pick('CA', 'qc'), 'txr_CA_QC');
     assert.equal(pick('FR', undefined), null);
+  });
+
+  it('matches a state however it is written: invisible characters, combining accents, its name; blank is absent', () => {
+    const gg = {
+      ...tax('GG', 'Saint Pierre du Bois'),
+      id: 'txr_GG_SPB',
+      state_key: stateKey('Saint Pierre du Bois'),
+    };
+    const re = {
+      ...tax('RE', 'Saint-Beno\u00eet'),
+      id: 'txr_RE_SB',
+      state_key: stateKey('Saint-Beno\u00eet'),
+    };
+    const all = [...rates, gg, re];
+    const pick = (country: string, state: string | null | undefined) =>
+      chooseTaxRate(all, { country, state })?.id ?? null;
+    assert.equal(pick('US', 'ca\u200b'), 'txr_US_CA');
+    assert.equal(pick('US', '\u2060CA\ufeff'), 'txr_US_CA');
+    assert.equal(pick('US', '\uff23\uff21'), 'txr_US_CA'); // full-width
+    assert.equal(pick('US', 'California'), 'txr_US_CA');
+    assert.equal(pick('CA', 'Que\u0301bec'), 'txr_CA_QC'); // e and a combining acute
+    assert.equal(pick('CA', 'Qu\u00e9bec'), 'txr_CA_QC'); // precomposed
+    // Countries without known subdivisions match text: NFKC, accents and case do not count.
+    assert.equal(pick('RE', 'Saint-Benoi\u0302t'), 'txr_RE_SB');
+    assert.equal(pick('RE', 'SAINT-BENOIT'), 'txr_RE_SB');
+    assert.equal(pick('GG', ' saint  pierre\u200b du bois '), 'txr_GG_SPB');
+    // Blank or empty: absent, so the country's own rate applies.
+    for (const blank of ['', '   ', '\u200b', '\u00a0\u3000']) assert.equal(pick('US', blank), 'txr_US_all');
   });
 });

@@ -1,6 +1,7 @@
+import { canonicalState } from '../../lib/addresses.js';
 import { AppError } from '../../lib/errors.js';
 import type { DiscountRow } from './discounts.repository.js';
-import { calculatePricing, type DiscountInput, type LineInput } from './pricing.calculate.js';
+import { calculatePricing, type DiscountInput, type LineInput, shippingCost } from './pricing.calculate.js';
 import { discountCodeKey, inBand, ratesFor, stateKey } from './pricing.rules.js';
 import type { ShippingRateRow, TaxRateRow } from './rates.repository.js';
 
@@ -260,6 +261,8 @@ export interface ShippingChoiceInput {
   country: string;
   /** The parcel's weight: the items' variant weights times their quantities. */
   weight_grams: number;
+  /** The order's subtotal after its amounts off: what a rate's `free_over` is compared with. */
+  discounted_subtotal: number;
   /** The order's currency. */
   currency: string;
   /** The rate the buyer named (the order's `shipping_rate_id`), if any. */
@@ -270,7 +273,9 @@ export interface ShippingChoiceInput {
  * The shipping rate of an order. The rates that may ship to the country are those in the order's
  * currency that name it, or, when none does, those for the rest of the world (`["*"]`); of those,
  * the ones whose weight band takes the parcel (bounds inclusive, a null bound open). The rate
- * named by `rate_id` must be one of them; without one, the cheapest (by price, then id). None:
+ * named by `rate_id` must be one of them; without one, the cheapest for this order: by what it
+ * costs the order (`shippingCost`: nothing once the discounted subtotal reaches its `free_over`),
+ * then by id. None:
  * `422 shipping_unavailable` (naming `shipping_rate_id`, or `shipping_address.country`).
  */
 export function chooseShippingRate(
@@ -298,9 +303,10 @@ export function chooseShippingRate(
     }
     return rate;
   }
+  const cost = (rate: ShippingRateRow) => shippingCost(rate, input.discounted_subtotal);
   const fitting = zone
     .filter((rate) => inBand(rate, input.weight_grams))
-    .sort((a, b) => a.price - b.price || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort((a, b) => cost(a) - cost(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const cheapest = fitting[0];
   if (cheapest === undefined) {
     throw shippingUnavailable(
@@ -312,14 +318,17 @@ export function chooseShippingRate(
 }
 
 /**
- * The tax rate of an address: its state's (matched trimmed and case-insensitively) over its
- * country's; none: null, no tax.
+ * The tax rate of an address: its state's over its country's; none: null, no tax. States are
+ * matched in their canonical form (src/lib/addresses.ts: a known subdivision by its ISO 3166-2
+ * code, whether the address gives the code or the name) by `stateKey`, so invisible characters,
+ * case, accents and how they are written do not count; a blank state is absent.
  */
 export function chooseTaxRate(
   rates: readonly TaxRateRow[],
   place: { country: string; state: string | null | undefined },
 ): TaxRateRow | null {
-  const key = stateKey(place.state);
+  const canonical = canonicalState(place.country, place.state);
+  const key = stateKey(canonical.ok ? canonical.state : place.state);
   const own = rates.filter((rate) => rate.country === place.country);
   return (
     (key === '' ? undefined : own.find((rate) => rate.state_key === key)) ??

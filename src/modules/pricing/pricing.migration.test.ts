@@ -105,3 +105,86 @@ function taxRow(tax: TaxRateObject) {
     updated: T0,
   };
 }
+
+/** Tax rates as the release before 0035 stored them: states as typed, keys trimmed and upper-cased. */
+const OLD_RATES: [id: string, country: string, state: string | null][] = [
+  ['txr_us', 'US', null],
+  ['txr_ca_zw', 'US', 'ca\u200b'],
+  ['txr_ca_name', 'US', 'California'],
+  ['txr_calif', 'US', 'Calif'],
+  ['txr_blank', 'US', '\u200b'],
+  ['txr_qc', 'CA', 'Que\u0301bec'],
+  ['txr_by', 'DE', 'by'],
+  ['txr_gg', 'GG', ' St.  Peter\u200b Port'],
+];
+
+async function writeOldRates(old: Db): Promise<void> {
+  await sql`INSERT INTO tenants (id, name, plan, currency, api_version, created, updated)
+    VALUES ('ten_old', 'Old shop', 'free', 'USD', '2026-12-15', ${T0}, ${T0})`.execute(old);
+  await sql`INSERT INTO users (id, tenant_id, email, name, role, password_hash, created, updated)
+    VALUES ('usr_old', 'ten_old', 'owner@old.example', 'O', 'owner', NULL, ${T0}, ${T0})`.execute(old);
+  for (const [index, [id, country, state]] of OLD_RATES.entries()) {
+    await sql`INSERT INTO tax_rates (id, tenant_id, name, country, state, state_key, rate_bps, inclusive,
+        shipping_taxable, created, updated)
+      VALUES (${id}, 'ten_old', ${id}, ${country}, ${state}, ${(state ?? '').trim().toUpperCase()},
+        ${100 + index}, 0, 0, ${T0 + index}, ${T0 + index})`.execute(old);
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`migration 0035 to normalised states (${dialect})`, () => {
+    it("rewrites stored tax rates' states in the form addresses are matched in; orders then find them", async () => {
+      const store = await upgradeFrom(dialect, '0033_catalog_versions', writeOldRates);
+      try {
+        const rows = await store.deps.store.db
+          .selectFrom('tax_rates')
+          .select(['id', 'state', 'state_key'])
+          .orderBy('id')
+          .execute();
+        assert.deepEqual(Object.fromEntries(rows.map((row) => [row.id, [row.state, row.state_key]])), {
+          txr_us: [null, ''],
+          txr_ca_zw: ['CA', 'CA'],
+          // Now one state with the older rate, which keeps it: left as it was, matching no address.
+          txr_ca_name: ['California', 'CALIFORNIA'],
+          // No state of the US: kept, as text.
+          txr_calif: ['Calif', 'CALIF'],
+          // Blank once normalised: left as it was (it never was the country's own rate).
+          txr_blank: ['\u200b', '\u200b'],
+          txr_qc: ['QC', 'QC'],
+          txr_by: ['BY', 'BY'],
+          txr_gg: ['St. Peter Port', 'ST. PETER PORT'],
+        });
+
+        const api = await store.clientFor('ten_old', 'usr_old');
+        const lamp = await api<{ id: string }>('POST', '/v1/products', {
+          body: { name: 'Lamp', price: 1000, stock: 10 },
+        });
+        assert.equal(lamp.status, 201, JSON.stringify(lamp.body));
+        const taxedBy = async (country: string, state: string) => {
+          const res = await api<OrderObject>('POST', '/v1/orders/preview', {
+            body: {
+              items: [{ product_id: lamp.body.id, quantity: 1 }],
+              customer: { email: 'buyer@old.example' },
+              shipping_address: { line1: '1 Main St', city: 'X', country, state },
+            },
+          });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          return res.body.taxes.map((tax) => tax.rate_id);
+        };
+        assert.deepEqual(await taxedBy('US', 'ca\u200b'), ['txr_ca_zw']);
+        assert.deepEqual(await taxedBy('US', 'California'), ['txr_ca_zw']);
+        assert.deepEqual(await taxedBy('CA', 'Qu\u00e9bec'), ['txr_qc']);
+        assert.deepEqual(await taxedBy('DE', 'Bayern'), ['txr_by']);
+        assert.deepEqual(await taxedBy('GG', 'st. peter port'), ['txr_gg']);
+        assert.deepEqual(await taxedBy('US', ' '), ['txr_us']);
+        // The rate left behind is refused as a second California until its state changes.
+        const twin = await api<{ code: string }>('PATCH', '/v1/tax-rates/txr_ca_name', {
+          body: { state: 'CA' },
+        });
+        assert.deepEqual([twin.status, twin.body.code], [409, 'duplicate_tax_rate']);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}

@@ -1,4 +1,5 @@
 import type { DiscountsTable, ShippingRatesTable } from '../../db/schema.js';
+import { matchKey } from '../../lib/text-normalise.js';
 
 /**
  * The small pure rules the pricing objects share between their services, their repositories and
@@ -9,14 +10,20 @@ import type { DiscountsTable, ShippingRatesTable } from '../../db/schema.js';
 /** A discount code: 3 to 64 of `A-Z a-z 0-9 _ -`, compared case-insensitively. */
 export const CODE_PATTERN = '^[A-Za-z0-9_-]{3,64}$';
 
-/** What codes are matched on: upper-cased (codes are ASCII, so this is a plain case fold). */
+/**
+ * What codes are matched on: their `matchKey` (a stored code is ASCII, so its key is the code
+ * upper-cased; a typed one may hold invisible characters or full-width letters, which do not count).
+ */
 export function discountCodeKey(code: string): string {
-  return code.toUpperCase();
+  return matchKey(code);
 }
 
-/** What a tax rate's state is matched on: trimmed and upper-cased; `''` for the whole country. */
+/**
+ * What a tax rate's state is matched on: its `matchKey` (for a country with known subdivisions
+ * the state is already its ISO 3166-2 code: src/lib/addresses.ts); `''` for the whole country.
+ */
 export function stateKey(state: string | null | undefined): string {
-  return (state ?? '').trim().toUpperCase();
+  return matchKey(state ?? '');
 }
 
 export type DiscountStatus = 'active' | 'scheduled' | 'expired' | 'disabled' | 'exhausted';

@@ -219,17 +219,29 @@ for (const dialect of DIALECTS) {
       const cheapest = chooseShippingRate(rates.shipping, {
         country: 'US',
         weight_grams: 2000,
+        discounted_subtotal: 0,
         currency: 'USD',
       });
       assert.deepEqual(toShippingInput(cheapest), { rate_id: us, name: 'US', price: 700, free_over: 10_000 });
       // The world rate is for countries no rate names.
       const abroad = await loadRates(ctx.deps.store.db, fresh.tenant.id, 'JP', 'USD');
       assert.equal(
-        chooseShippingRate(abroad.shipping, { country: 'JP', weight_grams: 2001, currency: 'USD' }).id,
+        chooseShippingRate(abroad.shipping, {
+          country: 'JP',
+          weight_grams: 2001,
+          discounted_subtotal: 0,
+          currency: 'USD',
+        }).id,
         world,
       );
       assert.throws(
-        () => chooseShippingRate(rates.shipping, { country: 'US', weight_grams: 2001, currency: 'USD' }),
+        () =>
+          chooseShippingRate(rates.shipping, {
+            country: 'US',
+            weight_grams: 2001,
+            discounted_subtotal: 0,
+            currency: 'USD',
+          }),
         /No shipping rate in USD ships a parcel of 2001 g to US/,
       );
       const state = chooseTaxRate(rates.tax, { country: 'US', state: 'ca' });

@@ -117,7 +117,7 @@ const tax = {
       maxLength: 100,
       pattern: LINE_PATTERN,
       description:
-        "A state, province or region, matched against the shipping address's `state` (trimmed, case-insensitively). Null or absent: the whole country.",
+        "A state, province or region, matched against the shipping address's `state`. Where the country's ISO 3166-2 subdivisions are known (US, CA, DE, ...), its code (`CA`) or name (`California`), stored as the code; elsewhere text, compared after Unicode NFKC normalisation, without invisible characters, case or accents. Null or absent: the whole country.",
       examples: ['CA'],
     }),
   ),

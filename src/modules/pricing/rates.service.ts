@@ -2,6 +2,7 @@ import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
+import { canonicalState } from '../../lib/addresses.js';
 import { isCountry } from '../../lib/countries.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
@@ -125,6 +126,27 @@ function duplicateTaxRate(row: repo.TaxRateRow, other?: repo.TaxRateRow): AppErr
     `There is already a tax rate for ${place}${other ? ` (${other.id})` : ''}; change that one instead.`,
     other ? { extra: { conflicting_rate_id: other.id } } : {},
   );
+}
+
+/**
+ * A tax rate's state as stored (src/lib/addresses.ts, as addresses' states are): the ISO 3166-2
+ * code where the country's subdivisions are known (given as the code or the region's name), else
+ * the normalised text; null for the whole country. `400` naming `state` for a state the country
+ * does not have, or one that is blank once invisible characters are removed.
+ */
+function taxState(country: string, state: string | null | undefined): string | null {
+  if (state === null || state === undefined) return null;
+  const canonical = canonicalState(country, state);
+  if (!canonical.ok) throw validationFailed([{ field: 'state', message: canonical.message }]);
+  if (canonical.state === null) {
+    throw validationFailed([
+      {
+        field: 'state',
+        message: 'must not be blank once invisible characters are removed; null is the whole country',
+      },
+    ]);
+  }
+  return canonical.state;
 }
 
 export type ShippingRateService = ReturnType<typeof createShippingRateService>;
@@ -257,14 +279,15 @@ export function createTaxRateService(deps: { store: Store; clock: Clock }) {
     ): Promise<TaxRateObject> {
       if (idempotent.committed !== null) return get(tenantId, idempotent.committed);
       checkCountry(input.country);
+      const state = taxState(input.country, input.state);
       const now = clock.now();
       const row: repo.TaxRateRow = {
         id: newId('txr'),
         tenant_id: tenantId,
         name: input.name,
         country: input.country,
-        state: input.state ?? null,
-        state_key: stateKey(input.state),
+        state,
+        state_key: stateKey(state),
         rate_bps: input.rate_bps,
         inclusive: input.inclusive ? 1 : 0,
         shipping_taxable: input.shipping_taxable ? 1 : 0,
@@ -289,10 +312,6 @@ export function createTaxRateService(deps: { store: Store; clock: Clock }) {
       const changes: Partial<repo.TaxRateRow> = {};
       if (input.name !== undefined) changes.name = input.name;
       if (input.country !== undefined) changes.country = input.country;
-      if (input.state !== undefined) {
-        changes.state = input.state;
-        changes.state_key = stateKey(input.state);
-      }
       if (input.rate_bps !== undefined) changes.rate_bps = input.rate_bps;
       if (input.inclusive !== undefined) changes.inclusive = input.inclusive ? 1 : 0;
       if (input.shipping_taxable !== undefined) changes.shipping_taxable = input.shipping_taxable ? 1 : 0;
@@ -303,10 +322,18 @@ export function createTaxRateService(deps: { store: Store; clock: Clock }) {
           store.transaction(async (trx) => {
             const before = await repo.findTaxRate(trx, tenantId, id);
             if (!before) throw notFound('tax rate');
+            const wanted = { ...changes };
+            if (input.country !== undefined || input.state !== undefined) {
+              // The state is canonical for the country the rate will have, given or kept.
+              const state = taxState(
+                input.country ?? before.country,
+                input.state === undefined ? before.state : input.state,
+              );
+              wanted.state = state;
+              wanted.state_key = stateKey(state);
+            }
             const changed = Object.fromEntries(
-              Object.entries(changes).filter(
-                ([key, value]) => before[key as keyof repo.TaxRateRow] !== value,
-              ),
+              Object.entries(wanted).filter(([key, value]) => before[key as keyof repo.TaxRateRow] !== value),
             ) as Partial<repo.TaxRateRow>;
             if (Object.keys(changed).length === 0) return before;
             after = { ...before, ...changed, updated: clock.now() };

@@ -244,7 +244,8 @@ for (const dialect of DIALECTS) {
       const renamed = await mine<TaxRateObject>('PATCH', `/v1/tax-rates/${ny.body.id}`, {
         body: { state: 'New York', rate_bps: 400 },
       });
-      assert.deepEqual([renamed.status, renamed.body.state, renamed.body.rate_bps], [200, 'New York', 400]);
+      // A US state is its ISO 3166-2 code, given as the code or the name.
+      assert.deepEqual([renamed.status, renamed.body.state, renamed.body.rate_bps], [200, 'NY', 400]);
       // Another tenant may have its own US rate.
       const theirs = await other<TaxRateObject>('POST', '/v1/tax-rates', {
         body: { name: 'US', country: 'US', rate_bps: 1, inclusive: false, shipping_taxable: false },
@@ -263,6 +264,42 @@ for (const dialect of DIALECTS) {
       assert.equal((await post({ country: 'US' })).status, 201);
     });
 
+    it("stores a tax rate's state in one form: the subdivision's code where known, else normalised text", async () => {
+      const mine = await freshTenant();
+      const post = (body: Record<string, unknown>) =>
+        mine<OrProblem<TaxRateObject>>('POST', '/v1/tax-rates', {
+          body: { name: 'Tax', rate_bps: 500, inclusive: false, shipping_taxable: false, ...body },
+        });
+      const quebec = await post({ country: 'CA', state: 'Que\u0301bec' });
+      assert.deepEqual([quebec.status, quebec.body.state], [201, 'QC'], JSON.stringify(quebec.body));
+      const california = await post({ country: 'US', state: 'ca\u200b' });
+      assert.deepEqual([california.status, california.body.state], [201, 'CA']);
+      // The same state however it is written: one rate.
+      for (const state of ['CA', 'California', 'US-CA', '\uff23\uff21', '\u2060ca']) {
+        const twin = await post({ country: 'US', state });
+        assert.deepEqual([twin.status, twin.body.code], [409, 'duplicate_tax_rate'], state);
+      }
+      // Guernsey's regions have no ISO 3166-2 codes in the data: its states are text.
+      const guernsey = await post({ country: 'GG', state: '  St.\u200b  Peter  Port ' });
+      assert.deepEqual([guernsey.status, guernsey.body.state], [201, 'St. Peter Port']);
+      assert.equal((await post({ country: 'GG', state: 'st. peter port' })).body.code, 'duplicate_tax_rate');
+      // A change of country checks the state against the new country, and changes nothing when refused.
+      const moved = await mine<Problem>('PATCH', `/v1/tax-rates/${california.body.id}`, {
+        body: { country: 'DE' },
+      });
+      assert.equal(moved.status, 400);
+      assert.deepEqual(
+        moved.body.errors?.map((e) => e.field),
+        ['state'],
+      );
+      const kept = await mine<TaxRateObject>('GET', `/v1/tax-rates/${california.body.id}`);
+      assert.deepEqual([kept.body.country, kept.body.state], ['US', 'CA']);
+      const bavaria = await mine<TaxRateObject>('PATCH', `/v1/tax-rates/${california.body.id}`, {
+        body: { country: 'DE', state: 'bayern' },
+      });
+      assert.deepEqual([bavaria.status, bavaria.body.country, bavaria.body.state], [200, 'DE', 'BY']);
+    });
+
     it('refuses bad tax rates naming each field; concurrent duplicates make one', async () => {
       const before = await rowCounts(ctx);
       const base = { name: 'Tax', country: 'US', rate_bps: 100, inclusive: false, shipping_taxable: false };
@@ -273,6 +310,10 @@ for (const dialect of DIALECTS) {
         [{ ...base, rate_bps: -1 }, 'rate_bps'],
         [{ ...base, rate_bps: 1.5 }, 'rate_bps'],
         [{ ...base, state: '' }, 'state'],
+        [{ ...base, state: '\u200b' }, 'state'],
+        [{ ...base, state: 'XX' }, 'state'],
+        [{ ...base, state: 'Calif' }, 'state'],
+        [{ ...base, country: 'CA', state: 'CA' }, 'state'],
         [{ ...base, inclusive: 'yes' }, 'inclusive'],
         [{ name: 'Tax', country: 'US', rate_bps: 100 }, 'inclusive'],
       ] as const) {
