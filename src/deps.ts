@@ -127,7 +127,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}) 
     apiVersion: versions.latest.version,
   });
   // What every event also writes in its transaction (analytics rollups, webhook deliveries).
-  registerEventEffects({ store, events, webhooks, logger });
+  registerEventEffects({ events, webhooks, logger });
   const webhookWorkerOptions = { perEndpoint: 8, ...overrides.webhooks?.worker };
   const webhookTransport = createTransport({
     allowInsecure: config.webhooks.allowInsecure,

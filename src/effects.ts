@@ -1,5 +1,4 @@
 import type { Logger } from './lib/logger.js';
-import type { Store } from './db/store.js';
 import { rollupListener } from './modules/analytics/analytics.rollups.js';
 import { figuresListener } from './modules/customers/customers.figures.js';
 import type { EventService } from './modules/events/events.service.js';
@@ -13,19 +12,18 @@ import type { WebhookService } from './modules/webhooks/webhooks.service.js';
  * `createDeps`, before anything can emit; no service attaches effects of its own.
  */
 export function registerEventEffects(deps: {
-  store: Store;
   events: EventService;
   webhooks: WebhookService;
   logger: Logger;
 }): void {
-  const { store, events, webhooks, logger } = deps;
+  const { events, webhooks, logger } = deps;
   // Analytics rollups: order and refund events move the daily, product, category and customer
   // figures that the analytics endpoints read, so a period costs the same at a thousand orders as
   // at a million.
   events.onEmit(rollupListener(logger));
   // Customer figures: order and refund events move the customer's orders_count, total_spent and
   // last_order_at.
-  events.onEmit(figuresListener(store));
+  events.onEmit(figuresListener());
   // Webhook delivery rows: one pending delivery per subscribed, enabled endpoint, which the
   // worker sends once the change has committed (signalled after commit, or found by polling).
   events.onEmit(webhooks.fanOut);

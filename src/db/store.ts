@@ -13,6 +13,7 @@ import pg from 'pg';
 import { ensurePrivateDir, ensurePrivateFile } from '../lib/private-files.js';
 import { type CommitMarks, commitMarks } from './commit-mark.js';
 import type { Database } from './schema.js';
+import { withoutRowLocks } from './row-locks.js';
 import { createTenantShare } from './tenant-share.js';
 
 /**
@@ -277,7 +278,10 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
   database.function('search_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? searchFold(text) : text,
   );
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: keepingStatements(database) }),
+    plugins: [withoutRowLocks],
+  });
   const committed = commitCallbacks();
   // A new database in WAL mode has no WAL-index (`-shm`) until its first read: read once first.
   database.prepare('SELECT count(*) FROM sqlite_master').get();

@@ -1,5 +1,5 @@
 import type { EventsTable } from '../../db/schema.js';
-import type { Db, Store } from '../../db/store.js';
+import type { Db } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
 import type { EmitListener } from '../events/events.service.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
@@ -19,10 +19,10 @@ import * as repo from './customers.repository.js';
  * A payment captured after its order was cancelled (returned at once, with no order event) never
  * paid for an order and is not counted, nor is any refund of it, as analytics does not count them.
  */
-export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitListener {
+export function figuresListener(): EmitListener {
   const apply = async (trx: Db, event: EventsTable) => {
     if (event.type === 'refund.created') {
-      await refunded(trx, store, event.tenant_id, JSON.parse(event.data) as RefundMoney);
+      await refunded(trx, event.tenant_id, JSON.parse(event.data) as RefundMoney);
       return;
     }
     if (event.object_type !== 'order') return;
@@ -32,7 +32,7 @@ export function figuresListener(store: Pick<Store, 'supportsRowLocks'>): EmitLis
     if (event.type === 'order.created') {
       await ordered(trx, event.tenant_id, customerId, Date.parse(order.created));
     } else if (event.type === 'order.paid') {
-      await spent(trx, store, event.tenant_id, customerId, order.currency, order.total);
+      await spent(trx, event.tenant_id, customerId, order.currency, order.total);
     }
   };
   return async (trx, events) => {
@@ -47,12 +47,7 @@ interface RefundMoney {
 }
 
 /** A refund's amount out of the order's customer's `total_spent`, if the order's payment was captured. */
-async function refunded(
-  trx: Db,
-  store: Pick<Store, 'supportsRowLocks'>,
-  tenantId: string,
-  refund: RefundMoney,
-): Promise<void> {
+async function refunded(trx: Db, tenantId: string, refund: RefundMoney): Promise<void> {
   const order = await trx
     .selectFrom('orders')
     .select(['customer_id', 'currency', 'paid_at'])
@@ -60,7 +55,7 @@ async function refunded(
     .where('id', '=', refund.order_id)
     .executeTakeFirst();
   if (!order || order.paid_at === null) return;
-  await spent(trx, store, tenantId, order.customer_id, order.currency, -refund.amount);
+  await spent(trx, tenantId, order.customer_id, order.currency, -refund.amount);
 }
 
 /**
@@ -95,13 +90,12 @@ async function ordered(trx: Db, tenantId: string, customerId: string, at: number
 /** `amount` (negative for a refund) into the customer's `total_spent` in `currency`, under its row lock. */
 async function spent(
   trx: Db,
-  store: Pick<Store, 'supportsRowLocks'>,
   tenantId: string,
   customerId: string,
   currency: string,
   amount: number,
 ): Promise<void> {
-  const customer = await repo.findCustomer(trx, tenantId, customerId, store.supportsRowLocks);
+  const customer = await repo.findCustomer(trx, tenantId, customerId, true);
   if (!customer) return;
   const totals = JSON.parse(customer.total_spent) as Record<string, number>;
   totals[currency] = (totals[currency] ?? 0) + amount;

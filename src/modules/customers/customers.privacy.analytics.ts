@@ -1,4 +1,4 @@
-import type { Db, Store } from '../../db/store.js';
+import type { Db } from '../../db/store.js';
 
 /**
  * Erasure in the analytics rollups. They know customers by id (migration 0021), never by email:
@@ -9,19 +9,16 @@ import type { Db, Store } from '../../db/store.js';
  */
 export async function eraseAnalytics(
   trx: Db,
-  store: Pick<Store, 'supportsRowLocks'>,
   erasure: { tenantId: string; customerId: string },
 ): Promise<void> {
   const { tenantId, customerId } = erasure;
-  if (store.supportsRowLocks) {
-    await trx
-      .selectFrom('analytics_currencies')
-      .select('currency')
-      .where('tenant_id', '=', tenantId)
-      .orderBy('currency')
-      .forUpdate()
-      .execute();
-  }
+  await trx
+    .selectFrom('analytics_currencies')
+    .select('currency')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('currency')
+    .forUpdate()
+    .execute();
   await trx
     .updateTable('analytics_members')
     .set({ name: null, name_at: null })

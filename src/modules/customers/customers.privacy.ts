@@ -144,7 +144,7 @@ export function createCustomerPrivacy(deps: {
      */
     async redact(tenantId: string, id: string): Promise<CustomerObject> {
       const row = await store.transaction(async (trx) => {
-        const before = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);
+        const before = await repo.findCustomer(trx, tenantId, id, true);
         if (!before) throw notFound('customer');
         const { erasure } = await erasureOf(trx, before, sizes.window);
 
@@ -175,7 +175,7 @@ export function createCustomerPrivacy(deps: {
             if (body !== undefined) await privacy.rewriteIdempotencyBody(trx, tenantId, key.key, body);
           }
         }
-        await eraseAnalytics(trx, store, { tenantId, customerId: id });
+        await eraseAnalytics(trx, { tenantId, customerId: id });
 
         if (before.redacted === 1) return before;
         const changes = {

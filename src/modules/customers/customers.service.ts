@@ -246,7 +246,7 @@ export function createCustomerService(deps: { store: Store; clock: Clock; events
       const changes = customerChanges(withStoredAddresses(input));
       const row = await guardEmail(input.email, () =>
         store.transaction(async (trx) => {
-          const before = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);
+          const before = await repo.findCustomer(trx, tenantId, id, true);
           if (!before) throw notFound('customer');
           return updateCustomerIn(trx, events, before, changes, clock.now());
         }),
@@ -257,7 +257,7 @@ export function createCustomerService(deps: { store: Store; clock: Clock; events
     /** A customer with orders keeps them: `409 customer_has_orders` (redact it instead). */
     async remove(tenantId: string, id: string): Promise<void> {
       await store.transaction(async (trx) => {
-        const row = await repo.findCustomer(trx, tenantId, id, store.supportsRowLocks);
+        const row = await repo.findCustomer(trx, tenantId, id, true);
         if (!row) throw notFound('customer');
         if (await repo.hasOrders(trx, tenantId, id)) {
           throw new AppError(

@@ -229,7 +229,7 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
           tenant,
           mode: state.mode,
           now,
-          lock: store.supportsRowLocks,
+          lock: true,
           known,
           ...(await source.prepare(trx, tenant.id, batch)),
         };

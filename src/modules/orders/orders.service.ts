@@ -70,7 +70,7 @@ export function createOrderService(deps: OrderServiceDeps) {
 
   /** Locks the order (PostgreSQL) and checks that `action` may start from its status. */
   async function begin(trx: Db, tenantId: string, id: string, action: OrderAction): Promise<repo.OrderRow> {
-    const order = await repo.findOrder(trx, tenantId, id, store.supportsRowLocks);
+    const order = await repo.findOrder(trx, tenantId, id, true);
     if (!order) throw notFound('order');
     if (!TRANSITIONS[action].from.includes(order.status)) throw invalidTransition(action, order.status);
     return order;
@@ -135,7 +135,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
       if (total > MAX_AMOUNT) throw tooLarge(total);
     };
-    const reservation = await inventory.reserve(trx, tenantId, lines, now, check, store.supportsRowLocks);
+    const reservation = await inventory.reserve(trx, tenantId, lines, now, check, true);
     const currency = (reservation.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
     const priced = await priceOrder(trx, tenantId, input, {
       lines,
@@ -403,8 +403,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         // cycle): the products, the discounts, the order counts, the wallet, then what the events
         // move (analytics, the customer's figures).
         const release = await refunds.unitsToRelease(trx, before);
-        const restocked = (await inventory.release(trx, tenantId, release, now, store.supportsRowLocks))
-          .products;
+        const restocked = (await inventory.release(trx, tenantId, release, now, true)).products;
         // A cancelled order gives its discounts' uses back (a refunded one keeps them, as it was used).
         await pricing.returnUses(trx, tenantId, discountIdsOf(before), before.customer_id, now);
         const cancelled = await commitTransition(trx, before, 'cancel', now, {

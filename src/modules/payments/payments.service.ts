@@ -104,7 +104,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function settle(payment: repo.PaymentRow, result: ChargeResult): Promise<Settled> {
     const now = clock.now();
     const { settled, giveBack } = await store.transaction(async (trx) => {
-      const order = await orders.findOrder(trx, payment.tenant_id, payment.order_id, store.supportsRowLocks);
+      const order = await orders.findOrder(trx, payment.tenant_id, payment.order_id, true);
       if (!order) throw notFound('order');
       let current: repo.PaymentRow;
       if (result.status === 'failed') {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
-import type { Db, Store } from '../../db/store.js';
+import type { Db } from '../../db/store.js';
 import type { PluginRevisionsTable, PluginsTable } from '../../db/schema.js';
 import { AppError } from '../../lib/errors.js';
 import { isPermission, type Permission } from '../../lib/permissions.js';
@@ -135,12 +135,11 @@ function conflict(detail: string): AppError {
 export type PluginRevisions = ReturnType<typeof createPluginRevisions>;
 
 export function createPluginRevisions(deps: {
-  store: Store;
   clock: Clock;
   events: EventService;
   webhooks: Pick<WebhookService, 'movePlugin' | 'resubscribeInstallation' | 'queueTo'>;
 }) {
-  const { store, clock, events, webhooks } = deps;
+  const { clock, events, webhooks } = deps;
 
   /**
    * Gives an installation its new grant and what waits for its store. When the grant changes, its
@@ -181,7 +180,7 @@ export function createPluginRevisions(deps: {
 
   /** Every active installation of the plugin on its way to `wanted` (locked on PostgreSQL). */
   async function regrantAll(trx: Db, pluginId: string, wanted: Grant): Promise<void> {
-    for (const installation of await repo.activeInstallationsOf(trx, pluginId, store.supportsRowLocks)) {
+    for (const installation of await repo.activeInstallationsOf(trx, pluginId, true)) {
       const held = {
         permissions: permissionList(installation.permissions),
         events: eventList(installation.events),
@@ -239,7 +238,7 @@ export function createPluginRevisions(deps: {
       plugin: PluginsTable,
       decision: { approve: true } | { approve: false; reason: string },
     ): Promise<{ status: 'approved' | 'rejected'; changes: RevisionDiff }> {
-      const revision = await repo.findRevision(trx, plugin.id, store.supportsRowLocks);
+      const revision = await repo.findRevision(trx, plugin.id, true);
       if (!revision || revision.status !== 'pending') {
         throw conflict(
           'The plugin is published and has no revision awaiting review; only a plugin in review or a pending revision can be approved or rejected.',
@@ -278,7 +277,7 @@ export function createPluginRevisions(deps: {
      */
     async accept(trx: Db, principal: Principal, pluginId: string): Promise<void> {
       const tenantId = principal.tenant.id;
-      const installation = await repo.findActiveInstallation(trx, tenantId, pluginId, store.supportsRowLocks);
+      const installation = await repo.findActiveInstallation(trx, tenantId, pluginId, true);
       if (!installation) throw conflict('The plugin is not installed in this store; install it instead.');
       if (installation.pending_permissions === null) {
         throw conflict('Nothing awaits acceptance: the installation holds everything the plugin asks for.');

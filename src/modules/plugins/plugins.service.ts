@@ -138,7 +138,7 @@ export function createPluginService(deps: {
   apiVersion: string;
 }) {
   const { store, clock, events, webhooks } = deps;
-  const revisions = createPluginRevisions({ store, clock, events, webhooks });
+  const revisions = createPluginRevisions({ clock, events, webhooks });
 
   async function load(db: Db, tenantId: string, ref: string): Promise<PluginObject> {
     const row = await repo.findPlugin(db, tenantId, ref);
@@ -263,7 +263,7 @@ export function createPluginService(deps: {
       if (input.permissions !== undefined) changes.permissions = input.permissions;
       if (input.events !== undefined) changes.events = input.events;
       return store.transaction(async (trx) => {
-        const plugin = await owned(trx, tenantId, before.id, store.supportsRowLocks);
+        const plugin = await owned(trx, tenantId, before.id, true);
         if (plugin.status === 'in_review')
           throw conflict('The plugin is in review; it can be changed again once it is approved or rejected.');
         if (plugin.status === 'published') {
@@ -286,7 +286,7 @@ export function createPluginService(deps: {
       const tenantId = principal.tenant.id;
       const before = await owned(store.db, tenantId, ref);
       return store.transaction(async (trx) => {
-        const plugin = await owned(trx, tenantId, before.id, store.supportsRowLocks);
+        const plugin = await owned(trx, tenantId, before.id, true);
         if (plugin.status !== 'draft' && plugin.status !== 'rejected')
           throw conflict(`A ${plugin.status} plugin cannot be submitted; only a draft or a rejected one.`);
         await repo.updatePlugin(trx, plugin.id, { status: 'in_review', rejection_reason: null }, clock.now());
@@ -309,7 +309,7 @@ export function createPluginService(deps: {
       revision?: { status: 'approved' | 'rejected'; changes: RevisionDiff; rejection_reason: string | null };
     }> {
       return store.transaction(async (trx) => {
-        const plugin = await repo.findPluginById(trx, pluginId, store.supportsRowLocks);
+        const plugin = await repo.findPluginById(trx, pluginId, true);
         if (!plugin) throw notFound('plugin');
         if (plugin.status === 'published') {
           const revision = await revisions.decide(trx, plugin, decision);
@@ -351,7 +351,7 @@ export function createPluginService(deps: {
       return store.transaction(async (trx) => {
         // Read again under the plugin's row lock: an approved revision may have changed what it
         // asks for, and the token must get what the plugin asks for now.
-        const plugin = await entry(trx, tenantId, before.id, store.supportsRowLocks);
+        const plugin = await entry(trx, tenantId, before.id, true);
         const permissions = permissionList(plugin.permissions);
         const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
         if (missing) {
@@ -468,7 +468,7 @@ export function createPluginService(deps: {
       return store.transaction(async (trx) => {
         // PostgreSQL: the plugin's row lock makes concurrent ratings of it apply one after another,
         // so the tenant's previous stars read here are the ones being replaced.
-        const plugin = await entry(trx, tenantId, ref, store.supportsRowLocks);
+        const plugin = await entry(trx, tenantId, ref, true);
         if (!(await repo.everInstalled(trx, tenantId, plugin.id))) {
           throw conflict('Only a store that installed this plugin can rate it; install it first.');
         }

@@ -193,7 +193,7 @@ export function createDiscountService(deps: { store: Store; clock: Clock; events
       if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
       const row = await guardCode(input.code, () =>
         store.transaction(async (trx) => {
-          const before = await repo.findDiscount(trx, tenantId, id, store.supportsRowLocks);
+          const before = await repo.findDiscount(trx, tenantId, id, true);
           if (!before) throw notFound('discount');
           const changed = Object.fromEntries(
             Object.entries(changes).filter(([key, value]) => before[key as keyof repo.DiscountRow] !== value),
@@ -224,7 +224,7 @@ export function createDiscountService(deps: { store: Store; clock: Clock; events
      */
     async remove(tenantId: string, id: string): Promise<void> {
       await store.transaction(async (trx) => {
-        const row = await repo.findDiscount(trx, tenantId, id, store.supportsRowLocks);
+        const row = await repo.findDiscount(trx, tenantId, id, true);
         if (!row) throw notFound('discount');
         await repo.deleteDiscount(trx, tenantId, id);
         await events.emit(trx, {

@@ -185,7 +185,7 @@ export function createShippingRateService(deps: { store: Store; clock: Clock }) 
       };
       checkShippingRate(row);
       await store.transaction(async (trx) => {
-        if (store.supportsRowLocks) await repo.lockTenant(trx, tenantId);
+        await repo.lockTenant(trx, tenantId);
         await checkOverlap(trx, row);
         await repo.insertShippingRate(trx, row);
         await idempotent.mark(trx, row.id);
@@ -204,7 +204,7 @@ export function createShippingRateService(deps: { store: Store; clock: Clock }) 
       if (input.min_weight_grams !== undefined) changes.min_weight_grams = input.min_weight_grams;
       if (input.max_weight_grams !== undefined) changes.max_weight_grams = input.max_weight_grams;
       const row = await store.transaction(async (trx) => {
-        if (store.supportsRowLocks) await repo.lockTenant(trx, tenantId);
+        await repo.lockTenant(trx, tenantId);
         const before = await repo.findShippingRate(trx, tenantId, id);
         if (!before) throw notFound('shipping rate');
         const changed = Object.fromEntries(

@@ -375,7 +375,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
 
       const row = await guardSku([input.sku], () =>
         store.transaction(async (trx) => {
-          const before = await repo.findProduct(trx, tenantId, id, store.supportsRowLocks);
+          const before = await repo.findProduct(trx, tenantId, id, true);
           if (!before) throw notFound('product');
           const options = input.options ?? productOptions(before);
           if (options.length > 0) {
@@ -433,7 +433,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     /** Deletes the product and its variants; past orders keep their own snapshot of them. */
     async remove(tenantId: string, id: string): Promise<void> {
       await store.transaction(async (trx) => {
-        const row = await repo.findProduct(trx, tenantId, id, store.supportsRowLocks);
+        const row = await repo.findProduct(trx, tenantId, id, true);
         if (!row) throw notFound('product');
         const shown = await variantsRepo.firstVariants(trx, tenantId, [id], VARIANTS_SHOWN);
         await variantsRepo.deleteProductVariants(trx, tenantId, id);

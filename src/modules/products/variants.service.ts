@@ -37,7 +37,7 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
   const { store, clock, events } = deps;
 
   async function lockProduct(trx: Db, tenantId: string, productId: string): Promise<repo.ProductRow> {
-    const product = await repo.findProduct(trx, tenantId, productId, store.supportsRowLocks);
+    const product = await repo.findProduct(trx, tenantId, productId, true);
     if (!product) throw notFound('product');
     return product;
   }

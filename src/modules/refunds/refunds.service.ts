@@ -118,7 +118,7 @@ export function createRefundService(deps: RefundServiceDeps) {
 
     const products =
       covers && restocked && options.close === 'refund'
-        ? (await inventory.release(trx, order.tenant_id, plan.parts, now, store.supportsRowLocks)).products
+        ? (await inventory.release(trx, order.tenant_id, plan.parts, now, true)).products
         : [];
     let after: orders.OrderRow = {
       ...order,
@@ -198,7 +198,7 @@ export function createRefundService(deps: RefundServiceDeps) {
       }
       checkRequest(input);
       const { refund } = await store.transaction(async (trx) => {
-        const order = await orders.findOrder(trx, tenantId, orderId, store.supportsRowLocks);
+        const order = await orders.findOrder(trx, tenantId, orderId, true);
         if (!order) throw notFound('order');
         const { lines, existing, left } = await stateOf(trx, order);
         // Refunded in full: nothing is left, whether or not a concurrent refund got there first.

@@ -189,7 +189,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       tenantId,
       input.currency,
       input.destination_wallet_id,
-      store.supportsRowLocks,
+      true,
     );
     const source = accounts.find(
       (a): a is repo.WalletRow =>
