@@ -347,6 +347,13 @@ function namespaces(call: Caller) {
     },
     plugins: {
       /**
+       * Accept the permissions and events a plugin now asks for
+       *
+       * `POST /v1/plugins/{id}/install/accept` (`acceptPluginInstallation`)
+       */
+      acceptInstallation: (id: string, body?: Body<'acceptPluginInstallation'>, options?: RequestOptions) =>
+        call.one('acceptPluginInstallation', { path: { id }, body }, options),
+      /**
        * Publish a plugin (created as a draft)
        *
        * `POST /v1/plugins` (`createPlugin`)

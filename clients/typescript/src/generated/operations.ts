@@ -9,6 +9,15 @@ export const API_RELEASE = 'v2.5';
 
 /** Every operation of the API by `operationId`: method, path, tag and the client's name for it. */
 export const OPERATIONS = {
+  acceptPluginInstallation: {
+    method: 'POST',
+    path: '/v1/plugins/{id}/install/accept',
+    tag: 'Plugins',
+    namespace: 'plugins',
+    name: 'acceptInstallation',
+    paged: false,
+    requestTypes: ['application/json'],
+  },
   cancelOrder: {
     method: 'POST',
     path: '/v1/orders/{id}/cancel',

@@ -420,7 +420,7 @@ export interface paths {
     put?: never;
     /**
      * Erase a customer's personal data, irreversibly (GDPR article 17)
-     * @description Requires the `write:customers` permission. In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address and metadata; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way. Amounts, items, statuses, payments, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.
+     * @description Requires the `write:customers` permission. In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, and the recorded responses of the webhook deliveries of those events are dropped. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.
      */
     post: operations['redactCustomer'];
     delete?: never;
@@ -1220,7 +1220,7 @@ export interface paths {
     head?: never;
     /**
      * Change one of your plugins
-     * @description Requires the `publish:plugins` permission. Only the publisher’s own plugins (404 otherwise). Permissions and events change only while it is a `draft` or `rejected`; nothing changes while it is `in_review` (409 `invalid_state_transition`). A new `webhook_url` applies to the active installations at once.
+     * @description Requires the `publish:plugins` permission. Only the publisher’s own plugins (404 otherwise). A `draft` or `rejected` plugin changes at once; nothing changes while it is `in_review` (409 `invalid_state_transition`). A `published` plugin stays as the operator approved it: the changes go into its `pending_revision` (one per plugin; a later change adds to it), which goes live in every store only once the operator approves it. The slug never changes.
      */
     patch: operations['updatePlugin'];
     trace?: never;
@@ -1304,6 +1304,26 @@ export interface paths {
      * @description Requires the `write:plugins` permission. Its installation token stops working at once (401 `invalid_api_key`), its pending deliveries are dropped and it is sent `app.uninstalled`. Idempotent: uninstalling a plugin that is not installed changes nothing.
      */
     delete: operations['uninstallPlugin'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/plugins/{id}/install/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept the permissions and events a plugin now asks for
+     * @description Requires the `write:plugins` permission. When an approved revision of the plugin asks for more than this store granted, its installation shows them in `pending_permissions` and its token keeps its `granted_permissions` until this call grants them: the token holds the new permissions and the plugin receives the new events from then on, and it is sent `app.permissions_updated`. The key must hold every permission the plugin asks for (403 `insufficient_permissions` names the first one missing). 409 `invalid_state_transition` when the plugin is not installed or nothing awaits acceptance.
+     */
+    post: operations['acceptPluginInstallation'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1916,6 +1936,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'app.permissions_updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** app.permissions_updated */
+    post: operations['onAppPermissionsUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -2051,6 +2088,7 @@ export interface components {
       id: string;
       name: string;
       description: string | null;
+      /** @description The one variant's SKU for a product without options; null with options. */
       sku: string | null;
       /** @description The lowest variant price (the one variant’s without options); minor units. */
       price: number;
@@ -2289,6 +2327,7 @@ export interface components {
       line1: string;
       line2?: string;
       city: string;
+      /** @description Where the country’s ISO 3166-2 subdivisions are known (US, CA, DE, ...), the code (`CA`, any case) or the name (`California`), stored as the code; another is 400. Elsewhere text, stored Unicode NFKC-normalised without invisible characters. Blank: absent. */
       state?: string;
       postal_code?: string;
       /**
@@ -2358,6 +2397,10 @@ export interface components {
       total_spent: {
         [key: string]: number;
       };
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       last_order_at: string | null;
       /** @description Its personal data was erased (`POST /customers/{id}/redact`). */
       redacted: boolean;
@@ -2563,7 +2606,10 @@ export interface components {
       total: number;
       /** @description The discounts applied, in the order they applied. */
       discounts: components['schemas']['OrderDiscount'][];
-      shipping: components['schemas']['OrderShipping'] | null;
+      shipping:
+        | ((components['schemas']['OrderShipping'] | null) | null)
+        | components['schemas']['OrderShipping']
+        | null;
       taxes: components['schemas']['OrderTax'][];
       currency: string;
       customer: {
@@ -2571,10 +2617,15 @@ export interface components {
         id: string;
         /** @description At order time. */
         email: string;
+        /** @description At order time. */
         name: string | null;
       };
-      shipping_address: components['schemas']['Address'] | null;
-      payment: components['schemas']['OrderPayment'] | null;
+      shipping_address:
+        ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+      payment:
+        | ((components['schemas']['OrderPayment'] | null) | null)
+        | components['schemas']['OrderPayment']
+        | null;
       metadata: {
         [key: string]: string;
       };
@@ -2592,10 +2643,30 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       paid_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       shipped_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       delivered_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       cancelled_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       refunded_at: string | null;
       /** @description The sum of the order’s refunds, minor units. */
       refunded_amount: number;
@@ -2625,6 +2696,7 @@ export interface components {
       name: string;
       /** @description The variant’s title at order time (`Default` without options). */
       variant_title: string;
+      /** @description The variant's SKU at order time. */
       sku: string | null;
       quantity: number;
       /** @description Minor units, at order time. */
@@ -2647,6 +2719,7 @@ export interface components {
     OrderDiscount: {
       /** @example dsc_3kPq8ZxW1bX9sT2uV7wY3cE5 */
       id: string;
+      /** @description Null for an automatic discount. */
       code: string | null;
       /** @enum {string} */
       type: 'percentage' | 'fixed_amount' | 'free_shipping';
@@ -2999,7 +3072,15 @@ export interface components {
         categories?: string[];
       } | null;
       minimum_subtotal: number | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       starts_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       ends_at: string | null;
       usage_limit: number | null;
       usage_limit_per_customer: number | null;
@@ -3333,6 +3414,7 @@ export interface components {
       /** @description The wallet’s balance right after this transaction. */
       balance_after: number;
       description: string | null;
+      /** @description What caused it: the order (`payment`, `refund`) or transfer (`transfer_*`); null for `adjustment`. */
       source_id: string | null;
       /**
        * Format: date-time
@@ -3587,7 +3669,10 @@ export interface components {
       url: string;
       events: string[];
       description: string | null;
-      /** @description `Degraded` after a failed delivery, `Active` again after a success; `Disabled` after 5 days of failures, a 410 answer or `enabled: false`. */
+      /**
+       * @description `Degraded` after a failed delivery, `Active` again after a success; `Disabled` after 5 days of failures, a 410 answer or `enabled: false`.
+       * @enum {string}
+       */
       status: 'Active' | 'Degraded' | 'Disabled';
       /**
        * @description Signing secret (`whsec_` + base64); only in the responses that create or rotate it.
@@ -3599,6 +3684,10 @@ export interface components {
        * @example 2026-12-15
        */
       api_version: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       last_triggered: string | null;
       /**
        * Format: date-time
@@ -3670,7 +3759,11 @@ export interface components {
     Delivery: {
       /** @example del_9hGf2kQm1bX9sT2uV7wY3cE5 */
       id: string;
-      /** @description When the attempt was made; null while pending. */
+      /**
+       * Format: date-time
+       * @description When the attempt was made; null while pending.
+       * @example 2026-11-21T10:15:00.000Z
+       */
       time: string | null;
       /** @example order.created */
       event: string;
@@ -3681,14 +3774,28 @@ export interface components {
        */
       endpoint: string;
       url: string;
+      /**
+       * @description Status and reason text, or the network error.
+       * @example 200 OK
+       * @example 503 Service Unavailable
+       */
       response: string | null;
       response_status: number | null;
+      /** @description The first 1 KiB of the response body. */
       response_body: string | null;
+      /** @description Milliseconds. */
       duration: number | null;
       attempt: number;
-      /** @description `pending` rows are scheduled and not yet attempted. */
+      /**
+       * @description `pending` rows are scheduled and not yet attempted.
+       * @enum {string}
+       */
       status: 'succeeded' | 'failed' | 'pending';
-      /** @description When the next attempt is scheduled (for a pending row: this one). */
+      /**
+       * Format: date-time
+       * @description When the next attempt is scheduled (for a pending row: this one).
+       * @example 2026-11-21T10:15:00.000Z
+       */
       next_retry_at: string | null;
     };
     /**
@@ -3751,7 +3858,11 @@ export interface components {
     EventDelivery: {
       /** @example del_9hGf2kQm1bX9sT2uV7wY3cE5 */
       id: string;
-      /** @description When the attempt was made; null while pending. */
+      /**
+       * Format: date-time
+       * @description When the attempt was made; null while pending.
+       * @example 2026-11-21T10:15:00.000Z
+       */
       time: string | null;
       /** @example order.created */
       event: string;
@@ -3762,14 +3873,28 @@ export interface components {
        */
       endpoint: string;
       url: string;
+      /**
+       * @description Status and reason text, or the network error.
+       * @example 200 OK
+       * @example 503 Service Unavailable
+       */
       response: string | null;
       response_status: number | null;
+      /** @description The first 1 KiB of the response body. */
       response_body: string | null;
+      /** @description Milliseconds. */
       duration: number | null;
       attempt: number;
-      /** @description `pending` rows are scheduled and not yet attempted. */
+      /**
+       * @description `pending` rows are scheduled and not yet attempted.
+       * @enum {string}
+       */
       status: 'succeeded' | 'failed' | 'pending';
-      /** @description When the next attempt is scheduled (for a pending row: this one). */
+      /**
+       * Format: date-time
+       * @description When the next attempt is scheduled (for a pending row: this one).
+       * @example 2026-11-21T10:15:00.000Z
+       */
       next_retry_at: string | null;
       /**
        * @description The endpoint it was sent to: retry with `POST /v1/webhooks/{webhook_id}/deliveries/{id}/retry`.
@@ -3867,14 +3992,25 @@ export interface components {
         | 'write:keys'
         | 'write:settings'
       )[];
-      /** @description `Expiring` when `expires_at` is within 7 days. */
+      /**
+       * @description `Expiring` when `expires_at` is within 7 days.
+       * @enum {string}
+       */
       status: 'Active' | 'Expiring';
       /**
        * Format: date-time
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       last_used: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       expires_at: string | null;
     };
     /**
@@ -3944,7 +4080,8 @@ export interface components {
      *         "granted_events": [
      *           "product.updated",
      *           "product.outofstock"
-     *         ]
+     *         ],
+     *         "pending_permissions": null
      *       },
      *       "status": "published",
      *       "homepage_url": "https://apps.example.com/stock-sync",
@@ -3952,7 +4089,17 @@ export interface components {
      *       "owned": true,
      *       "my_rating": 5,
      *       "webhook_url": "https://apps.example.com/hooks/commerce",
-     *       "rejection_reason": null
+     *       "rejection_reason": null,
+     *       "pending_revision": {
+     *         "status": "pending",
+     *         "changes": {
+     *           "description": "Keeps stock levels and prices in step with your warehouse system.",
+     *           "webhook_url": "https://apps.example.com/hooks/v2/commerce"
+     *         },
+     *         "rejection_reason": null,
+     *         "created": "2026-12-02T08:12:40.517Z",
+     *         "updated": "2026-12-02T08:12:40.517Z"
+     *       }
      *     }
      */
     Plugin: {
@@ -4042,6 +4189,22 @@ export interface components {
         | 'import.completed'
         | 'webhook.test'
       )[];
+      /**
+       * @description What the calling tenant granted the plugin, and what it asks for beyond that.
+       * @example {
+       *       "id": "ins_0vU6ZE7aoxDJ2WuQCTZYESp9",
+       *       "installed_at": "2026-11-05T13:48:09.733Z",
+       *       "granted_permissions": [
+       *         "read:products",
+       *         "write:products"
+       *       ],
+       *       "granted_events": [
+       *         "product.updated",
+       *         "product.outofstock"
+       *       ],
+       *       "pending_permissions": null
+       *     }
+       */
       installation: {
         /**
          * @description The installation (`ins_...`).
@@ -4106,24 +4269,218 @@ export interface components {
           | 'import.completed'
           | 'webhook.test'
         )[];
+        /**
+         * @description What an approved revision of the plugin asks for, being more than this store granted: the token keeps its `granted_permissions` and the plugin its `granted_events` until the store accepts (`POST /plugins/{id}/install/accept`). Null when nothing waits.
+         * @example {
+         *       "permissions": [
+         *         "read:products",
+         *         "write:products",
+         *         "read:orders"
+         *       ],
+         *       "events": [
+         *         "product.updated",
+         *         "product.outofstock",
+         *         "order.paid"
+         *       ]
+         *     }
+         */
+        pending_permissions: {
+          /** @description Every permission the token will hold once the store accepts. */
+          permissions: (
+            | 'read:products'
+            | 'write:products'
+            | 'read:orders'
+            | 'write:orders'
+            | 'read:customers'
+            | 'write:customers'
+            | 'read:pricing'
+            | 'write:pricing'
+            | 'read:imports'
+            | 'write:imports'
+            | 'read:wallet'
+            | 'write:wallet'
+            | 'read:analytics'
+            | 'write:ai'
+            | 'read:webhooks'
+            | 'write:webhooks'
+            | 'read:users'
+            | 'read:usage'
+            | 'read:plugins'
+            | 'write:plugins'
+            | 'publish:plugins'
+            | 'read:keys'
+            | 'write:keys'
+            | 'write:settings'
+          )[];
+          /** @description Every event delivered once the store accepts. */
+          events: (
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'refund.created'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'product.created'
+            | 'product.updated'
+            | 'product.deleted'
+            | 'product.outofstock'
+            | 'customer.created'
+            | 'customer.updated'
+            | 'customer.deleted'
+            | 'customer.redacted'
+            | 'discount.created'
+            | 'discount.updated'
+            | 'discount.deleted'
+            | 'transfer.created'
+            | 'import.completed'
+            | 'webhook.test'
+          )[];
+        } | null;
       } | null;
       /**
        * @description `published` plugins are listed for every store; `draft`, `in_review` and `rejected` ones only for their publisher (since 2026-12-15).
        * @enum {string}
        */
       status: 'draft' | 'in_review' | 'published' | 'rejected';
+      /** @example https://apps.example.com/stock-sync */
       homepage_url: string | null;
       /** @description Made and run by the platform itself (since 2026-12-15). */
       first_party: boolean;
       /** @description Whether the calling tenant publishes it (since 2026-12-15). */
       owned: boolean;
+      /** @description The calling store's own stars, or null when it has not rated it (since 2026-12-15). */
       my_rating: number | null;
       /**
        * @description Where its events are delivered; shown to its publisher only.
        * @example https://apps.example.com/hooks/commerce
        */
       webhook_url?: string;
+      /** @description The operator's reason, when rejected; publisher only. */
       rejection_reason?: string | null;
+      /**
+       * @description Changes to a published plugin awaiting the operator’s approval; shown to its publisher only (since 2026-12-15).
+       * @example {
+       *       "status": "pending",
+       *       "changes": {
+       *         "description": "Keeps stock levels and prices in step with your warehouse system.",
+       *         "webhook_url": "https://apps.example.com/hooks/v2/commerce"
+       *       },
+       *       "rejection_reason": null,
+       *       "created": "2026-12-02T08:12:40.517Z",
+       *       "updated": "2026-12-02T08:12:40.517Z"
+       *     }
+       */
+      pending_revision?: {
+        /**
+         * @description `pending` until the operator approves it (its changes then go live) or rejects it (`rejected`, with `rejection_reason`; the plugin stays as it is). Changing the plugin again makes it `pending` again.
+         * @enum {string}
+         */
+        status: 'pending' | 'rejected';
+        /** @description The fields it changes, with their new values; the plugin shows the live ones. */
+        changes: {
+          /** @example Stock Sync */
+          name?: string;
+          /** @example Keeps stock levels in step with your warehouse system. */
+          description?: string;
+          /** @enum {string} */
+          category?:
+            | 'accounting'
+            | 'analytics'
+            | 'customer-support'
+            | 'inventory'
+            | 'loyalty'
+            | 'marketing'
+            | 'notifications'
+            | 'payments'
+            | 'reviews'
+            | 'sales-channels'
+            | 'shipping'
+            | 'tax';
+          /**
+           * @description What its installation token may do. Key, plugin and settings permissions cannot be asked for.
+           * @example [
+           *       "read:products",
+           *       "write:products"
+           *     ]
+           */
+          permissions?: (
+            | 'read:products'
+            | 'write:products'
+            | 'read:orders'
+            | 'write:orders'
+            | 'read:customers'
+            | 'write:customers'
+            | 'read:pricing'
+            | 'write:pricing'
+            | 'read:imports'
+            | 'write:imports'
+            | 'read:wallet'
+            | 'write:wallet'
+            | 'read:analytics'
+            | 'write:ai'
+            | 'read:webhooks'
+            | 'write:webhooks'
+            | 'read:users'
+            | 'read:usage'
+          )[];
+          /**
+           * @description The store events delivered to `webhook_url` (beside the `app.*` events about its installations).
+           * @example [
+           *       "product.updated",
+           *       "product.outofstock"
+           *     ]
+           */
+          events?: (
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'refund.created'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'product.created'
+            | 'product.updated'
+            | 'product.deleted'
+            | 'product.outofstock'
+            | 'customer.created'
+            | 'customer.updated'
+            | 'customer.deleted'
+            | 'customer.redacted'
+            | 'discount.created'
+            | 'discount.updated'
+            | 'discount.deleted'
+            | 'transfer.created'
+            | 'import.completed'
+          )[];
+          /**
+           * @description Where events are delivered, checked as webhook URLs are: https, without credentials, resolving to public addresses only (422 `invalid_webhook_url`).
+           * @example https://apps.example.com/hooks/commerce
+           */
+          webhook_url?: string;
+          /**
+           * @description https, shown in the marketplace.
+           * @example https://apps.example.com/stock-sync
+           */
+          homepage_url?: string | null;
+        };
+        /** @description The operator's reason, when rejected. */
+        rejection_reason: string | null;
+        /**
+         * Format: date-time
+         * @example 2026-11-21T10:15:00.000Z
+         */
+        created: string;
+        /**
+         * Format: date-time
+         * @example 2026-11-21T10:15:00.000Z
+         */
+        updated: string;
+      } | null;
       /**
        * @description The signing secret of its deliveries (`whsec_` + base64), in the response that creates the plugin only.
        * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c=
@@ -4162,7 +4519,8 @@ export interface components {
      *             "granted_events": [
      *               "product.updated",
      *               "product.outofstock"
-     *             ]
+     *             ],
+     *             "pending_permissions": null
      *           },
      *           "status": "published",
      *           "homepage_url": "https://apps.example.com/stock-sync",
@@ -4170,7 +4528,17 @@ export interface components {
      *           "owned": true,
      *           "my_rating": 5,
      *           "webhook_url": "https://apps.example.com/hooks/commerce",
-     *           "rejection_reason": null
+     *           "rejection_reason": null,
+     *           "pending_revision": {
+     *             "status": "pending",
+     *             "changes": {
+     *               "description": "Keeps stock levels and prices in step with your warehouse system.",
+     *               "webhook_url": "https://apps.example.com/hooks/v2/commerce"
+     *             },
+     *             "rejection_reason": null,
+     *             "created": "2026-12-02T08:12:40.517Z",
+     *             "updated": "2026-12-02T08:12:40.517Z"
+     *           }
      *         }
      *       ],
      *       "total": 1,
@@ -4290,7 +4658,11 @@ export interface components {
     PluginDelivery: {
       /** @example del_9hGf2kQm1bX9sT2uV7wY3cE5 */
       id: string;
-      /** @description When the attempt was made; null while pending. */
+      /**
+       * Format: date-time
+       * @description When the attempt was made; null while pending.
+       * @example 2026-11-21T10:15:00.000Z
+       */
       time: string | null;
       /** @example order.created */
       event: string;
@@ -4301,17 +4673,32 @@ export interface components {
        */
       endpoint: string;
       url: string;
+      /**
+       * @description Status and reason text, or the network error.
+       * @example 200 OK
+       * @example 503 Service Unavailable
+       */
       response: string | null;
       response_status: number | null;
+      /** @description The first 1 KiB of the response body. */
       response_body: string | null;
+      /** @description Milliseconds. */
       duration: number | null;
       attempt: number;
-      /** @description `pending` rows are scheduled and not yet attempted. */
+      /**
+       * @description `pending` rows are scheduled and not yet attempted.
+       * @enum {string}
+       */
       status: 'succeeded' | 'failed' | 'pending';
-      /** @description When the next attempt is scheduled (for a pending row: this one). */
+      /**
+       * Format: date-time
+       * @description When the next attempt is scheduled (for a pending row: this one).
+       * @example 2026-11-21T10:15:00.000Z
+       */
       next_retry_at: string | null;
       /** @description The store the event came from. */
       tenant_id: string;
+      /** @example ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k */
       installation_id: string | null;
     };
     /**
@@ -4380,7 +4767,9 @@ export interface components {
       tenant_id: string;
       /** @description On `app.installed` only: the installation token, `sk_app_…`; sent once. */
       access_token?: string;
+      /** @description On `app.installed` and `app.permissions_updated`: what the token may do now. */
       permissions?: string[];
+      /** @description On `app.installed` and `app.permissions_updated`: the store events delivered now. */
       events?: string[];
     };
     /**
@@ -4446,7 +4835,15 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       started_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
       finished_at: string | null;
     };
     /**
@@ -4511,6 +4908,10 @@ export interface components {
        * @example 3
        */
       line: number;
+      /**
+       * @description The column as the file names it; null for the whole row.
+       * @example price
+       */
       column: string | null;
       /** @example must be a whole number, not "12.50" */
       message: string;
@@ -6709,6 +7110,10 @@ export interface operations {
           /** @description 1 to 200 characters on one line, not blank. */
           name: string;
           description?: string | null;
+          /**
+           * @description Without options only: the one variant’s SKU, unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
+           * @example TSHIRT-BLK-M
+           */
           sku?: string | null;
           /**
            * @description Minor units (cents); required without options, read-only with them.
@@ -6721,9 +7126,19 @@ export interface operations {
            * @example USD
            */
           currency?: string;
+          /** @example shoes */
           category?: string | null;
           /** @description Units on hand; default 0. Without options only. */
           stock?: number;
+          /** @description Without options only: the one variant’s price before a reduction, shown struck through; minor units (cents), 0 to 10^10. Default null. */
+          compare_at_price?: number | null;
+          /** @description Without options only: the one variant’s shipping weight in grams, 0 to 10,000,000. Default null. */
+          weight_grams?: number | null;
+          /**
+           * @description Without options only: the one variant’s GTIN, EAN, UPC or ISBN; 1 to 64 printable ASCII characters without spaces. Default null.
+           * @example 0123456789012
+           */
+          barcode?: string | null;
           /**
            * @description `active` (default), `draft` or `archived`.
            * @enum {string}
@@ -6758,6 +7173,10 @@ export interface operations {
           options?: components['schemas']['ProductOption'][];
           /** @description One per combination sold (at most 2048); positions follow this order. */
           variants?: {
+            /**
+             * @description Unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
+             * @example TSHIRT-BLK-M
+             */
             sku?: string | null;
             /**
              * @description A value for each of the product's options, by option name.
@@ -6774,10 +7193,16 @@ export interface operations {
              * @example 1999
              */
             price: number;
+            /** @description The price before a reduction, shown struck through; minor units. */
             compare_at_price?: number | null;
             /** @description Units on hand; default 0. */
             stock?: number;
+            /** @description Shipping weight in grams. */
             weight_grams?: number | null;
+            /**
+             * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces.
+             * @example 0123456789012
+             */
             barcode?: string | null;
           }[];
         };
@@ -7267,6 +7692,10 @@ export interface operations {
           /** @description 1 to 200 characters on one line, not blank. */
           name?: string;
           description?: string | null;
+          /**
+           * @description Unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
+           * @example TSHIRT-BLK-M
+           */
           sku?: string | null;
           /**
            * @description Minor units (cents).
@@ -7279,8 +7708,18 @@ export interface operations {
            * @example USD
            */
           currency?: string;
+          /** @example shoes */
           category?: string | null;
           stock?: number;
+          /** @description Without options only: the one variant’s price before a reduction, shown struck through; minor units (cents), 0 to 10^10. Default null. */
+          compare_at_price?: number | null;
+          /** @description Without options only: the one variant’s shipping weight in grams, 0 to 10,000,000. Default null. */
+          weight_grams?: number | null;
+          /**
+           * @description Without options only: the one variant’s GTIN, EAN, UPC or ISBN; 1 to 64 printable ASCII characters without spaces. Default null.
+           * @example 0123456789012
+           */
+          barcode?: string | null;
           /**
            * @description `active` (default), `draft` or `archived`.
            * @enum {string}
@@ -7671,6 +8110,10 @@ export interface operations {
          *     }
          */
         'application/json': {
+          /**
+           * @description Unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
+           * @example TSHIRT-BLK-M
+           */
           sku?: string | null;
           /**
            * @description A value for each of the product's options, by option name.
@@ -7687,10 +8130,16 @@ export interface operations {
            * @example 1999
            */
           price: number;
+          /** @description The price before a reduction, shown struck through; minor units. */
           compare_at_price?: number | null;
           /** @description Units on hand; default 0. */
           stock?: number;
+          /** @description Shipping weight in grams. */
           weight_grams?: number | null;
+          /**
+           * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces.
+           * @example 0123456789012
+           */
           barcode?: string | null;
           /** @description Where it goes (1-based); later variants move down one. Default: last. */
           position?: number;
@@ -8210,6 +8659,10 @@ export interface operations {
          *     }
          */
         'application/json': {
+          /**
+           * @description Unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
+           * @example TSHIRT-BLK-M
+           */
           sku?: string | null;
           /**
            * @description A value for each of the product's options, by option name.
@@ -8226,9 +8679,15 @@ export interface operations {
            * @example 1999
            */
           price?: number;
+          /** @description The price before a reduction, shown struck through; minor units. */
           compare_at_price?: number | null;
           stock?: number;
+          /** @description Shipping weight in grams. */
           weight_grams?: number | null;
+          /**
+           * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces.
+           * @example 0123456789012
+           */
           barcode?: string | null;
           /** @description Moves it; the others close up. */
           position?: number;
@@ -8593,7 +9052,12 @@ export interface operations {
            * @example ada@example.com
            */
           email: string;
+          /** @example Ada Lovelace */
           name?: string | null;
+          /**
+           * @description Digits, spaces and `+ ( ) . -`; E.164 (`+14155550123`) preferred.
+           * @example +14155550123
+           */
           phone?: string | null;
           /** @description At most 10; `country` is ISO 3166-1 alpha-2. */
           addresses?: components['schemas']['Address'][];
@@ -9117,7 +9581,12 @@ export interface operations {
            * @example ada@example.com
            */
           email?: string;
+          /** @example Ada Lovelace */
           name?: string | null;
+          /**
+           * @description Digits, spaces and `+ ( ) . -`; E.164 (`+14155550123`) preferred.
+           * @example +14155550123
+           */
           phone?: string | null;
           /** @description At most 10; `country` is ISO 3166-1 alpha-2. */
           addresses?: components['schemas']['Address'][];
@@ -9683,7 +10152,7 @@ export interface operations {
             customer: components['schemas']['Customer'];
             /** @description Every order of the customer, oldest first, as `GET /orders/{id}` shows it (in the key's API version). */
             orders: components['schemas']['Order'][];
-            /** @description The retained events that carry its data, oldest first: those about the customer, its orders and their payments, and any other whose stored data holds one of its email addresses (that no other customer uses). `GET /events/{id}` shows one whole. */
+            /** @description The retained events that carry its data, oldest first: those about the customer, its orders and their payments and refunds, and any other whose stored data holds one of its email addresses (that no other customer uses). `GET /events/{id}` shows one whole. */
             events: {
               /** @example evt_3kPq9ZxW1bX9sT2uV7wY3cE5 */
               id: string;
@@ -11232,6 +11701,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /**
+           * @description 3 to 64 of `A-Z a-z 0-9 _ -`, kept as given; unique per store compared case-insensitively (`409 duplicate_code`). Buyers may type it in any case.
+           * @example SUMMER-10
+           */
           code?: string | null;
           /** @description Applies by itself when its conditions hold, without a code. A discount has a code or is automatic. */
           automatic?: boolean;
@@ -11245,15 +11718,39 @@ export interface operations {
            * @example 1000
            */
           value?: number;
+          /**
+           * Format: iso4217
+           * @description Required for a fixed amount. On any discount, limits it to orders in this currency (and `minimum_subtotal` is in it).
+           * @example USD
+           */
           currency?: string | null;
+          /**
+           * @description The lines an amount off is limited to: those of these products or in these categories. Null or absent: the whole order. Not for free shipping.
+           * @example {
+           *       "categories": [
+           *         "shoes"
+           *       ]
+           *     }
+           */
           applies_to?: {
             product_ids?: string[];
             categories?: string[];
           } | null;
+          /** @description The order's subtotal (before discounts, minor units) must be at least this. */
           minimum_subtotal?: number | null;
+          /**
+           * Format: date-time
+           * @description Applies from this instant.
+           */
           starts_at?: string | null;
+          /**
+           * Format: date-time
+           * @description Applies until this instant (excluded); after `starts_at`.
+           */
           ends_at?: string | null;
+          /** @description How many orders may hold it, in all. */
           usage_limit?: number | null;
+          /** @description How many orders of one customer may hold it. */
           usage_limit_per_customer?: number | null;
           /** @description Stacks with other combinable discounts of its kind (amounts off; free shipping). Default false. */
           combinable?: boolean;
@@ -11734,6 +12231,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /**
+           * @description 3 to 64 of `A-Z a-z 0-9 _ -`, kept as given; unique per store compared case-insensitively (`409 duplicate_code`). Buyers may type it in any case.
+           * @example SUMMER-10
+           */
           code?: string | null;
           /** @description Applies by itself when its conditions hold, without a code. A discount has a code or is automatic. */
           automatic?: boolean;
@@ -11747,15 +12248,39 @@ export interface operations {
            * @example 1000
            */
           value?: number;
+          /**
+           * Format: iso4217
+           * @description Required for a fixed amount. On any discount, limits it to orders in this currency (and `minimum_subtotal` is in it).
+           * @example USD
+           */
           currency?: string | null;
+          /**
+           * @description The lines an amount off is limited to: those of these products or in these categories. Null or absent: the whole order. Not for free shipping.
+           * @example {
+           *       "categories": [
+           *         "shoes"
+           *       ]
+           *     }
+           */
           applies_to?: {
             product_ids?: string[];
             categories?: string[];
           } | null;
+          /** @description The order's subtotal (before discounts, minor units) must be at least this. */
           minimum_subtotal?: number | null;
+          /**
+           * Format: date-time
+           * @description Applies from this instant.
+           */
           starts_at?: string | null;
+          /**
+           * Format: date-time
+           * @description Applies until this instant (excluded); after `starts_at`.
+           */
           ends_at?: string | null;
+          /** @description How many orders may hold it, in all. */
           usage_limit?: number | null;
+          /** @description How many orders of one customer may hold it. */
           usage_limit_per_customer?: number | null;
           /** @description Stacks with other combinable discounts of its kind (amounts off; free shipping). Default false. */
           combinable?: boolean;
@@ -12124,8 +12649,11 @@ export interface operations {
            * @example USD
            */
           currency: string;
+          /** @description Free from this discounted subtotal (minor units); null or absent: never free. */
           free_over?: number | null;
+          /** @description The lightest parcel it takes, inclusive; null: no lower bound. */
           min_weight_grams?: number | null;
+          /** @description The heaviest parcel it takes, inclusive; null: no upper bound. */
           max_weight_grams?: number | null;
         };
       };
@@ -12626,8 +13154,11 @@ export interface operations {
            * @example USD
            */
           currency?: string;
+          /** @description Free from this discounted subtotal (minor units); null or absent: never free. */
           free_over?: number | null;
+          /** @description The lightest parcel it takes, inclusive; null: no lower bound. */
           min_weight_grams?: number | null;
+          /** @description The heaviest parcel it takes, inclusive; null: no upper bound. */
           max_weight_grams?: number | null;
         };
       };
@@ -12968,6 +13499,10 @@ export interface operations {
            * @example US
            */
           country: string;
+          /**
+           * @description A state, province or region, matched against the shipping address's `state`. Where the country's ISO 3166-2 subdivisions are known (US, CA, DE, ...), its code (`CA`) or name (`California`), stored as the code; elsewhere text, compared after Unicode NFKC normalisation, without invisible characters, case or accents. Null or absent: the whole country.
+           * @example CA
+           */
           state?: string | null;
           /** @description Basis points: 825 is 8.25 %. */
           rate_bps: number;
@@ -13462,6 +13997,10 @@ export interface operations {
            * @example US
            */
           country?: string;
+          /**
+           * @description A state, province or region, matched against the shipping address's `state`. Where the country's ISO 3166-2 subdivisions are known (US, CA, DE, ...), its code (`CA`) or name (`California`), stored as the code; elsewhere text, compared after Unicode NFKC normalisation, without invisible characters, case or accents. Null or absent: the whole country.
+           * @example CA
+           */
           state?: string | null;
           /** @description Basis points: 825 is 8.25 %. */
           rate_bps?: number;
@@ -14225,7 +14764,10 @@ export interface operations {
             total: number;
             /** @description The discounts applied, in the order they applied. */
             discounts: components['schemas']['OrderDiscount'][];
-            shipping: components['schemas']['OrderShipping'] | null;
+            shipping:
+              | ((components['schemas']['OrderShipping'] | null) | null)
+              | components['schemas']['OrderShipping']
+              | null;
             taxes: components['schemas']['OrderTax'][];
             currency: string;
             customer: {
@@ -14233,10 +14775,15 @@ export interface operations {
               id: string;
               /** @description At order time. */
               email: string;
+              /** @description At order time. */
               name: string | null;
             };
-            shipping_address: components['schemas']['Address'] | null;
-            payment: components['schemas']['OrderPayment'] | null;
+            shipping_address:
+              ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+            payment:
+              | ((components['schemas']['OrderPayment'] | null) | null)
+              | components['schemas']['OrderPayment']
+              | null;
             metadata: {
               [key: string]: string;
             };
@@ -14254,10 +14801,30 @@ export interface operations {
              * @example 2026-11-21T10:15:00.000Z
              */
             updated: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:00.000Z
+             */
             paid_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:00.000Z
+             */
             shipped_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:00.000Z
+             */
             delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:00.000Z
+             */
             cancelled_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:00.000Z
+             */
             refunded_at: string | null;
             /** @description The sum of the order’s refunds, minor units. */
             refunded_amount: number;
@@ -17684,6 +18251,7 @@ export interface operations {
             | 'webhook.test'
             | '*'
           )[];
+          /** @description One line of text, without control or formatting characters; may be empty. */
           description?: string | null;
           /** @description `false` disables the endpoint; `true` re-enables it as `Active`. */
           enabled?: boolean;
@@ -19099,7 +19667,7 @@ export interface operations {
             | 'read:usage'
           )[];
           /**
-           * @description The store events delivered to `webhook_url` (beside `app.installed` and `app.uninstalled`).
+           * @description The store events delivered to `webhook_url` (beside the `app.*` events about its installations).
            * @example [
            *       "product.updated",
            *       "product.outofstock"
@@ -19185,6 +19753,7 @@ export interface operations {
            *       "my_rating": null,
            *       "webhook_url": "https://apps.example.com/hooks/commerce",
            *       "rejection_reason": null,
+           *       "pending_revision": null,
            *       "secret": "whsec_1994v9kGmrXISU7m3U9GHLBb62RdmJ5VaBG4X/w32iY="
            *     }
            */
@@ -19506,7 +20075,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description `permissions` and `events` change only while the plugin is a `draft` or `rejected` (409 `invalid_state_transition` otherwise); nothing changes while it is `in_review`. A `rejected` plugin that is edited is a `draft` again. */
+    /** @description A `draft` or `rejected` plugin changes at once (a `rejected` one is a `draft` again); nothing changes while it is `in_review` (409 `invalid_state_transition`). A `published` plugin does not change: the fields go into its `pending_revision`, which the operator approves or rejects, merged with those of earlier changes; a field set back to its live value leaves the revision. The slug never changes. */
     requestBody: {
       content: {
         /**
@@ -19561,7 +20130,7 @@ export interface operations {
             | 'read:usage'
           )[];
           /**
-           * @description The store events delivered to `webhook_url` (beside `app.installed` and `app.uninstalled`).
+           * @description The store events delivered to `webhook_url` (beside the `app.*` events about its installations).
            * @example [
            *       "product.updated",
            *       "product.outofstock"
@@ -19596,6 +20165,10 @@ export interface operations {
            * @example https://apps.example.com/hooks/commerce
            */
           webhook_url?: string;
+          /**
+           * @description https, shown in the marketplace.
+           * @example https://apps.example.com/stock-sync
+           */
           homepage_url?: string | null;
         };
       };
@@ -20616,6 +21189,220 @@ export interface operations {
       };
       /** @description Not found (also for another tenant’s resources): `not_found` */
       404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  acceptPluginInstallation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        /** @description The plugin id (`plg_...`) or its slug. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Optional: send no body or `{}`; no fields are accepted. */
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Plugin'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
@@ -21884,12 +22671,12 @@ export interface operations {
     parameters: {
       query?: {
         /**
-         * @description First UTC day of the period, included. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
+         * @description First UTC day of the period, included: 1970-01-01 or later. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
          * @example 2026-11-01
          */
         from?: string;
         /**
-         * @description Last UTC day of the period, included; at most 366 days from `from`. Default: today.
+         * @description Last UTC day of the period, included: 1970-01-01 or later, and at most 366 days from `from`. Default: today.
          * @example 2026-11-01
          */
         to?: string;
@@ -22082,6 +22869,7 @@ export interface operations {
             /** @description The 10 products with the highest revenue in the period (then by id). */
             top_products: {
               product_id: string;
+              /** @description As on its latest captured order line. */
               name: string | null;
               units_sold: number;
               /** @description Minor units. */
@@ -22089,6 +22877,7 @@ export interface operations {
             }[];
             /** @description Every category with sales in the period, highest revenue first (line categories at order time). */
             sales_by_category: {
+              /** @description `null` for products without a category. */
               category: string | null;
               /** @description Minor units. */
               revenue: number;
@@ -22204,12 +22993,12 @@ export interface operations {
     parameters: {
       query?: {
         /**
-         * @description First UTC day of the period, included. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
+         * @description First UTC day of the period, included: 1970-01-01 or later. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
          * @example 2026-11-01
          */
         from?: string;
         /**
-         * @description Last UTC day of the period, included; at most 366 days from `from`. Default: today.
+         * @description Last UTC day of the period, included: 1970-01-01 or later, and at most 366 days from `from`. Default: today.
          * @example 2026-11-01
          */
         to?: string;
@@ -22412,12 +23201,12 @@ export interface operations {
     parameters: {
       query?: {
         /**
-         * @description First UTC day of the period, included. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
+         * @description First UTC day of the period, included: 1970-01-01 or later. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
          * @example 2026-11-01
          */
         from?: string;
         /**
-         * @description Last UTC day of the period, included; at most 366 days from `from`. Default: today.
+         * @description Last UTC day of the period, included: 1970-01-01 or later, and at most 366 days from `from`. Default: today.
          * @example 2026-11-01
          */
         to?: string;
@@ -22483,6 +23272,7 @@ export interface operations {
             currency: string;
             data: {
               product_id: string;
+              /** @description As on its latest captured order line. */
               name: string | null;
               units_sold: number;
               /** @description Minor units. */
@@ -22599,12 +23389,12 @@ export interface operations {
     parameters: {
       query?: {
         /**
-         * @description First UTC day of the period, included. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
+         * @description First UTC day of the period, included: 1970-01-01 or later. Default: 29 days before `to` (30 days in all), and not before 1970-01-01.
          * @example 2026-11-01
          */
         from?: string;
         /**
-         * @description Last UTC day of the period, included; at most 366 days from `from`. Default: today.
+         * @description Last UTC day of the period, included: 1970-01-01 or later, and at most 366 days from `from`. Default: today.
          * @example 2026-11-01
          */
         to?: string;
@@ -22671,12 +23461,23 @@ export interface operations {
             data: {
               /** @description The customer’s email as it is now. */
               email: string;
+              /** @description As on the customer’s latest order that gave one. */
               name: string | null;
               /** @description Orders the customer created in the period. */
               orders: number;
               /** @description The customer’s captured payments minus refunds in the period. */
               revenue: number;
+              /**
+               * Format: date-time
+               * @description When the customer’s first order in the period was created; `null` when only money moved.
+               * @example 2026-11-21T10:15:00.000Z
+               */
               first_order: string | null;
+              /**
+               * Format: date-time
+               * @description When the customer’s latest order in the period was created.
+               * @example 2026-11-21T10:15:00.000Z
+               */
               last_order: string | null;
             }[];
             /** @description Exact number of matching items. */
@@ -23963,6 +24764,57 @@ export interface operations {
           id: string;
           /** @constant */
           type: 'app.uninstalled';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['AppInstallation'];
+          };
+          installation_id: string;
+          /** @description The store the event is about. */
+          tenant_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onAppPermissionsUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'app.permissions_updated';
           /** Format: date-time */
           created: string;
           /** @description The version the object is rendered in: the endpoint's. */
