@@ -80,6 +80,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const tls = options.https !== undefined;
   const latest = versions.latest.version;
   const limits = deps.config.connections;
+  // How long and how much a connection closing after a refused body still reads (connections.ts).
+  const linger = { timeoutMs: limits.lingerTimeoutMs, maxBytes: limits.lingerMaxBytes };
   // Node checks every second (or more often for shorter limits) which requests are late. A request
   // without a Host header reaches the onRequest hook below, which refuses it as a problem.
   const serverOptions = {
@@ -128,6 +130,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     answerPlainHttp(app.server as unknown as HttpsServer, {
       handshakeTimeoutMs: limits.headersTimeoutMs,
       logger: deps.logger,
+      linger,
     });
   }
   const connections = guardConnections(app.server, {
@@ -135,6 +138,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     fileLimit: openFileLimit(),
     tls,
     logger: deps.logger,
+    linger,
   });
 
   // Fastify asks its logger for a child per request, to bind the request id. A pino child per
@@ -175,6 +179,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   // Per route, from its config: gate, idempotency, version rendering, metering, OpenAPI errors.
   installRouteHooks(app, deps, gateFor);
+
+  // `Expect: 100-continue` is answered by a route that takes a body once it is about to read it
+  // (after the route's own checks), and not when the declared length is over the route's limit
+  // (src/http/connections.ts).
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
+    const own = route.preParsing === undefined ? [] : [route.preParsing].flat();
+    route.preParsing = [...own, connections.continueBody(route.bodyLimit ?? BODY_LIMIT_BYTES)];
+  });
 
   // Every request: its id, HSTS, and a 503 while shutting down. A callback hook: no promise. A
   // connection over the cap, or a request Node would have refused, is refused here.

@@ -50,6 +50,13 @@ export interface Config {
     readonly headersTimeoutMs: number;
     /** A whole request, its body included, must arrive within this (`REQUEST_TIMEOUT_MS`). */
     readonly requestTimeoutMs: number;
+    /**
+     * After refusing a body it has not read, the server reads and drops what the client still
+     * sends for at most this long (`LINGER_TIMEOUT_MS`) and this many bytes (`LINGER_MAX_BYTES`),
+     * then closes: the client reads its answer instead of a reset.
+     */
+    readonly lingerTimeoutMs: number;
+    readonly lingerMaxBytes: number;
   };
   /**
    * Which peers are proxies whose `X-Forwarded-For` names the client (`TRUST_PROXY`): none (false),
@@ -196,7 +203,13 @@ function connections(env: Env): Config['connections'] {
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError('HEADERS_TIMEOUT_MS', `must not be over REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
-  return { max: int(env, 'MAX_CONNECTIONS', 1_000, 1, 1_000_000), headersTimeoutMs, requestTimeoutMs };
+  return {
+    max: int(env, 'MAX_CONNECTIONS', 1_000, 1, 1_000_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    lingerTimeoutMs: int(env, 'LINGER_TIMEOUT_MS', 5_000, 0, 600_000),
+    lingerMaxBytes: int(env, 'LINGER_MAX_BYTES', 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {

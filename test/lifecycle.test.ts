@@ -58,6 +58,8 @@ describe('configuration', () => {
       [{ TRUST_PROXY: '127.0.0.1, everyone' }, 'TRUST_PROXY'],
       [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
       [{ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }, 'HEADERS_TIMEOUT_MS'],
+      [{ LINGER_TIMEOUT_MS: '5s' }, 'LINGER_TIMEOUT_MS'],
+      [{ LINGER_MAX_BYTES: '-1' }, 'LINGER_MAX_BYTES'],
     ];
     for (const [env, variable] of cases) {
       assert.throws(
@@ -72,7 +74,13 @@ describe('configuration', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.tls.enabled, true);
     assert.deepEqual(config.webhooks.retryScheduleSeconds, [5, 300, 1800, 7200, 18000, 36000, 36000]);
-    assert.deepEqual(config.connections, { max: 1_000, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    assert.deepEqual(config.connections, {
+      max: 1_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      lingerTimeoutMs: 5_000,
+      lingerMaxBytes: 64 * 1024 * 1024,
+    });
     // The headers' limit follows a shorter request limit.
     assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).connections.headersTimeoutMs, 5_000);
     assert.ok(Object.isFrozen(config));

@@ -10,6 +10,8 @@ import type { Problem } from './helpers/responses.js';
 
 /** The public routes under /v1; every other /v1 route must demand a key. */
 const PUBLIC_V1 = ['/v1/openapi.json'];
+/** The origin of `app.inject`'s requests (Host `localhost:80`), which a console session writes from. */
+const ORIGIN = 'http://localhost:80';
 
 for (const dialect of DIALECTS) {
   describe(`authentication and permissions on every route (${dialect})`, () => {
@@ -68,7 +70,7 @@ for (const dialect of DIALECTS) {
       const logout = await ctx.app.inject({
         method: 'POST',
         url: '/console/api/logout',
-        headers: { cookie: endedSession.cookie, 'x-csrf-token': endedSession.token },
+        headers: { cookie: endedSession.cookie, 'x-csrf-token': endedSession.token, origin: ORIGIN },
       });
       assert.equal(logout.statusCode, 204);
       clock.advance(2 * 3_600_000);
@@ -120,7 +122,7 @@ for (const dialect of DIALECTS) {
         ],
         [
           'ended session',
-          { cookie: endedSession.cookie, 'x-csrf-token': endedSession.token },
+          { cookie: endedSession.cookie, 'x-csrf-token': endedSession.token, origin: ORIGIN },
           401,
           'authentication_required',
         ],
@@ -140,11 +142,12 @@ for (const dialect of DIALECTS) {
           assert.match(String(res.headers['www-authenticate']), /^Bearer/);
         }
         // A live session with its token passes the gate of every route (the route may still find
-        // nothing, or refuse the empty body), holding every permission.
+        // nothing, or refuse the empty body), holding every permission; it writes from the
+        // console's own origin, as a browser does.
         const admitted = await ctx.app.inject({
           method: route.method as 'GET',
           url,
-          headers: { cookie: session.cookie, 'x-csrf-token': session.token },
+          headers: { cookie: session.cookie, 'x-csrf-token': session.token, origin: ORIGIN },
         });
         assert.ok(
           ![401, 403, 429].includes(admitted.statusCode),
@@ -154,7 +157,7 @@ for (const dialect of DIALECTS) {
         const forged = await ctx.app.inject({
           method: route.method as 'GET',
           url,
-          headers: { cookie: session.cookie, 'x-csrf-token': randomBase62(43) },
+          headers: { cookie: session.cookie, 'x-csrf-token': randomBase62(43), origin: ORIGIN },
         });
         assert.equal(forged.statusCode, 403, `forged token: ${route.method} ${url}`);
         assert.equal(forged.json<Problem>().code, 'insufficient_permissions');

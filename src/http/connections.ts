@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Server, Socket } from 'node:net';
+import { type Server, Socket } from 'node:net';
+import type { preParsingHookHandler } from 'fastify';
 import type { Config } from '../config.js';
 import { newRequestId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
@@ -23,14 +24,21 @@ import { requestIdOf } from './request-id.js';
  * - A request's headers (and a TLS handshake) must arrive within `HEADERS_TIMEOUT_MS` and the
  *   whole request within `REQUEST_TIMEOUT_MS`; Node checks every second (or sooner for shorter
  *   limits) and answers `408 request_timeout`. Handlers and responses are not timed here.
+ * - `Expect: 100-continue` is answered `100 Continue` only once the route is about to read the
+ *   body, and not at all when the declared `Content-Length` is over the route's limit: the route's
+ *   parser then answers `413` without reading a byte (`continueBody`).
+ * - A connection closed after an answer to a request whose body was not all read (a refusal:
+ *   413, 415, a parser's 400, a 408) closes by `lingeringClose`: answer, stop sending, then read
+ *   and drop what the client still sends, for at most `LINGER_TIMEOUT_MS` and `LINGER_MAX_BYTES`,
+ *   and only then close. Closed at once, the unread bytes would make the kernel reset the
+ *   connection, and a client that sends its whole body before reading would lose the answer. A
+ *   lingering connection is still open, so it counts against the caps above.
  */
 
 /** Descriptors kept for everything but client connections (store, Redis, deliveries, logs). */
 const RESERVED_DESCRIPTORS = 128;
 /** What a client refused at the cap is asked to wait, in seconds. */
 const OVER_CAP_RETRY_AFTER_S = 5;
-/** How long an answered connection stays open for the client to read the answer. */
-const LINGER_MS = 1_000;
 /** Warnings about refused and dropped connections: at most one per this interval. */
 const PRESSURE_LOG_INTERVAL_MS = 10_000;
 
@@ -72,6 +80,54 @@ export function connectionCaps(max: number, fileLimit: number | undefined): Conn
 export interface ConnectionGuard {
   /** The refusal of a request Fastify is about to run, or undefined to run it. */
   refusal(req: IncomingMessage): AppError | undefined;
+  /**
+   * The last preParsing hook of a route whose body may be up to `bodyLimit` bytes: sends the
+   * `100 Continue` a request asked for, unless its `Content-Length` is over the limit (the route's
+   * parser then answers 413 at once, and the client never sends the body).
+   */
+  continueBody(bodyLimit: number): preParsingHookHandler;
+}
+
+/** How long and how much a closing connection reads and drops of what its client still sends. */
+export interface LingerBounds {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/**
+ * Closes `socket` without a reset (nginx's `lingering_close`): writes `answer` (if any) and ends
+ * its side, then reads and drops what the client still sends, and closes once the client closes
+ * its side, or at `bounds.timeoutMs`, or past `bounds.maxBytes` read, whichever comes first. A
+ * client still sending its body so reads the answer; one sending past either bound is cut off.
+ * On a socket Node's HTTP server serves, its parser is let go first: nothing read now is a request.
+ */
+export function lingeringClose(socket: Socket, bounds: LingerBounds, answer?: string): void {
+  if (socket.destroyed) return;
+  let read = 0;
+  const cut = () => socket.destroy();
+  for (const listener of socket.listeners('data')) {
+    socket.removeListener('data', listener as (...args: unknown[]) => void);
+  }
+  // On a socket of Node's HTTP server, adding a 'data' listener also takes the socket back from
+  // the parser that reads it directly (Node's own listener wrapper does that).
+  socket.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > bounds.maxBytes) cut();
+  });
+  socket.on('error', cut);
+  // Once the client has sent everything, close as soon as the answer is out.
+  const sentAll = () => (socket.writableFinished ? cut() : socket.once('finish', cut));
+  if (socket.readableEnded) sentAll();
+  else socket.once('end', sentAll);
+  const deadline = setTimeout(cut, bounds.timeoutMs);
+  deadline.unref();
+  socket.once('close', () => clearTimeout(deadline));
+  if (answer === undefined) socket.end();
+  else socket.end(answer);
+  socket.resume();
+  // The HTTP parser may have stopped the socket's reads behind the stream's back (a body nobody
+  // read fills its buffer), where resuming the stream does not start them again: this does.
+  socket._read(0);
 }
 
 /**
@@ -81,9 +137,15 @@ export interface ConnectionGuard {
  */
 export function guardConnections(
   server: Server,
-  options: { max: number; fileLimit: number | undefined; tls: boolean; logger: Logger },
+  options: {
+    max: number;
+    fileLimit: number | undefined;
+    tls: boolean;
+    logger: Logger;
+    linger: LingerBounds;
+  },
 ): ConnectionGuard {
-  const { tls, logger } = options;
+  const { tls, logger, linger } = options;
   const caps = connectionCaps(options.max, options.fileLimit);
   if (caps.served < options.max) {
     logger.warn(
@@ -124,18 +186,47 @@ export function guardConnections(
     dropped++;
     warn();
   });
+  // Each connection's latest request: when Node closes the connection after answering it
+  // (`destroySoon`) before its body was all read, the connection lingers instead.
+  const latest = new WeakMap<Socket, IncomingMessage>();
+  server.prependListener('request', (req: IncomingMessage) => latest.set(req.socket, req));
+  function closeSoon(this: Socket): void {
+    if (latest.get(this)?.complete === false) lingeringClose(this, linger);
+    else Socket.prototype.destroySoon.call(this);
+  }
+  // The socket HTTP is read from: the TCP one, or over TLS the TLS one on top of it.
+  const serve = (socket: Socket) => {
+    socket.destroySoon = closeSoon;
+    admit(socket);
+  };
   server.on('connection', (socket: Socket) => {
     open++;
     socket.once('close', () => open--);
-    if (!tls) admit(socket);
+    if (!tls) serve(socket);
   });
-  if (tls) server.on('secureConnection', admit);
+  if (tls) server.on('secureConnection', serve);
   // Node answers an `Expect` it does not know with a bare 417; the expectation is ignored
   // instead (RFC 9110 allows either) and the request answered as any other.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     server.emit('request', req, res),
   );
+  // With a 'checkContinue' listener Node no longer sends `100 Continue` by itself: the route's
+  // `continueBody` hook sends it, or not.
+  const awaitingContinue = new WeakSet<IncomingMessage>();
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req);
+    server.emit('request', req, res);
+  });
   return {
+    continueBody(bodyLimit) {
+      return (request, reply, payload, done) => {
+        if (awaitingContinue.delete(request.raw)) {
+          const declared = Number(request.headers['content-length']);
+          if (!(declared > bodyLimit)) reply.raw.writeContinue();
+        }
+        done(null, payload);
+      };
+    },
     refusal(req) {
       if (overCap.has(req.socket)) {
         return new AppError(
@@ -199,6 +290,7 @@ function responseOf(socket: Socket): ServerResponse | undefined {
  * and the connection closes; `headers` go on every such answer (the API version, HSTS).
  */
 export function clientErrorHandler(limits: Config['connections'], headers: Record<string, string>) {
+  const linger = { timeoutMs: limits.lingerTimeoutMs, maxBytes: limits.lingerMaxBytes };
   const answered = new WeakSet<Socket>();
   return (error: Error & { code?: string }, socket: Socket): void => {
     // A reset connection is gone; a second error on an answered one changes nothing.
@@ -222,7 +314,6 @@ export function clientErrorHandler(limits: Config['connections'], headers: Recor
       'connection: close',
     ];
     // Ended rather than destroyed: a client still sending reads the answer instead of a reset.
-    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    lingeringClose(socket, linger, `${lines.join('\r\n')}\r\n\r\n${body}`);
   };
 }

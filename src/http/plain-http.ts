@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Logger } from '../lib/logger.js';
+import { type LingerBounds, lingeringClose } from './connections.js';
 
 /**
  * Plain HTTP on the HTTPS port (`curl http://127.0.0.1:8443/`): without this, TLS reads the request
@@ -21,8 +22,6 @@ import type { Logger } from '../lib/logger.js';
 const TLS_HANDSHAKE = 0x16;
 /** The most of a plain request read for its Host header. */
 const MAX_PLAIN_BYTES = 8 * 1024;
-/** How long an answered connection stays open for the client to read the answer. */
-const LINGER_MS = 1_000;
 /** A Host header fit to repeat in the answer: a name or address and a port, nothing else. */
 const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
@@ -36,7 +35,7 @@ function httpsAddress(socket: Socket, head: string): string {
 }
 
 /** The answer to a plain request whose start (up to its headers) is `head`; then the close. */
-function answer(socket: Socket, head: string): void {
+function answer(socket: Socket, head: string, linger: LingerBounds): void {
   const body = `This port speaks HTTPS: use ${httpsAddress(socket, head)}\n`;
   const lines = [
     `HTTP/1.1 400 ${http.STATUS_CODES[400] ?? ''}`,
@@ -48,10 +47,7 @@ function answer(socket: Socket, head: string): void {
   // Ended rather than destroyed, and what the client still sends is read and dropped: closing
   // with unread data would reset the connection before the client reads the answer.
   socket.removeAllListeners('readable');
-  socket.on('data', () => undefined);
-  socket.resume();
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  lingeringClose(socket, linger, `${lines.join('\r\n')}\r\n\r\n${body}`);
 }
 
 /**
@@ -61,7 +57,7 @@ function answer(socket: Socket, head: string): void {
  */
 export function answerPlainHttp(
   server: HttpsServer,
-  options: { handshakeTimeoutMs: number; logger: Logger },
+  options: { handshakeTimeoutMs: number; logger: Logger; linger: LingerBounds },
 ): boolean {
   const startTls = server
     .listeners('connection')
@@ -89,7 +85,7 @@ export function answerPlainHttp(
     let head = '';
     let decided: 'tls' | 'plain' | undefined;
     const deadline = setTimeout(() => {
-      if (decided === 'plain') answer(socket, head);
+      if (decided === 'plain') answer(socket, head, options.linger);
       else socket.destroy();
     }, options.handshakeTimeoutMs);
     deadline.unref();
@@ -129,7 +125,7 @@ export function answerPlainHttp(
       if (/\r?\n\r?\n/.test(head) || head.length >= MAX_PLAIN_BYTES) {
         socket.removeListener('readable', onReadable);
         forget();
-        answer(socket, head.slice(0, MAX_PLAIN_BYTES));
+        answer(socket, head.slice(0, MAX_PLAIN_BYTES), options.linger);
       }
     };
     socket.on('readable', onReadable);

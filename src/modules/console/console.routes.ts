@@ -22,8 +22,9 @@ import {
  * with every permission (see console.session.ts).
  *
  * Every route needs a session unless it declares `config.console: 'anonymous'` (sign-up, login).
- * Every state-changing route also needs the session's CSRF token in `X-CSRF-Token`, and every
- * state-changing request must come from the console's own origin (`Origin`, `Sec-Fetch-Site`).
+ * Every state-changing route also needs the session's CSRF token in `X-CSRF-Token` and the
+ * console's own `Origin` (or `Sec-Fetch-Site: same-origin`); sign-up and login are refused only
+ * when `Origin` or `Sec-Fetch-Site` names another site.
  */
 
 declare module 'fastify' {
@@ -52,8 +53,9 @@ export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const unsafe = !isSafeMethod(request.method);
-      if (unsafe) refuseCrossSite(request);
-      if (request.routeOptions.config.console === 'anonymous') return;
+      const anonymous = request.routeOptions.config.console === 'anonymous';
+      if (unsafe) refuseCrossSite(request, { session: !anonymous });
+      if (anonymous) return;
       const session = await accounts.authenticate(sessionIdOf(request));
       if (unsafe) accounts.checkCsrf(session, csrfTokenOf(request));
       request.consoleSession = session;

@@ -59,36 +59,48 @@ export function clearSessionCookie(reply: FastifyReply): void {
 
 /**
  * A state-changing request must come from this origin. Browsers send `Origin` on every POST,
- * PATCH and DELETE and `Sec-Fetch-Site` on every request; clients that send neither (curl) are
- * left to the CSRF token and the JSON-only bodies.
+ * PATCH and DELETE and `Sec-Fetch-Site` on every request. A write of a session (`session`) must
+ * show it: its `Origin` is this server's own, or, without `Origin`, its `Sec-Fetch-Site` is
+ * `same-origin`; a client that sends neither (curl) adds `Origin`. Sign-up and login, which have no
+ * session yet, are refused only when a header names another site.
  */
-export function refuseCrossSite(request: FastifyRequest): void {
+export function refuseCrossSite(request: FastifyRequest, options: { session: boolean }): void {
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  let sameOrigin = site === undefined || site === 'same-origin' || site === 'none';
-  if (sameOrigin && origin !== undefined) {
+  let sameOrigin: boolean;
+  if (origin !== undefined) {
+    sameOrigin = site === undefined || site === 'same-origin' || site === 'none';
     try {
       // Through URL on both sides, so a default port written out (`:443`) still matches.
-      sameOrigin = new URL(origin).host === new URL(`${request.protocol}://${request.host}`).host;
+      sameOrigin &&= new URL(origin).host === new URL(`${request.protocol}://${request.host}`).host;
     } catch {
       sameOrigin = false;
     }
+  } else if (options.session) {
+    sameOrigin = site === 'same-origin';
+  } else {
+    sameOrigin = site === undefined || site === 'same-origin' || site === 'none';
   }
   if (!sameOrigin) {
-    throw new AppError('insufficient_permissions', 'Console requests must come from the console itself.');
+    throw new AppError(
+      'insufficient_permissions',
+      origin === undefined && options.session
+        ? "Console requests that change something must carry the console's own Origin header."
+        : 'Console requests must come from the console itself.',
+    );
   }
 }
 
 /**
  * The `/v1` gate's console sessions. A request is the session's only with both its cookie and its
  * CSRF token (on every method, reads included: the console always sends it, and a cookie alone is
- * what a cross-site page can make a browser send), and a state-changing one only from the
- * console's origin. An ended session is the API's 401 (`WWW-Authenticate: Bearer`, as for a key);
+ * what a cross-site page can make a browser send), and a state-changing one only with the
+ * console's own `Origin` (or `Sec-Fetch-Site: same-origin`). An ended session is the API's 401 (`WWW-Authenticate: Bearer`, as for a key);
  * a wrong token or another origin is 403.
  */
 export function consoleSessions(accounts: ConsoleService): SessionAuthenticator {
   async function principal(request: FastifyRequest, id: string, token: string) {
-    if (!isSafeMethod(request.method)) refuseCrossSite(request);
+    if (!isSafeMethod(request.method)) refuseCrossSite(request, { session: true });
     const session = await accounts.authenticate(id).catch((error: unknown) => {
       if (isAppError(error) && error.code === 'authentication_required') {
         throw new AppError(error.code, error.detail, { headers: { 'www-authenticate': 'Bearer' } });

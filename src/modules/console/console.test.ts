@@ -51,6 +51,8 @@ interface RequestOptions {
   headers?: Record<string, string>;
   /** Leave the CSRF header out. */
   noCsrf?: boolean;
+  /** Leave the Origin header out (curl sends none; a browser sends it on every write). */
+  noOrigin?: boolean;
   address?: string;
 }
 
@@ -64,7 +66,7 @@ function browser(app: FastifyInstance) {
     options: RequestOptions = {},
   ): Promise<Reply<T>> {
     const headers: Record<string, string> = { host: HOST };
-    if (method !== 'GET') headers.origin = ORIGIN;
+    if (method !== 'GET' && !options.noOrigin) headers.origin = ORIGIN;
     if (cookie !== undefined) headers.cookie = `${SESSION_COOKIE}=${cookie}`;
     if (csrf !== undefined && !options.noCsrf) headers['x-csrf-token'] = csrf;
     let payload: string | undefined;
@@ -443,6 +445,81 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(cross.status, 403);
       assert.equal(cross.setCookie, undefined);
+    });
+
+    it('refuses a session write without the console’s Origin unless Sec-Fetch-Site says same-origin, and changes nothing', async () => {
+      const b = browser(ctx.app);
+      const account = await signup(b);
+      assert.equal(account.status, 201);
+      const keys = async () => (await b.request<{ data: unknown[] }>('GET', '/v1/api-keys')).body.data.length;
+      const before = await keys();
+      const body = { name: 'ci', permissions: ['read:orders'] };
+
+      // Neither Origin nor Sec-Fetch-Site (curl with the cookie and the token), or a
+      // Sec-Fetch-Site that is not same-origin without an Origin: 403, on /v1 and /console/api.
+      const refused: Record<string, string>[] = [
+        {},
+        { 'sec-fetch-site': 'none' },
+        { 'sec-fetch-site': 'same-site' },
+      ];
+      for (const headers of refused) {
+        const label = JSON.stringify(headers);
+        const create = await b.request<{ code: string; detail: string }>('POST', '/v1/api-keys', {
+          body,
+          headers,
+          noOrigin: true,
+        });
+        assert.equal(create.status, 403, label);
+        assert.equal(create.body.code, 'insufficient_permissions', label);
+        assert.match(String(create.headers['content-type']), /^application\/problem\+json/);
+        for (const method of ['PATCH', 'DELETE'] as const) {
+          const res = await b.request(method, '/v1/webhooks/wh_x', {
+            body: method === 'PATCH' ? { enabled: false } : undefined,
+            headers,
+            noOrigin: true,
+          });
+          assert.equal(res.status, 403, `${method} ${label}`);
+        }
+        const logout = await b.request('POST', '/console/api/logout', { headers, noOrigin: true });
+        assert.equal(logout.status, 403, `logout ${label}`);
+      }
+      assert.match(
+        (await b.request<{ detail: string }>('POST', '/v1/api-keys', { body, noOrigin: true })).body.detail,
+        /Origin/,
+      );
+      // Another origin is refused as before; nothing was created and the session still works.
+      const foreign = await b.request('POST', '/v1/api-keys', {
+        body,
+        headers: { origin: 'https://evil.example' },
+      });
+      assert.equal(foreign.status, 403);
+      assert.equal(await keys(), before, 'nothing was created');
+      assert.equal((await b.request('GET', '/console/api/session')).status, 200, 'still logged in');
+
+      // Without Origin, Sec-Fetch-Site: same-origin is enough; with the console's Origin too.
+      const fetched = await b.request('POST', '/v1/api-keys', {
+        body,
+        headers: { 'sec-fetch-site': 'same-origin' },
+        noOrigin: true,
+      });
+      assert.equal(fetched.status, 201, JSON.stringify(fetched.body));
+      assert.equal((await b.request('POST', '/v1/api-keys', { body })).status, 201);
+      assert.equal(await keys(), before + 2);
+
+      // A key needs no Origin, and neither do sign-up and login, which have no session yet.
+      const keyed = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: { authorization: `Bearer ${account.body.api_key?.key ?? ''}` },
+        payload: body,
+      });
+      assert.equal(keyed.statusCode, 201, keyed.body);
+      const login = await browser(ctx.app).request('POST', '/console/api/login', {
+        body: { email: account.body.user.email, password: PASSWORD },
+        noOrigin: true,
+      });
+      assert.equal(login.status, 200);
+      assert.equal((await b.request('POST', '/console/api/logout')).status, 204);
     });
 
     it('throttles failed logins per email and address; the owner still signs in from elsewhere', async () => {
