@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import type { Config } from './config.js';
+import { configOrExit, runAsEntryPoint, stopOnSignals } from './entry.js';
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type DemoCredentials, demoCredentialsPath, seedDemoData } from './demo.js';
 import { openToOthers } from './lib/private-files.js';
@@ -119,45 +119,22 @@ function banner(server: RunningServer): string {
 
 /** `npm start`: the server from the environment's configuration, with its banner and signals. */
 export async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  // Signals are handled from the very start: one during startup exits once startup is done;
-  // repeated signals while draining are ignored rather than killing the process mid-shutdown.
-  const state: { server?: RunningServer; stopRequested: boolean } = { stopRequested: false };
-  const stop = (signal: string) => {
-    state.stopRequested = true;
-    const running = state.server;
-    if (!running) return;
-    running.deps.logger.info({ signal }, 'shutting down');
-    running.shutdown().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        running.deps.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
+  const config = configOrExit();
+  const started: { server?: RunningServer } = {};
+  // Signals are handled from the very start: one during startup stops the server once it is up.
+  const signals = stopOnSignals((error) =>
+    started.server?.deps.logger.error({ err: error }, 'shutdown failed'),
+  );
   const server = await startServer(config);
-  state.server = server;
+  started.server = server;
   if (config.webhooks.allowInsecure) {
     server.deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
   }
   process.stdout.write(banner(server));
-  if (state.stopRequested) stop('SIGTERM');
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+  signals.ready(async (signal) => {
+    server.deps.logger.info({ signal }, 'shutting down');
+    await server.shutdown();
   });
 }
+
+runAsEntryPoint(import.meta.url, 'Failed to start', main);

@@ -1,5 +1,4 @@
-import { pathToFileURL } from 'node:url';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { configOrExit, runAsEntryPoint, stopOnSignals } from './entry.js';
 import { buildApp } from './app.js';
 import { createDeps } from './deps.js';
 
@@ -11,17 +10,13 @@ import { createDeps } from './deps.js';
  */
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = configOrExit();
+  const started: { deps?: Awaited<ReturnType<typeof createDeps>> } = {};
+  const signals = stopOnSignals((error) =>
+    started.deps?.logger.error({ err: error }, 'webhook worker stop failed'),
+  );
   const deps = await createDeps(config);
+  started.deps = deps;
   if (config.webhooks.allowInsecure) {
     deps.logger.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http and private addresses');
   }
@@ -36,29 +31,12 @@ async function main(): Promise<void> {
     `Webhook worker ${deps.webhookWorker.id} running (pid ${process.pid}, ${deps.store.dialect})\n`,
   );
   process.stdout.write(`Import runner ${deps.importRunner.id} running\n`);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      deps.logger.info({ signal }, 'webhook worker stopping');
-      deps.webhookWorker
-        .stop()
-        .then(() => app.close())
-        .then(() => deps.close())
-        .then(
-          () => process.exit(0),
-          (error: unknown) => {
-            deps.logger.error({ err: error }, 'webhook worker stop failed');
-            process.exit(1);
-          },
-        );
-    });
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(
-      `Worker failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exit(1);
+  signals.ready(async (signal) => {
+    deps.logger.info({ signal }, 'webhook worker stopping');
+    await deps.webhookWorker.stop();
+    await app.close();
+    await deps.close();
   });
 }
+
+runAsEntryPoint(import.meta.url, 'Worker failed to start', main);

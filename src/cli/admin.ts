@@ -1,6 +1,6 @@
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import type { Config } from '../config.js';
+import { configOrExit, runAsEntryPoint } from '../entry.js';
 import { createDeps, type Deps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { isPermission, type Permission } from '../lib/permissions.js';
@@ -311,25 +311,10 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  const result = await runAdmin(process.argv.slice(2), config);
+  const result = await runAdmin(process.argv.slice(2), configOrExit());
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   process.exitCode = result.code;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`Failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
-}
+runAsEntryPoint(import.meta.url, 'Failed', main);
