@@ -10,7 +10,7 @@ import { runAdmin } from '../src/cli/admin.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrateStoreTo } from './helpers/upgrade.js';
-import { rebuildRollups } from '../src/modules/analytics/analytics.repository.js';
+import { rebuildRollups } from '../src/modules/analytics/analytics.rebuild.js';
 import { PERMISSIONS } from '../src/lib/permissions.js';
 import { type DialectName, openStore, type Store } from '../src/db/store.js';
 import type { CurrentUser } from '../src/modules/users/users.schemas.js';

@@ -5,67 +5,17 @@
  * dressed up with words that might add a claim.
  */
 
+import {
+  ADJECTIVES,
+  CATEGORY_NOUNS,
+  COUNTRY_NAMES,
+  KEEP_CASE,
+  LETTER_SIZES,
+  MASS_NOUNS,
+  NUMBER_WORDS,
+  VERBS,
+} from './ai.english.words.js';
 import { countWords, firstWords } from './ai.text.js';
-
-/** Words kept capitalized mid-sentence (brands, standards, nationalities). */
-const KEEP_CASE = new Set(
-  [
-    'bluetooth',
-    'wi-fi',
-    'wifi',
-    'android',
-    'apple',
-    'google',
-    'samsung',
-    'alexa',
-    'siri',
-    'windows',
-    'mac',
-    'velcro',
-    'lycra',
-    'teflon',
-    'kevlar',
-    'christmas',
-    'easter',
-    'american',
-    'australian',
-    'belgian',
-    'brazilian',
-    'british',
-    'canadian',
-    'chinese',
-    'danish',
-    'dutch',
-    'egyptian',
-    'english',
-    'european',
-    'finnish',
-    'french',
-    'german',
-    'greek',
-    'indian',
-    'irish',
-    'italian',
-    'japanese',
-    'korean',
-    'mexican',
-    'moroccan',
-    'nordic',
-    'norwegian',
-    'peruvian',
-    'portuguese',
-    'scandinavian',
-    'scottish',
-    'spanish',
-    'swedish',
-    'swiss',
-    'turkish',
-    'welsh',
-    'gore-tex',
-    'pima',
-    'supima',
-  ].map((w) => w.toLowerCase()),
-);
 
 /** A word capitalized only because it starts a title or a list item: `Water-resistant`, `Black`. */
 function isSentenceCased(word: string): boolean {
@@ -139,91 +89,7 @@ export function isPlural(phrase: string): boolean {
   return /s$/.test(last) && !/(ss|us|is|'s|’s)$/.test(last);
 }
 
-/** Nouns read as uncountable: no `a` before them, and no plural `s` after them. */
-const MASS_NOUNS = new Set([
-  'apparel',
-  'art',
-  'audio',
-  'bamboo',
-  'bedding',
-  'beauty',
-  'brass',
-  'canvas',
-  'cashmere',
-  'ceramic',
-  'clothing',
-  'comfort',
-  'construction',
-  'control',
-  'copper',
-  'cotton',
-  'coverage',
-  'cushioning',
-  'decor',
-  'décor',
-  'denim',
-  'design',
-  'down',
-  'equipment',
-  'fabric',
-  'fleece',
-  'foam',
-  'food',
-  'footwear',
-  'furniture',
-  'gear',
-  'glass',
-  'gold',
-  'grip',
-  'hardware',
-  'insulation',
-  'jewellery',
-  'jewelry',
-  'knitwear',
-  'lace',
-  'leather',
-  'lighting',
-  'linen',
-  'luggage',
-  'makeup',
-  'marble',
-  'merino',
-  'mesh',
-  'nylon',
-  'packaging',
-  'padding',
-  'paper',
-  'performance',
-  'plastic',
-  'polyester',
-  'porcelain',
-  'power',
-  'protection',
-  'rubber',
-  'satin',
-  'silk',
-  'silver',
-  'skincare',
-  'software',
-  'sound',
-  'stability',
-  'steel',
-  'stitching',
-  'stone',
-  'storage',
-  'suede',
-  'support',
-  'technology',
-  'titanium',
-  'traction',
-  'velvet',
-  'ventilation',
-  'visibility',
-  'water',
-  'wood',
-  'wool',
-]);
-
+/** Whether a noun is uncountable: a listed mass noun, or one by its ending (`cookware`, `bedding`). */
 function isMassNoun(word: string): boolean {
   const lower = word.toLowerCase();
   return MASS_NOUNS.has(lower) || /(ware|wear|ing|ness)$/.test(lower);
@@ -234,54 +100,6 @@ function pluralize(word: string): string {
   if (/(s|x|z|ch|sh)$/i.test(word)) return `${word}es`;
   return `${word}s`;
 }
-
-/**
- * Categories named by a word that is not the goods themselves (a place, a field, an activity: `home`,
- * `beauty`, `sports`): the noun phrase for the goods, as the phrase banks need it after `our
- * collection of`, `anyone shopping for` or `other` (`our collection of homes` says something else).
- * Keys in lower case, `&` read as `and`.
- */
-const CATEGORY_NOUNS: Readonly<Record<string, string>> = {
-  home: 'home goods',
-  household: 'household goods',
-  kitchen: 'kitchenware',
-  garden: 'garden supplies',
-  'home and garden': 'home and garden goods',
-  'home and kitchen': 'home and kitchen goods',
-  'home and living': 'home and living goods',
-  living: 'home and living goods',
-  beauty: 'beauty products',
-  health: 'health products',
-  'health and beauty': 'health and beauty products',
-  'beauty and personal care': 'beauty and personal care products',
-  'personal care': 'personal care products',
-  wellness: 'wellness products',
-  sport: 'sports gear',
-  sports: 'sports gear',
-  'sports and outdoors': 'sports and outdoor gear',
-  fitness: 'fitness gear',
-  outdoor: 'outdoor gear',
-  outdoors: 'outdoor gear',
-  camping: 'camping gear',
-  cycling: 'cycling gear',
-  running: 'running gear',
-  travel: 'travel gear',
-  gaming: 'gaming gear',
-  baby: 'baby products',
-  pet: 'pet supplies',
-  pets: 'pet supplies',
-  office: 'office supplies',
-  school: 'school supplies',
-  party: 'party supplies',
-  craft: 'craft supplies',
-  crafts: 'craft supplies',
-  'arts and crafts': 'art and craft supplies',
-  automotive: 'automotive products',
-  grocery: 'groceries',
-  electronic: 'electronics',
-  stationery: 'stationery',
-  fashion: 'fashion',
-};
 
 /**
  * A category as it reads after `of`, `for` or `in`: humanized, title case dropped, a countable
@@ -347,15 +165,6 @@ export function humanizeKey(key: string): string {
 
 const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
-/** Region names as running text says them (ICU's own read as labels: `Hong Kong SAR China`). */
-const COUNTRY_NAMES: Readonly<Record<string, string>> = {
-  CD: 'Democratic Republic of the Congo',
-  CG: 'Republic of the Congo',
-  HK: 'Hong Kong',
-  MO: 'Macao',
-  MM: 'Myanmar',
-};
-
 /** Names English says with `the`: `made in the United States`, `in the Netherlands`. */
 const WITH_THE =
   /^(?:United |Democratic Republic|Republic of|Dominican Republic|Central African|Czech Republic|European Union|Caribbean Netherlands|Palestinian Territories)|Islands$|^(?:Netherlands|Philippines|Bahamas|Maldives|Seychelles|Comoros|Gambia)$/;
@@ -406,31 +215,6 @@ const ADJECTIVE_SUFFIX = /..(able|ible|proof|free|resistant|repellent|friendly|s
 /** Nouns that look like adjectives by their ending. */
 const NOT_ADJECTIVES =
   /^(cable|table|turntable|timetable|vegetable|syllable|constable|bible|crucible|handful)$/;
-const ADJECTIVES = new Set([
-  'compact',
-  'free',
-  'friendly',
-  'proof',
-  'repellent',
-  'resistant',
-  'safe',
-  'tight',
-  'cordless',
-  'handmade',
-  'hypoallergenic',
-  'insulated',
-  'lightweight',
-  'non-slip',
-  'non-stick',
-  'organic',
-  'padded',
-  'portable',
-  'recycled',
-  'unscented',
-  'vegan',
-  'vegetarian',
-  'wireless',
-]);
 
 function isAdjective(word: string): boolean {
   const lower = word.toLowerCase();
@@ -634,79 +418,6 @@ export interface Feature {
   phrase: string;
 }
 
-const VERBS = new Set([
-  'absorbs',
-  'adapts',
-  'adjusts',
-  'allows',
-  'attaches',
-  'blends',
-  'blocks',
-  'boosts',
-  'brews',
-  'can',
-  'charges',
-  'cleans',
-  'clips',
-  'comes',
-  'connects',
-  'converts',
-  'cools',
-  'delivers',
-  'detects',
-  'displays',
-  'doubles',
-  'dries',
-  'filters',
-  'fits',
-  'folds',
-  'gives',
-  'grinds',
-  'has',
-  'heats',
-  'helps',
-  'holds',
-  'includes',
-  'is',
-  'keeps',
-  'lasts',
-  'lets',
-  'lights',
-  'locks',
-  'makes',
-  'measures',
-  'mounts',
-  'offers',
-  'opens',
-  'packs',
-  'pairs',
-  'plays',
-  'protects',
-  'provides',
-  'reduces',
-  'repels',
-  'resists',
-  'rolls',
-  'runs',
-  'seals',
-  'slides',
-  'snaps',
-  'stacks',
-  'stays',
-  'stores',
-  'streams',
-  'supports',
-  'switches',
-  'syncs',
-  'tracks',
-  'turns',
-  'washes',
-  'wicks',
-  'will',
-  'works',
-  'zips',
-]);
-
 const DETERMINER =
   /^(?:(?:a|an|the|one|two|three|four|five|six|seven|eight|nine|ten|twelve|dual|double|triple|multiple|several|many)\s|\d+(?:[.,]\d+)?\s)/i;
 
@@ -732,27 +443,10 @@ export function feature(raw: string): Feature {
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
-
 /** `three`, `12`: numbers up to ten in words, as running text writes them. */
 export function countWord(n: number): string {
   return NUMBER_WORDS[n] ?? String(n);
 }
-
-/** Letter sizes from smallest to largest; `2XL` and `XXL` are one size. */
-const LETTER_SIZES = [
-  ['XXXS', '3XS'],
-  ['XXS', '2XS'],
-  ['XS'],
-  ['S'],
-  ['M'],
-  ['L'],
-  ['XL'],
-  ['XXL', '2XL'],
-  ['XXXL', '3XL'],
-  ['XXXXL', '4XL'],
-  ['XXXXXL', '5XL'],
-];
 
 function sizeRank(value: string): { scale: 'letter' | 'number'; rank: number } | undefined {
   if (/^\d+(?:\.\d+)?$/.test(value)) return { scale: 'number', rank: Number(value) };

@@ -5,7 +5,8 @@ import type { EmitListener } from '../events/events.service.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import { dayOf } from './analytics.periods.js';
 import { type RefundedLine, type RefundEvent, refundShares } from './analytics.refunds.js';
-import * as repo from './analytics.repository.js';
+import { type DailyCounts, statusColumn } from './analytics.tables.js';
+import * as repo from './analytics.writes.js';
 
 /**
  * Keeps the analytics rollups in the transaction of every order change and refund: the events are
@@ -61,7 +62,7 @@ async function created(trx: Db, tenantId: string, order: OrderObject): Promise<v
     status,
     customer_id: customer,
   });
-  await repo.addDaily(trx, tenantId, currency, day, { orders: 1, [repo.statusColumn(status)]: 1 });
+  await repo.addDaily(trx, tenantId, currency, day, { orders: 1, [statusColumn(status)]: 1 });
 
   const days = await repo.customerOrderDays(trx, tenantId, currency, customer, day);
   if (!days.already) {
@@ -220,7 +221,7 @@ async function transition(
   const from = known.status;
   if (from === to) return;
   await repo.setOrderStatus(trx, order.id, to);
-  const counts: Partial<repo.DailyCounts> = { [repo.statusColumn(from)]: -1, [repo.statusColumn(to)]: 1 };
+  const counts: Partial<DailyCounts> = { [statusColumn(from)]: -1, [statusColumn(to)]: 1 };
   if (to === 'paid') {
     counts.paid_orders = 1;
     counts.paid_value = order.total;

@@ -15,7 +15,8 @@ import {
   previousOf,
   resolvePeriod,
 } from './analytics.periods.js';
-import * as repo from './analytics.repository.js';
+import * as repo from './analytics.reads.js';
+import { rebuildRollups } from './analytics.rebuild.js';
 import {
   type Analytics,
   CustomerRowSchema,
@@ -26,6 +27,7 @@ import {
   SalesRowSchema,
   type Summary,
 } from './analytics.schemas.js';
+import { type DailyCounts, EMPTY_DAILY } from './analytics.tables.js';
 
 /**
  * Store analytics, read from the rollups that analytics.rollups.ts keeps in the transaction of
@@ -54,11 +56,11 @@ interface Range {
 }
 
 /** Totals of the daily rows (sorted by day) over each range, by prefix sums: one pass over the rows. */
-function totalsOver(rows: readonly repo.DailyRow[], ranges: readonly Range[]): repo.DailyCounts[] {
-  const columns = Object.keys(repo.EMPTY_DAILY) as (keyof repo.DailyCounts)[];
-  const prefix: repo.DailyCounts[] = [{ ...repo.EMPTY_DAILY }];
+function totalsOver(rows: readonly repo.DailyRow[], ranges: readonly Range[]): DailyCounts[] {
+  const columns = Object.keys(EMPTY_DAILY) as (keyof DailyCounts)[];
+  const prefix: DailyCounts[] = [{ ...EMPTY_DAILY }];
   for (const row of rows) {
-    const next = { ...(prefix[prefix.length - 1] as repo.DailyCounts) };
+    const next = { ...(prefix[prefix.length - 1] as DailyCounts) };
     for (const column of columns) next[column] += row[column];
     prefix.push(next);
   }
@@ -74,15 +76,15 @@ function totalsOver(rows: readonly repo.DailyRow[], ranges: readonly Range[]): r
     return lo;
   };
   return ranges.map((range) => {
-    const start = prefix[before(range.from)] as repo.DailyCounts;
-    const end = prefix[before(range.to + DAY_MS)] as repo.DailyCounts;
-    const out = { ...repo.EMPTY_DAILY };
+    const start = prefix[before(range.from)] as DailyCounts;
+    const end = prefix[before(range.to + DAY_MS)] as DailyCounts;
+    const out = { ...EMPTY_DAILY };
     for (const column of columns) out[column] = end[column] - start[column];
     return out;
   });
 }
 
-function summaryOf(counts: repo.DailyCounts, customers: number): Summary {
+function summaryOf(counts: DailyCounts, customers: number): Summary {
   return {
     revenue: counts.captured_amount - counts.refunded_amount,
     orders: counts.orders,
@@ -182,7 +184,7 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
     const totals = totalsOver(rows, buckets);
     return buckets.map((bucket, index) => ({
       period_start: dateOf(bucket.start),
-      ...summaryOf(totals[index] as repo.DailyCounts, customers[index] ?? 0),
+      ...summaryOf(totals[index] as DailyCounts, customers[index] ?? 0),
     }));
   }
 
@@ -299,16 +301,16 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
         repo.runningTotals(store.db, tenant.id, currency, 'category', period.from, period.to),
       ]);
       const [current, before, ...perBucket] = totalsOver(rows, [period, previous, ...buckets]) as [
-        repo.DailyCounts,
-        repo.DailyCounts,
-        ...repo.DailyCounts[],
+        DailyCounts,
+        DailyCounts,
+        ...DailyCounts[],
       ];
       return {
         ...header(period),
         summary: summaryOf(current, customers[0] ?? 0),
         previous_period: summaryOf(before, customers[1] ?? 0),
         timeseries: buckets.map((bucket, index) => {
-          const counts = perBucket[index] as repo.DailyCounts;
+          const counts = perBucket[index] as DailyCounts;
           return {
             period_start: dateOf(bucket.start),
             revenue: counts.captured_amount - counts.refunded_amount,
@@ -388,7 +390,7 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
      * written without the rollup effect (bulk loads, a seeding event service of its own).
      */
     async rebuild(tenantId?: string): Promise<void> {
-      await store.transaction((trx) => repo.rebuildRollups(trx, tenantId));
+      await store.transaction((trx) => rebuildRollups(trx, tenantId));
     },
   };
 }
