@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely';
  * The backfill of migration 0010, frozen as it was written: rolls up the orders a store already
  * holds when the analytics tables are created. It reads the orders and order lines as migration
  * 0003 made them and writes the tables as 0010 makes them, and imports no module code, so later
- * changes to the analytics module (or to the live rebuild, analytics.repository.ts
+ * changes to the analytics module (or to the live rebuild, analytics.rebuild.ts
  * `rebuildRollups`) cannot break the upgrade of an old store. Do not change what it computes.
  */
 
