@@ -104,22 +104,16 @@ let postgresTemplate: Promise<string> | undefined;
 
 /**
  * The migrated PostgreSQL template database. Test processes that start at once take turns on an
- * advisory lock; the first one makes it, the others find it. Templates of other migrations (older
- * checkouts) are dropped then, unless something is using them.
+ * advisory lock; the first one makes it, the others find it. Templates of other migrations are
+ * left alone: another checkout's run may be creating databases from them at that moment.
  */
 function postgresTemplateName(url: string): Promise<string> {
   postgresTemplate ??= withAdmin(withDatabase(url, 'postgres'), async (admin) => {
     const name = `cp_template_${migrationsHash()}`;
     await admin.query(`SELECT pg_advisory_lock(hashtext('cp test templates'))`);
     try {
-      const found = await admin.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [
-        'cp_template_%',
-      ]);
-      const names = found.rows.map((row: { datname: string }) => row.datname);
-      for (const old of names.filter((other) => other !== name)) {
-        await admin.query(`DROP DATABASE ${old}`).catch(() => undefined);
-      }
-      if (names.includes(name)) return name;
+      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.rowCount === 1) return name;
       const building = `${name}_building`;
       await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${building}`);
