@@ -8,7 +8,9 @@ import {
   useRef,
   useState,
 } from 'react';
-import { accountApi, ApiError, setCsrfToken, setUnauthorizedHandler } from './api.js';
+import { account as accountApi } from './api/account.js';
+import { setCsrfToken, setUnauthorizedHandler } from './api/client.js';
+import { ApiError } from './api/errors.js';
 import type { Account, SignupResult } from './types.js';
 
 interface SessionState {
@@ -63,7 +65,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   /** Asks the server who is logged in (401: nobody). */
   const check = useCallback(
     () =>
-      accountApi.get<Account>('/session').then(
+      accountApi.session().then(
         (current) => {
           adopt(current);
           setError(undefined);
@@ -91,10 +93,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       loggedOut,
       expired,
       async login(email, password) {
-        adopt(await accountApi.post<Account>('/login', { email, password }));
+        adopt(await accountApi.login(email, password));
       },
       async signup(input) {
-        const result = await accountApi.post<SignupResult>('/signup', input);
+        const result = await accountApi.signup(input);
         setFirstKey(result.api_key.key);
         adopt(result);
         return result;
@@ -103,7 +105,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         // Calls still under way may answer 401 once the session is gone: that is no expiry.
         active.current = false;
         try {
-          await accountApi.post('/logout');
+          await accountApi.logout();
         } finally {
           setFirstKey(undefined);
           setLoggedOut(true);

@@ -1,42 +1,44 @@
-import type { Static } from 'typebox';
-import type { Envelope } from '../../src/lib/paging.js';
-import type { ApiKeySchema } from '../../src/modules/api-keys/api-keys.schemas.js';
-import type { AccountSchema, SignupResultSchema } from '../../src/modules/console/console.schemas.js';
-import type { EventObject } from '../../src/modules/events/events.service.js';
-import type { ImportErrorSchema, ImportSchema } from '../../src/modules/imports/imports.schemas.js';
-import type { PluginSchema, RatingSchema } from '../../src/modules/plugins/plugins.schemas.js';
-import type { AnalyticsSchema } from '../../src/modules/analytics/analytics.schemas.js';
-import type { OrderSchema } from '../../src/modules/orders/orders.schemas.js';
-import type { ProductSchema } from '../../src/modules/products/products.schemas.js';
-import type { UsageSchema } from '../../src/modules/usage/usage.schemas.js';
-import type { BalanceListSchema } from '../../src/modules/wallet/wallet.schemas.js';
-import type { VersionListSchema } from '../../src/modules/versions/versions.schemas.js';
-import type {
-  DeliverySchema,
-  EventDeliverySchema,
-  WebhookSchema,
-} from '../../src/modules/webhooks/webhooks.schemas.js';
+import type { components, operations } from '../../clients/typescript/src/generated/schema.js';
 
-/** The response shapes the console reads, from the server's own schemas (types only). */
+/**
+ * The shapes the console reads: the OpenAPI document's, as the TypeScript client's generated types
+ * give them (types only; the console imports nothing from the server's code). The account routes
+ * are the console's own and not in the document: their shapes are written out below.
+ */
 
-export type Account = Static<typeof AccountSchema>;
-export type SignupResult = Static<typeof SignupResultSchema>;
-export type ApiKey = Static<typeof ApiKeySchema>;
-export type Webhook = Static<typeof WebhookSchema>;
-export type Delivery = Static<typeof DeliverySchema>;
+type Schemas = components['schemas'];
+
+/** The JSON answer of an operation that succeeded, for operations whose answer is no named schema. */
+export type Answer<Id extends keyof operations> = operations[Id]['responses'] extends {
+  200: { content: { 'application/json': infer T } };
+}
+  ? T
+  : never;
+
+/** The JSON body an operation takes. */
+export type JsonBody<Id extends keyof operations> = operations[Id] extends {
+  requestBody?: { content: { 'application/json': infer T } };
+}
+  ? T
+  : never;
+
+export type ApiKey = Schemas['ApiKey'];
+export type Webhook = Schemas['WebhookEndpoint'];
+export type Delivery = Schemas['Delivery'];
 /** A delivery as an event's log lists it, with the endpoint it went to. */
-export type EventDelivery = Static<typeof EventDeliverySchema>;
-export type Analytics = Static<typeof AnalyticsSchema>;
-export type Order = Static<typeof OrderSchema>;
-export type Product = Static<typeof ProductSchema>;
-export type WalletBalances = Static<typeof BalanceListSchema>;
-export type WebhookEvent = EventObject;
-export type Plugin = Static<typeof PluginSchema>;
-export type Rating = Static<typeof RatingSchema>;
-export type Usage = Static<typeof UsageSchema>;
-export type VersionList = Static<typeof VersionListSchema>;
-export type Import = Static<typeof ImportSchema>;
-export type ImportError = Static<typeof ImportErrorSchema>;
+export type EventDelivery = Schemas['EventDelivery'];
+export type Analytics = Answer<'getAnalytics'>;
+export type Order = Schemas['Order'];
+export type Product = Schemas['Product'];
+export type WalletBalances = Schemas['WalletList'];
+export type WebhookEvent = Schemas['Event'];
+export type Plugin = Schemas['Plugin'];
+export type PluginInstallation = Schemas['PluginInstallation'];
+export type PluginDelivery = Schemas['PluginDelivery'];
+export type Usage = Answer<'getUsage'>;
+export type VersionList = Answer<'listVersions'>;
+export type Import = Schemas['Import'];
+export type ImportError = Schemas['ImportError'];
 
 /** `GET /v1/versions` with what the console shows of it: the releases' names, and whether to upgrade. */
 export interface Versions extends VersionList {
@@ -46,4 +48,31 @@ export interface Versions extends VersionList {
 }
 
 /** A page of a list, as every `/v1` list answers. */
-export type Page<T> = Envelope<T>;
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+type PlanName = 'free' | 'pro' | 'enterprise';
+
+/** `GET /console/api/session` (and what login answers): who is logged in, their store and its limits. */
+export interface Account {
+  user: { id: string; email: string; name: string; role: string };
+  tenant: { id: string; name: string; plan: PlanName; currency: string; api_version: string };
+  plans: { name: PlanName; hourly: number; monthly: number; current: boolean }[];
+  /** The limits the store's API keys get now (`custom`: the operator set the store's own). */
+  limits: { hourly: number; monthly: number; custom: boolean };
+  /** Sent as `X-CSRF-Token` on every call made with the session. */
+  csrf_token: string;
+  expires_at: string;
+}
+
+/** What sign-up answers: the account, and the first API key (its full value, shown once). */
+export interface SignupResult extends Account {
+  api_key: ApiKey;
+}

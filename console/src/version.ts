@@ -1,6 +1,9 @@
+import { API_VERSION } from '../../clients/typescript/src/generated/operations.js';
+
 /**
- * The API version whose response shapes this code reads: every `/v1` call sends it as
- * `X-Service-Version`, so a store pinned to an older version still gets these shapes. Move it to
- * a newer version together with the code that reads that version's shapes.
+ * The API version whose response shapes this code reads: the one the generated client's types
+ * (types.ts) describe. Every `/v1` call sends it as `X-Service-Version`, so a store pinned to an
+ * older version still gets these shapes; a client generated for a newer version moves the console
+ * to it together with the types its code is checked against.
  */
-export const CONSOLE_API_VERSION = '2026-12-15';
+export const CONSOLE_API_VERSION = API_VERSION;

@@ -2,12 +2,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import prettier from 'prettier';
+import { enumsFile } from './enums.js';
 import { type OperationInfo, operationTable } from './operations.js';
 
 /**
  * The generated files of the TypeScript client (clients/typescript/src/generated/), rendered from
- * an OpenAPI document: its types (openapi-typescript), the operation table, and the namespaces of
- * methods built from the table. Formatted with the repository's prettier settings, so the same
+ * an OpenAPI document: its types (openapi-typescript), its enums as values, the operation table,
+ * and the namespaces of methods built from the table. Formatted with the repository's prettier settings, so the same
  * document always gives the same bytes.
  */
 
@@ -190,6 +191,7 @@ export async function renderClient(document: Record<string, unknown>, version: s
   const release = typeof info?.version === 'string' ? info.version : '';
   const files: ClientFiles = {
     [`${GENERATED_DIR}/schema.ts`]: await schemaFile(document),
+    [`${GENERATED_DIR}/enums.ts`]: enumsFile(document, HEADER),
     [`${GENERATED_DIR}/operations.ts`]: operationsFile(operations, version, release),
     [`${GENERATED_DIR}/namespaces.ts`]: namespacesFile(operations, tagDescriptions(document)),
   };

@@ -31,8 +31,8 @@ const DIST = path.join(root, 'dist', 'console');
 const STAMP = path.join(DIST, '.sources-sha256');
 /** Held while one test process builds: another waits, then finds the build up to date. */
 const LOCK = path.join(root, 'dist', '.console-build.lock');
-/** What the bundle is made of: the app, the server code it imports (types, event names), the dependencies. */
-const SOURCES = ['console', 'src', 'package-lock.json'];
+/** What the bundle is made of: the app, the generated client it imports (types, enums), the dependencies. */
+const SOURCES = ['console', 'clients/typescript/src/generated', 'package-lock.json'];
 
 function digestOfSources(): string {
   const hash = createHash('sha256');

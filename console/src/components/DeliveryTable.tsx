@@ -1,5 +1,6 @@
-import { type ReactNode, useState } from 'react';
-import { api, describeFailure } from '../api.js';
+import type { ReactNode } from 'react';
+import { describeFailure } from '../api/errors.js';
+import { useRetryDelivery } from '../api/mutations.js';
 import { formatLogTime, formatNumber } from '../format.js';
 import type { Delivery } from '../types.js';
 import { ResponseLabel } from './Badge.js';
@@ -163,23 +164,21 @@ export function DeliveryTable<D extends Delivery>({
 }
 
 /**
- * Retry of a delivery from a log: sends it to its endpoint again, says so, and reloads the log.
- * `retrying` is the delivery being retried (its button waits).
+ * Retry of a delivery from a log: sends it to its endpoint again, says so, and the log loads again
+ * (the mutation invalidates it). `retrying` is the delivery being retried (its button waits).
  */
-export function useDeliveryRetry(reload: () => void) {
+export function useDeliveryRetry() {
   const toast = useToast();
-  const [retrying, setRetrying] = useState<string>();
-  async function retry(webhookId: string, delivery: Delivery, what: string) {
-    setRetrying(delivery.id);
-    try {
-      await api.post(`/webhooks/${webhookId}/deliveries/${delivery.id}/retry`);
-      toast(`Retrying ${what}.`);
-      reload();
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setRetrying(undefined);
-    }
+  const retryDelivery = useRetryDelivery();
+  const retrying = retryDelivery.isPending ? retryDelivery.variables.delivery.id : undefined;
+  function retry(webhookId: string, delivery: Delivery, what: string) {
+    retryDelivery.mutate(
+      { webhookId, delivery },
+      {
+        onSuccess: () => toast(`Retrying ${what}.`),
+        onError: (failure) => toast(describeFailure(failure), 'error'),
+      },
+    );
   }
   return { retrying, retry };
 }

@@ -1,5 +1,5 @@
 import { type InputHTMLAttributes, type SelectHTMLAttributes, useId } from 'react';
-import { describeError } from '../api.js';
+import { describeError } from '../api/errors.js';
 import { RequestId } from './States.js';
 
 /** Under a field: its error, else its hint, else nothing (the element its `aria-describedby` names). */
@@ -80,7 +80,7 @@ export function SelectField({
  * failed), announced as it appears; nothing when there is no error.
  */
 export function FormError({ error }: { error: unknown }) {
-  return error !== undefined && error !== '' ? (
+  return error !== undefined && error !== null && error !== '' ? (
     <div className="form-error" role="alert">
       <p>{describeError(error)}</p>
       <RequestId error={error} />

@@ -1,5 +1,5 @@
 import { createContext, type ReactNode, useMemo, useState } from 'react';
-import { describeError } from '../api.js';
+import { describeError } from '../api/errors.js';
 import { clockTime } from '../format.js';
 import { RequestId } from './States.js';
 
@@ -17,7 +17,7 @@ interface StaleRegistry {
   report(id: string, stale: StaleReport): () => void;
 }
 
-/** Where useResource reports data it could not refresh (hooks.ts). */
+/** Where useApiQuery reports data it could not refresh (api/query.ts). */
 export const StaleContext = createContext<StaleRegistry | null>(null);
 
 /**

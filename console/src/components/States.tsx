@@ -1,5 +1,5 @@
 import { type ReactNode, useState } from 'react';
-import { describeError, requestIdOf } from '../api.js';
+import { describeError, requestIdOf } from '../api/errors.js';
 
 /** Placeholder rows while a page loads. */
 export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?: number }) {

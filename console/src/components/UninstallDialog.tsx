@@ -1,5 +1,4 @@
-import { api } from '../api.js';
-import { useAction } from '../hooks.js';
+import { useUninstallPlugin } from '../api/mutations.js';
 import type { Plugin } from '../types.js';
 import { ConfirmDialog } from './Dialog.js';
 
@@ -13,18 +12,20 @@ export function UninstallDialog({
   onClose: () => void;
   onDone: (plugin: Plugin) => void;
 }) {
-  const { busy, error, run } = useAction();
+  const uninstall = useUninstallPlugin();
   return (
     <ConfirmDialog
       title={`Uninstall ${plugin.name}?`}
       confirmLabel="Uninstall"
-      busy={busy}
-      error={error}
+      busy={uninstall.isPending}
+      error={uninstall.error}
       onClose={onClose}
       onConfirm={() =>
-        void run(async () => {
-          onDone(await api.delete<Plugin>(`/plugins/${plugin.id}/install`));
-          onClose();
+        uninstall.mutate(plugin.id, {
+          onSuccess: (next) => {
+            onDone(next);
+            onClose();
+          },
         })
       }
       message={

@@ -1,6 +1,8 @@
 import { useId, useState } from 'react';
-import { PERMISSIONS } from '../../../src/lib/permissions.js';
-import { api, formErrors } from '../api.js';
+import { formErrors } from '../api/errors.js';
+import { useCreateApiKey, useRevokeApiKey, useRollApiKey } from '../api/mutations.js';
+import { useApiKeys } from '../api/queries.js';
+import { type Permission, PERMISSIONS } from '../catalog.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { CopyField } from '../components/CopyField.js';
 import { ConfirmDialog, FormDialog, SecretDialog } from '../components/Dialog.js';
@@ -9,11 +11,9 @@ import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDate, formatDateNear, formatDateTime, timeAgo } from '../format.js';
-import { useAction, useNow, useResource } from '../hooks.js';
+import { useNow } from '../timing.js';
 import { usePageTitle } from '../title.js';
-import type { ApiKey, Page } from '../types.js';
-
-type Permission = (typeof PERMISSIONS)[number];
+import type { ApiKey } from '../types.js';
 
 /** A call each permission allows, to try a new key with: the first the key holds, else one any key may make. */
 const TRY_CALLS: [Permission, string][] = [
@@ -92,9 +92,11 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Set<Permission>>(new Set());
   const [expires, setExpires] = useState('');
-  const { busy, error, setError, run } = useAction();
+  const create = useCreateApiKey();
+  /** Why the form was not sent (a check before sending). */
+  const [unsent, setUnsent] = useState<string>();
   const [blankName, setBlankName] = useState(false);
-  const { fields, form } = formErrors(error, KEY_FIELDS);
+  const { fields, form } = formErrors(unsent ?? create.error, KEY_FIELDS);
   const [created, setCreated] = useState<ApiKey>();
 
   function toggle(permission: Permission, on: boolean) {
@@ -107,23 +109,28 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
   }
 
   function submit() {
-    setError(undefined);
+    setUnsent(undefined);
+    create.reset();
     // Blanks only would be sent as an empty name: refused here, under the field.
     setBlankName(name.trim() === '');
     if (name.trim() === '') return;
     if (permissions.size === 0) {
-      setError('Choose at least one permission.');
+      setUnsent('Choose at least one permission.');
       return;
     }
-    void run(async () => {
-      const key = await api.post<ApiKey>('/api-keys', {
+    create.mutate(
+      {
         name: name.trim(),
         permissions: PERMISSIONS.filter((p) => permissions.has(p)),
         ...(expires ? { expires_at: new Date(`${expires}T23:59:59`).toISOString() } : {}),
-      });
-      setCreated(key);
-      onCreated(key);
-    });
+      },
+      {
+        onSuccess: (key) => {
+          setCreated(key);
+          onCreated(key);
+        },
+      },
+    );
   }
 
   if (created) {
@@ -149,7 +156,7 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
       onSubmit={submit}
       submitLabel="Create key"
       busyLabel="Creating…"
-      busy={busy}
+      busy={create.isPending}
       error={form}
     >
       <Field
@@ -205,25 +212,14 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
   );
 }
 
-function RollDialog({
-  apiKey,
-  onClose,
-  onRolled,
-}: {
-  apiKey: ApiKey;
-  onClose: () => void;
-  onRolled: () => void;
-}) {
+function RollDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
   const [grace, setGrace] = useState(0);
-  const { busy, error, run } = useAction();
+  const rollKey = useRollApiKey();
   const [rolled, setRolled] = useState<ApiKey>();
   const graceId = useId();
 
   function roll() {
-    void run(async () => {
-      setRolled(await api.post<ApiKey>(`/api-keys/${apiKey.id}/roll`, { expires_in_seconds: grace }));
-      onRolled();
-    });
+    rollKey.mutate({ id: apiKey.id, expiresInSeconds: grace }, { onSuccess: setRolled });
   }
 
   if (rolled) {
@@ -244,8 +240,8 @@ function RollDialog({
       title={`Roll “${apiKey.name}”?`}
       tone="primary"
       confirmLabel="Roll key"
-      busy={busy}
-      error={error}
+      busy={rollKey.isPending}
+      error={rollKey.error}
       onClose={onClose}
       onConfirm={roll}
       message={<p>A new key with the same name and permissions replaces {apiKey.key}.</p>}
@@ -265,20 +261,20 @@ function RollDialog({
 
 export function ApiKeys() {
   usePageTitle('API keys');
-  const keys = useResource<Page<ApiKey>>('/api-keys?limit=100');
+  const keys = useApiKeys();
   const now = useNow();
   const toast = useToast();
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<ApiKey>();
   const [revoking, setRevoking] = useState<ApiKey>();
-  const { busy, error, setError, run } = useAction();
+  const revokeKey = useRevokeApiKey();
 
   function revoke(key: ApiKey) {
-    void run(async () => {
-      await api.delete(`/api-keys/${key.id}`);
-      toast(`API key “${key.name}” revoked.`);
-      setRevoking(undefined);
-      keys.reload();
+    revokeKey.mutate(key.id, {
+      onSuccess: () => {
+        toast(`API key “${key.name}” revoked.`);
+        setRevoking(undefined);
+      },
     });
   }
 
@@ -371,7 +367,7 @@ export function ApiKeys() {
                           type="button"
                           className="button button-small button-danger-ghost"
                           onClick={() => {
-                            setError(undefined);
+                            revokeKey.reset();
                             setRevoking(key);
                           }}
                           aria-label={`Revoke ${key.name}`}
@@ -390,21 +386,16 @@ export function ApiKeys() {
       {creating ? (
         <CreateKeyDialog
           onClose={() => setCreating(false)}
-          onCreated={(key) => {
-            toast(`API key “${key.name}” created.`);
-            keys.reload();
-          }}
+          onCreated={(key) => toast(`API key “${key.name}” created.`)}
         />
       ) : null}
-      {rolling ? (
-        <RollDialog apiKey={rolling} onClose={() => setRolling(undefined)} onRolled={keys.reload} />
-      ) : null}
+      {rolling ? <RollDialog apiKey={rolling} onClose={() => setRolling(undefined)} /> : null}
       {revoking ? (
         <ConfirmDialog
           title={`Revoke “${revoking.name}”?`}
           confirmLabel="Revoke key"
-          busy={busy}
-          error={error}
+          busy={revokeKey.isPending}
+          error={revokeKey.error}
           onClose={() => setRevoking(undefined)}
           onConfirm={() => revoke(revoking)}
           message={<p>Requests with {revoking.key} will be refused from now on. This cannot be undone.</p>}

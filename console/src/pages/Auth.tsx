@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
-import { describeError, formErrors } from '../api.js';
+import { describeError, formErrors } from '../api/errors.js';
 import { Field, FormError } from '../components/Form.js';
 import { useSession } from '../session.js';
 import { usePageTitle } from '../title.js';

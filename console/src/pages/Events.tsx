@@ -1,33 +1,38 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
-import { api, ApiError, describeFailure } from '../api.js';
+import { describeFailure, isNotFound } from '../api/errors.js';
+import {
+  type EventFilters,
+  eventsPage,
+  useEvent,
+  useEventDeliveries,
+  useEvents,
+  useWebhooks,
+} from '../api/queries.js';
+import { EVENT_TYPES } from '../catalog.js';
 import { DeliveryTable, nextRetries, useDeliveryRetry } from '../components/DeliveryTable.js';
 import { PageHeader } from '../components/Layout.js';
 import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatLogTime, plural } from '../format.js';
-import { useResource } from '../hooks.js';
 import { useAccount } from '../session.js';
 import { usePageTitle } from '../title.js';
-import type { EventDelivery, Page, Webhook, WebhookEvent } from '../types.js';
+import type { EventDelivery, Webhook, WebhookEvent } from '../types.js';
 import { DeliveryDialog } from './WebhookDetail.js';
-
-const EVENTS_PAGE = 25;
 
 /** A local calendar day ("2026-11-21") as the instant it starts, or ends (`end`), in ISO form. */
 function dayBound(day: string, end: boolean): string {
   return new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString();
 }
 
-/** The list's query: its filters and a page size, from the page's address. */
-function eventsQuery(type: string, from: string, to: string): string {
-  const query = new URLSearchParams({ limit: String(EVENTS_PAGE) });
-  if (type) query.set('type', type);
-  if (from) query.set('created_from', dayBound(from, false));
-  if (to) query.set('created_to', dayBound(to, true));
-  return query.toString();
+/** The list's filters, from the page's address. */
+function eventFilters(type: string, from: string, to: string): EventFilters {
+  return {
+    ...(type ? { type } : {}),
+    ...(from ? { created_from: dayBound(from, false) } : {}),
+    ...(to ? { created_to: dayBound(to, true) } : {}),
+  };
 }
 
 /** The id of what an event is about (`data.object.id`), when it has one. */
@@ -38,11 +43,11 @@ function objectId(event: WebhookEvent): string | undefined {
 
 /** The event's payload as an endpoint in `version` was sent it. */
 function Payload({ eventId, version }: { eventId: string; version: string }) {
-  const event = useResource<WebhookEvent>(`/events/${encodeURIComponent(eventId)}`, { version });
+  const event = useEvent(eventId, version);
   if (event.data !== undefined && event.data.api_version === version) {
     return <Preformatted label="Event payload" text={JSON.stringify(event.data, null, 2)} />;
   }
-  if (event.error instanceof ApiError && event.error.status === 404) {
+  if (isNotFound(event.error)) {
     return (
       <p className="muted">This event is no longer kept: events are deleted after the retention period.</p>
     );
@@ -66,10 +71,7 @@ function EventDetails({
   const account = useAccount();
   const versionId = useId();
   const region = useRef<HTMLElement>(null);
-  const log = useResource<Page<EventDelivery>>(
-    `/events/${encodeURIComponent(event.id)}/deliveries?limit=100`,
-    { refreshMs: 2000 },
-  );
+  const log = useEventDeliveries(event.id, { refreshMs: 2000 });
   const [opened, setOpened] = useState<EventDelivery>();
   const [chosen, setChosen] = useState<string>();
   const deliveries = log.data?.data ?? [];
@@ -90,7 +92,7 @@ function EventDetails({
     region.current?.focus();
   }, [event.id]);
 
-  const { retrying, retry } = useDeliveryRetry(log.reload);
+  const { retrying, retry } = useDeliveryRetry();
 
   let deliveryBody;
   if (log.data === undefined) {
@@ -209,9 +211,10 @@ export function Events() {
   const to = params.get('to') ?? '';
   const selected = params.get('event');
   const typeId = useId();
-  const query = eventsQuery(type, from, to);
-  const list = useResource<Page<WebhookEvent>>(`/events?${query}`, { refreshMs: 5000 });
-  const endpoints = useResource<Page<Webhook>>('/webhooks?limit=100', { refreshMs: 5000 });
+  const filters = eventFilters(type, from, to);
+  const query = JSON.stringify(filters);
+  const list = useEvents(filters, { refreshMs: 5000 });
+  const endpoints = useWebhooks({ refreshMs: 5000 });
   const byId = new Map((endpoints.data?.data ?? []).map((endpoint) => [endpoint.id, endpoint]));
   const toast = useToast();
   /** Older pages loaded with "Show older events", for the filters they were loaded with. */
@@ -224,9 +227,7 @@ export function Events() {
   const cursor = olderRows ? olderRows.cursor : list.data?.has_more ? list.data.next_cursor : null;
   // The selected event, as listed; one opened by its address and not in the list is read on its own.
   const listed = selected ? events.find((event) => event.id === selected) : undefined;
-  const single = useResource<WebhookEvent>(
-    selected && !listed ? `/events/${encodeURIComponent(selected)}` : null,
-  );
+  const single = useEvent(selected && !listed ? selected : null);
   const shown = listed ?? (single.data?.id === selected ? single.data : undefined);
 
   function update(changes: Record<string, string | null>) {
@@ -241,7 +242,7 @@ export function Events() {
   async function showOlder(from: string) {
     setLoadingOlder(true);
     try {
-      const page = await api.get<Page<WebhookEvent>>(`/events?${query}&cursor=${encodeURIComponent(from)}`);
+      const page = await eventsPage(filters, from);
       setOlder({ query, rows: [...events, ...page.data], cursor: page.has_more ? page.next_cursor : null });
     } catch (failure) {
       toast(describeFailure(failure), 'error');
@@ -397,7 +398,7 @@ export function Events() {
         <ErrorState
           error={single.error}
           title={
-            single.error instanceof ApiError && single.error.status === 404
+            isNotFound(single.error)
               ? 'There is no such event (it may be past the retention period)'
               : 'The event could not be loaded'
           }

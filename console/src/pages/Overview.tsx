@@ -1,6 +1,16 @@
 import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api.js';
+import { useUpgradeVersion } from '../api/mutations.js';
+import {
+  useAnalytics,
+  useOrders,
+  useProducts,
+  useUsage,
+  useVersions,
+  useWalletBalances,
+  useWebhooks,
+} from '../api/queries.js';
+import type { Resource } from '../api/query.js';
 import { ConfirmDialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { PlansButton } from '../components/Plans.js';
@@ -17,8 +27,8 @@ import {
   plural,
   timeAgo,
 } from '../format.js';
-import { type Resource, useAction, useNow, useResource } from '../hooks.js';
 import { useAccount, useSession } from '../session.js';
+import { useNow } from '../timing.js';
 import { usePageTitle } from '../title.js';
 import type {
   Analytics,
@@ -92,21 +102,20 @@ function describeVersions(list: VersionList): Versions {
   };
 }
 
-function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgraded: () => void }) {
+function VersionBanner({ versions }: { versions: Versions }) {
   const [open, setOpen] = useState(false);
-  const { busy, error, run } = useAction();
-  const toast = useToast();
   const { refresh } = useSession();
+  const upgradeTo = useUpgradeVersion(refresh);
+  const toast = useToast();
   if (!versions.upgrade_available) return null;
   const latest = versions.data.find((v) => v.latest);
 
   function upgrade() {
-    void run(async () => {
-      await api.post('/versions/upgrade', { version: versions.latest });
-      await refresh();
-      toast(`Upgraded to API ${versions.latest_release}.`);
-      setOpen(false);
-      onUpgraded();
+    upgradeTo.mutate(versions.latest, {
+      onSuccess: () => {
+        toast(`Upgraded to API ${versions.latest_release}.`);
+        setOpen(false);
+      },
     });
   }
 
@@ -127,8 +136,8 @@ function VersionBanner({ versions, onUpgraded }: { versions: Versions; onUpgrade
           title={`Upgrade to API ${versions.latest_release}?`}
           tone="primary"
           confirmLabel={`Upgrade to ${versions.latest_release}`}
-          busy={busy}
-          error={error}
+          busy={upgradeTo.isPending}
+          error={upgradeTo.error}
           onClose={() => setOpen(false)}
           onConfirm={upgrade}
           message={
@@ -430,21 +439,21 @@ function Attention({
 export function Overview() {
   usePageTitle('Overview');
   const account = useAccount();
-  const usage = useResource<Usage>('/usage');
-  const versionList = useResource<VersionList>('/versions');
-  const versions = { ...versionList, data: versionList.data && describeVersions(versionList.data) };
-  const analytics = useResource<Analytics>('/analytics?interval=day');
-  const wallets = useResource<WalletBalances>('/wallet/balances');
-  const orders = useResource<Page<Order>>('/orders?limit=5');
-  const toShip = useResource<Page<Order>>('/orders?status=paid&limit=1');
-  const soldOut = useResource<Page<Product>>('/products?in_stock=false&limit=5');
-  const webhooks = useResource<Page<Webhook>>('/webhooks?limit=100');
+  const usage = useUsage();
+  const versionList = useVersions();
+  const versions = versionList.data && describeVersions(versionList.data);
+  const analytics = useAnalytics();
+  const wallets = useWalletBalances();
+  const orders = useOrders({ limit: 5 });
+  const toShip = useOrders({ status: 'paid', limit: 1 });
+  const soldOut = useProducts({ in_stock: false, limit: 5 });
+  const webhooks = useWebhooks();
   const { firstKey, dismissFirstKey } = useSession();
 
   return (
     <>
       <PageHeader title="Overview" description={`${account.tenant.name} · your store at a glance.`} />
-      {versions.data ? <VersionBanner versions={versions.data} onUpgraded={versions.reload} /> : null}
+      {versions ? <VersionBanner versions={versions} /> : null}
       <Attention soldOut={soldOut.data} toShip={toShip.data} webhooks={webhooks.data} usage={usage.data} />
       {analytics.data ? (
         <>
@@ -475,9 +484,7 @@ export function Overview() {
           <div>
             <dt>Pinned version</dt>
             <dd>
-              {versions.data
-                ? `${versions.data.pinned_release} (${versions.data.pinned})`
-                : account.tenant.api_version}
+              {versions ? `${versions.pinned_release} (${versions.pinned})` : account.tenant.api_version}
             </dd>
           </div>
           <div>

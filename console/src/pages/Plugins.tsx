@@ -1,6 +1,8 @@
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, describeFailure } from '../api.js';
+import { describeFailure } from '../api/errors.js';
+import { useInstallPlugin, useRatePlugin } from '../api/mutations.js';
+import { type PluginFilters, usePlugins } from '../api/queries.js';
 import { StatusBadge } from '../components/Badge.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
@@ -10,9 +12,9 @@ import { Empty, ErrorState, Loading } from '../components/States.js';
 import { RateInput, Stars } from '../components/Stars.js';
 import { useToast } from '../components/Toast.js';
 import { formatNumber, humanize } from '../format.js';
-import { useAction, useDebounced, useResource } from '../hooks.js';
+import { useDebounced } from '../timing.js';
 import { usePageTitle } from '../title.js';
-import type { Page, Plugin, Rating } from '../types.js';
+import type { Plugin } from '../types.js';
 import { InstalledPlugins } from './PluginsInstalled.js';
 import { PublisherPlugins } from './PluginsPublisher.js';
 
@@ -30,14 +32,16 @@ function InstallDialog({
 }: {
   plugin: Plugin;
   onClose: () => void;
-  onInstalled: (plugin: Plugin) => void;
+  onInstalled: () => void;
 }) {
-  const { busy, error, run } = useAction();
+  const installing = useInstallPlugin();
 
   function install() {
-    void run(async () => {
-      onInstalled(await api.post<Plugin>(`/plugins/${plugin.id}/install`));
-      onClose();
+    installing.mutate(plugin.id, {
+      onSuccess: () => {
+        onInstalled();
+        onClose();
+      },
     });
   }
 
@@ -46,8 +50,8 @@ function InstallDialog({
       title={`Install ${plugin.name}?`}
       tone="primary"
       confirmLabel="Install"
-      busy={busy}
-      error={error}
+      busy={installing.isPending}
+      error={installing.error}
       onClose={onClose}
       onConfirm={install}
       message={
@@ -63,27 +67,27 @@ function InstallDialog({
   );
 }
 
-function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: Plugin) => void }) {
+function PluginCard({ plugin }: { plugin: Plugin }) {
   const toast = useToast();
-  const [busy, setBusy] = useState(false);
+  const rating = useRatePlugin();
+  const busy = rating.isPending;
   const [installing, setInstalling] = useState(false);
   const [removing, setRemoving] = useState(false);
   /** Stars picked but not sent yet: a click only picks; Save sends, Cancel puts the saved value back. */
   const [picked, setPicked] = useState<number>();
   const titleId = useId();
 
-  async function rate(stars: number) {
-    setBusy(true);
-    try {
-      await api.post<Rating>(`/plugins/${plugin.id}/ratings`, { stars });
-      setPicked(undefined);
-      onChange(await api.get<Plugin>(`/plugins/${plugin.id}`));
-      toast(`You rated ${plugin.name} ${stars} star${stars === 1 ? '' : 's'}.`);
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setBusy(false);
-    }
+  function rate(stars: number) {
+    rating.mutate(
+      { id: plugin.id, stars },
+      {
+        onSuccess: () => {
+          setPicked(undefined);
+          toast(`You rated ${plugin.name} ${stars} star${stars === 1 ? '' : 's'}.`);
+        },
+        onError: (failure) => toast(describeFailure(failure), 'error'),
+      },
+    );
   }
 
   return (
@@ -146,7 +150,7 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
                   type="button"
                   className="button button-primary button-small"
                   disabled={busy}
-                  onClick={() => void rate(picked)}
+                  onClick={() => rate(picked)}
                 >
                   Save {picked} star{picked === 1 ? '' : 's'}
                 </button>
@@ -167,20 +171,14 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
         <InstallDialog
           plugin={plugin}
           onClose={() => setInstalling(false)}
-          onInstalled={(next) => {
-            onChange(next);
-            toast(`${plugin.name} installed.`);
-          }}
+          onInstalled={() => toast(`${plugin.name} installed.`)}
         />
       ) : null}
       {removing ? (
         <UninstallDialog
           plugin={plugin}
           onClose={() => setRemoving(false)}
-          onDone={(next) => {
-            onChange(next);
-            toast(`${plugin.name} uninstalled.`);
-          }}
+          onDone={() => toast(`${plugin.name} uninstalled.`)}
         />
       ) : null}
     </article>
@@ -189,27 +187,23 @@ function PluginCard({ plugin, onChange }: { plugin: Plugin; onChange: (plugin: P
 
 function Marketplace() {
   const [query, setQuery] = useState('');
-  const [category, setCategory] = useState('');
-  const [sort, setSort] = useState<string>('installs');
+  const [category, setCategory] = useState<Plugin['category'] | ''>('');
+  const [sort, setSort] = useState<NonNullable<PluginFilters['sort']>>('installs');
   const q = useDebounced(query.trim(), 250);
   const searchId = useId();
   const categoryId = useId();
   const sortId = useId();
   // Every category that has plugins, from the unfiltered catalog.
-  const catalog = useResource<Page<Plugin>>('/plugins?limit=100');
-  const params = new URLSearchParams({ limit: '100', sort });
-  if (q) params.set('q', q.slice(0, 100));
-  if (category) params.set('category', category);
-  const results = useResource<Page<Plugin>>(`/plugins?${params.toString()}`);
+  const catalog = usePlugins({});
+  const results = usePlugins({
+    sort,
+    ...(q ? { q: q.slice(0, 100) } : {}),
+    ...(category ? { category } : {}),
+  });
   const categories = useMemo(
     () => [...new Set((catalog.data?.data ?? []).map((p) => p.category))].sort(),
     [catalog.data],
   );
-
-  function replace(next: Plugin) {
-    if (!results.data) return;
-    results.set({ ...results.data, data: results.data.data.map((p) => (p.id === next.id ? next : p)) });
-  }
 
   let body;
   if (results.data === undefined) {
@@ -243,7 +237,7 @@ function Marketplace() {
     body = (
       <div className="plugin-grid" aria-busy={results.loading}>
         {results.data.data.map((plugin) => (
-          <PluginCard key={plugin.id} plugin={plugin} onChange={replace} />
+          <PluginCard key={plugin.id} plugin={plugin} />
         ))}
       </div>
     );
@@ -264,7 +258,11 @@ function Marketplace() {
         </div>
         <div className="field">
           <label htmlFor={categoryId}>Category</label>
-          <select id={categoryId} value={category} onChange={(e) => setCategory(e.target.value)}>
+          <select
+            id={categoryId}
+            value={category}
+            onChange={(e) => setCategory(categories.find((c) => c === e.target.value) ?? '')}
+          >
             <option value="">All categories</option>
             {categories.map((c) => (
               <option key={c} value={c}>
@@ -275,7 +273,11 @@ function Marketplace() {
         </div>
         <div className="field">
           <label htmlFor={sortId}>Sort by</label>
-          <select id={sortId} value={sort} onChange={(e) => setSort(e.target.value)}>
+          <select
+            id={sortId}
+            value={sort}
+            onChange={(e) => setSort(SORTS.find((s) => s.value === e.target.value)?.value ?? 'installs')}
+          >
             {SORTS.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}

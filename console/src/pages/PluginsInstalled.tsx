@@ -1,30 +1,16 @@
 import { useId, useState } from 'react';
+import { usePlugins, useUsage } from '../api/queries.js';
 import { PluginAccess } from '../components/PluginAccess.js';
 import { UninstallDialog } from '../components/UninstallDialog.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDate, formatNumber } from '../format.js';
-import { useResource } from '../hooks.js';
-import type { Page, Plugin } from '../types.js';
+import type { Plugin, Usage } from '../types.js';
 
-/** The calls installed plugins made in the last 7 days, from `GET /usage` (`apps`). */
-interface AppUsage {
-  plugin_id: string;
-  name: string;
-  calls: number;
-  errors: number;
-  top_endpoints: { endpoint: string; calls: number; errors: number }[];
-}
+/** The calls an installed plugin made in the last 7 days, from `GET /usage` (`apps`). */
+type AppUsage = Usage['apps'][number];
 
-function InstalledCard({
-  plugin,
-  usage,
-  onChange,
-}: {
-  plugin: Plugin;
-  usage?: AppUsage;
-  onChange: () => void;
-}) {
+function InstalledCard({ plugin, usage }: { plugin: Plugin; usage?: AppUsage | undefined }) {
   const [removing, setRemoving] = useState(false);
   const toast = useToast();
   const titleId = useId();
@@ -96,10 +82,7 @@ function InstalledCard({
         <UninstallDialog
           plugin={plugin}
           onClose={() => setRemoving(false)}
-          onDone={() => {
-            toast(`${plugin.name} uninstalled.`);
-            onChange();
-          }}
+          onDone={() => toast(`${plugin.name} uninstalled.`)}
         />
       ) : null}
     </article>
@@ -108,8 +91,8 @@ function InstalledCard({
 
 /** The plugins this store has installed: what each may do, what it did lately, and Uninstall. */
 export function InstalledPlugins() {
-  const installed = useResource<Page<Plugin>>('/plugins?installed=true&limit=100');
-  const usage = useResource<{ apps: AppUsage[] }>('/usage?period=7d');
+  const installed = usePlugins({ installed: true });
+  const usage = useUsage('7d');
   if (installed.data === undefined) {
     return installed.error !== undefined ? (
       <ErrorState error={installed.error} onRetry={installed.reload} />
@@ -124,15 +107,7 @@ export function InstalledPlugins() {
   return (
     <div className="plugin-grid">
       {installed.data.data.map((plugin) => (
-        <InstalledCard
-          key={plugin.id}
-          plugin={plugin}
-          usage={byPlugin.get(plugin.id)}
-          onChange={() => {
-            installed.reload();
-            usage.reload();
-          }}
-        />
+        <InstalledCard key={plugin.id} plugin={plugin} usage={byPlugin.get(plugin.id)} />
       ))}
     </div>
   );

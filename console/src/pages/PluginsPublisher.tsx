@@ -1,7 +1,14 @@
 import { useId, useState } from 'react';
-import { PLUGIN_PERMISSIONS } from '../../../src/lib/permissions.js';
-import { PLUGIN_CATEGORIES, PLUGIN_EVENTS } from '../../../src/modules/plugins/plugins.catalog.js';
-import { api, formErrors } from '../api.js';
+import { describeFailure, formErrors } from '../api/errors.js';
+import { useSavePlugin, useSubmitPlugin } from '../api/mutations.js';
+import { usePluginDeliveries, usePluginInstallations, usePlugins } from '../api/queries.js';
+import {
+  PLUGIN_CATEGORIES,
+  PLUGIN_EVENTS,
+  PLUGIN_PERMISSIONS,
+  type PluginEvent,
+  type PluginPermission,
+} from '../catalog.js';
 import { ResponseLabel, StatusBadge } from '../components/Badge.js';
 import { FormDialog, SecretDialog } from '../components/Dialog.js';
 import { CheckboxGroups, Field, SelectField } from '../components/Form.js';
@@ -9,41 +16,17 @@ import { PluginAccess } from '../components/PluginAccess.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDate, formatLogTime, humanize } from '../format.js';
-import { useAction, useResource } from '../hooks.js';
-import type { Page, Plugin } from '../types.js';
-
-type PluginPermission = (typeof PLUGIN_PERMISSIONS)[number];
-type PluginEvent = (typeof PLUGIN_EVENTS)[number];
+import type { Plugin } from '../types.js';
 
 interface Manifest {
   name: string;
   slug: string;
   description: string;
-  category: string;
+  category: Plugin['category'];
   permissions: PluginPermission[];
   events: PluginEvent[];
   webhook_url: string;
   homepage_url: string;
-}
-
-interface Installation {
-  id: string;
-  tenant_id: string;
-  store_name: string;
-  installed_at: string;
-}
-
-interface PluginDelivery {
-  id: string;
-  time: string | null;
-  event: string;
-  event_id: string;
-  tenant_id: string;
-  response: string | null;
-  response_status: number | null;
-  duration: number | null;
-  attempt: number;
-  status: string;
 }
 
 const LABELS = {
@@ -66,6 +49,11 @@ function groups<T extends string>(values: readonly T[]): [string, T[]][] {
   return [...byArea];
 }
 
+/** The `values` that are among `allowed`, in their order. */
+function among<T extends string>(allowed: readonly T[], values: readonly string[]): T[] {
+  return values.filter((value): value is T => (allowed as readonly string[]).includes(value));
+}
+
 /** Create (no `plugin`) or edit one of your plugins. */
 function PluginForm({
   plugin,
@@ -81,39 +69,44 @@ function PluginForm({
     slug: plugin?.slug ?? '',
     description: plugin?.description ?? '',
     category: plugin?.category ?? 'inventory',
-    permissions: (plugin?.permissions ?? []) as PluginPermission[],
-    events: (plugin?.events ?? []) as PluginEvent[],
+    permissions: among(PLUGIN_PERMISSIONS, plugin?.permissions ?? []),
+    events: among(PLUGIN_EVENTS, plugin?.events ?? []),
     webhook_url: plugin?.webhook_url ?? '',
     homepage_url: plugin?.homepage_url ?? '',
   });
-  const { busy, error, run } = useAction();
-  const errors = formErrors(error, LABELS);
+  const saving = useSavePlugin();
+  const errors = formErrors(saving.error, LABELS);
   const fixed = plugin !== undefined && plugin.status !== 'draft' && plugin.status !== 'rejected';
   const set = <K extends keyof Manifest>(key: K, value: Manifest[K]) => setForm({ ...form, [key]: value });
   const toggle = <T extends string>(list: T[], value: T, on: boolean) =>
     on ? [...list, value] : list.filter((v) => v !== value);
 
   function save() {
-    void run(async () => {
-      const body: Record<string, unknown> = {
-        name: form.name,
-        description: form.description,
-        category: form.category,
-        webhook_url: form.webhook_url,
-      };
-      if (!fixed) {
-        body.permissions = form.permissions;
-        body.events = form.events;
-      }
-      if (plugin === undefined) {
-        body.slug = form.slug;
-        if (form.homepage_url) body.homepage_url = form.homepage_url;
-        onSaved(await api.post<Plugin>('/plugins', body));
-      } else {
-        body.homepage_url = form.homepage_url === '' ? null : form.homepage_url;
-        onSaved(await api.patch<Plugin>(`/plugins/${plugin.id}`, body));
-      }
-    });
+    const common = {
+      name: form.name,
+      description: form.description,
+      category: form.category,
+      webhook_url: form.webhook_url,
+    };
+    // Submitted (not a draft, not rejected): what it may do and receive is fixed.
+    const access = fixed ? {} : { permissions: form.permissions, events: form.events };
+    saving.mutate(
+      plugin === undefined
+        ? {
+            body: {
+              ...common,
+              permissions: form.permissions,
+              events: form.events,
+              slug: form.slug,
+              ...(form.homepage_url ? { homepage_url: form.homepage_url } : {}),
+            },
+          }
+        : {
+            id: plugin.id,
+            body: { ...common, ...access, homepage_url: form.homepage_url === '' ? null : form.homepage_url },
+          },
+      { onSuccess: onSaved },
+    );
   }
 
   return (
@@ -123,7 +116,7 @@ function PluginForm({
       onSubmit={save}
       submitLabel={plugin ? 'Save' : 'Create draft'}
       busyLabel="Saving…"
-      busy={busy}
+      busy={saving.isPending}
       error={errors.form}
       size="wide"
     >
@@ -155,7 +148,9 @@ function PluginForm({
         label="Category"
         value={form.category}
         error={errors.fields.category}
-        onChange={(e) => set('category', e.target.value)}
+        onChange={(e) =>
+          set('category', PLUGIN_CATEGORIES.find((c) => c === e.target.value) ?? form.category)
+        }
       >
         {PLUGIN_CATEGORIES.map((c) => (
           <option key={c} value={c}>
@@ -201,7 +196,7 @@ function PluginForm({
 }
 
 function Installations({ plugin }: { plugin: Plugin }) {
-  const list = useResource<Page<Installation>>(`/plugins/${plugin.id}/installations?limit=100`);
+  const list = usePluginInstallations(plugin.id);
   if (list.data === undefined)
     return list.error ? <ErrorState error={list.error} onRetry={list.reload} /> : <Loading rows={1} />;
   if (list.data.data.length === 0) return <p className="muted">No store has it installed.</p>;
@@ -228,7 +223,7 @@ function Installations({ plugin }: { plugin: Plugin }) {
 }
 
 function Deliveries({ plugin }: { plugin: Plugin }) {
-  const list = useResource<Page<PluginDelivery>>(`/plugins/${plugin.id}/deliveries?limit=50`);
+  const list = usePluginDeliveries(plugin.id);
   if (list.data === undefined)
     return list.error ? <ErrorState error={list.error} onRetry={list.reload} /> : <Loading rows={1} />;
   if (list.data.data.length === 0) return <p className="muted">Nothing delivered yet.</p>;
@@ -264,11 +259,11 @@ function Deliveries({ plugin }: { plugin: Plugin }) {
   );
 }
 
-function OwnPlugin({ plugin, onChange }: { plugin: Plugin; onChange: () => void }) {
+function OwnPlugin({ plugin }: { plugin: Plugin }) {
   const toast = useToast();
   const [editing, setEditing] = useState(false);
   const [open, setOpen] = useState<'installations' | 'deliveries' | null>(null);
-  const submit = useAction();
+  const submit = useSubmitPlugin();
   const titleId = useId();
   const canSubmit = plugin.status === 'draft' || plugin.status === 'rejected';
   return (
@@ -298,16 +293,12 @@ function OwnPlugin({ plugin, onChange }: { plugin: Plugin; onChange: () => void 
           <button
             type="button"
             className="button button-primary"
-            disabled={submit.busy}
+            disabled={submit.isPending}
             onClick={() =>
-              void submit
-                .run(async () => {
-                  await api.post<Plugin>(`/plugins/${plugin.id}/submit`);
-                  onChange();
-                })
-                .then((failure) =>
-                  toast(failure ?? `${plugin.name} submitted for review.`, failure ? 'error' : undefined),
-                )
+              submit.mutate(plugin.id, {
+                onSuccess: () => toast(`${plugin.name} submitted for review.`),
+                onError: (failure) => toast(describeFailure(failure), 'error'),
+              })
             }
           >
             Submit for review
@@ -339,7 +330,6 @@ function OwnPlugin({ plugin, onChange }: { plugin: Plugin; onChange: () => void 
           onSaved={() => {
             setEditing(false);
             toast(`${plugin.name} saved.`);
-            onChange();
           }}
         />
       ) : null}
@@ -349,7 +339,7 @@ function OwnPlugin({ plugin, onChange }: { plugin: Plugin; onChange: () => void 
 
 /** The plugins this store publishes: create, edit, submit, who installed them, their deliveries. */
 export function PublisherPlugins() {
-  const mine = useResource<Page<Plugin>>('/plugins?owned=true&limit=100');
+  const mine = usePlugins({ owned: true });
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Plugin>();
   let body;
@@ -371,7 +361,7 @@ export function PublisherPlugins() {
     body = (
       <div className="plugin-grid">
         {mine.data.data.map((plugin) => (
-          <OwnPlugin key={plugin.id} plugin={plugin} onChange={mine.reload} />
+          <OwnPlugin key={plugin.id} plugin={plugin} />
         ))}
       </div>
     );
@@ -395,7 +385,6 @@ export function PublisherPlugins() {
           onSaved={(plugin) => {
             setCreating(false);
             setCreated(plugin);
-            mine.reload();
           }}
         />
       ) : null}

@@ -13,7 +13,7 @@ import {
   percent,
   plural,
 } from '../format.js';
-import { useResource } from '../hooks.js';
+import { useUsage } from '../api/queries.js';
 import { usePageTitle } from '../title.js';
 import type { Usage as UsageData } from '../types.js';
 import { QuotaWarning, UsageCards } from './Overview.js';
@@ -162,7 +162,7 @@ function DailyChart({ usage, periodLabel }: { usage: UsageData; periodLabel: str
 export function Usage() {
   usePageTitle('Usage');
   const [period, setPeriod] = useState<(typeof PERIODS)[number]['value']>('month');
-  const usage = useResource<UsageData>(`/usage?period=${period}`, { refreshMs: 10_000 });
+  const usage = useUsage(period, { refreshMs: 10_000 });
   const periodId = useId();
 
   return (

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ApiError, describeFailure } from '../api.js';
+import { describeFailure, isNotFound } from '../api/errors.js';
+import { useDeleteWebhook, useRotateSecret, useSendTestEvent, useUpdateWebhook } from '../api/mutations.js';
+import { deliveriesPage, useEvent, useWebhook, useWebhookDeliveries } from '../api/queries.js';
 import { Chips, ResponseLabel, StatusBadge } from '../components/Badge.js';
 import { DeliveryTable, nextRetries, useDeliveryRetry } from '../components/DeliveryTable.js';
 import { ConfirmDialog, Dialog, SecretDialog } from '../components/Dialog.js';
@@ -17,12 +19,10 @@ import {
   plural,
   timeAgo,
 } from '../format.js';
-import { useAction, useNow, useResource } from '../hooks.js';
+import { useNow } from '../timing.js';
 import { usePageTitle } from '../title.js';
-import type { Delivery, Page, Webhook, WebhookEvent } from '../types.js';
+import type { Delivery, Webhook } from '../types.js';
 import { EditWebhookDialog, eventsLabel } from './Webhooks.js';
-
-const LOG_PAGE = 25;
 
 function ResponseBody({ delivery }: { delivery: Delivery }) {
   if (delivery.response_body === null) {
@@ -40,13 +40,11 @@ function ResponseBody({ delivery }: { delivery: Delivery }) {
 
 /** The event a delivery sent, as the endpoint received it: rendered in the endpoint's version. */
 function EventPayload({ delivery, webhook }: { delivery: Delivery; webhook: Webhook }) {
-  const event = useResource<WebhookEvent>(`/events/${encodeURIComponent(delivery.event_id)}`, {
-    version: webhook.api_version,
-  });
+  const event = useEvent(delivery.event_id, webhook.api_version);
   if (event.data !== undefined) {
     return <Preformatted label="Event payload" text={JSON.stringify(event.data, null, 2)} />;
   }
-  if (event.error instanceof ApiError && event.error.status === 404) {
+  if (isNotFound(event.error)) {
     return (
       <p className="muted">This event is no longer kept: events are deleted after the retention period.</p>
     );
@@ -142,9 +140,7 @@ export function DeliveryDialog({
  * previous page's `next_cursor`) on request: as many as there are, not only the latest 100.
  */
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
-  const log = useResource<Page<Delivery>>(`/webhooks/${webhook.id}/deliveries?limit=${LOG_PAGE}`, {
-    refreshMs: 2000,
-  });
+  const log = useWebhookDeliveries(webhook.id, { refreshMs: 2000 });
   /**
    * What "Show older" loaded, and where the next page starts (null: no more). Its rows begin with
    * the latest page as it was then, so a row that new attempts push out of the latest page stays.
@@ -163,9 +159,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   async function showOlder(from: string) {
     setLoadingOlder(true);
     try {
-      const page = await api.get<Page<Delivery>>(
-        `/webhooks/${webhook.id}/deliveries?limit=${LOG_PAGE}&cursor=${encodeURIComponent(from)}`,
-      );
+      const page = await deliveriesPage(webhook.id, from);
       setOlder({ rows: [...deliveries, ...page.data], cursor: page.has_more ? page.next_cursor : null });
     } catch (failure) {
       toast(describeFailure(failure), 'error');
@@ -174,7 +168,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
     }
   }
 
-  const { retrying, retry } = useDeliveryRetry(log.reload);
+  const { retrying, retry } = useDeliveryRetry();
 
   let body;
   if (log.data === undefined) {
@@ -242,8 +236,8 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
 export function WebhookDetail() {
   const { id = '' } = useParams();
   // Status and last triggered move with the deliveries: refreshed as often as the log.
-  const webhook = useResource<Webhook>(`/webhooks/${encodeURIComponent(id)}`, { refreshMs: 2000 });
-  const missing = webhook.error instanceof ApiError && webhook.error.status === 404;
+  const webhook = useWebhook(id, { refreshMs: 2000 });
+  const missing = isNotFound(webhook.error);
   usePageTitle(
     webhook.data ? `Webhook ${new URL(webhook.data.url).host}` : missing ? 'Webhook not found' : 'Webhook',
   );
@@ -252,16 +246,19 @@ export function WebhookDetail() {
   const now = useNow();
   const [dialog, setDialog] = useState<'edit' | 'rotate' | 'delete' | 'disable' | null>(null);
   const [secret, setSecret] = useState<string>();
-  const { busy, error, setError, run } = useAction();
+  const sendTest = useSendTestEvent();
+  const update = useUpdateWebhook();
+  const rotate = useRotateSecret();
+  const remove = useDeleteWebhook();
+  const busy = sendTest.isPending || update.isPending || rotate.isPending || remove.isPending;
+  /** A failure also said in a toast: the buttons outside the dialogs have nowhere else to say it. */
+  const toastFailure = (failure: unknown) => toast(describeFailure(failure), 'error');
 
   function open(which: typeof dialog) {
-    setError(undefined);
+    update.reset();
+    rotate.reset();
+    remove.reset();
     setDialog(which);
-  }
-
-  async function act(action: () => Promise<void>) {
-    const failure = await run(action);
-    if (failure !== undefined) toast(failure, 'error');
   }
 
   if (webhook.data === undefined) {
@@ -299,9 +296,9 @@ export function WebhookDetail() {
               className="button button-primary"
               disabled={busy || disabled}
               onClick={() =>
-                void act(async () => {
-                  await api.post(`/webhooks/${data.id}/test`);
-                  toast('Test event sent.');
+                sendTest.mutate(data.id, {
+                  onSuccess: () => toast('Test event sent.'),
+                  onError: toastFailure,
                 })
               }
             >
@@ -319,10 +316,10 @@ export function WebhookDetail() {
                 className="button"
                 disabled={busy}
                 onClick={() =>
-                  void act(async () => {
-                    webhook.set(await api.patch<Webhook>(`/webhooks/${data.id}`, { enabled: true }));
-                    toast('Endpoint enabled.');
-                  })
+                  update.mutate(
+                    { id: data.id, body: { enabled: true } },
+                    { onSuccess: () => toast('Endpoint enabled.'), onError: toastFailure },
+                  )
                 }
               >
                 Enable
@@ -389,10 +386,7 @@ export function WebhookDetail() {
         <EditWebhookDialog
           webhook={data}
           onClose={() => setDialog(null)}
-          onSaved={(saved) => {
-            webhook.set(saved);
-            toast('Endpoint updated.');
-          }}
+          onSaved={() => toast('Endpoint updated.')}
         />
       ) : null}
       {dialog === 'rotate' && secret === undefined ? (
@@ -400,13 +394,13 @@ export function WebhookDetail() {
           title="Rotate the signing secret?"
           tone="primary"
           confirmLabel="Rotate secret"
-          busy={busy}
-          error={error}
+          busy={rotate.isPending}
+          error={rotate.error}
           onClose={() => setDialog(null)}
           onConfirm={() =>
-            void act(async () => {
-              const rotated = await api.post<Webhook>(`/webhooks/${data.id}/rotate-secret`);
-              setSecret(rotated.secret);
+            rotate.mutate(data.id, {
+              onSuccess: (rotated: Webhook) => setSecret(rotated.secret),
+              onError: toastFailure,
             })
           }
           message={
@@ -433,15 +427,20 @@ export function WebhookDetail() {
         <ConfirmDialog
           title="Disable this endpoint?"
           confirmLabel="Disable endpoint"
-          busy={busy}
-          error={error}
+          busy={update.isPending}
+          error={update.error}
           onClose={() => setDialog(null)}
           onConfirm={() =>
-            void act(async () => {
-              webhook.set(await api.patch<Webhook>(`/webhooks/${data.id}`, { enabled: false }));
-              toast('Endpoint disabled.');
-              setDialog(null);
-            })
+            update.mutate(
+              { id: data.id, body: { enabled: false } },
+              {
+                onSuccess: () => {
+                  toast('Endpoint disabled.');
+                  setDialog(null);
+                },
+                onError: toastFailure,
+              },
+            )
           }
           message={
             <p>No events are delivered to it while it is disabled. You can enable it again at any time.</p>
@@ -452,14 +451,16 @@ export function WebhookDetail() {
         <ConfirmDialog
           title="Delete this endpoint?"
           confirmLabel="Delete endpoint"
-          busy={busy}
-          error={error}
+          busy={remove.isPending}
+          error={remove.error}
           onClose={() => setDialog(null)}
           onConfirm={() =>
-            void act(async () => {
-              await api.delete(`/webhooks/${data.id}`);
-              toast('Endpoint deleted.');
-              navigate('/webhooks', { replace: true });
+            remove.mutate(data.id, {
+              onSuccess: () => {
+                toast('Endpoint deleted.');
+                navigate('/webhooks', { replace: true });
+              },
+              onError: toastFailure,
             })
           }
           message={

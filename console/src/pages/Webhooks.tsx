@@ -1,7 +1,10 @@
 import { type ReactNode, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { EVENT_TYPES } from '../../../src/modules/events/events.types.js';
-import { api, describeFailure, formErrors } from '../api.js';
+import { describeFailure, formErrors } from '../api/errors.js';
+import { useCreateWebhook, useUpdateWebhook } from '../api/mutations.js';
+import { useVersions, useWebhooks } from '../api/queries.js';
+import type { Resource } from '../api/query.js';
+import { EVENT_TYPES, type EventType } from '../catalog.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { CopyField } from '../components/CopyField.js';
 import { Dialog, FormDialog } from '../components/Dialog.js';
@@ -10,15 +13,15 @@ import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
 import { formatDateTime, timeAgo } from '../format.js';
-import { type Resource, useAction, useNow, useResource } from '../hooks.js';
+import { useNow } from '../timing.js';
 import { usePageTitle } from '../title.js';
-import type { Page, VersionList, Webhook } from '../types.js';
+import type { VersionList, Webhook } from '../types.js';
 
 /** Event types a subscriber can pick (`webhook.test` goes only to the endpoint being tested). */
 export const SUBSCRIBABLE = EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
-function groupEvents(): [string, string[]][] {
-  const groups = new Map<string, string[]>();
+function groupEvents(): [string, EventType[]][] {
+  const groups = new Map<string, EventType[]>();
   for (const type of SUBSCRIBABLE) {
     const resource = type.split('.')[0] ?? type;
     groups.set(resource, [...(groups.get(resource) ?? []), type]);
@@ -38,7 +41,14 @@ interface EndpointDraft {
   url: string;
   description: string;
   all: boolean;
-  events: ReadonlySet<string>;
+  events: ReadonlySet<EventType>;
+}
+
+/** An endpoint as the API takes it: its URL, events (`*`: all) and description (null: none). */
+interface EndpointBody {
+  url: string;
+  events: ('*' | EventType)[];
+  description: string | null;
 }
 
 function draftOf(webhook: Webhook | undefined): EndpointDraft {
@@ -46,12 +56,12 @@ function draftOf(webhook: Webhook | undefined): EndpointDraft {
     url: webhook?.url ?? '',
     description: webhook?.description ?? '',
     all: webhook?.events.includes('*') ?? false,
-    events: new Set(webhook?.events.filter((type) => type !== '*') ?? []),
+    events: new Set(SUBSCRIBABLE.filter((type) => webhook?.events.includes(type))),
   };
 }
 
 /** The URL, the description (null: none) and the events, as the API takes them. */
-function endpointBody(draft: EndpointDraft): { url: string; events: string[]; description: string | null } {
+function endpointBody(draft: EndpointDraft): EndpointBody {
   return {
     url: draft.url.trim(),
     events: draft.all ? ['*'] : SUBSCRIBABLE.filter((type) => draft.events.has(type)),
@@ -61,15 +71,17 @@ function endpointBody(draft: EndpointDraft): { url: string; events: string[]; de
 
 /**
  * The endpoint form (adding one, or editing one): its fields, the server's errors under them, and
- * the check before sending (some events). Submits the endpoint's body as the API takes it.
- * `children` are fields of one of the two only (the payload version, fixed once added), shown
- * after the description.
+ * the check before sending (some events). Submits the endpoint's body as the API takes it; `busy`
+ * and `error` are the sending's (the mutation's). `children` are fields of one of the two only
+ * (the payload version, fixed once added), shown after the description.
  */
 function EndpointForm({
   title,
   initial,
   submitLabel,
   busyLabel,
+  busy,
+  error,
   onClose,
   onSubmit,
   children,
@@ -78,21 +90,25 @@ function EndpointForm({
   initial: EndpointDraft;
   submitLabel: string;
   busyLabel: string;
+  busy: boolean;
+  error: unknown;
   onClose: () => void;
-  onSubmit: (body: ReturnType<typeof endpointBody>) => Promise<void>;
+  /** Sends the body; what it returns is why it was not sent, if it was not. */
+  onSubmit: (body: EndpointBody) => string | undefined;
   children?: ReactNode;
 }) {
   const [draft, setDraft] = useState(initial);
-  const { busy, error, setError, run } = useAction();
-  const { fields, form } = formErrors(error, WEBHOOK_FIELDS);
+  /** Why the form was not sent (a check before sending). */
+  const [unsent, setUnsent] = useState<string>();
+  const { fields, form } = formErrors(unsent ?? error, WEBHOOK_FIELDS);
   const edit = (change: Partial<EndpointDraft>) => setDraft((current) => ({ ...current, ...change }));
 
   function submit() {
     if (!draft.all && draft.events.size === 0) {
-      setError('Choose at least one event, or all events.');
+      setUnsent('Choose at least one event, or all events.');
       return;
     }
-    void run(() => onSubmit(endpointBody(draft)));
+    setUnsent(onSubmit(endpointBody(draft)));
   }
 
   return (
@@ -160,16 +176,27 @@ export function EditWebhookDialog({
   onClose: () => void;
   onSaved: (webhook: Webhook) => void;
 }) {
+  const update = useUpdateWebhook();
   return (
     <EndpointForm
       title="Edit endpoint"
       initial={draftOf(webhook)}
       submitLabel="Save changes"
       busyLabel="Saving…"
+      busy={update.isPending}
+      error={update.error}
       onClose={onClose}
-      onSubmit={async (body) => {
-        onSaved(await api.patch<Webhook>(`/webhooks/${webhook.id}`, body));
-        onClose();
+      onSubmit={(body) => {
+        update.mutate(
+          { id: webhook.id, body },
+          {
+            onSuccess: (saved) => {
+              onSaved(saved);
+              onClose();
+            },
+          },
+        );
+        return undefined;
       }}
     />
   );
@@ -230,7 +257,8 @@ function PayloadVersionField({
 
 function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const [created, setCreated] = useState<Webhook>();
-  const versions = useResource<VersionList>('/versions');
+  const create = useCreateWebhook();
+  const versions = useVersions();
   const [chosenVersion, setChosenVersion] = useState<string>();
   const version = chosenVersion ?? versions.data?.pinned;
   const navigate = useNavigate();
@@ -270,19 +298,27 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
       initial={draftOf(undefined)}
       submitLabel="Add endpoint"
       busyLabel="Adding…"
+      busy={create.isPending}
+      error={create.error}
       onClose={onClose}
-      onSubmit={async ({ description, ...body }) => {
+      onSubmit={({ description, ...body }) => {
         if (version === undefined) {
-          throw new Error(
-            versions.error === undefined
-              ? 'The payload versions are still loading: add the endpoint once they are shown.'
-              : 'Choose a payload version: load the versions again first.',
-          );
+          return versions.error === undefined
+            ? 'The payload versions are still loading: add the endpoint once they are shown.'
+            : 'Choose a payload version: load the versions again first.';
         }
         // Sent in the chosen version: the API fixes the endpoint's payloads to the request's version.
         const sent = description === null ? body : { ...body, description };
-        setCreated(await api.post<Webhook>('/webhooks', sent, { version }));
-        onCreated();
+        create.mutate(
+          { body: sent, version },
+          {
+            onSuccess: (webhook) => {
+              setCreated(webhook);
+              onCreated();
+            },
+          },
+        );
+        return undefined;
       }}
     >
       <PayloadVersionField versions={versions} value={version} onChange={setChosenVersion} />
@@ -292,7 +328,7 @@ function CreateWebhookDialog({ onClose, onCreated }: { onClose: () => void; onCr
 
 export function Webhooks() {
   usePageTitle('Webhooks');
-  const webhooks = useResource<Page<Webhook>>('/webhooks?limit=100', { refreshMs: 5000 });
+  const webhooks = useWebhooks({ refreshMs: 5000 });
   const now = useNow();
   const toast = useToast();
   const [creating, setCreating] = useState(false);
@@ -368,10 +404,7 @@ export function Webhooks() {
       {creating ? (
         <CreateWebhookDialog
           onClose={() => setCreating(false)}
-          onCreated={() => {
-            toast('Webhook endpoint added.');
-            webhooks.reload();
-          }}
+          onCreated={() => toast('Webhook endpoint added.')}
         />
       ) : null}
     </>

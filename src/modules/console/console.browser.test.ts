@@ -754,7 +754,7 @@ for (const dialect of skip ? [] : DIALECTS) {
           window.logAskedAt = [];
           const fetchAnswer = window.fetch;
           window.fetch = function (input, init) {
-            if (${DELIVERY_LOG}.test(String(input))) window.logAskedAt.push(Date.now());
+            if (${DELIVERY_LOG}.test(input instanceof Request ? input.url : String(input))) window.logAskedAt.push(Date.now());
             return fetchAnswer.call(this, input, init);
           };
         }`);

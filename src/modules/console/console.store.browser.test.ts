@@ -26,7 +26,7 @@ import { type RunningServer, startServer } from '../../server.js';
 import type { Analytics } from '../analytics/analytics.schemas.js';
 import type { EventObject } from '../events/events.service.js';
 import type { Usage } from '../usage/usage.schemas.js';
-import type { DeliveryObject, WebhookObject } from '../webhooks/webhooks.service.js';
+import type { DeliveryObject, WebhookObject } from '../webhooks/webhooks.presenter.js';
 
 /**
  * The console as a store owner's first hour meets it, in Chromium against the real server over
