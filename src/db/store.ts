@@ -41,8 +41,6 @@ export interface Store {
    * not throw: the change is committed by then.
    */
   afterCommit(trx: Db, fn: () => void): void;
-  /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite's write transaction already excludes writers. */
-  readonly supportsRowLocks: boolean;
   /**
    * SQLite: marks of the last commit by any connection of any process, read without a
    * transaction (src/db/commit-mark.ts), for caches that must see every commit at once.
@@ -290,7 +288,6 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
     dialect: 'sqlite',
     db,
     schema: undefined,
-    supportsRowLocks: false,
     commitMarks: marks,
     asTenant: undefined,
     outsideTenant: (fn) => fn(),
@@ -451,7 +448,6 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
     dialect: 'postgres',
     db,
     schema: schema ?? 'public',
-    supportsRowLocks: true,
     commitMarks: undefined,
     asTenant: share.run,
     outsideTenant: share.outside,

@@ -8,7 +8,7 @@ import { type Receiver, startReceiver } from '../../../test/helpers/webhook-rece
 import type { Db } from '../../db/store.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { RefundObject } from '../refunds/refunds.schemas.js';
-import type { DeliveryObject } from '../webhooks/webhooks.service.js';
+import type { DeliveryObject } from '../webhooks/webhooks.presenter.js';
 
 /**
  * Migration 0036: customers redacted before erasure cleared refund reasons (and orders' carrier and

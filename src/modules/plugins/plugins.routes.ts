@@ -4,7 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
-import { withoutSecret } from '../webhooks/webhooks.service.js';
+import { withoutSecret } from '../webhooks/webhooks.presenter.js';
 import {
   CreatePluginBody,
   InstallBody,

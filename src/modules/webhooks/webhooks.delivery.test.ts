@@ -19,7 +19,7 @@ import { ManualClock } from '../../lib/clock.js';
 import type { EventSchema } from '../events/events.schemas.js';
 import type { EventType } from '../events/events.types.js';
 import { VersionRegistry } from '../versions/versions.registry.js';
-import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
 
 /**
  * Delivery against real local receivers: signatures a `standardwebhooks` receiver accepts, the

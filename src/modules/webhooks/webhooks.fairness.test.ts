@@ -13,8 +13,9 @@ import {
 import { sentQueries } from '../../../test/helpers/queries.js';
 import { type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { type InFlight, type ReadyEndpoint, type Share, shareSlots } from './webhooks.fairness.js';
-import * as repo from './webhooks.repository.js';
-import { pendingDelivery, type WebhookObject } from './webhooks.service.js';
+import { insertDeliveries, pendingDelivery } from './webhooks.deliveries.repository.js';
+import * as repo from './webhooks.queue.repository.js';
+import type { WebhookObject } from './webhooks.presenter.js';
 
 /**
  * Fairness of the delivery queue when one tenant floods it, as a bulk import does (a
@@ -277,14 +278,14 @@ for (const dialect of DIALECTS) {
       const [eventA, eventB] = [await eventOf(tenantA), await eventOf(tenantB)];
       // The backlog, written in bulk: one event delivered 20,000 times is as good as 20,000 events.
       for (let start = 0; start < BACKLOG; start += 500) {
-        await repo.insertDeliveries(
+        await insertDeliveries(
           ctx.deps.store.db,
           Array.from({ length: 500 }, (_, i) => pendingDelivery(busy, eventA, now - BACKLOG + start + i)),
         );
       }
       // The delivery log of the other endpoints: read by no look at the queue either.
       for (const endpoint of [quiet, other]) {
-        await repo.insertDeliveries(
+        await insertDeliveries(
           ctx.deps.store.db,
           Array.from({ length: 500 }, (_, i) => ({
             ...pendingDelivery(endpoint, endpoint === quiet ? eventA : eventB, now - 100_000 + i),
@@ -292,7 +293,7 @@ for (const dialect of DIALECTS) {
           })),
         );
       }
-      await repo.insertDeliveries(ctx.deps.store.db, [
+      await insertDeliveries(ctx.deps.store.db, [
         pendingDelivery(quiet, eventA, now - 10),
         pendingDelivery(other, eventB, now - 5),
         // A retry not due yet.

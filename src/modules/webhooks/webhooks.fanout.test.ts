@@ -8,7 +8,7 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { EmitInput } from '../events/events.service.js';
-import type { WebhookObject } from './webhooks.service.js';
+import type { WebhookObject } from './webhooks.presenter.js';
 
 /**
  * Webhook fan-out of a batch of events (`events.emitMany`: an import's batch, a transfer's two

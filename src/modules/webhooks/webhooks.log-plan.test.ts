@@ -4,7 +4,7 @@ import { CompiledQuery } from 'kysely';
 import { createTestContext, type TestContext } from '../../../test/helpers/context.js';
 import { sentQueries } from '../../../test/helpers/queries.js';
 import { encodeCursor } from '../../lib/paging.js';
-import { listDeliveries, LOG_SORT } from './webhooks.repository.js';
+import { listDeliveries, LOG_SORT } from './webhooks.deliveries.repository.js';
 
 /**
  * An endpoint's delivery log is read in attempt-time order, `COALESCE(time, due_at)`, by the index

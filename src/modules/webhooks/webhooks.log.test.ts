@@ -9,7 +9,7 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { Page, Problem } from '../../../test/helpers/responses.js';
-import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
 
 /**
  * The delivery logs' order and paging: an endpoint's log (`GET /v1/webhooks/{id}/deliveries`) and

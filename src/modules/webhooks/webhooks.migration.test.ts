@@ -5,7 +5,7 @@ import type { Db } from '../../db/store.js';
 import { DIALECTS } from '../../../test/helpers/context.js';
 import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
-import * as repo from './webhooks.repository.js';
+import * as repo from './webhooks.queue.repository.js';
 
 /**
  * Migration 0027 indexes the delivery queue per endpoint, in place of its index in due order. A

@@ -8,8 +8,8 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
-import * as repo from './webhooks.repository.js';
-import type { WebhookObject } from './webhooks.service.js';
+import * as repo from './webhooks.queue.repository.js';
+import type { WebhookObject } from './webhooks.presenter.js';
 
 /**
  * How a worker writes a batch of attempts' outcomes (`completeAttempts`): one statement for the

@@ -9,7 +9,8 @@ import {
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createTransport } from './webhooks.transport.js';
-import { createWebhookWorker, DEFAULT_CONCURRENCY, PREFETCH_ROUNDS } from './webhooks.worker.js';
+import { PREFETCH_ROUNDS } from './webhooks.slots.js';
+import { createWebhookWorker, DEFAULT_CONCURRENCY } from './webhooks.worker.js';
 
 /**
  * Claiming ahead for endpoints that answer fast: a worker holds several rounds of an endpoint's

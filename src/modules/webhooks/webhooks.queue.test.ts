@@ -15,8 +15,8 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { sentQueries } from '../../../test/helpers/queries.js';
-import * as repo from './webhooks.repository.js';
-import type { WebhookObject } from './webhooks.service.js';
+import * as repo from './webhooks.queue.repository.js';
+import type { WebhookObject } from './webhooks.presenter.js';
 
 /**
  * The delivery queue leaves a Disabled endpoint's pending deliveries out (`held`, migration 0018):

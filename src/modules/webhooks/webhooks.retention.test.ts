@@ -12,8 +12,8 @@ import type { Page } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import pg from 'pg';
 import { ManualClock } from '../../lib/clock.js';
-import * as repo from './webhooks.repository.js';
-import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+import * as repo from './webhooks.deliveries.repository.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
 
 /**
  * Retention (`EVENT_RETENTION_DAYS`, default 30): events past it go with their delivery log, except

@@ -19,7 +19,7 @@ import {
   WebhookSchema,
   WebhookWithSecretSchema,
 } from './webhooks.schemas.js';
-import { withoutSecret } from './webhooks.service.js';
+import { withoutSecret } from './webhooks.presenter.js';
 
 const TAGS = ['Webhooks'];
 const LOG_ORDER =

@@ -16,7 +16,7 @@ import {
   startReceiver,
   type TlsPair,
 } from '../../../test/helpers/webhook-receiver.js';
-import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
 import { blockedReason, type ResolvedAddress, type Resolver, systemResolver } from './webhooks.url.js';
 
 /**

@@ -12,8 +12,8 @@ import {
 } from '../../../test/helpers/context.js';
 import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.js';
 import * as repo from './webhooks.repository.js';
-import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
-import { DISABLE_AFTER_MS } from './webhooks.worker.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
+import { DISABLE_AFTER_MS } from './webhooks.outcomes.js';
 
 /** The endpoints API: shapes, validation, limits, state changes and tenant isolation. */
 

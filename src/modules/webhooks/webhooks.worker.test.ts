@@ -14,8 +14,8 @@ import {
 } from '../../../test/helpers/context.js';
 import { SKIP_IN_UNIT_RUN } from '../../../test/helpers/process.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
-import type { DeliveryObject, WebhookObject } from './webhooks.service.js';
-import { retryDelayMs } from './webhooks.worker.js';
+import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
+import { retryDelayMs } from './webhooks.outcomes.js';
 
 /** `src/worker.ts` as real processes: crash safety (kill -9) and several workers sharing the queue. */
 
