@@ -14,6 +14,9 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-control-regex': 'off',
+      // A manifest names its words and services in the kernel's interfaces (`interface
+      // PermissionNames extends Names<typeof PERMISSIONS> {}`): declaration merging.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },
   },
   // The developer console (React): the rules of hooks.

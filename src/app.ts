@@ -22,30 +22,7 @@ import { validatorCompiler } from './http/validation.js';
 import { clientErrorHandler, guardConnections, openFileLimit } from './http/connections.js';
 import { answerPlainHttp } from './http/plain-http.js';
 import { requestIdOf } from './http/request-id.js';
-import { aiRoutes } from './modules/ai/ai.routes.js';
-import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
-import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
-import { consolePages } from './modules/console/console.pages.js';
-import { consoleApiRoutes } from './modules/console/console.routes.js';
 import { consoleSessions } from './modules/console/console.session.js';
-import { eventRoutes } from './modules/events/events.routes.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { orderRoutes } from './modules/orders/orders.routes.js';
-import { refundRoutes } from './modules/refunds/refunds.routes.js';
-import { pluginRoutes } from './modules/plugins/plugins.routes.js';
-import { injectCaller } from './modules/apps/apps.runtime.js';
-import { productRoutes } from './modules/products/products.routes.js';
-import { variantRoutes } from './modules/products/variants.routes.js';
-import { customerRoutes } from './modules/customers/customers.routes.js';
-import { exportRoutes } from './modules/exports/exports.routes.js';
-import { importRoutes } from './modules/imports/imports.routes.js';
-import { discountRoutes } from './modules/pricing/discounts.routes.js';
-import { rateRoutes } from './modules/pricing/rates.routes.js';
-import { usageRoutes } from './modules/usage/usage.routes.js';
-import { userRoutes } from './modules/users/users.routes.js';
-import { versionRoutes } from './modules/versions/versions.routes.js';
-import { walletRoutes } from './modules/wallet/wallet.routes.js';
-import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 /**
  * Builds the HTTP application (never listens). Request flow:
@@ -206,43 +183,30 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   });
 
-  await registerOpenApi(app, versions.latest.release);
+  await registerOpenApi(app, {
+    release: versions.latest.release,
+    modules: deps.modules,
+    vocabulary: deps.vocabulary,
+  });
 
+  // Each module's routes, in the modules' order; `/v1` unless the module says otherwise.
+  const http = { gateFor };
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  await typed.register(healthRoutes(deps));
   await typed.register(
     async (v1) => {
       v1.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
         app.swagger(),
       );
-      await v1.register(userRoutes(deps));
-      await v1.register(apiKeyRoutes(deps));
-      await v1.register(versionRoutes(deps));
-      await v1.register(eventRoutes(deps));
-      await v1.register(productRoutes(deps));
-      await v1.register(variantRoutes(deps));
-      await v1.register(customerRoutes(deps));
-      await v1.register(importRoutes(deps));
-      await v1.register(exportRoutes(deps));
-      await v1.register(discountRoutes(deps));
-      await v1.register(rateRoutes(deps));
-      await v1.register(orderRoutes(deps));
-      await v1.register(refundRoutes(deps));
-      await v1.register(walletRoutes(deps));
-      await v1.register(webhookRoutes(deps));
-      await v1.register(pluginRoutes(deps));
-      await v1.register(aiRoutes(deps));
-      await v1.register(usageRoutes(deps));
-      await v1.register(analyticsRoutes(deps));
     },
     { prefix: '/v1' },
   );
-  // The developer console: its account routes (sign-up, login, session) and its pages (outside /v1).
-  await typed.register(consoleApiRoutes(deps), { prefix: '/console/api' });
-  await app.register(consolePages({ gate: gateFor({ auth: 'public' }) }));
+  for (const module of deps.modules) {
+    for (const routes of module.routes ?? []) {
+      await typed.register(routes.plugin(deps, http), { prefix: routes.prefix ?? '/v1' });
+    }
+  }
   if (options.extraRoutes) await options.extraRoutes(app);
   await app.ready();
-  // The first-party apps call the API through this app, with their installation tokens.
-  deps.apps.attach(injectCaller(app));
+  for (const module of deps.modules) module.ready?.(deps, app);
   return app;
 }

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrateStoreTo } from './helpers/upgrade.js';
 import { rebuildRollups } from '../src/modules/analytics/analytics.rebuild.js';
-import { PERMISSIONS } from '../src/lib/permissions.js';
+import { loadVocabulary } from '../src/kernel/modules.js';
 import { type DialectName, openStore, type Store } from '../src/db/store.js';
 import type { CurrentUser } from '../src/modules/users/users.schemas.js';
 import { startServer } from '../src/server.js';
@@ -427,7 +427,7 @@ describe('operator CLI', () => {
         assert.equal(text.code, 0, text.stderr);
         assert.match(text.stdout, /Wallet \(USD\): wal_\w+, the destination_wallet_id/);
         assert.match(text.stdout, /logs in to the console with text@acme\.test/);
-        assert.equal(out.api_key.permissions.length, PERMISSIONS.length);
+        assert.equal(out.api_key.permissions.length, (await loadVocabulary()).permissions.length);
 
         const key = await runAdmin(
           [

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { configOrExit, runAsEntryPoint } from '../entry.js';
 import { createDeps, type Deps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
-import { isPermission, type Permission } from '../lib/permissions.js';
+import type { Permission } from '../kernel/vocabulary.js';
 import { createLogger } from '../lib/logger.js';
 import type { Plan } from '../lib/principal.js';
 import { PLANS } from '../modules/tenants/tenants.service.js';
@@ -133,7 +133,7 @@ const commands: Record<string, Command> = {
       .split(',')
       .map((p) => p.trim())
       .filter(Boolean);
-    const unknown = permissions.filter((p) => !isPermission(p));
+    const unknown = permissions.filter((p) => !deps.vocabulary.isPermission(p));
     if (unknown.length > 0 || permissions.length === 0) {
       throw new UsageError(`--permissions has unknown values: ${unknown.join(', ') || '(none given)'}`);
     }

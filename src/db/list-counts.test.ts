@@ -12,11 +12,13 @@ import {
 } from '../../test/helpers/context.js';
 import type { Page } from '../../test/helpers/responses.js';
 import { upgradeFrom } from '../../test/helpers/upgrade.js';
-import { APP_EVENT_TYPES } from '../modules/events/events.types.js';
+import { loadVocabulary } from '../kernel/modules.js';
 import { countList, foldListCounts } from './list-counts.js';
 import type { Db } from './store.js';
 
 const T0 = Date.parse('2026-12-01T09:00:00.000Z');
+/** Installation events, which the event log leaves out. */
+const APP_EVENT_TYPES = (await loadVocabulary()).appEventTypes;
 const TYPES = ['product.created', 'product.updated', 'order.created', 'app.installed'] as const;
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 

@@ -3,7 +3,7 @@ import type { Principal } from '../lib/principal.js';
 import type { ApiKeyService } from '../modules/api-keys/api-keys.service.js';
 import type { VersionRegistry } from '../modules/versions/versions.registry.js';
 import { AppError } from '../lib/errors.js';
-import type { Permission } from '../lib/permissions.js';
+import type { Permission } from '../kernel/vocabulary.js';
 import { enforceDecision } from './rate-limit.js';
 import { type RateLimiter } from '../modules/limits/limits.limiter.js';
 

@@ -1,53 +1,5 @@
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
-import { ApiKeySchema } from '../modules/api-keys/api-keys.schemas.js';
-import { GenerationSchema } from '../modules/ai/ai.schemas.js';
-import { CustomerListSchema, CustomerSchema } from '../modules/customers/customers.schemas.js';
-import { EventListSchema, EventSchema } from '../modules/events/events.schemas.js';
-import {
-  ImportErrorListSchema,
-  ImportErrorSchema,
-  ImportListSchema,
-  ImportSchema,
-} from '../modules/imports/imports.schemas.js';
-import {
-  AddressSchema,
-  DiscountApplied,
-  OrderItemSchema,
-  OrderListSchema,
-  OrderSchema,
-  PaymentSummarySchema,
-  ShippingApplied,
-  TaxApplied,
-} from '../modules/orders/orders.schemas.js';
-import {
-  PluginDeliverySchema,
-  PluginInstallationSchema,
-  PluginSchema,
-  RatingSchema,
-} from '../modules/plugins/plugins.schemas.js';
-import { DiscountListSchema, DiscountSchema } from '../modules/pricing/discounts.schemas.js';
-import {
-  ShippingRateListSchema,
-  ShippingRateSchema,
-  TaxRateListSchema,
-  TaxRateSchema,
-} from '../modules/pricing/rates.schemas.js';
-import { ProductListSchema, ProductSchema } from '../modules/products/products.schemas.js';
-import { OptionSchema, VariantListSchema, VariantSchema } from '../modules/products/variants.schemas.js';
-import { RefundListSchema, RefundSchema } from '../modules/refunds/refunds.schemas.js';
-import {
-  BalanceListSchema,
-  BalanceSchema,
-  TransactionListSchema,
-  TransactionSchema,
-  TransferListSchema,
-  TransferSchema,
-  WalletSummarySchema,
-} from '../modules/wallet/wallet.schemas.js';
-import { DeliverySchema, EventDeliverySchema, WebhookSchema } from '../modules/webhooks/webhooks.schemas.js';
-import { AppInstallationSchema, PaymentSchema } from './openapi-webhooks.js';
-import { EnvelopeSchema } from './pagination.js';
 import { ProblemSchema } from './schemas.js';
 
 /**
@@ -64,67 +16,6 @@ import { ProblemSchema } from './schemas.js';
  */
 
 type Schema = Record<string, unknown>;
-
-const SHARED: Readonly<Record<string, TSchema>> = {
-  Problem: ProblemSchema,
-  Product: ProductSchema,
-  ProductOption: OptionSchema,
-  Variant: VariantSchema,
-  ProductList: ProductListSchema,
-  VariantList: VariantListSchema,
-  Address: AddressSchema,
-  Customer: CustomerSchema,
-  CustomerList: CustomerListSchema,
-  Order: OrderSchema,
-  OrderItem: OrderItemSchema,
-  OrderDiscount: DiscountApplied,
-  OrderShipping: ShippingApplied,
-  OrderTax: TaxApplied,
-  OrderPayment: PaymentSummarySchema,
-  OrderList: OrderListSchema,
-  Refund: RefundSchema,
-  RefundList: RefundListSchema,
-  Payment: PaymentSchema,
-  Discount: DiscountSchema,
-  DiscountList: DiscountListSchema,
-  ShippingRate: ShippingRateSchema,
-  ShippingRateList: ShippingRateListSchema,
-  TaxRate: TaxRateSchema,
-  TaxRateList: TaxRateListSchema,
-  WalletBalance: BalanceSchema,
-  Wallet: WalletSummarySchema,
-  WalletList: BalanceListSchema,
-  WalletTransaction: TransactionSchema,
-  WalletTransactionList: TransactionListSchema,
-  Transfer: TransferSchema,
-  TransferList: TransferListSchema,
-  Event: EventSchema,
-  EventList: EventListSchema,
-  WebhookEndpoint: WebhookSchema,
-  WebhookEndpointList: EnvelopeSchema(WebhookSchema),
-  Delivery: DeliverySchema,
-  DeliveryList: EnvelopeSchema(DeliverySchema),
-  EventDelivery: EventDeliverySchema,
-  EventDeliveryList: EnvelopeSchema(EventDeliverySchema),
-  ApiKey: ApiKeySchema,
-  ApiKeyList: EnvelopeSchema(ApiKeySchema),
-  Plugin: PluginSchema,
-  PluginList: EnvelopeSchema(PluginSchema),
-  PluginRating: RatingSchema,
-  PluginInstallation: PluginInstallationSchema,
-  PluginInstallationList: EnvelopeSchema(PluginInstallationSchema),
-  PluginDelivery: PluginDeliverySchema,
-  PluginDeliveryList: EnvelopeSchema(PluginDeliverySchema),
-  AppInstallation: AppInstallationSchema,
-  Import: ImportSchema,
-  ImportList: ImportListSchema,
-  ImportError: ImportErrorSchema,
-  ImportErrorList: ImportErrorListSchema,
-  Generation: GenerationSchema,
-};
-
-/** The names of the shared objects, as `components/schemas` lists them. */
-export const COMPONENT_NAMES: readonly string[] = Object.keys(SHARED);
 
 const isObject = (value: unknown): value is Schema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -155,31 +46,6 @@ function bare(schema: Schema): Schema {
   return rest;
 }
 
-/** The components by property names, then by content: whole, and bare. */
-const known = new Map<string, { whole: Map<string, string>; bare: Map<string, string> }>();
-for (const [name, schema] of Object.entries(SHARED)) {
-  const key = signature(schema as Schema);
-  if (key === undefined) throw new Error(`component ${name} is not an object schema`);
-  const entry = known.get(key) ?? { whole: new Map<string, string>(), bare: new Map<string, string>() };
-  for (const [index, content] of [
-    [entry.whole, canonical(schema)],
-    [entry.bare, canonical(bare(schema as Schema))],
-  ] as const) {
-    const other = index.get(content);
-    if (other !== undefined) throw new Error(`components ${other} and ${name} are the same schema`);
-    index.set(content, name);
-  }
-  known.set(key, entry);
-}
-
-/** The component a schema is (`bare`: but for its own description and examples), if it is one. */
-function componentOf(schema: Schema, how: 'whole' | 'bare' = 'whole'): string | undefined {
-  const key = signature(schema);
-  const entry = key === undefined ? undefined : known.get(key);
-  if (entry === undefined) return undefined;
-  return how === 'whole' ? entry.whole.get(canonical(schema)) : entry.bare.get(canonical(bare(schema)));
-}
-
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
 /** Keywords whose value is a schema or a list of schemas, and those whose value maps names to schemas. */
@@ -199,103 +65,150 @@ const SUBSCHEMAS = new Set([
 ]);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs']);
 
-/** A copy of the schema whose subschemas that are components are references (itself is kept). */
-function referInside(schema: Schema): Schema {
-  const out: Schema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (SUBSCHEMAS.has(key)) {
-      out[key] = Array.isArray(value) ? value.map(refer) : refer(value);
-    } else if (SCHEMA_MAPS.has(key) && isObject(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, refer(sub)]));
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
-}
-
-/** A reference when the schema is a component, else a copy with its components referenced. */
-function refer(schema: unknown): unknown {
-  if (!isObject(schema)) return schema;
-  const name = componentOf(schema);
-  return name === undefined ? referInside(schema) : ref(name);
-}
-
-/** Each media type's schema of a `content` map, referenced. */
-function referContent(content: Schema): Schema {
-  return Object.fromEntries(
-    Object.entries(content).map(([type, media]) => [
-      type,
-      isObject(media) ? { ...media, schema: refer(media.schema) } : media,
-    ]),
-  );
+/** The document's components and the functions that refer to them. */
+export interface Components {
+  /** The names of the shared objects, as `components/schemas` lists them. */
+  names: readonly string[];
+  withComponents(schema: Schema | undefined): Schema | undefined;
+  componentSchemas(): Record<string, Schema>;
+  withComponentRefs(items: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>>;
 }
 
 /**
- * A route's response: in the content form when its schema is a component (its description is the
- * response's, its own examples the media type's), else with the components inside referenced.
+ * The components of a document: the problem, then what the modules declare (their manifests'
+ * `components`), by name.
  */
-function referResponse(status: string, response: unknown): unknown {
-  if (!isObject(response)) return response;
-  if (isObject(response.content)) return { ...response, content: referContent(response.content) };
-  const { description, headers, ...body } = response;
-  const name = componentOf(body, 'bare');
-  if (name === undefined) return referInside(response);
-  // Examples of its own, not those it took from the component with a spread.
-  const own =
-    canonical(body.examples) === canonical((SHARED[name] as Schema | undefined)?.examples)
-      ? undefined
-      : body.examples;
-  const media: Schema = { schema: ref(name) };
-  if (Array.isArray(own) && own.length === 1) media.example = own[0];
-  else if (Array.isArray(own) && own.length > 1) {
-    media.examples = Object.fromEntries(own.map((value, i) => [`example${i + 1}`, { value }]));
+export function createComponents(declared: Readonly<Record<string, TSchema>>): Components {
+  const shared: Readonly<Record<string, TSchema>> = { Problem: ProblemSchema, ...declared };
+  /** The components by property names, then by content: whole, and bare. */
+  const known = new Map<string, { whole: Map<string, string>; bare: Map<string, string> }>();
+  for (const [name, schema] of Object.entries(shared)) {
+    const key = signature(schema as Schema);
+    if (key === undefined) throw new Error(`component ${name} is not an object schema`);
+    const entry = known.get(key) ?? { whole: new Map<string, string>(), bare: new Map<string, string>() };
+    for (const [index, content] of [
+      [entry.whole, canonical(schema)],
+      [entry.bare, canonical(bare(schema as Schema))],
+    ] as const) {
+      const other = index.get(content);
+      if (other !== undefined) throw new Error(`components ${other} and ${name} are the same schema`);
+      index.set(content, name);
+    }
+    known.set(key, entry);
   }
-  return {
-    description: typeof description === 'string' ? description : (STATUS_CODES[Number(status)] ?? status),
-    ...(headers === undefined ? {} : { headers }),
-    content: { 'application/json': media },
-  };
-}
 
-/** The document's copy of a route's schema: the shared objects of its body and responses referenced. */
-export function withComponents(schema: Schema | undefined): Schema | undefined {
-  if (schema === undefined) return schema;
-  const out: Schema = { ...schema };
-  if (isObject(schema.body)) {
-    out.body = isObject(schema.body.content)
-      ? { ...schema.body, content: referContent(schema.body.content) }
-      : referInside(schema.body);
+  /** The component a schema is (`bare`: but for its own description and examples), if it is one. */
+  function componentOf(schema: Schema, how: 'whole' | 'bare' = 'whole'): string | undefined {
+    const key = signature(schema);
+    const entry = key === undefined ? undefined : known.get(key);
+    if (entry === undefined) return undefined;
+    return how === 'whole' ? entry.whole.get(canonical(schema)) : entry.bare.get(canonical(bare(schema)));
   }
-  if (isObject(schema.response)) {
-    out.response = Object.fromEntries(
-      Object.entries(schema.response).map(([status, response]) => [status, referResponse(status, response)]),
+
+  /** A copy of the schema whose subschemas that are components are references (itself is kept). */
+  function referInside(schema: Schema): Schema {
+    const out: Schema = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (SUBSCHEMAS.has(key)) {
+        out[key] = Array.isArray(value) ? value.map(refer) : refer(value);
+      } else if (SCHEMA_MAPS.has(key) && isObject(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, refer(sub)]));
+      } else {
+        out[key] = value;
+      }
+    }
+    return out;
+  }
+
+  /** A reference when the schema is a component, else a copy with its components referenced. */
+  function refer(schema: unknown): unknown {
+    if (!isObject(schema)) return schema;
+    const name = componentOf(schema);
+    return name === undefined ? referInside(schema) : ref(name);
+  }
+
+  /** Each media type's schema of a `content` map, referenced. */
+  function referContent(content: Schema): Schema {
+    return Object.fromEntries(
+      Object.entries(content).map(([type, media]) => [
+        type,
+        isObject(media) ? { ...media, schema: refer(media.schema) } : media,
+      ]),
     );
   }
-  return out;
-}
 
-/** The `components/schemas` section: every shared object, with the others it holds referenced. */
-export function componentSchemas(): Record<string, Schema> {
-  return Object.fromEntries(
-    Object.entries(SHARED).map(([name, schema]) => [name, referInside(schema as Schema)]),
-  );
-}
+  /**
+   * A route's response: in the content form when its schema is a component (its description is the
+   * response's, its own examples the media type's), else with the components inside referenced.
+   */
+  function referResponse(status: string, response: unknown): unknown {
+    if (!isObject(response)) return response;
+    if (isObject(response.content)) return { ...response, content: referContent(response.content) };
+    const { description, headers, ...body } = response;
+    const name = componentOf(body, 'bare');
+    if (name === undefined) return referInside(response);
+    // Examples of its own, not those it took from the component with a spread.
+    const own =
+      canonical(body.examples) === canonical((shared[name] as Schema | undefined)?.examples)
+        ? undefined
+        : body.examples;
+    const media: Schema = { schema: ref(name) };
+    if (Array.isArray(own) && own.length === 1) media.example = own[0];
+    else if (Array.isArray(own) && own.length > 1) {
+      media.examples = Object.fromEntries(own.map((value, i) => [`example${i + 1}`, { value }]));
+    }
+    return {
+      description: typeof description === 'string' ? description : (STATUS_CODES[Number(status)] ?? status),
+      ...(headers === undefined ? {} : { headers }),
+      content: { 'application/json': media },
+    };
+  }
 
-/** Operations (the webhooks section) with the shared objects of their request bodies referenced. */
-export function withComponentRefs(
-  items: Record<string, Record<string, unknown>>,
-): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(
-    Object.entries(items).map(([name, item]) => [
-      name,
-      Object.fromEntries(
-        Object.entries(item).map(([method, operation]) => {
-          const body = isObject(operation) ? operation.requestBody : undefined;
-          if (!isObject(operation) || !isObject(body) || !isObject(body.content)) return [method, operation];
-          return [method, { ...operation, requestBody: { ...body, content: referContent(body.content) } }];
-        }),
-      ),
-    ]),
-  );
+  /** The document's copy of a route's schema: the shared objects of its body and responses referenced. */
+  function withComponents(schema: Schema | undefined): Schema | undefined {
+    if (schema === undefined) return schema;
+    const out: Schema = { ...schema };
+    if (isObject(schema.body)) {
+      out.body = isObject(schema.body.content)
+        ? { ...schema.body, content: referContent(schema.body.content) }
+        : referInside(schema.body);
+    }
+    if (isObject(schema.response)) {
+      out.response = Object.fromEntries(
+        Object.entries(schema.response).map(([status, response]) => [
+          status,
+          referResponse(status, response),
+        ]),
+      );
+    }
+    return out;
+  }
+
+  /** The `components/schemas` section: every shared object, with the others it holds referenced. */
+  function componentSchemas(): Record<string, Schema> {
+    return Object.fromEntries(
+      Object.entries(shared).map(([name, schema]) => [name, referInside(schema as Schema)]),
+    );
+  }
+
+  /** Operations (the webhooks section) with the shared objects of their request bodies referenced. */
+  function withComponentRefs(
+    items: Record<string, Record<string, unknown>>,
+  ): Record<string, Record<string, unknown>> {
+    return Object.fromEntries(
+      Object.entries(items).map(([name, item]) => [
+        name,
+        Object.fromEntries(
+          Object.entries(item).map(([method, operation]) => {
+            const body = isObject(operation) ? operation.requestBody : undefined;
+            if (!isObject(operation) || !isObject(body) || !isObject(body.content))
+              return [method, operation];
+            return [method, { ...operation, requestBody: { ...body, content: referContent(body.content) } }];
+          }),
+        ),
+      ]),
+    );
+  }
+
+  return { names: Object.keys(shared), withComponents, componentSchemas, withComponentRefs };
 }

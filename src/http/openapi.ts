@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import { registerDocs } from './docs.js';
-import { componentSchemas, withComponentRefs, withComponents } from './openapi-components.js';
+import { createComponents } from './openapi-components.js';
 import {
   headerComponents,
   parameterComponents,
@@ -13,6 +13,9 @@ import { withCodeSamples } from './openapi-samples.js';
 import { withStandardSchemas } from './openapi-standard.js';
 import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance } from 'fastify';
+import type { TSchema } from 'typebox';
+import type { AnyManifest } from '../kernel/modules.js';
+import type { Vocabulary } from '../kernel/vocabulary.js';
 import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
 import { AI_LIMIT_PER_MINUTE, planLimitsText } from '../modules/limits/limits.plans.js';
 import { MAX_DEPTH } from './validation.js';
@@ -66,8 +69,25 @@ ${Object.entries(ERROR_STATUS)
   requests waiting at once). Retry it; a POST retried with the same \`Idempotency-Key\` is never applied twice.
 `.trim();
 
-/** Registers the OpenAPI document and its reference (`/docs`); `release` is the API's version. */
-export async function registerOpenApi(app: FastifyInstance, release: string): Promise<void> {
+export interface DocumentParts {
+  /** The API's version. */
+  release: string;
+  /** Their tags (in their order: the reference's groups), components and event types. */
+  modules: readonly AnyManifest[];
+  vocabulary: Vocabulary;
+}
+
+/** Registers the OpenAPI document and its reference (`/docs`). */
+export async function registerOpenApi(app: FastifyInstance, parts: DocumentParts): Promise<void> {
+  const { release, modules, vocabulary } = parts;
+  const declared: Record<string, TSchema> = {};
+  for (const module of modules) {
+    for (const [name, schema] of Object.entries(module.components?.(vocabulary) ?? {})) {
+      if (name in declared) throw new Error(`component ${name} is declared twice (module ${module.name})`);
+      declared[name] = schema;
+    }
+  }
+  const { withComponents, componentSchemas, withComponentRefs } = createComponents(declared);
   await app.register(swagger, {
     // The document's copy of each route's schema: its code samples and headers added, then its
     // shared objects referenced (last: the other steps read the route's own schemas).
@@ -104,7 +124,7 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
       },
       servers: [{ url: '/', description: 'This server' }],
       // What endpoints receive: every event type, as a POST (OpenAPI 3.1 `webhooks`).
-      webhooks: withComponentRefs(webhooksSection()),
+      webhooks: withComponentRefs(webhooksSection(vocabulary)),
       components: {
         schemas: componentSchemas(),
         parameters: parameterComponents(),
@@ -118,34 +138,7 @@ export async function registerOpenApi(app: FastifyInstance, release: string): Pr
           },
         },
       },
-      tags: [
-        { name: 'Health', description: 'Liveness and readiness, for load balancers and orchestrators' },
-        { name: 'Users', description: 'The user, store and key behind the calling credentials' },
-        { name: 'API keys', description: 'Scoped keys: create, roll with a grace period, revoke' },
-        { name: 'Versions', description: 'Dated API versions, their changelogs, and pinning a store to one' },
-        { name: 'Products', description: 'The catalog: products, their options and variants' },
-        {
-          name: 'Customers',
-          description: 'Profiles with exact order figures, their orders, a privacy export and erasure',
-        },
-        { name: 'Pricing', description: 'Discounts, shipping rates and tax rates that price orders' },
-        { name: 'Orders', description: 'Orders, their lifecycle and payments' },
-        { name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' },
-        { name: 'Events', description: 'The event log: every change, as webhooks deliver it' },
-        { name: 'Webhooks', description: 'Endpoints, signed deliveries and the delivery log' },
-        {
-          name: 'Plugins',
-          description: 'The marketplace, installing apps with scoped tokens, and publishing your own',
-        },
-        { name: 'AI', description: 'Product descriptions from the built-in writer or an AI model' },
-        { name: 'Usage', description: 'Calls, errors, monthly quota and rate limits' },
-        { name: 'Analytics', description: 'Revenue, orders, customers and products over time, and reports' },
-        {
-          name: 'Imports and exports',
-          description:
-            'Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file',
-        },
-      ],
+      tags: modules.flatMap((module) => module.tags ?? []),
     },
   });
   await registerDocs(app);

@@ -1,10 +1,14 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../deps.js';
+import type { AnyManifest } from '../kernel/modules.js';
+import type { Platform } from '../kernel/module.js';
+import type { Idempotency } from './idempotency.js';
+import type { ReadCache } from './read-cache.js';
+import type { UsageMeter } from '../modules/usage/usage.meter.js';
 import { meteringHook } from '../modules/usage/usage.hooks.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
 import { conditionalGet, type OnSendDone } from './etag.js';
-import { OPERATION_IDS } from './operation-ids.js';
+import { operationIdsOf } from './operation-ids.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
 /**
@@ -21,13 +25,17 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS
  */
 export function installRouteHooks(
   app: FastifyInstance,
-  deps: Pick<
-    Deps,
-    'versions' | 'idempotency' | 'store' | 'limitsAndMetering' | 'usageMeter' | 'clock' | 'readCache'
-  >,
+  deps: Pick<Platform, 'versions' | 'store' | 'clock'> & {
+    modules: readonly AnyManifest[];
+    idempotency: Idempotency;
+    readCache: ReadCache;
+    limitsAndMetering: boolean;
+    usageMeter: UsageMeter;
+  },
   gateFor: ReturnType<typeof createGate>,
 ): void {
   const { versions, idempotency, readCache } = deps;
+  const operationIds = operationIdsOf(deps.modules);
   const defaultBody = async (request: FastifyRequest) => {
     if (request.body === undefined) request.body = {};
   };
@@ -130,9 +138,9 @@ export function installRouteHooks(
     // HEAD routes share their GET route's schema object: augment it once.
     if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
     const operation = `${String(route.method)} ${route.url}`;
-    const operationId = OPERATION_IDS[operation];
+    const operationId = operationIds.get(operation);
     if (operationId === undefined)
-      throw new Error(`Route ${operation} has no operationId in operation-ids.ts`);
+      throw new Error(`Route ${operation} has no operationId in its module's manifest`);
     route.schema.operationId = operationId;
     const authenticated = auth !== undefined && auth !== 'public';
     const statuses = authenticated

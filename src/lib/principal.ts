@@ -1,4 +1,4 @@
-import type { Permission } from './permissions.js';
+import type { Permission } from '../kernel/vocabulary.js';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 

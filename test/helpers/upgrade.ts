@@ -6,7 +6,6 @@ import { createDeps, type Deps } from '../../src/deps.js';
 import { isCatalogRace } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { type Db, type DialectName, openStore, type Store } from '../../src/db/store.js';
-import { PERMISSIONS } from '../../src/lib/permissions.js';
 import { type Client, client, freshStore } from './context.js';
 
 /** This release running on a store an earlier release wrote. */
@@ -68,7 +67,7 @@ export async function upgradeFrom(
           tenantId,
           userId,
           name: 'test',
-          permissions: [...PERMISSIONS],
+          permissions: [...deps.vocabulary.permissions],
           expiresAt: null,
         }),
       );

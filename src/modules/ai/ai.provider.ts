@@ -1,8 +1,8 @@
 /**
  * The description-provider interface. A provider turns product facts into marketing copy; the
  * service validates the request before and records the result after, and holds no transaction
- * while the provider works (a remote model can take seconds). `src/deps.ts` builds the provider
- * `AI_PROVIDER` selects: `builtin` (ai.builtin.ts) or `openai` (ai.openai.ts).
+ * while the provider works (a remote model can take seconds). The module's manifest (ai.module.ts)
+ * builds the provider `AI_PROVIDER` selects: `builtin` (ai.builtin.ts) or `openai` (ai.openai.ts).
  */
 
 export const TONES = ['professional', 'friendly', 'luxury', 'playful', 'technical'] as const;

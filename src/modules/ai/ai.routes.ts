@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
+import type { Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
@@ -25,7 +25,7 @@ const PATHS = [
   ['/ai/describe', 'Generate a product description (same as /ai/generate-description)'],
 ] as const;
 
-export function aiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function aiRoutes(deps: Pick<Services, 'ai'>): FastifyPluginAsyncTypebox {
   const { ai } = deps;
   return async (app) => {
     for (const [path, summary] of PATHS) {

@@ -232,7 +232,7 @@ async function transition(
   }
 }
 
-/** The rollup effect, registered with `events.onEmit` in src/effects.ts. */
+/** The rollup effect, declared in analytics.module.ts (its manifest's `effects`). */
 export function rollupListener(logger: Logger): EmitListener {
   const apply = async (trx: Db, event: EventsTable) => {
     if (event.type === 'refund.created') {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { validationError } from '../../lib/errors.js';
 import {
@@ -33,7 +33,9 @@ function reportResponse(name: ReportName, json: TSchema) {
   };
 }
 
-export function analyticsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function analyticsRoutes(
+  deps: Pick<Platform, 'versions'> & Pick<Services, 'analytics'>,
+): FastifyPluginAsyncTypebox {
   const { analytics, versions } = deps;
 
   /**

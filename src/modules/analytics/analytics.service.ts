@@ -31,7 +31,7 @@ import { type DailyCounts, EMPTY_DAILY } from './analytics.tables.js';
 
 /**
  * Store analytics, read from the rollups that analytics.rollups.ts keeps in the transaction of
- * every order change (an event effect, src/effects.ts). A period of up to 366 days costs a bounded
+ * every order change (an event effect, declared in analytics.module.ts). A period of up to 366 days costs a bounded
  * number of rows and index seeks whatever the number of orders: at most 732 daily rows (the period
  * and the one before it), one seek per day with orders for distinct customers, and two seeks per
  * product and category with sales in the period. The customers report reads one row per customer

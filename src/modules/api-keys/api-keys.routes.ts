@@ -1,21 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
-import {
-  ApiKeyListQuery,
-  ApiKeySchema,
-  CreateApiKeyBody,
-  KeyIdParams,
-  NewApiKeySchema,
-  RollApiKeyBody,
-} from './api-keys.schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
+import { ApiKeyListQuery, apiKeySchemas, KeyIdParams, RollApiKeyBody } from './api-keys.schemas.js';
 import { keyMasked } from './api-keys.service.js';
 
-export function apiKeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function apiKeyRoutes(
+  deps: Pick<Platform, 'vocabulary'> & Pick<Services, 'apiKeys'>,
+): FastifyPluginAsyncTypebox {
   const { apiKeys } = deps;
+  const { ApiKeySchema, CreateApiKeyBody, NewApiKeySchema } = apiKeySchemas(deps.vocabulary);
   return async (app) => {
     app.get(
       '/api-keys',

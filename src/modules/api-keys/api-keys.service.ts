@@ -6,7 +6,7 @@ import { clientAddressKey, createFailureWindow } from '../../http/client-address
 import { AppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
-import { isPermission, type Permission } from '../../lib/permissions.js';
+import type { Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { type Principal, tenantSummaryOf } from '../../lib/principal.js';
@@ -63,13 +63,6 @@ export function maskKey(last4: string): string {
 /** A created or rolled key as an idempotent replay shows it: masked, since the key is shown once. */
 export function keyMasked(body: Record<string, unknown>): Record<string, unknown> {
   return typeof body.key === 'string' ? { ...body, key: maskKey(body.key.slice(-4)) } : body;
-}
-
-function parsePermissions(json: string): Permission[] {
-  const parsed: unknown = JSON.parse(json);
-  return Array.isArray(parsed)
-    ? parsed.filter((p): p is Permission => typeof p === 'string' && isPermission(p))
-    : [];
 }
 
 function unauthorized(
@@ -138,8 +131,13 @@ interface CacheEntry {
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
-export function createApiKeyService(deps: { store: Store; clock: Clock; logger: Logger }) {
-  const { store, clock, logger } = deps;
+export function createApiKeyService(deps: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  vocabulary: Vocabulary;
+}) {
+  const { store, clock, logger, vocabulary } = deps;
   /**
    * Principals by key digest. An entry older than CACHE_TTL_MS is read again before it is used,
    * but stays as the knowledge that the key was valid (see `authenticate`) until it is evicted or
@@ -149,6 +147,14 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; logger: 
   const failures = createFailureWindow(KEY_FAILURES);
   const pendingLastUsed = new Map<string, number>();
   let flushTimer: NodeJS.Timeout | undefined;
+
+  /** A key's stored permissions, less any the house no longer declares. */
+  function parsePermissions(json: string): Permission[] {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed)
+      ? parsed.filter((p): p is Permission => typeof p === 'string' && vocabulary.isPermission(p))
+      : [];
+  }
 
   function toObject(row: repo.ApiKeyRow, fullKey?: string): ApiKeyObject {
     const now = clock.now();

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Static } from 'typebox';
 import { ManualClock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
-import type { ApiKeySchema } from './api-keys.schemas.js';
+import type { ApiKey } from './api-keys.schemas.js';
 import { KEY_FAILURES } from './api-keys.service.js';
 import {
   client,
@@ -15,7 +14,7 @@ import {
 } from '../../../test/helpers/context.js';
 import type { Page } from '../../../test/helpers/responses.js';
 
-type KeyBody = Static<typeof ApiKeySchema>;
+type KeyBody = ApiKey;
 type KeyPage = Page<KeyBody>;
 
 const HOUR = 3_600_000;

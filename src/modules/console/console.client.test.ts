@@ -16,10 +16,10 @@ import { ApiError, describeError } from '../../../console/src/api/errors.js';
 import * as catalog from '../../../console/src/catalog.js';
 import type { Account, SignupResult } from '../../../console/src/types.js';
 import { CONSOLE_API_VERSION } from '../../../console/src/version.js';
-import { PERMISSIONS, PLUGIN_PERMISSIONS } from '../../lib/permissions.js';
-import { EVENT_TYPES } from '../events/events.types.js';
-import { PLUGIN_CATEGORIES, PLUGIN_EVENTS } from '../plugins/plugins.catalog.js';
-import type { AccountSchema, SignupResultSchema } from './console.schemas.js';
+import { loadModules } from '../../kernel/modules.js';
+import { createVocabulary } from '../../kernel/vocabulary.js';
+import { PLUGIN_CATEGORIES, pluginEvents, pluginPermissions } from '../plugins/plugins.catalog.js';
+import type { AccountSchema, SignupResultObject } from './console.schemas.js';
 
 /**
  * The developer console's own code (console/src), where a browser is not needed to see it: its
@@ -35,10 +35,10 @@ const CONSOLE_SRC = path.join(ROOT, 'console', 'src');
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // The console writes its account routes' shapes out (they are not in the OpenAPI document): the
 // type checker holds them to the server's schemas.
-const accountShapes: [
-  Same<Account, Static<typeof AccountSchema>>,
-  Same<SignupResult, Static<typeof SignupResultSchema>>,
-] = [true, true];
+const accountShapes: [Same<Account, Static<typeof AccountSchema>>, Same<SignupResult, SignupResultObject>] = [
+  true,
+  true,
+];
 
 interface Answer {
   status: number;
@@ -220,12 +220,13 @@ describe('the console', () => {
       assert.deepEqual(reaching, []);
     });
 
-    it('offer the server’s own lists as choices, in its order', () => {
-      assert.deepEqual([...catalog.EVENT_TYPES], [...EVENT_TYPES]);
-      assert.deepEqual([...catalog.PERMISSIONS], [...PERMISSIONS]);
+    it('offer the server’s own lists as choices, in its order', async () => {
+      const vocabulary = createVocabulary(await loadModules());
+      assert.deepEqual([...catalog.EVENT_TYPES], [...vocabulary.eventTypes]);
+      assert.deepEqual([...catalog.PERMISSIONS], [...vocabulary.permissions]);
       assert.deepEqual([...catalog.PLUGIN_CATEGORIES], [...PLUGIN_CATEGORIES]);
-      assert.deepEqual([...catalog.PLUGIN_PERMISSIONS], [...PLUGIN_PERMISSIONS]);
-      assert.deepEqual([...catalog.PLUGIN_EVENTS], [...PLUGIN_EVENTS]);
+      assert.deepEqual([...catalog.PLUGIN_PERMISSIONS], pluginPermissions(vocabulary));
+      assert.deepEqual([...catalog.PLUGIN_EVENTS], pluginEvents(vocabulary));
       assert.deepEqual(accountShapes, [true, true]);
     });
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
-import { AccountSchema, LoginBody, SignupBody, SignupResultSchema } from './console.schemas.js';
+import { AccountSchema, LoginBody, SignupBody, signupResultSchema } from './console.schemas.js';
 import type { ConsoleSession } from './console.service.js';
 import {
   clearSessionCookie,
@@ -45,8 +45,11 @@ function sessionOf(request: FastifyRequest): ConsoleSession {
 
 const SESSION_ERRORS = errorResponses(401, 403);
 
-export function consoleApiRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function consoleApiRoutes(
+  deps: Pick<Platform, 'clock' | 'vocabulary'> & Pick<Services, 'consoleAccounts'>,
+): FastifyPluginAsyncTypebox {
   const { consoleAccounts: accounts, clock } = deps;
+  const SignupResultSchema = signupResultSchema(deps.vocabulary);
   return async (app) => {
     app.decorateRequest('consoleSession', null);
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { LINE_PATTERN, Timestamp } from '../../http/schemas.js';
-import { ApiKeySchema } from '../api-keys/api-keys.schemas.js';
+import type { Vocabulary } from '../../kernel/vocabulary.js';
+import { apiKeySchemas } from '../api-keys/api-keys.schemas.js';
 
 /** The console's account routes: their bodies and responses. */
 
@@ -59,7 +60,11 @@ export const AccountSchema = Type.Object({
   expires_at: Timestamp,
 });
 
-export const SignupResultSchema = Type.Object({
-  ...AccountSchema.properties,
-  api_key: ApiKeySchema,
-});
+/** The account and the owner's first key: its permissions are the vocabulary's, known at start. */
+export function signupResultSchema(vocabulary: Vocabulary) {
+  return Type.Object({
+    ...AccountSchema.properties,
+    api_key: apiKeySchemas(vocabulary).ApiKeySchema,
+  });
+}
+export type SignupResultObject = Static<ReturnType<typeof signupResultSchema>>;

@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../db/store.js';
 import { clientAddressKey } from '../../http/client-address.js';
+import type { Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import { AppError, isAppError } from '../../lib/errors.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
 import { limitsOf, PLAN_LIMITS } from '../limits/limits.plans.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../lib/passwords.js';
@@ -109,14 +109,14 @@ function loggedOut(detail = 'Log in to the developer console.'): AppError {
  * expiry (so it may create, roll and revoke any key of the tenant). It has no key of its own:
  * `GET /v1/users/me` names it `console`, and nothing records a `last_used` for it.
  */
-function consolePrincipal(account: repo.SessionWithOwner): Principal {
+function consolePrincipal(account: repo.SessionWithOwner, permissions: readonly Permission[]): Principal {
   return {
     tenant: account.tenant,
     userId: account.user.id,
     key: {
       id: 'console',
       name: 'Developer console',
-      permissions: new Set(PERMISSIONS),
+      permissions: new Set(permissions),
       expiresAt: null,
     },
   };
@@ -136,8 +136,13 @@ function asSignupFields(error: unknown): unknown {
   });
 }
 
-export function createConsoleService(deps: { store: Store; clock: Clock; tenants: TenantService }) {
-  const { store, clock, tenants } = deps;
+export function createConsoleService(deps: {
+  store: Store;
+  clock: Clock;
+  vocabulary: Vocabulary;
+  tenants: TenantService;
+}) {
+  const { store, clock, vocabulary, tenants } = deps;
 
   function view(account: repo.SessionWithOwner, sessionId: string, expiresAt: number): AccountView {
     return {
@@ -294,7 +299,12 @@ export function createConsoleService(deps: { store: Store; clock: Clock; tenants
       if (now - account.last_seen >= TOUCH_EVERY_MS) {
         await store.transaction((trx) => repo.touchSession(trx, idHash, now));
       }
-      return { id: sessionId, expiresAt: account.expires_at, account, principal: consolePrincipal(account) };
+      return {
+        id: sessionId,
+        expiresAt: account.expires_at,
+        account,
+        principal: consolePrincipal(account, vocabulary.permissions),
+      };
     },
 
     view(session: ConsoleSession): AccountView {

@@ -22,7 +22,7 @@ import { randomBase62 } from '../../lib/ids.js';
 import { hashPassword, scryptDerivations } from '../../lib/passwords.js';
 import type { CurrentUser } from '../users/users.schemas.js';
 import { consolePages } from './console.pages.js';
-import type { AccountSchema, SignupResultSchema } from './console.schemas.js';
+import type { AccountSchema, SignupResultObject } from './console.schemas.js';
 import { CONSOLE_API_VERSION } from '../../../console/src/version.js';
 import { THROTTLE } from './console.service.js';
 import { SESSION_COOKIE } from './console.session.js';
@@ -44,7 +44,7 @@ interface Reply<T = Record<string, unknown>> {
 }
 
 /** The account a session sees; signing up also returns the owner's first key. */
-type Account = Static<typeof AccountSchema> & Partial<Pick<Static<typeof SignupResultSchema>, 'api_key'>>;
+type Account = Static<typeof AccountSchema> & Partial<Pick<SignupResultObject, 'api_key'>>;
 
 interface RequestOptions {
   body?: unknown;

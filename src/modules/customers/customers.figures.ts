@@ -7,7 +7,7 @@ import * as repo from './customers.repository.js';
 
 /**
  * A customer's figures, kept by its orders' and refunds' events inside the transaction of each
- * change (registered in src/effects.ts), so they are exact at every commit and never recomputed
+ * change (registered in customers.module.ts), so they are exact at every commit and never recomputed
  * on read:
  *
  * - `order.created`: `orders_count` + 1, `last_order_at` the latest order's `created`;

@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
-import { OrderListSchema } from '../orders/orders.schemas.js';
-import { PageQuery } from '../../http/pagination.js';
-import { Type } from 'typebox';
 import {
   CreateCustomerBody,
   CustomerIdParams,
@@ -18,8 +15,10 @@ import { CustomerExportSchema } from './customers.privacy.schemas.js';
 
 const TAGS = ['Customers'];
 
-export function customerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
-  const { customers, orders } = deps;
+export function customerRoutes(
+  deps: Pick<Platform, 'versions'> & Pick<Services, 'customers' | 'customerPrivacy'>,
+): FastifyPluginAsyncTypebox {
+  const { customers } = deps;
   return async (app) => {
     app.get(
       '/customers',
@@ -106,25 +105,6 @@ export function customerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         await customers.remove(principalOf(request).tenant.id, request.params.id);
         return reply.code(204).send(null);
-      },
-    );
-
-    app.get(
-      '/customers/:id/orders',
-      {
-        config: { auth: 'read:orders', resource: 'order', list: true },
-        schema: {
-          tags: TAGS,
-          summary: "A customer's orders, newest first",
-          params: CustomerIdParams,
-          querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
-          response: { 200: OrderListSchema, ...errorResponses(404) },
-        },
-      },
-      async (request) => {
-        const tenantId = principalOf(request).tenant.id;
-        await customers.get(tenantId, request.params.id);
-        return orders.list(tenantId, { ...request.query, customer_id: request.params.id });
       },
     );
 

@@ -3,7 +3,6 @@ import { newestFirst } from '../../db/pagination.js';
 import { countList } from '../../db/list-counts.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
-import { APP_EVENT_TYPES } from './events.types.js';
 
 export async function insertEvent(db: Db, row: EventsTable): Promise<void> {
   await db.insertInto('events').values(row).execute();
@@ -21,17 +20,25 @@ export async function insertEvents(db: Db, rows: readonly EventsTable[]): Promis
   }
 }
 
-export async function findEvent(db: Db, tenantId: string, id: string): Promise<EventsTable | undefined> {
+/** A store event by id: never one of `appEventTypes`, which only their plugin sees. */
+export async function findEvent(
+  db: Db,
+  tenantId: string,
+  id: string,
+  appEventTypes: readonly string[],
+): Promise<EventsTable | undefined> {
   return db
     .selectFrom('events')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .where('type', 'not in', APP_EVENT_TYPES)
+    .where('type', 'not in', appEventTypes)
     .executeTakeFirst();
 }
 
 export interface EventFilter {
+  /** The app events (the vocabulary's), left out. */
+  appEventTypes: readonly string[];
   type?: string | undefined;
   from?: number | undefined;
   to?: number | undefined;
@@ -42,7 +49,7 @@ function filtered(db: Db, tenantId: string, filter: EventFilter) {
   let query = db
     .selectFrom('events')
     .where('tenant_id', '=', tenantId)
-    .where('type', 'not in', APP_EVENT_TYPES);
+    .where('type', 'not in', filter.appEventTypes);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
@@ -54,7 +61,7 @@ export async function listEvents(db: Db, tenantId: string, filter: EventFilter, 
   const rows = await filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
   // The kept counts answer for the whole log or a type; a time range is counted on its index.
   if (filter.from === undefined && filter.to === undefined) {
-    const keys = filter.type === undefined ? { except: APP_EVENT_TYPES } : { only: filter.type };
+    const keys = filter.type === undefined ? { except: filter.appEventTypes } : { only: filter.type };
     return { rows, total: await countList(db, tenantId, 'events', keys) };
   }
   const { n } = await filtered(db, tenantId, filter)

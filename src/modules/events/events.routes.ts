@@ -1,14 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { EventIdParams, EventListQuery, EventListSchema, EventSchema } from './events.schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
+import { EventIdParams, eventSchemas } from './events.schemas.js';
 
 const RETENTION =
   'Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered.';
 
-export function eventRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function eventRoutes(
+  deps: Pick<Platform, 'vocabulary'> & Pick<Services, 'events'>,
+): FastifyPluginAsyncTypebox {
   const { events } = deps;
+  const { EventSchema, EventListSchema, EventListQuery } = eventSchemas(deps.vocabulary);
   return async (app) => {
     app.get(
       '/events',

@@ -1,44 +1,50 @@
 import { Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Timestamp } from '../../http/schemas.js';
+import type { Vocabulary } from '../../kernel/vocabulary.js';
 import { EVENT_EXAMPLE } from './events.examples.js';
-import { EVENT_TYPES } from './events.types.js';
 
-export const EventSchema = Type.Object(
-  {
-    id: Type.String({ examples: ['evt_9hGf2kQm1bX9sT2uV7wY3cE5'] }),
-    type: Type.String({ enum: [...EVENT_TYPES] }),
-    created: Timestamp,
-    api_version: Type.String(),
-    data: Type.Object(
-      {
-        object: Type.Object({}, { additionalProperties: true }),
-        variant: Type.Optional(
-          Type.Object(
-            {},
-            {
-              additionalProperties: true,
-              description: 'On `product.outofstock`: the variant that sold out.',
-            },
+/**
+ * The schemas that name the event types: the modules declare them, so the list is known once the
+ * modules are found, not when this file is imported. Built once by the routes and the manifest.
+ */
+export function eventSchemas(vocabulary: Vocabulary) {
+  const EventSchema = Type.Object(
+    {
+      id: Type.String({ examples: ['evt_9hGf2kQm1bX9sT2uV7wY3cE5'] }),
+      type: Type.String({ enum: [...vocabulary.eventTypes] }),
+      created: Timestamp,
+      api_version: Type.String(),
+      data: Type.Object(
+        {
+          object: Type.Object({}, { additionalProperties: true }),
+          variant: Type.Optional(
+            Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description: 'On `product.outofstock`: the variant that sold out.',
+              },
+            ),
           ),
-        ),
-      },
-      { additionalProperties: true },
-    ),
-  },
-  { examples: [EVENT_EXAMPLE] },
-);
+        },
+        { additionalProperties: true },
+      ),
+    },
+    { examples: [EVENT_EXAMPLE] },
+  );
 
-export const EventListSchema = EnvelopeSchema(EventSchema);
+  const EventListQuery = Type.Object(
+    {
+      ...PageQuery,
+      type: Type.Optional(Type.String({ enum: [...vocabulary.eventTypes] })),
+      created_from: Type.Optional(Type.String({ format: 'date-time' })),
+      created_to: Type.Optional(Type.String({ format: 'date-time' })),
+    },
+    { additionalProperties: false },
+  );
 
-export const EventListQuery = Type.Object(
-  {
-    ...PageQuery,
-    type: Type.Optional(Type.String({ enum: [...EVENT_TYPES] })),
-    created_from: Type.Optional(Type.String({ format: 'date-time' })),
-    created_to: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-);
+  return { EventSchema, EventListSchema: EnvelopeSchema(EventSchema), EventListQuery };
+}
 
 export const EventIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

@@ -5,9 +5,9 @@ import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import type { AppEventType, EventType, Vocabulary } from '../../kernel/vocabulary.js';
 import type { VersionRegistry } from '../versions/versions.registry.js';
 import * as repo from './events.repository.js';
-import type { AppEventType, EventType } from './events.types.js';
 
 /**
  * The transactional outbox. Every change that causes an event calls `emit` with the transaction
@@ -35,8 +35,8 @@ export interface EventObject {
 /**
  * An effect of every event: runs inside the emitting transaction, after the event rows are
  * written, so it commits or rolls back with the change; called once per `emit` or `emitMany` with
- * the events it wrote, in order (one for `emit`). The application's effects are registered in one
- * place, src/effects.ts.
+ * the events it wrote, in order (one for `emit`). Each module declares its effects in its manifest
+ * (`effects`), and the composition root registers them all before anything can emit.
  */
 export type EmitListener = (trx: Db, events: readonly EventsTable[]) => Promise<void>;
 
@@ -69,10 +69,10 @@ export interface EventService {
 }
 
 export function createEventService(
-  deps: { store: Store; clock: Clock; versions: VersionRegistry },
+  deps: { store: Store; clock: Clock; versions: VersionRegistry; vocabulary: Vocabulary },
   listeners: EmitListener[] = [],
 ): EventService {
-  const { store, clock, versions } = deps;
+  const { store, clock, versions, vocabulary } = deps;
 
   /**
    * The event in `apiVersion`'s shape: its object, stored in whichever version's shape it was
@@ -115,7 +115,7 @@ export function createEventService(
     },
 
     withClock(other: Clock): EventService {
-      return createEventService({ store, clock: other, versions }, listeners);
+      return createEventService({ store, clock: other, versions, vocabulary }, listeners);
     },
 
     async emit(trx: Db, input: EmitInput): Promise<EventsTable> {
@@ -134,7 +134,7 @@ export function createEventService(
     },
 
     async get(tenantId: string, id: string, apiVersion: string): Promise<EventObject> {
-      const row = await repo.findEvent(store.db, tenantId, id);
+      const row = await repo.findEvent(store.db, tenantId, id, vocabulary.appEventTypes);
       if (!row) throw notFound('event');
       return present(row, apiVersion);
     },
@@ -157,7 +157,7 @@ export function createEventService(
       const { rows, total } = await repo.listEvents(
         store.db,
         tenantId,
-        { type: query.type, from, to },
+        { type: query.type, from, to, appEventTypes: vocabulary.appEventTypes },
         window,
       );
       return newestFirstEnvelope(rows, total, window, (row) => present(row, apiVersion));

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { Deps } from '../../deps.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
-import type { Permission } from '../../lib/permissions.js';
+import type { Permission } from '../../kernel/vocabulary.js';
 import { ExportQuery, exportResponse } from './exports.schemas.js';
 import type { ExportFormat, ExportResource } from './exports.service.js';
 
@@ -26,7 +26,9 @@ const EXPORTS: [ExportResource, Permission, string][] = [
   ],
 ];
 
-export function exportRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function exportRoutes(
+  deps: Pick<Platform, 'clock'> & Pick<Services, 'exporter'>,
+): FastifyPluginAsyncTypebox {
   const { exporter, clock } = deps;
   return async (app) => {
     for (const [resource, permission, description] of EXPORTS) {

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { READY_TIMEOUT_MS, storeUnavailable } from '../../db/store.js';
-import type { Deps } from '../../deps.js';
 import { storeUnavailableProblem } from '../../http/error-handler.js';
 import { errorResponses } from '../../http/schemas.js';
+import type { Platform } from '../../kernel/module.js';
 
-export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function healthRoutes(deps: Pick<Platform, 'store'>): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import type { Deps } from '../../deps.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { AppError, validationError } from '../../lib/errors.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
-import type { Permission } from '../../lib/permissions.js';
+import type { Permission } from '../../kernel/vocabulary.js';
 import {
   CreateImportQuery,
   IMPORT_MODES,
@@ -68,7 +68,9 @@ function settingsOf(request: FastifyRequest): ImportSettings {
 const uploadValidator: FastifySchemaCompiler<unknown> = (route) =>
   route.httpPart === 'body' ? () => true : validatorCompiler(route);
 
-export function importRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function importRoutes(
+  deps: Pick<Platform, 'config'> & Pick<Services, 'imports'>,
+): FastifyPluginAsyncTypebox {
   const { imports } = deps;
   return async (app) => {
     app.get(

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { isAppError } from '../../lib/errors.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createOrderCustomers } from '../customers/customers.orders.js';
@@ -335,7 +335,11 @@ interface Step {
   run: () => Promise<void>;
 }
 
-export async function seedDemoCommerce(deps: Deps, created: CreatedTenant, orderCount = 80): Promise<void> {
+export async function seedDemoCommerce(
+  deps: Pick<Platform, 'clock' | 'logger' | 'store'> & Pick<Services, 'events' | 'paymentProvider'>,
+  created: CreatedTenant,
+  orderCount = 80,
+): Promise<void> {
   const now = deps.clock.now();
   const clock = new ManualClock(now - HISTORY - 36 * 60 * MINUTE);
   const events = deps.events.withClock(clock);

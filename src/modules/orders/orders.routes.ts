@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
+import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { PageQuery } from '../../http/pagination.js';
+import type { Services } from '../../kernel/module.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
+import { CustomerIdParams } from '../customers/customers.schemas.js';
 import {
   CreateOrderBody,
   OrderIdParams,
@@ -19,8 +22,8 @@ const ACTION_ERRORS = errorResponses(...BODY_ERRORS, 404, 409);
 /** Cancelling a paid order and refunding take the money back out of the wallet: 422 insufficient_funds. */
 const MONEY_BACK_ERRORS = errorResponses(...BODY_ERRORS, 404, 409, 422);
 
-export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
-  const { orders } = deps;
+export function orderRoutes(deps: Pick<Services, 'orders' | 'customers'>): FastifyPluginAsyncTypebox {
+  const { orders, customers } = deps;
   return async (app) => {
     app.post(
       '/orders',
@@ -194,6 +197,27 @@ export function orderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           request.body.restock ?? false,
           idempotentWrite(request.idempotency),
         ),
+    );
+
+    // A customer's orders are read here, with the orders: orders need customers' `orderCustomers`,
+    // so customers' routes cannot need orders in turn. The reference lists it under Customers.
+    app.get(
+      '/customers/:id/orders',
+      {
+        config: { auth: 'read:orders', resource: 'order', list: true },
+        schema: {
+          tags: ['Customers'],
+          summary: "A customer's orders, newest first",
+          params: CustomerIdParams,
+          querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+          response: { 200: OrderListSchema, ...errorResponses(404) },
+        },
+      },
+      async (request) => {
+        const tenantId = principalOf(request).tenant.id;
+        await customers.get(tenantId, request.params.id);
+        return orders.list(tenantId, { ...request.query, customer_id: request.params.id });
+      },
     );
   };
 }

@@ -23,7 +23,7 @@ import * as repo from './payments.repository.js';
  *
  * An attempt left pending (its process died, or its outcome could not be recorded) is settled by
  * `settleStalePayments`; a refund the provider has not confirmed is sent again by
- * `returnOwedRefunds`. Both run from the maintenance timers (`start` in src/deps.ts).
+ * `returnOwedRefunds`. Both run every minute in a serving process (`start` in payments.module.ts).
  */
 
 /** A payment attempt still pending after this long is taken to have lost its process. */

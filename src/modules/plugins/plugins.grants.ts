@@ -1,5 +1,4 @@
-import { isPermission, type Permission } from '../../lib/permissions.js';
-import { type EventType, isEventType } from '../events/events.types.js';
+import type { EventType, Permission, Vocabulary } from '../../kernel/vocabulary.js';
 
 /**
  * What an installation may do (its token's permissions) and receive (its subscription's events),
@@ -16,14 +15,14 @@ function parseList<T extends string>(json: string | null, accept: (value: string
   return Array.isArray(parsed) ? parsed.filter((v): v is T => typeof v === 'string' && accept(v)) : [];
 }
 
-/** A stored JSON array of permissions (unknown values dropped). */
-export function permissionList(json: string | null): Permission[] {
-  return parseList(json, isPermission);
+/** A stored JSON array of permissions (values the vocabulary does not hold dropped). */
+export function permissionList(json: string | null, vocabulary: Vocabulary): Permission[] {
+  return parseList(json, vocabulary.isPermission);
 }
 
-/** A stored JSON array of event types (unknown values dropped). */
-export function eventList(json: string | null): EventType[] {
-  return parseList(json, isEventType);
+/** A stored JSON array of event types (values the vocabulary does not hold dropped). */
+export function eventList(json: string | null, vocabulary: Vocabulary): EventType[] {
+  return parseList(json, vocabulary.isEventType);
 }
 
 /** Whether two lists hold the same values, whatever their order. */

@@ -3,10 +3,9 @@ import { iso } from '../../lib/clock.js';
 import type { Db } from '../../db/store.js';
 import type { PluginRevisionsTable, PluginsTable } from '../../db/schema.js';
 import { AppError } from '../../lib/errors.js';
-import { isPermission, type Permission } from '../../lib/permissions.js';
+import type { EventType, Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import type { Principal } from '../../lib/principal.js';
 import type { EventService } from '../events/events.service.js';
-import { type EventType, isEventType } from '../events/events.types.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { eventList, type Grant, permissionList, regrant, sameSet } from './plugins.grants.js';
 import * as repo from './plugins.repository.js';
@@ -40,12 +39,14 @@ type FieldValue = string | string[] | null;
 /** The operator's view of a revision: each changed field, live and proposed. */
 export type RevisionDiff = Partial<Record<RevisedField, { from: FieldValue; to: FieldValue }>>;
 
-const asPermissions = (values: readonly string[]): Permission[] => values.filter(isPermission);
-const asEvents = (values: readonly string[]): EventType[] => values.filter(isEventType);
+const asPermissions = (values: readonly string[], vocabulary: Vocabulary): Permission[] =>
+  values.filter(vocabulary.isPermission);
+const asEvents = (values: readonly string[], vocabulary: Vocabulary): EventType[] =>
+  values.filter(vocabulary.isEventType);
 
-function liveValue(plugin: PluginsTable, field: RevisedField): FieldValue {
-  if (field === 'permissions') return permissionList(plugin.permissions);
-  if (field === 'events') return eventList(plugin.events);
+function liveValue(plugin: PluginsTable, field: RevisedField, vocabulary: Vocabulary): FieldValue {
+  if (field === 'permissions') return permissionList(plugin.permissions, vocabulary);
+  if (field === 'events') return eventList(plugin.events, vocabulary);
   return plugin[field];
 }
 
@@ -54,7 +55,7 @@ function sameValue(a: FieldValue | undefined, b: FieldValue | undefined): boolea
 }
 
 /** A stored revision's changes (written by `propose`; anything else in it is ignored). */
-export function parseChanges(json: string): RevisionChanges {
+export function parseChanges(json: string, vocabulary: Vocabulary): RevisionChanges {
   const raw: unknown = JSON.parse(json);
   const out: RevisionChanges = {};
   if (typeof raw !== 'object' || raw === null) return out;
@@ -71,9 +72,9 @@ export function parseChanges(json: string): RevisionChanges {
   if (webhook !== undefined) out.webhook_url = webhook;
   if ('homepage_url' in value) out.homepage_url = text('homepage_url') ?? null;
   const permissions = list('permissions');
-  if (permissions !== undefined) out.permissions = asPermissions(permissions);
+  if (permissions !== undefined) out.permissions = asPermissions(permissions, vocabulary);
   const events = list('events');
-  if (events !== undefined) out.events = asEvents(events);
+  if (events !== undefined) out.events = asEvents(events, vocabulary);
   return out;
 }
 
@@ -91,37 +92,44 @@ export function pluginChanges(changes: RevisionChanges): repo.PluginChanges {
 }
 
 /** Each field of `changes` that differs from the live plugin, with its live and new values. */
-export function diffOf(plugin: PluginsTable, changes: RevisionChanges): RevisionDiff {
+export function diffOf(plugin: PluginsTable, changes: RevisionChanges, vocabulary: Vocabulary): RevisionDiff {
   const diff: RevisionDiff = {};
   for (const field of REVISED_FIELDS) {
     const to = changes[field];
-    const from = liveValue(plugin, field);
+    const from = liveValue(plugin, field, vocabulary);
     if (to !== undefined && !sameValue(from, to)) diff[field] = { from, to };
   }
   return diff;
 }
 
 /** `changes` without the fields that equal the live plugin's. */
-function withoutLive(plugin: PluginsTable, changes: RevisionChanges): RevisionChanges {
+function withoutLive(
+  plugin: PluginsTable,
+  changes: RevisionChanges,
+  vocabulary: Vocabulary,
+): RevisionChanges {
   const out: RevisionChanges = { ...changes };
   for (const field of REVISED_FIELDS) {
-    if (sameValue(liveValue(plugin, field), out[field])) delete out[field];
+    if (sameValue(liveValue(plugin, field, vocabulary), out[field])) delete out[field];
   }
   return out;
 }
 
 /** A revision as its publisher sees it, from the plugin's catalog row. */
-export function presentRevision(row: {
-  revision_changes: string | null;
-  revision_status: PluginRevisionsTable['status'] | null;
-  revision_rejection_reason: string | null;
-  revision_created: number | null;
-  revision_updated: number | null;
-}): PluginRevisionObject | null {
+export function presentRevision(
+  row: {
+    revision_changes: string | null;
+    revision_status: PluginRevisionsTable['status'] | null;
+    revision_rejection_reason: string | null;
+    revision_created: number | null;
+    revision_updated: number | null;
+  },
+  vocabulary: Vocabulary,
+): PluginRevisionObject | null {
   if (row.revision_changes === null || row.revision_status === null) return null;
   return {
     status: row.revision_status,
-    changes: parseChanges(row.revision_changes),
+    changes: parseChanges(row.revision_changes, vocabulary),
     rejection_reason: row.revision_rejection_reason,
     created: iso(Number(row.revision_created)),
     updated: iso(Number(row.revision_updated)),
@@ -137,9 +145,10 @@ export type PluginRevisions = ReturnType<typeof createPluginRevisions>;
 export function createPluginRevisions(deps: {
   clock: Clock;
   events: EventService;
+  vocabulary: Vocabulary;
   webhooks: Pick<WebhookService, 'movePlugin' | 'resubscribeInstallation' | 'queueTo'>;
 }) {
-  const { clock, events, webhooks } = deps;
+  const { clock, events, vocabulary, webhooks } = deps;
 
   /**
    * Gives an installation its new grant and what waits for its store. When the grant changes, its
@@ -182,8 +191,8 @@ export function createPluginRevisions(deps: {
   async function regrantAll(trx: Db, pluginId: string, wanted: Grant): Promise<void> {
     for (const installation of await repo.activeInstallationsOf(trx, pluginId, true)) {
       const held = {
-        permissions: permissionList(installation.permissions),
-        events: eventList(installation.events),
+        permissions: permissionList(installation.permissions, vocabulary),
+        events: eventList(installation.events, vocabulary),
       };
       await grant(trx, pluginId, installation, held, regrant(held, wanted));
     }
@@ -198,10 +207,11 @@ export function createPluginRevisions(deps: {
     async propose(trx: Db, plugin: PluginsTable, changes: RevisionChanges): Promise<void> {
       const now = clock.now();
       const existing = await repo.findRevision(trx, plugin.id);
-      const merged = withoutLive(plugin, {
-        ...(existing ? parseChanges(existing.changes) : {}),
-        ...changes,
-      });
+      const merged = withoutLive(
+        plugin,
+        { ...(existing ? parseChanges(existing.changes, vocabulary) : {}), ...changes },
+        vocabulary,
+      );
       if (Object.keys(merged).length === 0) {
         if (existing) await repo.deleteRevision(trx, plugin.id);
         return;
@@ -244,8 +254,8 @@ export function createPluginRevisions(deps: {
           'The plugin is published and has no revision awaiting review; only a plugin in review or a pending revision can be approved or rejected.',
         );
       }
-      const changes = parseChanges(revision.changes);
-      const diff = diffOf(plugin, changes);
+      const changes = parseChanges(revision.changes, vocabulary);
+      const diff = diffOf(plugin, changes, vocabulary);
       const now = clock.now();
       if (!decision.approve) {
         await repo.updateRevision(trx, plugin.id, {
@@ -261,9 +271,12 @@ export function createPluginRevisions(deps: {
         await regrantAll(trx, plugin.id, {
           permissions:
             changes.permissions === undefined
-              ? permissionList(plugin.permissions)
-              : asPermissions(changes.permissions),
-          events: changes.events === undefined ? eventList(plugin.events) : asEvents(changes.events),
+              ? permissionList(plugin.permissions, vocabulary)
+              : asPermissions(changes.permissions, vocabulary),
+          events:
+            changes.events === undefined
+              ? eventList(plugin.events, vocabulary)
+              : asEvents(changes.events, vocabulary),
         });
       }
       await repo.deleteRevision(trx, plugin.id);
@@ -283,8 +296,8 @@ export function createPluginRevisions(deps: {
         throw conflict('Nothing awaits acceptance: the installation holds everything the plugin asks for.');
       }
       const wanted = {
-        permissions: permissionList(installation.pending_permissions),
-        events: eventList(installation.pending_events),
+        permissions: permissionList(installation.pending_permissions, vocabulary),
+        events: eventList(installation.pending_events, vocabulary),
       };
       const missing = wanted.permissions.find((permission) => !principal.key.permissions.has(permission));
       if (missing) {
@@ -295,8 +308,8 @@ export function createPluginRevisions(deps: {
         );
       }
       const held = {
-        permissions: permissionList(installation.permissions),
-        events: eventList(installation.events),
+        permissions: permissionList(installation.permissions, vocabulary),
+        events: eventList(installation.events, vocabulary),
       };
       await grant(trx, pluginId, installation, held, { grant: wanted, pending: null });
     },

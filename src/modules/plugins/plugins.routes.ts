@@ -1,30 +1,32 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { withoutSecret } from '../webhooks/webhooks.presenter.js';
 import {
-  CreatePluginBody,
   InstallBody,
-  NewPluginSchema,
   PluginDeliverySchema,
   PluginInstallationSchema,
   PluginListQuery,
   PluginParams,
-  PluginSchema,
+  pluginSchemas,
   PublisherListQuery,
   RatingBody,
   RatingSchema,
-  UpdatePluginBody,
 } from './plugins.schemas.js';
 
 /** Version transforms of plugin objects (src/modules/versions/changes/). */
 const resource = 'plugin';
 
-export function pluginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function pluginRoutes(
+  deps: Pick<Platform, 'vocabulary'> & Pick<Services, 'plugins'>,
+): FastifyPluginAsyncTypebox {
   const { plugins } = deps;
+  const { PluginSchema, NewPluginSchema, CreatePluginBody, UpdatePluginBody } = pluginSchemas(
+    deps.vocabulary,
+  );
   return async (app) => {
     app.get(
       '/plugins',

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
+import type { Vocabulary } from '../../kernel/vocabulary.js';
 import type { EventService } from '../events/events.service.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { newSecret } from '../webhooks/webhooks.transport.js';
@@ -48,21 +49,21 @@ function isSort(value: string): value is PluginSort {
   return (PLUGIN_SORTS as readonly string[]).includes(value);
 }
 
-export function presentPlugin(row: repo.PluginRow, tenantId: string): PluginObject {
+export function presentPlugin(row: repo.PluginRow, tenantId: string, vocabulary: Vocabulary): PluginObject {
   const installation =
     row.installed_at === null || row.installation_id === null
       ? null
       : {
           id: row.installation_id,
           installed_at: iso(row.installed_at),
-          granted_permissions: permissionList(row.granted_permissions),
-          granted_events: eventList(row.granted_events),
+          granted_permissions: permissionList(row.granted_permissions, vocabulary),
+          granted_events: eventList(row.granted_events, vocabulary),
           pending_permissions:
             row.pending_permissions === null
               ? null
               : {
-                  permissions: permissionList(row.pending_permissions),
-                  events: eventList(row.pending_events),
+                  permissions: permissionList(row.pending_permissions, vocabulary),
+                  events: eventList(row.pending_events, vocabulary),
                 },
         };
   const owned = row.owner_tenant_id !== null && row.owner_tenant_id === tenantId;
@@ -77,8 +78,8 @@ export function presentPlugin(row: repo.PluginRow, tenantId: string): PluginObje
     rating: Number(row.rating_tenths) / 10,
     rating_count: Number(row.rating_count),
     installed: installation !== null,
-    permissions: permissionList(row.permissions),
-    events: eventList(row.events),
+    permissions: permissionList(row.permissions, vocabulary),
+    events: eventList(row.events, vocabulary),
     installation,
     status: row.status,
     homepage_url: row.homepage_url,
@@ -89,7 +90,7 @@ export function presentPlugin(row: repo.PluginRow, tenantId: string): PluginObje
       ? {
           webhook_url: row.webhook_url ?? '',
           rejection_reason: row.rejection_reason,
-          pending_revision: presentRevision(row),
+          pending_revision: presentRevision(row, vocabulary),
         }
       : {}),
   };
@@ -124,6 +125,7 @@ export function createPluginService(deps: {
   store: Store;
   clock: Clock;
   events: EventService;
+  vocabulary: Vocabulary;
   webhooks: Pick<
     WebhookService,
     | 'subscribeInstallation'
@@ -137,13 +139,13 @@ export function createPluginService(deps: {
   /** The version installation payloads are rendered in (the latest). */
   apiVersion: string;
 }) {
-  const { store, clock, events, webhooks } = deps;
-  const revisions = createPluginRevisions({ clock, events, webhooks });
+  const { store, clock, events, vocabulary, webhooks } = deps;
+  const revisions = createPluginRevisions({ clock, events, vocabulary, webhooks });
 
   async function load(db: Db, tenantId: string, ref: string): Promise<PluginObject> {
     const row = await repo.findPlugin(db, tenantId, ref);
     if (!row) throw notFound('plugin');
-    return presentPlugin(row, tenantId);
+    return presentPlugin(row, tenantId, vocabulary);
   }
 
   /** The plugin behind `ref` (an id or a slug) if the tenant may see it, or 404. */
@@ -188,7 +190,7 @@ export function createPluginService(deps: {
         window,
         sort,
         (row) => [row.sort_key, row.id],
-        (row) => presentPlugin(row, tenantId),
+        (row) => presentPlugin(row, tenantId, vocabulary),
       );
     },
 
@@ -352,7 +354,7 @@ export function createPluginService(deps: {
         // Read again under the plugin's row lock: an approved revision may have changed what it
         // asks for, and the token must get what the plugin asks for now.
         const plugin = await entry(trx, tenantId, before.id, true);
-        const permissions = permissionList(plugin.permissions);
+        const permissions = permissionList(plugin.permissions, vocabulary);
         const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
         if (missing) {
           throw new AppError(
@@ -361,7 +363,7 @@ export function createPluginService(deps: {
             { extra: { required_permission: missing } },
           );
         }
-        const pluginEvents = eventList(plugin.events);
+        const pluginEvents = eventList(plugin.events, vocabulary);
         const installationId = newId('ins');
         const token = mintInstallationToken();
         const endpointId = newId('wh');

@@ -11,7 +11,6 @@ import type { Page, Problem } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { runAdmin } from '../../cli/admin.js';
 import { ManualClock } from '../../lib/clock.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
 import { signature } from '../webhooks/webhooks.transport.js';
 import type { PluginObject, RatingObject } from './plugins.schemas.js';
 
@@ -342,7 +341,10 @@ for (const dialect of DIALECTS) {
       }
       // The service refuses key work to a token whatever it holds.
       const principal = await ctx.deps.apiKeys.authenticate(`Bearer ${token}`, '127.0.0.1');
-      const widened = { ...principal, key: { ...principal.key, permissions: new Set(PERMISSIONS) } };
+      const widened = {
+        ...principal,
+        key: { ...principal.key, permissions: new Set(ctx.deps.vocabulary.permissions) },
+      };
       await assert.rejects(
         ctx.deps.apiKeys.create(widened, { name: 'minted', permissions: ['read:products'] }),
         /cannot read, create, roll or revoke/,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import type { Services } from '../../kernel/module.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import {
@@ -14,7 +14,7 @@ import {
 
 const TAGS = ['Pricing'];
 
-export function discountRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function discountRoutes(deps: Pick<Services, 'discounts'>): FastifyPluginAsyncTypebox {
   const { discounts } = deps;
   return async (app) => {
     app.get(

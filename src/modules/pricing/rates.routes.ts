@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import type { Services } from '../../kernel/module.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import {
@@ -20,7 +20,7 @@ import {
 const TAGS = ['Pricing'];
 
 /** `/shipping-rates` and `/tax-rates`. */
-export function rateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function rateRoutes(deps: Pick<Services, 'shippingRates' | 'taxRates'>): FastifyPluginAsyncTypebox {
   const { shippingRates, taxRates } = deps;
   return async (app) => {
     app.get(

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
+import type { Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
@@ -23,7 +23,7 @@ unless \`q\`, \`min_price\` or \`max_price\` is given. Use \`next_cursor\` for d
 lowest variant price.
 `.trim();
 
-export function productRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function productRoutes(deps: Pick<Services, 'products'>): FastifyPluginAsyncTypebox {
   const { products } = deps;
   const mergeGetBody = getBodyParameters(ProductListQuery);
   return async (app) => {

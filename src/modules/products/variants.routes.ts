@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
+import type { Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
@@ -13,7 +13,7 @@ import {
   VariantSchema,
 } from './variants.schemas.js';
 
-export function variantRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAsyncTypebox {
   const { variants } = deps;
   return async (app) => {
     app.get(

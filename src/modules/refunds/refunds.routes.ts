@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import type { Services } from '../../kernel/module.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { OrderIdParams } from '../orders/orders.schemas.js';
@@ -8,7 +8,7 @@ import { CreateRefundBody, RefundListSchema, RefundSchema } from './refunds.sche
 
 const TAGS = ['Orders'];
 
-export function refundRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function refundRoutes(deps: Pick<Services, 'refunds'>): FastifyPluginAsyncTypebox {
   const { refunds } = deps;
   return async (app) => {
     app.post(

@@ -1,8 +1,8 @@
 import type { Store } from '../../db/store.js';
 import type { TenantsTable } from '../../db/schema.js';
 import { notFound, validationError } from '../../lib/errors.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Vocabulary } from '../../kernel/vocabulary.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -39,9 +39,11 @@ export function createTenantService(deps: {
   store: Store;
   clock: Clock;
   versions: VersionRegistry;
+  /** Every permission the modules declare: the owner's first key holds them all. */
+  vocabulary: Vocabulary;
   apiKeys: ApiKeyService;
 }) {
-  const { store, clock, versions, apiKeys } = deps;
+  const { store, clock, versions, vocabulary, apiKeys } = deps;
 
   return {
     /** A tenant, its owner and a key holding every permission, in one transaction. */
@@ -100,7 +102,7 @@ export function createTenantService(deps: {
           tenantId: tenant.id,
           userId: user.id,
           name: input.keyName ?? 'Default key',
-          permissions: PERMISSIONS,
+          permissions: vocabulary.permissions,
           expiresAt: null,
         });
         return { tenant, user: { id: user.id, email: user.email, name: user.name }, apiKey };

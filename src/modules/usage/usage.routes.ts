@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
+import type { Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { UsageQuery, UsageSchema } from './usage.schemas.js';
 
-export function usageRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function usageRoutes(deps: Pick<Services, 'usage'>): FastifyPluginAsyncTypebox {
   const { usage } = deps;
   return async (app) => {
     app.get(

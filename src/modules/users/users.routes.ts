@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
-import { CurrentUserSchema } from './users.schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
+import { currentUserSchema } from './users.schemas.js';
 
-export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function userRoutes(
+  deps: Pick<Platform, 'clock' | 'vocabulary'> & Pick<Services, 'users'>,
+): FastifyPluginAsyncTypebox {
   const { users, clock } = deps;
+  const CurrentUserSchema = currentUserSchema(deps.vocabulary);
   return async (app) => {
     app.get(
       '/users/me',

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import { UpgradeBody, UpgradeResult, VersionListSchema } from './versions.schemas.js';
 
-export function versionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function versionRoutes(
+  deps: Pick<Platform, 'versions'> & Pick<Services, 'tenants'>,
+): FastifyPluginAsyncTypebox {
   const { versions, tenants } = deps;
   return async (app) => {
     app.get(

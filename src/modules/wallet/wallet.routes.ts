@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
+import type { Services } from '../../kernel/module.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
@@ -32,7 +32,7 @@ receiver sees a \`transfer_in\` transaction and can read the transfer (without y
 \`Idempotency-Key\`: a retry with it never moves the money twice, even after a crash of the server.
 `.trim();
 
-export function walletRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function walletRoutes(deps: Pick<Services, 'wallet'>): FastifyPluginAsyncTypebox {
   const { wallet } = deps;
   return async (app) => {
     app.get(

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
 import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { EnvelopeSchema } from '../../http/pagination.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
+import type { Platform, Services } from '../../kernel/module.js';
 import {
-  CreateWebhookBody,
   DeliveryListQuery,
   DeliveryParams,
   DeliverySchema,
@@ -13,10 +12,10 @@ import {
   EventDeliveryParams,
   EventDeliverySchema,
   QueuedDeliverySchema,
-  UpdateWebhookBody,
   WebhookListQuery,
   WebhookParams,
   WebhookSchema,
+  webhookSchemas,
   WebhookWithSecretSchema,
 } from './webhooks.schemas.js';
 import { withoutSecret } from './webhooks.presenter.js';
@@ -27,8 +26,11 @@ const LOG_ORDER =
 const LOG_KEPT =
   'Entries are kept as long as their event: `EVENT_RETENTION_DAYS` (default 30 days), and until every delivery of the event is done.';
 
-export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function webhookRoutes(
+  deps: Pick<Platform, 'vocabulary'> & Pick<Services, 'webhooks'>,
+): FastifyPluginAsyncTypebox {
   const { webhooks } = deps;
+  const { CreateWebhookBody, UpdateWebhookBody } = webhookSchemas(deps.vocabulary);
   return async (app) => {
     app.post(
       '/webhooks',

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { LINE_OR_EMPTY_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
-import { EVENT_TYPES } from '../events/events.types.js';
+import type { Vocabulary } from '../../kernel/vocabulary.js';
 import {
   DELIVERY_EXAMPLE,
   QUEUED_DELIVERY_EXAMPLE,
@@ -10,13 +10,6 @@ import {
 } from './webhooks.examples.js';
 
 export const MAX_URL_LENGTH = 2048;
-
-const EventName = Type.String({
-  enum: [...EVENT_TYPES, '*'],
-  description: 'An event type, or `*` (alone) for every type.',
-});
-
-const Events = Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true });
 
 const Url = Type.String({
   minLength: 1,
@@ -62,40 +55,61 @@ export const WebhookSchema = Type.Object(
 /** The answer that creates an endpoint or rotates its secret: its example shows the secret. */
 export const WebhookWithSecretSchema = { ...WebhookSchema, examples: [WEBHOOK_WITH_SECRET_EXAMPLE] };
 
-export const CreateWebhookBody = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        url: 'https://fulfilment.example.com/hooks/commerce',
-        events: ['order.created', 'order.paid', 'refund.created'],
-        description: 'Fulfilment service',
-      },
-    ],
-  },
-);
-export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+/**
+ * The bodies that name the event types an endpoint subscribes to: the modules declare them, so the
+ * list is known once the modules are found, not when this file is imported.
+ */
+export function webhookSchemas(vocabulary: Vocabulary) {
+  const EventName = Type.String({
+    enum: [...vocabulary.eventTypes, '*'],
+    description: 'An event type, or `*` (alone) for every type.',
+  });
 
-export const UpdateWebhookBody = Type.Object(
-  {
-    url: Type.Optional(Url),
-    events: Type.Optional(Events),
-    description: Type.Optional(Nullable(Description)),
-    enabled: Type.Optional(
-      Type.Boolean({ description: '`false` disables the endpoint; `true` re-enables it as `Active`.' }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    minProperties: 1,
-    examples: [
-      { events: ['order.created', 'order.paid', 'order.cancelled', 'refund.created'] },
-      { enabled: true },
-    ],
-  },
-);
-export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+  const Events = Type.Array(EventName, {
+    minItems: 1,
+    maxItems: vocabulary.eventTypes.length,
+    uniqueItems: true,
+  });
+
+  const CreateWebhookBody = Type.Object(
+    { url: Url, events: Events, description: Type.Optional(Description) },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          url: 'https://fulfilment.example.com/hooks/commerce',
+          events: ['order.created', 'order.paid', 'refund.created'],
+          description: 'Fulfilment service',
+        },
+      ],
+    },
+  );
+
+  const UpdateWebhookBody = Type.Object(
+    {
+      url: Type.Optional(Url),
+      events: Type.Optional(Events),
+      description: Type.Optional(Nullable(Description)),
+      enabled: Type.Optional(
+        Type.Boolean({ description: '`false` disables the endpoint; `true` re-enables it as `Active`.' }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      examples: [
+        { events: ['order.created', 'order.paid', 'order.cancelled', 'refund.created'] },
+        { enabled: true },
+      ],
+    },
+  );
+
+  return { CreateWebhookBody, UpdateWebhookBody };
+}
+
+type WebhookSchemas = ReturnType<typeof webhookSchemas>;
+export type CreateWebhookBody = Static<WebhookSchemas['CreateWebhookBody']>;
+export type UpdateWebhookBody = Static<WebhookSchemas['UpdateWebhookBody']>;
 
 export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const DeliveryParams = Type.Object({

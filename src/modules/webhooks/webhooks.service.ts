@@ -2,8 +2,8 @@ import type { Config } from '../../config.js';
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Vocabulary } from '../../kernel/vocabulary.js';
 import type { EventService } from '../events/events.service.js';
-import { isAppEventType } from '../events/events.types.js';
 import { insertDeliveries, pendingDelivery } from './webhooks.deliveries.repository.js';
 import { createDeliveryUseCases } from './webhooks.deliveries.js';
 import { createEndpointUseCases } from './webhooks.endpoints.js';
@@ -28,9 +28,10 @@ export function createWebhookService(deps: {
   clock: Clock;
   config: Config;
   events: EventService;
+  vocabulary: Vocabulary;
   resolve: Resolver;
 }) {
-  const { store, clock, config, events } = deps;
+  const { store, clock, config, events, vocabulary } = deps;
   const dueListeners: (() => void)[] = [];
   let signalling = false;
 
@@ -62,13 +63,15 @@ export function createWebhookService(deps: {
 
   return {
     /**
-     * The fan-out, an event effect (src/effects.ts): one pending delivery per subscribed, enabled
+     * The fan-out, an event effect (declared in webhooks.module.ts): one pending delivery per subscribed, enabled
      * endpoint, in the event's transaction. `webhook.test` goes only to the endpoint being tested
      * (see `test`).
      */
     async fanOut(trx: Db, events: readonly EventsTable[]): Promise<void> {
       // `webhook.test` and the app events go to one endpoint only (`test`, `queueTo`).
-      const fanned = events.filter((event) => event.type !== 'webhook.test' && !isAppEventType(event.type));
+      const fanned = events.filter(
+        (event) => event.type !== 'webhook.test' && !vocabulary.isAppEventType(event.type),
+      );
       if (fanned.length === 0) return;
       // The endpoints of every tenant of the batch, read once (a transfer's two, an import's one).
       const endpoints = await enabledEndpoints(trx, [...new Set(fanned.map((e) => e.tenant_id))]);

@@ -167,46 +167,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List events, newest first
-     * @description Requires the `read:webhooks` permission. Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered.
-     */
-    get: operations['listEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/events/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get one event
-     * @description Requires the `read:webhooks` permission. Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered. An event past it is deleted when the server starts and every 10 minutes, and is 404 from then on.
-     */
-    get: operations['getEvent'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/products': {
     parameters: {
       query?: never;
@@ -369,26 +329,6 @@ export interface paths {
     patch: operations['updateCustomer'];
     trace?: never;
   };
-  '/v1/customers/{id}/orders': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A customer's orders, newest first
-     * @description Requires the `read:orders` permission.
-     */
-    get: operations['listCustomerOrders'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/customers/{id}/export': {
     parameters: {
       query?: never;
@@ -423,130 +363,6 @@ export interface paths {
      * @description Requires the `write:customers` permission. In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, and the recorded responses of the webhook deliveries of those events are dropped. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.
      */
     post: operations['redactCustomer'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/imports': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List imports, newest first
-     * @description Requires the `read:imports` permission.
-     */
-    get: operations['listImports'];
-    put?: never;
-    /**
-     * Import products or customers from a file
-     * @description Requires the `write:imports` permission. The body is the file: `text/csv` (the columns `GET /exports/{resource}` writes, or for products a Shopify product export as it comes) or `application/x-ndjson` (JSON Lines), in UTF-8, at most 50 MiB (413 past it; 415 for another type; 422 `invalid_import` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (`write:products` or `write:customers`). Answers 202 at once: the import runs in the background, in batches; follow it with `GET /imports/{id}`. See docs/imports-and-exports.md.
-     */
-    post: operations['createImport'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/imports/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * An import's progress and outcome
-     * @description Requires the `read:imports` permission.
-     */
-    get: operations['getImport'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/imports/{id}/errors': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Every error of an import, in the order found
-     * @description Requires the `read:imports` permission.
-     */
-    get: operations['listImportErrors'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/exports/products': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Export every product as CSV or JSON Lines
-     * @description Requires the `read:products` permission. One row per variant: the product’s columns on its first row, `handle` (the product’s id) on each; the columns `POST /imports?resource=products` reads. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
-     */
-    get: operations['exportProducts'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/exports/customers': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Export every customer as CSV or JSON Lines
-     * @description Requires the `read:customers` permission. One row per address (one for a customer without any): the customer’s columns on its first row, `email` on each; the columns `POST /imports?resource=customers` reads. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
-     */
-    get: operations['exportCustomers'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/exports/orders': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Export every order as CSV or JSON Lines
-     * @description Requires the `read:orders` permission. One row per order line, the order’s columns repeated on each; money in minor units. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
-     */
-    get: operations['exportOrders'];
-    put?: never;
-    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -873,6 +689,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/{id}/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer's orders, newest first
+     * @description Requires the `read:orders` permission.
+     */
+    get: operations['listCustomerOrders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/orders/{id}/refunds': {
     parameters: {
       query?: never;
@@ -1017,6 +853,46 @@ export interface paths {
      * @description Requires the `read:wallet` permission. A transfer out of or into one of your wallets; a received one shows `metadata` as `{}`. Any other transfer is 404.
      */
     get: operations['getTransfer'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List events, newest first
+     * @description Requires the `read:webhooks` permission. Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered.
+     */
+    get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/events/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one event
+     * @description Requires the `read:webhooks` permission. Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered. An event past it is deleted when the server starts and every 10 minutes, and is 404 from then on.
+     */
+    get: operations['getEvent'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1509,161 +1385,132 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List imports, newest first
+     * @description Requires the `read:imports` permission.
+     */
+    get: operations['listImports'];
+    put?: never;
+    /**
+     * Import products or customers from a file
+     * @description Requires the `write:imports` permission. The body is the file: `text/csv` (the columns `GET /exports/{resource}` writes, or for products a Shopify product export as it comes) or `application/x-ndjson` (JSON Lines), in UTF-8, at most 50 MiB (413 past it; 415 for another type; 422 `invalid_import` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (`write:products` or `write:customers`). Answers 202 at once: the import runs in the background, in batches; follow it with `GET /imports/{id}`. See docs/imports-and-exports.md.
+     */
+    post: operations['createImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/imports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An import's progress and outcome
+     * @description Requires the `read:imports` permission.
+     */
+    get: operations['getImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/imports/{id}/errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every error of an import, in the order found
+     * @description Requires the `read:imports` permission.
+     */
+    get: operations['listImportErrors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/exports/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export every product as CSV or JSON Lines
+     * @description Requires the `read:products` permission. One row per variant: the product’s columns on its first row, `handle` (the product’s id) on each; the columns `POST /imports?resource=products` reads. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
+     */
+    get: operations['exportProducts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/exports/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export every customer as CSV or JSON Lines
+     * @description Requires the `read:customers` permission. One row per address (one for a customer without any): the customer’s columns on its first row, `email` on each; the columns `POST /imports?resource=customers` reads. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
+     */
+    get: operations['exportCustomers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/exports/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export every order as CSV or JSON Lines
+     * @description Requires the `read:orders` permission. One row per order line, the order’s columns repeated on each; money in minor units. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
+     */
+    get: operations['exportOrders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
-  'order.created': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** order.created */
-    post: operations['onOrderCreated'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'order.paid': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** order.paid */
-    post: operations['onOrderPaid'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'order.shipped': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** order.shipped */
-    post: operations['onOrderShipped'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'order.delivered': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** order.delivered */
-    post: operations['onOrderDelivered'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'order.cancelled': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** order.cancelled */
-    post: operations['onOrderCancelled'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'order.refunded': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** order.refunded */
-    post: operations['onOrderRefunded'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'refund.created': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** refund.created */
-    post: operations['onRefundCreated'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'payment.received': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** payment.received */
-    post: operations['onPaymentReceived'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'payment.failed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** payment.failed */
-    post: operations['onPaymentFailed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   'product.created': {
     parameters: {
       query?: never;
@@ -1851,6 +1698,159 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'order.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** order.created */
+    post: operations['onOrderCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** order.paid */
+    post: operations['onOrderPaid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.shipped': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** order.shipped */
+    post: operations['onOrderShipped'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.delivered': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** order.delivered */
+    post: operations['onOrderDelivered'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** order.cancelled */
+    post: operations['onOrderCancelled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.refunded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** order.refunded */
+    post: operations['onOrderRefunded'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment.received': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** payment.received */
+    post: operations['onPaymentReceived'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** payment.failed */
+    post: operations['onPaymentFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'refund.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** refund.created */
+    post: operations['onRefundCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'transfer.created': {
     parameters: {
       query?: never;
@@ -1868,23 +1868,6 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
-  'import.completed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** import.completed */
-    post: operations['onImportCompleted'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   'webhook.test': {
     parameters: {
       query?: never;
@@ -1896,6 +1879,23 @@ export interface webhooks {
     put?: never;
     /** webhook.test */
     post: operations['onWebhookTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'import.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** import.completed */
+    post: operations['onImportCompleted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2036,6 +2036,114 @@ export interface components {
       supported_versions?: string[];
     } & {
       [key: string]: unknown;
+    };
+    /**
+     * @example {
+     *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
+     *       "name": "Warehouse sync",
+     *       "key": "sk_live_****_****_****_2hH5",
+     *       "permissions": [
+     *         "read:products",
+     *         "write:products"
+     *       ],
+     *       "status": "Active",
+     *       "created": "2026-11-03T11:26:40.915Z",
+     *       "last_used": "2026-11-27T07:58:13.402Z",
+     *       "expires_at": "2027-06-30T00:00:00.000Z"
+     *     }
+     */
+    ApiKey: {
+      /** @example key_4fGz0aQm1bX9sT2uV7wY3cE5 */
+      id: string;
+      name: string;
+      /**
+       * @description The full key in the response that creates or rolls it; masked everywhere else.
+       * @example sk_live_****_****_****_a1B2
+       */
+      key: string;
+      permissions: (
+        | 'read:users'
+        | 'read:keys'
+        | 'write:keys'
+        | 'write:settings'
+        | 'read:products'
+        | 'write:products'
+        | 'read:customers'
+        | 'write:customers'
+        | 'read:pricing'
+        | 'write:pricing'
+        | 'read:orders'
+        | 'write:orders'
+        | 'read:wallet'
+        | 'write:wallet'
+        | 'read:webhooks'
+        | 'write:webhooks'
+        | 'read:plugins'
+        | 'write:plugins'
+        | 'publish:plugins'
+        | 'write:ai'
+        | 'read:usage'
+        | 'read:analytics'
+        | 'read:imports'
+        | 'write:imports'
+      )[];
+      /**
+       * @description `Expiring` when `expires_at` is within 7 days.
+       * @enum {string}
+       */
+      status: 'Active' | 'Expiring';
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      last_used: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      expires_at: string | null;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
+     *           "name": "Warehouse sync",
+     *           "key": "sk_live_****_****_****_2hH5",
+     *           "permissions": [
+     *             "read:products",
+     *             "write:products"
+     *           ],
+     *           "status": "Active",
+     *           "created": "2026-11-03T11:26:40.915Z",
+     *           "last_used": "2026-11-27T07:58:13.402Z",
+     *           "expires_at": "2027-06-30T00:00:00.000Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    ApiKeyList: {
+      data: components['schemas']['ApiKey'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
     };
     /**
      * @example {
@@ -2463,6 +2571,266 @@ export interface components {
      */
     CustomerList: {
       data: components['schemas']['Customer'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "dsc_zdNEVwUpziRzA1Hpf7JAvogF",
+     *       "code": "SUMMER-10",
+     *       "automatic": false,
+     *       "type": "percentage",
+     *       "value": 1000,
+     *       "currency": null,
+     *       "applies_to": null,
+     *       "minimum_subtotal": null,
+     *       "starts_at": "2026-11-01T00:00:00.000Z",
+     *       "ends_at": "2027-01-01T00:00:00.000Z",
+     *       "usage_limit": 500,
+     *       "usage_limit_per_customer": 1,
+     *       "times_used": 38,
+     *       "combinable": false,
+     *       "enabled": true,
+     *       "status": "active",
+     *       "created": "2026-10-28T15:02:44.310Z",
+     *       "updated": "2026-11-21T10:15:00.000Z"
+     *     }
+     */
+    Discount: {
+      /** @example dsc_2bQx7ZpW2bX9sT2uV7wY3cE5 */
+      id: string;
+      code: string | null;
+      automatic: boolean;
+      /**
+       * @description `percentage`, `fixed_amount` or `free_shipping`.
+       * @enum {string}
+       */
+      type: 'percentage' | 'fixed_amount' | 'free_shipping';
+      value: number;
+      currency: string | null;
+      applies_to: {
+        product_ids?: string[];
+        categories?: string[];
+      } | null;
+      minimum_subtotal: number | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      starts_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      ends_at: string | null;
+      usage_limit: number | null;
+      usage_limit_per_customer: number | null;
+      /** @description Orders holding it (a cancelled order gives its use back). */
+      times_used: number;
+      combinable: boolean;
+      enabled: boolean;
+      /**
+       * @description Now: `disabled` (not enabled), else `expired` (past `ends_at`), else `scheduled` (before `starts_at`), else `exhausted` (used `usage_limit` times), else `active`.
+       * @enum {string}
+       */
+      status: 'active' | 'scheduled' | 'expired' | 'disabled' | 'exhausted';
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      updated: string;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "dsc_zdNEVwUpziRzA1Hpf7JAvogF",
+     *           "code": "SUMMER-10",
+     *           "automatic": false,
+     *           "type": "percentage",
+     *           "value": 1000,
+     *           "currency": null,
+     *           "applies_to": null,
+     *           "minimum_subtotal": null,
+     *           "starts_at": "2026-11-01T00:00:00.000Z",
+     *           "ends_at": "2027-01-01T00:00:00.000Z",
+     *           "usage_limit": 500,
+     *           "usage_limit_per_customer": 1,
+     *           "times_used": 38,
+     *           "combinable": false,
+     *           "enabled": true,
+     *           "status": "active",
+     *           "created": "2026-10-28T15:02:44.310Z",
+     *           "updated": "2026-11-21T10:15:00.000Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    DiscountList: {
+      data: components['schemas']['Discount'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "shr_PA7TCIzxZZAA2dpyxCT2F309",
+     *       "name": "Standard",
+     *       "countries": [
+     *         "US",
+     *         "CA"
+     *       ],
+     *       "price": 599,
+     *       "currency": "USD",
+     *       "free_over": 5000,
+     *       "min_weight_grams": null,
+     *       "max_weight_grams": 4999,
+     *       "created": "2026-10-28T14:55:09.871Z",
+     *       "updated": "2026-10-28T14:55:09.871Z"
+     *     }
+     */
+    ShippingRate: {
+      /** @example shr_2bQx7ZpW2bX9sT2uV7wY3cE5 */
+      id: string;
+      name: string;
+      countries: string[];
+      price: number;
+      currency: string;
+      free_over: number | null;
+      min_weight_grams: number | null;
+      max_weight_grams: number | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      updated: string;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "shr_PA7TCIzxZZAA2dpyxCT2F309",
+     *           "name": "Standard",
+     *           "countries": [
+     *             "US",
+     *             "CA"
+     *           ],
+     *           "price": 599,
+     *           "currency": "USD",
+     *           "free_over": 5000,
+     *           "min_weight_grams": null,
+     *           "max_weight_grams": 4999,
+     *           "created": "2026-10-28T14:55:09.871Z",
+     *           "updated": "2026-10-28T14:55:09.871Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    ShippingRateList: {
+      data: components['schemas']['ShippingRate'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "txr_JarXlUds7f7GQmwyhVI3OBBG",
+     *       "name": "California sales tax",
+     *       "country": "US",
+     *       "state": "CA",
+     *       "rate_bps": 725,
+     *       "inclusive": false,
+     *       "shipping_taxable": false,
+     *       "created": "2026-10-28T14:57:30.502Z",
+     *       "updated": "2026-10-28T14:57:30.502Z"
+     *     }
+     */
+    TaxRate: {
+      /** @example txr_2bQx7ZpW2bX9sT2uV7wY3cE5 */
+      id: string;
+      name: string;
+      country: string;
+      state: string | null;
+      rate_bps: number;
+      inclusive: boolean;
+      shipping_taxable: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      updated: string;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "txr_JarXlUds7f7GQmwyhVI3OBBG",
+     *           "name": "California sales tax",
+     *           "country": "US",
+     *           "state": "CA",
+     *           "rate_bps": 725,
+     *           "inclusive": false,
+     *           "shipping_taxable": false,
+     *           "created": "2026-10-28T14:57:30.502Z",
+     *           "updated": "2026-10-28T14:57:30.502Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    TaxRateList: {
+      data: components['schemas']['TaxRate'][];
       /** @description Exact number of matching items. */
       total: number;
       /** @description floor(offset / limit) + 1 */
@@ -2912,6 +3280,39 @@ export interface components {
     };
     /**
      * @example {
+     *       "id": "pay_AbKpioPgdeCpGiGqNmKb9zFt",
+     *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *       "amount": 16408,
+     *       "currency": "USD",
+     *       "status": "succeeded",
+     *       "method": "pm_card_visa",
+     *       "provider": "sandbox",
+     *       "failure_code": null,
+     *       "failure_message": null,
+     *       "created": "2026-11-21T10:15:00.981Z",
+     *       "updated": "2026-11-21T10:15:01.372Z"
+     *     }
+     */
+    Payment: {
+      /** @example pay_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+      id: string;
+      order_id: string;
+      /** @description Minor units. */
+      amount: number;
+      currency: string;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed' | 'refunded';
+      method: string;
+      provider: string;
+      failure_code: string | null;
+      failure_message: string | null;
+      /** Format: date-time */
+      created: string;
+      /** Format: date-time */
+      updated: string;
+    };
+    /**
+     * @example {
      *       "id": "re_rPxCqRUPnQ2rjVSPlreN61tj",
      *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
      *       "amount": 2413,
@@ -2990,299 +3391,6 @@ export interface components {
      */
     RefundList: {
       data: components['schemas']['Refund'][];
-      /** @description Exact number of matching items. */
-      total: number;
-      /** @description floor(offset / limit) + 1 */
-      page: number;
-      limit: number;
-      offset: number;
-      has_more: boolean;
-      /** @description Pass as `cursor` for the next page. */
-      next_cursor: string | null;
-    };
-    /**
-     * @example {
-     *       "id": "pay_AbKpioPgdeCpGiGqNmKb9zFt",
-     *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
-     *       "amount": 16408,
-     *       "currency": "USD",
-     *       "status": "succeeded",
-     *       "method": "pm_card_visa",
-     *       "provider": "sandbox",
-     *       "failure_code": null,
-     *       "failure_message": null,
-     *       "created": "2026-11-21T10:15:00.981Z",
-     *       "updated": "2026-11-21T10:15:01.372Z"
-     *     }
-     */
-    Payment: {
-      /** @example pay_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-      id: string;
-      order_id: string;
-      /** @description Minor units. */
-      amount: number;
-      currency: string;
-      /** @enum {string} */
-      status: 'pending' | 'succeeded' | 'failed' | 'refunded';
-      method: string;
-      provider: string;
-      failure_code: string | null;
-      failure_message: string | null;
-      /** Format: date-time */
-      created: string;
-      /** Format: date-time */
-      updated: string;
-    };
-    /**
-     * @example {
-     *       "id": "dsc_zdNEVwUpziRzA1Hpf7JAvogF",
-     *       "code": "SUMMER-10",
-     *       "automatic": false,
-     *       "type": "percentage",
-     *       "value": 1000,
-     *       "currency": null,
-     *       "applies_to": null,
-     *       "minimum_subtotal": null,
-     *       "starts_at": "2026-11-01T00:00:00.000Z",
-     *       "ends_at": "2027-01-01T00:00:00.000Z",
-     *       "usage_limit": 500,
-     *       "usage_limit_per_customer": 1,
-     *       "times_used": 38,
-     *       "combinable": false,
-     *       "enabled": true,
-     *       "status": "active",
-     *       "created": "2026-10-28T15:02:44.310Z",
-     *       "updated": "2026-11-21T10:15:00.000Z"
-     *     }
-     */
-    Discount: {
-      /** @example dsc_2bQx7ZpW2bX9sT2uV7wY3cE5 */
-      id: string;
-      code: string | null;
-      automatic: boolean;
-      /**
-       * @description `percentage`, `fixed_amount` or `free_shipping`.
-       * @enum {string}
-       */
-      type: 'percentage' | 'fixed_amount' | 'free_shipping';
-      value: number;
-      currency: string | null;
-      applies_to: {
-        product_ids?: string[];
-        categories?: string[];
-      } | null;
-      minimum_subtotal: number | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      starts_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      ends_at: string | null;
-      usage_limit: number | null;
-      usage_limit_per_customer: number | null;
-      /** @description Orders holding it (a cancelled order gives its use back). */
-      times_used: number;
-      combinable: boolean;
-      enabled: boolean;
-      /**
-       * @description Now: `disabled` (not enabled), else `expired` (past `ends_at`), else `scheduled` (before `starts_at`), else `exhausted` (used `usage_limit` times), else `active`.
-       * @enum {string}
-       */
-      status: 'active' | 'scheduled' | 'expired' | 'disabled' | 'exhausted';
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      created: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      updated: string;
-    };
-    /**
-     * @example {
-     *       "data": [
-     *         {
-     *           "id": "dsc_zdNEVwUpziRzA1Hpf7JAvogF",
-     *           "code": "SUMMER-10",
-     *           "automatic": false,
-     *           "type": "percentage",
-     *           "value": 1000,
-     *           "currency": null,
-     *           "applies_to": null,
-     *           "minimum_subtotal": null,
-     *           "starts_at": "2026-11-01T00:00:00.000Z",
-     *           "ends_at": "2027-01-01T00:00:00.000Z",
-     *           "usage_limit": 500,
-     *           "usage_limit_per_customer": 1,
-     *           "times_used": 38,
-     *           "combinable": false,
-     *           "enabled": true,
-     *           "status": "active",
-     *           "created": "2026-10-28T15:02:44.310Z",
-     *           "updated": "2026-11-21T10:15:00.000Z"
-     *         }
-     *       ],
-     *       "total": 1,
-     *       "page": 1,
-     *       "limit": 20,
-     *       "offset": 0,
-     *       "has_more": false,
-     *       "next_cursor": null
-     *     }
-     */
-    DiscountList: {
-      data: components['schemas']['Discount'][];
-      /** @description Exact number of matching items. */
-      total: number;
-      /** @description floor(offset / limit) + 1 */
-      page: number;
-      limit: number;
-      offset: number;
-      has_more: boolean;
-      /** @description Pass as `cursor` for the next page. */
-      next_cursor: string | null;
-    };
-    /**
-     * @example {
-     *       "id": "shr_PA7TCIzxZZAA2dpyxCT2F309",
-     *       "name": "Standard",
-     *       "countries": [
-     *         "US",
-     *         "CA"
-     *       ],
-     *       "price": 599,
-     *       "currency": "USD",
-     *       "free_over": 5000,
-     *       "min_weight_grams": null,
-     *       "max_weight_grams": 4999,
-     *       "created": "2026-10-28T14:55:09.871Z",
-     *       "updated": "2026-10-28T14:55:09.871Z"
-     *     }
-     */
-    ShippingRate: {
-      /** @example shr_2bQx7ZpW2bX9sT2uV7wY3cE5 */
-      id: string;
-      name: string;
-      countries: string[];
-      price: number;
-      currency: string;
-      free_over: number | null;
-      min_weight_grams: number | null;
-      max_weight_grams: number | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      created: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      updated: string;
-    };
-    /**
-     * @example {
-     *       "data": [
-     *         {
-     *           "id": "shr_PA7TCIzxZZAA2dpyxCT2F309",
-     *           "name": "Standard",
-     *           "countries": [
-     *             "US",
-     *             "CA"
-     *           ],
-     *           "price": 599,
-     *           "currency": "USD",
-     *           "free_over": 5000,
-     *           "min_weight_grams": null,
-     *           "max_weight_grams": 4999,
-     *           "created": "2026-10-28T14:55:09.871Z",
-     *           "updated": "2026-10-28T14:55:09.871Z"
-     *         }
-     *       ],
-     *       "total": 1,
-     *       "page": 1,
-     *       "limit": 20,
-     *       "offset": 0,
-     *       "has_more": false,
-     *       "next_cursor": null
-     *     }
-     */
-    ShippingRateList: {
-      data: components['schemas']['ShippingRate'][];
-      /** @description Exact number of matching items. */
-      total: number;
-      /** @description floor(offset / limit) + 1 */
-      page: number;
-      limit: number;
-      offset: number;
-      has_more: boolean;
-      /** @description Pass as `cursor` for the next page. */
-      next_cursor: string | null;
-    };
-    /**
-     * @example {
-     *       "id": "txr_JarXlUds7f7GQmwyhVI3OBBG",
-     *       "name": "California sales tax",
-     *       "country": "US",
-     *       "state": "CA",
-     *       "rate_bps": 725,
-     *       "inclusive": false,
-     *       "shipping_taxable": false,
-     *       "created": "2026-10-28T14:57:30.502Z",
-     *       "updated": "2026-10-28T14:57:30.502Z"
-     *     }
-     */
-    TaxRate: {
-      /** @example txr_2bQx7ZpW2bX9sT2uV7wY3cE5 */
-      id: string;
-      name: string;
-      country: string;
-      state: string | null;
-      rate_bps: number;
-      inclusive: boolean;
-      shipping_taxable: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      created: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      updated: string;
-    };
-    /**
-     * @example {
-     *       "data": [
-     *         {
-     *           "id": "txr_JarXlUds7f7GQmwyhVI3OBBG",
-     *           "name": "California sales tax",
-     *           "country": "US",
-     *           "state": "CA",
-     *           "rate_bps": 725,
-     *           "inclusive": false,
-     *           "shipping_taxable": false,
-     *           "created": "2026-10-28T14:57:30.502Z",
-     *           "updated": "2026-10-28T14:57:30.502Z"
-     *         }
-     *       ],
-     *       "total": 1,
-     *       "page": 1,
-     *       "limit": 20,
-     *       "offset": 0,
-     *       "has_more": false,
-     *       "next_cursor": null
-     *     }
-     */
-    TaxRateList: {
-      data: components['schemas']['TaxRate'][];
       /** @description Exact number of matching items. */
       total: number;
       /** @description floor(offset / limit) + 1 */
@@ -3560,15 +3668,6 @@ export interface components {
       id: string;
       /** @enum {string} */
       type:
-        | 'order.created'
-        | 'order.paid'
-        | 'order.shipped'
-        | 'order.delivered'
-        | 'order.cancelled'
-        | 'order.refunded'
-        | 'refund.created'
-        | 'payment.received'
-        | 'payment.failed'
         | 'product.created'
         | 'product.updated'
         | 'product.deleted'
@@ -3580,9 +3679,18 @@ export interface components {
         | 'discount.created'
         | 'discount.updated'
         | 'discount.deleted'
+        | 'order.created'
+        | 'order.paid'
+        | 'order.shipped'
+        | 'order.delivered'
+        | 'order.cancelled'
+        | 'order.refunded'
+        | 'payment.received'
+        | 'payment.failed'
+        | 'refund.created'
         | 'transfer.created'
-        | 'import.completed'
-        | 'webhook.test';
+        | 'webhook.test'
+        | 'import.completed';
       /**
        * Format: date-time
        * @example 2026-11-21T10:15:00.000Z
@@ -3944,114 +4052,6 @@ export interface components {
     };
     /**
      * @example {
-     *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
-     *       "name": "Warehouse sync",
-     *       "key": "sk_live_****_****_****_2hH5",
-     *       "permissions": [
-     *         "read:products",
-     *         "write:products"
-     *       ],
-     *       "status": "Active",
-     *       "created": "2026-11-03T11:26:40.915Z",
-     *       "last_used": "2026-11-27T07:58:13.402Z",
-     *       "expires_at": "2027-06-30T00:00:00.000Z"
-     *     }
-     */
-    ApiKey: {
-      /** @example key_4fGz0aQm1bX9sT2uV7wY3cE5 */
-      id: string;
-      name: string;
-      /**
-       * @description The full key in the response that creates or rolls it; masked everywhere else.
-       * @example sk_live_****_****_****_a1B2
-       */
-      key: string;
-      permissions: (
-        | 'read:products'
-        | 'write:products'
-        | 'read:orders'
-        | 'write:orders'
-        | 'read:customers'
-        | 'write:customers'
-        | 'read:pricing'
-        | 'write:pricing'
-        | 'read:imports'
-        | 'write:imports'
-        | 'read:wallet'
-        | 'write:wallet'
-        | 'read:analytics'
-        | 'write:ai'
-        | 'read:webhooks'
-        | 'write:webhooks'
-        | 'read:users'
-        | 'read:usage'
-        | 'read:plugins'
-        | 'write:plugins'
-        | 'publish:plugins'
-        | 'read:keys'
-        | 'write:keys'
-        | 'write:settings'
-      )[];
-      /**
-       * @description `Expiring` when `expires_at` is within 7 days.
-       * @enum {string}
-       */
-      status: 'Active' | 'Expiring';
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      created: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      last_used: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      expires_at: string | null;
-    };
-    /**
-     * @example {
-     *       "data": [
-     *         {
-     *           "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
-     *           "name": "Warehouse sync",
-     *           "key": "sk_live_****_****_****_2hH5",
-     *           "permissions": [
-     *             "read:products",
-     *             "write:products"
-     *           ],
-     *           "status": "Active",
-     *           "created": "2026-11-03T11:26:40.915Z",
-     *           "last_used": "2026-11-27T07:58:13.402Z",
-     *           "expires_at": "2027-06-30T00:00:00.000Z"
-     *         }
-     *       ],
-     *       "total": 1,
-     *       "page": 1,
-     *       "limit": 20,
-     *       "offset": 0,
-     *       "has_more": false,
-     *       "next_cursor": null
-     *     }
-     */
-    ApiKeyList: {
-      data: components['schemas']['ApiKey'][];
-      /** @description Exact number of matching items. */
-      total: number;
-      /** @description floor(offset / limit) + 1 */
-      page: number;
-      limit: number;
-      offset: number;
-      has_more: boolean;
-      /** @description Pass as `cursor` for the next page. */
-      next_cursor: string | null;
-    };
-    /**
-     * @example {
      *       "id": "plg_FPECyw0wQoVnKyEBdlHyWdK2",
      *       "name": "Stock Sync",
      *       "slug": "stock-sync",
@@ -4138,42 +4138,33 @@ export interface components {
       installed: boolean;
       /** @description What its installation token may do in a store that installs it. */
       permissions: (
+        | 'read:users'
+        | 'read:keys'
+        | 'write:keys'
+        | 'write:settings'
         | 'read:products'
         | 'write:products'
-        | 'read:orders'
-        | 'write:orders'
         | 'read:customers'
         | 'write:customers'
         | 'read:pricing'
         | 'write:pricing'
-        | 'read:imports'
-        | 'write:imports'
+        | 'read:orders'
+        | 'write:orders'
         | 'read:wallet'
         | 'write:wallet'
-        | 'read:analytics'
-        | 'write:ai'
         | 'read:webhooks'
         | 'write:webhooks'
-        | 'read:users'
-        | 'read:usage'
         | 'read:plugins'
         | 'write:plugins'
         | 'publish:plugins'
-        | 'read:keys'
-        | 'write:keys'
-        | 'write:settings'
+        | 'write:ai'
+        | 'read:usage'
+        | 'read:analytics'
+        | 'read:imports'
+        | 'write:imports'
       )[];
       /** @description The event types delivered to it. */
       events: (
-        | 'order.created'
-        | 'order.paid'
-        | 'order.shipped'
-        | 'order.delivered'
-        | 'order.cancelled'
-        | 'order.refunded'
-        | 'refund.created'
-        | 'payment.received'
-        | 'payment.failed'
         | 'product.created'
         | 'product.updated'
         | 'product.deleted'
@@ -4185,9 +4176,18 @@ export interface components {
         | 'discount.created'
         | 'discount.updated'
         | 'discount.deleted'
+        | 'order.created'
+        | 'order.paid'
+        | 'order.shipped'
+        | 'order.delivered'
+        | 'order.cancelled'
+        | 'order.refunded'
+        | 'payment.received'
+        | 'payment.failed'
+        | 'refund.created'
         | 'transfer.created'
-        | 'import.completed'
         | 'webhook.test'
+        | 'import.completed'
       )[];
       /**
        * @description What the calling tenant granted the plugin, and what it asks for beyond that.
@@ -4218,42 +4218,33 @@ export interface components {
         installed_at: string;
         /** @description What its installation token may do in this store. */
         granted_permissions: (
+          | 'read:users'
+          | 'read:keys'
+          | 'write:keys'
+          | 'write:settings'
           | 'read:products'
           | 'write:products'
-          | 'read:orders'
-          | 'write:orders'
           | 'read:customers'
           | 'write:customers'
           | 'read:pricing'
           | 'write:pricing'
-          | 'read:imports'
-          | 'write:imports'
+          | 'read:orders'
+          | 'write:orders'
           | 'read:wallet'
           | 'write:wallet'
-          | 'read:analytics'
-          | 'write:ai'
           | 'read:webhooks'
           | 'write:webhooks'
-          | 'read:users'
-          | 'read:usage'
           | 'read:plugins'
           | 'write:plugins'
           | 'publish:plugins'
-          | 'read:keys'
-          | 'write:keys'
-          | 'write:settings'
+          | 'write:ai'
+          | 'read:usage'
+          | 'read:analytics'
+          | 'read:imports'
+          | 'write:imports'
         )[];
         /** @description The events delivered to the plugin. */
         granted_events: (
-          | 'order.created'
-          | 'order.paid'
-          | 'order.shipped'
-          | 'order.delivered'
-          | 'order.cancelled'
-          | 'order.refunded'
-          | 'refund.created'
-          | 'payment.received'
-          | 'payment.failed'
           | 'product.created'
           | 'product.updated'
           | 'product.deleted'
@@ -4265,9 +4256,18 @@ export interface components {
           | 'discount.created'
           | 'discount.updated'
           | 'discount.deleted'
+          | 'order.created'
+          | 'order.paid'
+          | 'order.shipped'
+          | 'order.delivered'
+          | 'order.cancelled'
+          | 'order.refunded'
+          | 'payment.received'
+          | 'payment.failed'
+          | 'refund.created'
           | 'transfer.created'
-          | 'import.completed'
           | 'webhook.test'
+          | 'import.completed'
         )[];
         /**
          * @description What an approved revision of the plugin asks for, being more than this store granted: the token keeps its `granted_permissions` and the plugin its `granted_events` until the store accepts (`POST /plugins/{id}/install/accept`). Null when nothing waits.
@@ -4287,42 +4287,33 @@ export interface components {
         pending_permissions: {
           /** @description Every permission the token will hold once the store accepts. */
           permissions: (
+            | 'read:users'
+            | 'read:keys'
+            | 'write:keys'
+            | 'write:settings'
             | 'read:products'
             | 'write:products'
-            | 'read:orders'
-            | 'write:orders'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
             | 'write:pricing'
-            | 'read:imports'
-            | 'write:imports'
+            | 'read:orders'
+            | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
-            | 'read:analytics'
-            | 'write:ai'
             | 'read:webhooks'
             | 'write:webhooks'
-            | 'read:users'
-            | 'read:usage'
             | 'read:plugins'
             | 'write:plugins'
             | 'publish:plugins'
-            | 'read:keys'
-            | 'write:keys'
-            | 'write:settings'
+            | 'write:ai'
+            | 'read:usage'
+            | 'read:analytics'
+            | 'read:imports'
+            | 'write:imports'
           )[];
           /** @description Every event delivered once the store accepts. */
           events: (
-            | 'order.created'
-            | 'order.paid'
-            | 'order.shipped'
-            | 'order.delivered'
-            | 'order.cancelled'
-            | 'order.refunded'
-            | 'refund.created'
-            | 'payment.received'
-            | 'payment.failed'
             | 'product.created'
             | 'product.updated'
             | 'product.deleted'
@@ -4334,9 +4325,18 @@ export interface components {
             | 'discount.created'
             | 'discount.updated'
             | 'discount.deleted'
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'refund.created'
             | 'transfer.created'
-            | 'import.completed'
             | 'webhook.test'
+            | 'import.completed'
           )[];
         } | null;
       } | null;
@@ -4407,24 +4407,24 @@ export interface components {
            *     ]
            */
           permissions?: (
+            | 'read:users'
             | 'read:products'
             | 'write:products'
-            | 'read:orders'
-            | 'write:orders'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
             | 'write:pricing'
-            | 'read:imports'
-            | 'write:imports'
+            | 'read:orders'
+            | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
-            | 'read:analytics'
-            | 'write:ai'
             | 'read:webhooks'
             | 'write:webhooks'
-            | 'read:users'
+            | 'write:ai'
             | 'read:usage'
+            | 'read:analytics'
+            | 'read:imports'
+            | 'write:imports'
           )[];
           /**
            * @description The store events delivered to `webhook_url` (beside the `app.*` events about its installations).
@@ -4434,15 +4434,6 @@ export interface components {
            *     ]
            */
           events?: (
-            | 'order.created'
-            | 'order.paid'
-            | 'order.shipped'
-            | 'order.delivered'
-            | 'order.cancelled'
-            | 'order.refunded'
-            | 'refund.created'
-            | 'payment.received'
-            | 'payment.failed'
             | 'product.created'
             | 'product.updated'
             | 'product.deleted'
@@ -4454,6 +4445,15 @@ export interface components {
             | 'discount.created'
             | 'discount.updated'
             | 'discount.deleted'
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'refund.created'
             | 'transfer.created'
             | 'import.completed'
           )[];
@@ -4774,6 +4774,61 @@ export interface components {
     };
     /**
      * @example {
+     *       "id": "gen_XHZQzVR3OpyBB010W0mQoSBD",
+     *       "description": "Get ready to fall for the Trail Runner 3. Fans of shoes, this one's for you. It comes in black. If you've been hunting for rock plate, your search might just be over. It's the sort of thing you'll be glad you picked up. Grab yours today. You deserve it!",
+     *       "product_id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *       "tone": "friendly",
+     *       "length": "short",
+     *       "language": "en",
+     *       "word_count": 50,
+     *       "provider": "builtin",
+     *       "model": "builtin-copy-1",
+     *       "usage": {
+     *         "input_tokens": 0,
+     *         "output_tokens": 0
+     *       },
+     *       "saved": false,
+     *       "truncated": false,
+     *       "created": "2026-11-27T08:09:44.129Z"
+     *     }
+     */
+    Generation: {
+      /** @example gen_7hTq2ZpW2bX9sT2uV7wY3cE5 */
+      id: string;
+      /** @description Plain text; paragraphs are separated by a blank line. */
+      description: string;
+      product_id: string | null;
+      /** @enum {string} */
+      tone: 'professional' | 'friendly' | 'luxury' | 'playful' | 'technical';
+      /** @enum {string} */
+      length: 'short' | 'medium' | 'long';
+      /** @description The language the text is written in. */
+      language: string;
+      word_count: number;
+      /** @enum {string} */
+      provider: 'builtin' | 'openai';
+      /**
+       * @example builtin-copy-1
+       * @example gpt-4o-mini
+       */
+      model: string;
+      /** @description Tokens the model used, as the provider reports them; 0 for `builtin`. */
+      usage: {
+        input_tokens: number;
+        output_tokens: number;
+      };
+      /** @description Whether the text was written to the product's description. */
+      saved: boolean;
+      /** @description The provider stopped at its token limit; the text was cut back to its last full sentence. */
+      truncated: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+    };
+    /**
+     * @example {
      *       "id": "imp_hqdOTnGnpxuKKCkQFcwdGptB",
      *       "resource": "customers",
      *       "format": "csv",
@@ -4944,61 +4999,6 @@ export interface components {
       has_more: boolean;
       /** @description Pass as `cursor` for the next page. */
       next_cursor: string | null;
-    };
-    /**
-     * @example {
-     *       "id": "gen_XHZQzVR3OpyBB010W0mQoSBD",
-     *       "description": "Get ready to fall for the Trail Runner 3. Fans of shoes, this one's for you. It comes in black. If you've been hunting for rock plate, your search might just be over. It's the sort of thing you'll be glad you picked up. Grab yours today. You deserve it!",
-     *       "product_id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
-     *       "tone": "friendly",
-     *       "length": "short",
-     *       "language": "en",
-     *       "word_count": 50,
-     *       "provider": "builtin",
-     *       "model": "builtin-copy-1",
-     *       "usage": {
-     *         "input_tokens": 0,
-     *         "output_tokens": 0
-     *       },
-     *       "saved": false,
-     *       "truncated": false,
-     *       "created": "2026-11-27T08:09:44.129Z"
-     *     }
-     */
-    Generation: {
-      /** @example gen_7hTq2ZpW2bX9sT2uV7wY3cE5 */
-      id: string;
-      /** @description Plain text; paragraphs are separated by a blank line. */
-      description: string;
-      product_id: string | null;
-      /** @enum {string} */
-      tone: 'professional' | 'friendly' | 'luxury' | 'playful' | 'technical';
-      /** @enum {string} */
-      length: 'short' | 'medium' | 'long';
-      /** @description The language the text is written in. */
-      language: string;
-      word_count: number;
-      /** @enum {string} */
-      provider: 'builtin' | 'openai';
-      /**
-       * @example builtin-copy-1
-       * @example gpt-4o-mini
-       */
-      model: string;
-      /** @description Tokens the model used, as the provider reports them; 0 for `builtin`. */
-      usage: {
-        input_tokens: number;
-        output_tokens: number;
-      };
-      /** @description Whether the text was written to the product's description. */
-      saved: boolean;
-      /** @description The provider stopped at its token limit; the text was cut back to its last full sentence. */
-      truncated: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-11-21T10:15:00.000Z
-       */
-      created: string;
     };
   };
   responses: never;
@@ -5224,30 +5224,30 @@ export interface operations {
               id: string;
               name: string;
               permissions: (
+                | 'read:users'
+                | 'read:keys'
+                | 'write:keys'
+                | 'write:settings'
                 | 'read:products'
                 | 'write:products'
-                | 'read:orders'
-                | 'write:orders'
                 | 'read:customers'
                 | 'write:customers'
                 | 'read:pricing'
                 | 'write:pricing'
-                | 'read:imports'
-                | 'write:imports'
+                | 'read:orders'
+                | 'write:orders'
                 | 'read:wallet'
                 | 'write:wallet'
-                | 'read:analytics'
-                | 'write:ai'
                 | 'read:webhooks'
                 | 'write:webhooks'
-                | 'read:users'
-                | 'read:usage'
                 | 'read:plugins'
                 | 'write:plugins'
                 | 'publish:plugins'
-                | 'read:keys'
-                | 'write:keys'
-                | 'write:settings'
+                | 'write:ai'
+                | 'read:usage'
+                | 'read:analytics'
+                | 'read:imports'
+                | 'write:imports'
               )[];
             };
           };
@@ -5509,30 +5509,30 @@ export interface operations {
           /** @description One line, not blank. */
           name: string;
           permissions: (
+            | 'read:users'
+            | 'read:keys'
+            | 'write:keys'
+            | 'write:settings'
             | 'read:products'
             | 'write:products'
-            | 'read:orders'
-            | 'write:orders'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
             | 'write:pricing'
-            | 'read:imports'
-            | 'write:imports'
+            | 'read:orders'
+            | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
-            | 'read:analytics'
-            | 'write:ai'
             | 'read:webhooks'
             | 'write:webhooks'
-            | 'read:users'
-            | 'read:usage'
             | 'read:plugins'
             | 'write:plugins'
             | 'publish:plugins'
-            | 'read:keys'
-            | 'write:keys'
-            | 'write:settings'
+            | 'write:ai'
+            | 'read:usage'
+            | 'read:analytics'
+            | 'read:imports'
+            | 'write:imports'
           )[];
           /**
            * Format: date-time
@@ -6541,309 +6541,6 @@ export interface operations {
       };
       /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
       422: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listEvents: {
-    parameters: {
-      query?: {
-        /** @description 1 to 100. */
-        limit?: number;
-        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
-        offset?: number;
-        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
-        page?: number;
-        /** @description Opaque; `next_cursor` of the previous page. */
-        cursor?: string;
-        type?:
-          | 'order.created'
-          | 'order.paid'
-          | 'order.shipped'
-          | 'order.delivered'
-          | 'order.cancelled'
-          | 'order.refunded'
-          | 'refund.created'
-          | 'payment.received'
-          | 'payment.failed'
-          | 'product.created'
-          | 'product.updated'
-          | 'product.deleted'
-          | 'product.outofstock'
-          | 'customer.created'
-          | 'customer.updated'
-          | 'customer.deleted'
-          | 'customer.redacted'
-          | 'discount.created'
-          | 'discount.updated'
-          | 'discount.deleted'
-          | 'transfer.created'
-          | 'import.completed'
-          | 'webhook.test';
-        created_from?: string;
-        created_to?: string;
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EventList'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  getEvent: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Event'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Not found (also for another tenant’s resources): `not_found` */
-      404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
@@ -9781,158 +9478,6 @@ export interface operations {
       };
     };
   };
-  listCustomerOrders: {
-    parameters: {
-      query?: {
-        /** @description 1 to 100. */
-        limit?: number;
-        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
-        offset?: number;
-        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
-        page?: number;
-        /** @description Opaque; `next_cursor` of the previous page. */
-        cursor?: string;
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OrderList'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Not found (also for another tenant’s resources): `not_found` */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
   exportCustomerData: {
     parameters: {
       query?: never;
@@ -10430,1056 +9975,6 @@ export interface operations {
       };
       /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
       422: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listImports: {
-    parameters: {
-      query?: {
-        /** @description 1 to 100. */
-        limit?: number;
-        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
-        offset?: number;
-        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
-        page?: number;
-        /** @description Opaque; `next_cursor` of the previous page. */
-        cursor?: string;
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ImportList'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createImport: {
-    parameters: {
-      query: {
-        /** @description What the file holds. */
-        resource: 'products' | 'customers';
-        /** @description `upsert` (default): products are matched by variant SKU, customers by email (both case-insensitively), and changed; the others are created. `create`: a row naming an existing one is an error. */
-        mode?: 'upsert' | 'create';
-        /** @description `true`: validate and count as the import would, and write nothing. */
-        dry_run?: boolean;
-        /** @description `abort` (default): any error and nothing is written (every row is checked before the first is written). `skip`: the good rows are written, the bad ones reported. */
-        on_error?: 'abort' | 'skip';
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example email,name,phone,tags,address_line1,address_city,address_postal_code,address_country
-         *     grace@example.com,Grace Hopper,+12025550143,vip,1 Navy Yard,Washington,20374,US
-         *     alan@example.com,Alan Turing,,,"Bletchley Park, Sherwood Dr",Milton Keynes,MK3 6EB,GB
-         *     katherine@example,Katherine Johnson,+17575550188,,,,,
-         */
-        'text/csv': string;
-        /**
-         * @example {"email":"grace@example.com","name":"Grace Hopper","phone":"+12025550143","tags":["vip"]}
-         *     {"email":"alan@example.com","name":"Alan Turing","address_line1":"Bletchley Park, Sherwood Dr","address_city":"Milton Keynes","address_postal_code":"MK3 6EB","address_country":"GB"}
-         */
-        'application/x-ndjson': string;
-      };
-    };
-    responses: {
-      /** @description Accepted */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "id": "imp_hqdOTnGnpxuKKCkQFcwdGptB",
-           *       "resource": "customers",
-           *       "format": "csv",
-           *       "mode": "upsert",
-           *       "dry_run": false,
-           *       "on_error": "skip",
-           *       "status": "queued",
-           *       "rows_total": 0,
-           *       "rows_processed": 0,
-           *       "created_count": 0,
-           *       "updated_count": 0,
-           *       "unchanged_count": 0,
-           *       "error_count": 0,
-           *       "errors": [],
-           *       "created": "2026-11-27T08:05:31.640Z",
-           *       "started_at": null,
-           *       "finished_at": null
-           *     }
-           */
-          'application/json': components['schemas']['Import'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Body over 1 MiB: `payload_too_large` */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Body is not JSON: `unsupported_media_type` */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
-      422: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  getImport: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Import'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Not found (also for another tenant’s resources): `not_found` */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listImportErrors: {
-    parameters: {
-      query?: {
-        /** @description 1 to 100. */
-        limit?: number;
-        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
-        offset?: number;
-        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
-        page?: number;
-        /** @description Opaque; `next_cursor` of the previous page. */
-        cursor?: string;
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ImportErrorList'];
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Not found (also for another tenant’s resources): `not_found` */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  exportProducts: {
-    parameters: {
-      query?: {
-        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one object per row). */
-        format?: 'csv' | 'jsonl';
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every row, as an attachment */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/csv': string;
-          'application/x-ndjson': string;
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  exportCustomers: {
-    parameters: {
-      query?: {
-        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one object per row). */
-        format?: 'csv' | 'jsonl';
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every row, as an attachment */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/csv': string;
-          'application/x-ndjson': string;
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal error: `internal_error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  exportOrders: {
-    parameters: {
-      query?: {
-        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one object per row). */
-        format?: 'csv' | 'jsonl';
-      };
-      header?: {
-        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
-        'X-Service-Version'?: components['parameters']['X-Service-Version'];
-        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every row, as an attachment */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/csv': string;
-          'application/x-ndjson': string;
-        };
-      };
-      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-Service-Version': components['headers']['X-Service-Version'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
@@ -16237,6 +14732,158 @@ export interface operations {
       };
     };
   };
+  listCustomerOrders: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrderList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listOrderRefunds: {
     parameters: {
       query?: never;
@@ -17534,6 +16181,309 @@ export interface operations {
       };
     };
   };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+        type?:
+          | 'product.created'
+          | 'product.updated'
+          | 'product.deleted'
+          | 'product.outofstock'
+          | 'customer.created'
+          | 'customer.updated'
+          | 'customer.deleted'
+          | 'customer.redacted'
+          | 'discount.created'
+          | 'discount.updated'
+          | 'discount.deleted'
+          | 'order.created'
+          | 'order.paid'
+          | 'order.shipped'
+          | 'order.delivered'
+          | 'order.cancelled'
+          | 'order.refunded'
+          | 'payment.received'
+          | 'payment.failed'
+          | 'refund.created'
+          | 'transfer.created'
+          | 'webhook.test'
+          | 'import.completed';
+        created_from?: string;
+        created_to?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getEvent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Event'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listWebhookEndpoints: {
     parameters: {
       query?: {
@@ -17700,15 +16650,6 @@ export interface operations {
            */
           url: string;
           events: (
-            | 'order.created'
-            | 'order.paid'
-            | 'order.shipped'
-            | 'order.delivered'
-            | 'order.cancelled'
-            | 'order.refunded'
-            | 'refund.created'
-            | 'payment.received'
-            | 'payment.failed'
             | 'product.created'
             | 'product.updated'
             | 'product.deleted'
@@ -17720,9 +16661,18 @@ export interface operations {
             | 'discount.created'
             | 'discount.updated'
             | 'discount.deleted'
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'refund.created'
             | 'transfer.created'
-            | 'import.completed'
             | 'webhook.test'
+            | 'import.completed'
             | '*'
           )[];
           /** @description One line of text, without control or formatting characters; may be empty. */
@@ -18226,15 +17176,6 @@ export interface operations {
            */
           url?: string;
           events?: (
-            | 'order.created'
-            | 'order.paid'
-            | 'order.shipped'
-            | 'order.delivered'
-            | 'order.cancelled'
-            | 'order.refunded'
-            | 'refund.created'
-            | 'payment.received'
-            | 'payment.failed'
             | 'product.created'
             | 'product.updated'
             | 'product.deleted'
@@ -18246,9 +17187,18 @@ export interface operations {
             | 'discount.created'
             | 'discount.updated'
             | 'discount.deleted'
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'refund.created'
             | 'transfer.created'
-            | 'import.completed'
             | 'webhook.test'
+            | 'import.completed'
             | '*'
           )[];
           /** @description One line of text, without control or formatting characters; may be empty. */
@@ -19647,24 +18597,24 @@ export interface operations {
            *     ]
            */
           permissions: (
+            | 'read:users'
             | 'read:products'
             | 'write:products'
-            | 'read:orders'
-            | 'write:orders'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
             | 'write:pricing'
-            | 'read:imports'
-            | 'write:imports'
+            | 'read:orders'
+            | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
-            | 'read:analytics'
-            | 'write:ai'
             | 'read:webhooks'
             | 'write:webhooks'
-            | 'read:users'
+            | 'write:ai'
             | 'read:usage'
+            | 'read:analytics'
+            | 'read:imports'
+            | 'write:imports'
           )[];
           /**
            * @description The store events delivered to `webhook_url` (beside the `app.*` events about its installations).
@@ -19674,15 +18624,6 @@ export interface operations {
            *     ]
            */
           events: (
-            | 'order.created'
-            | 'order.paid'
-            | 'order.shipped'
-            | 'order.delivered'
-            | 'order.cancelled'
-            | 'order.refunded'
-            | 'refund.created'
-            | 'payment.received'
-            | 'payment.failed'
             | 'product.created'
             | 'product.updated'
             | 'product.deleted'
@@ -19694,6 +18635,15 @@ export interface operations {
             | 'discount.created'
             | 'discount.updated'
             | 'discount.deleted'
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'refund.created'
             | 'transfer.created'
             | 'import.completed'
           )[];
@@ -20110,24 +19060,24 @@ export interface operations {
            *     ]
            */
           permissions?: (
+            | 'read:users'
             | 'read:products'
             | 'write:products'
-            | 'read:orders'
-            | 'write:orders'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
             | 'write:pricing'
-            | 'read:imports'
-            | 'write:imports'
+            | 'read:orders'
+            | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
-            | 'read:analytics'
-            | 'write:ai'
             | 'read:webhooks'
             | 'write:webhooks'
-            | 'read:users'
+            | 'write:ai'
             | 'read:usage'
+            | 'read:analytics'
+            | 'read:imports'
+            | 'write:imports'
           )[];
           /**
            * @description The store events delivered to `webhook_url` (beside the `app.*` events about its installations).
@@ -20137,15 +19087,6 @@ export interface operations {
            *     ]
            */
           events?: (
-            | 'order.created'
-            | 'order.paid'
-            | 'order.shipped'
-            | 'order.delivered'
-            | 'order.cancelled'
-            | 'order.refunded'
-            | 'refund.created'
-            | 'payment.received'
-            | 'payment.failed'
             | 'product.created'
             | 'product.updated'
             | 'product.deleted'
@@ -20157,6 +19098,15 @@ export interface operations {
             | 'discount.created'
             | 'discount.updated'
             | 'discount.deleted'
+            | 'order.created'
+            | 'order.paid'
+            | 'order.shipped'
+            | 'order.delivered'
+            | 'order.cancelled'
+            | 'order.refunded'
+            | 'payment.received'
+            | 'payment.failed'
+            | 'refund.created'
             | 'transfer.created'
             | 'import.completed'
           )[];
@@ -23587,435 +22537,1053 @@ export interface operations {
       };
     };
   };
-  onOrderCreated: {
+  listImports: {
     parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'order.created';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Order'];
-          };
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description OK */
+      200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ImportList'];
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
-  onOrderPaid: {
+  createImport: {
     parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      query: {
+        /** @description What the file holds. */
+        resource: 'products' | 'customers';
+        /** @description `upsert` (default): products are matched by variant SKU, customers by email (both case-insensitively), and changed; the others are created. `create`: a row naming an existing one is an error. */
+        mode?: 'upsert' | 'create';
+        /** @description `true`: validate and count as the import would, and write nothing. */
+        dry_run?: boolean;
+        /** @description `abort` (default): any error and nothing is written (every row is checked before the first is written). `skip`: the good rows are written, the bad ones reported. */
+        on_error?: 'abort' | 'skip';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'order.paid';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Order'];
-          };
-        };
+        /**
+         * @example email,name,phone,tags,address_line1,address_city,address_postal_code,address_country
+         *     grace@example.com,Grace Hopper,+12025550143,vip,1 Navy Yard,Washington,20374,US
+         *     alan@example.com,Alan Turing,,,"Bletchley Park, Sherwood Dr",Milton Keynes,MK3 6EB,GB
+         *     katherine@example,Katherine Johnson,+17575550188,,,,,
+         */
+        'text/csv': string;
+        /**
+         * @example {"email":"grace@example.com","name":"Grace Hopper","phone":"+12025550143","tags":["vip"]}
+         *     {"email":"alan@example.com","name":"Alan Turing","address_line1":"Bletchley Park, Sherwood Dr","address_city":"Milton Keynes","address_postal_code":"MK3 6EB","address_country":"GB"}
+         */
+        'application/x-ndjson': string;
       };
     };
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description Accepted */
+      202: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          /**
+           * @example {
+           *       "id": "imp_hqdOTnGnpxuKKCkQFcwdGptB",
+           *       "resource": "customers",
+           *       "format": "csv",
+           *       "mode": "upsert",
+           *       "dry_run": false,
+           *       "on_error": "skip",
+           *       "status": "queued",
+           *       "rows_total": 0,
+           *       "rows_processed": 0,
+           *       "created_count": 0,
+           *       "updated_count": 0,
+           *       "unchanged_count": 0,
+           *       "error_count": 0,
+           *       "errors": [],
+           *       "created": "2026-11-27T08:05:31.640Z",
+           *       "started_at": null,
+           *       "finished_at": null
+           *     }
+           */
+          'application/json': components['schemas']['Import'];
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
-  onOrderShipped: {
+  getImport: {
     parameters: {
       query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
-      path?: never;
+      path: {
+        id: string;
+      };
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'order.shipped';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Order'];
-          };
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description OK */
+      200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['Import'];
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
-  onOrderDelivered: {
+  listImportErrors: {
     parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
       };
-      path?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+      };
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'order.delivered';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Order'];
-          };
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description OK */
+      200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ImportErrorList'];
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
-  onOrderCancelled: {
+  exportProducts: {
     parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      query?: {
+        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one object per row). */
+        format?: 'csv' | 'jsonl';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'order.cancelled';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Order'];
-          };
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description Every row, as an attachment */
+      200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'text/csv': string;
+          'application/x-ndjson': string;
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
-  onOrderRefunded: {
+  exportCustomers: {
     parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      query?: {
+        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one object per row). */
+        format?: 'csv' | 'jsonl';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'order.refunded';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Order'];
-          };
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description Every row, as an attachment */
+      200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'text/csv': string;
+          'application/x-ndjson': string;
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
-  onRefundCreated: {
+  exportOrders: {
     parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
+      query?: {
+        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one object per row). */
+        format?: 'csv' | 'jsonl';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
       };
       path?: never;
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'refund.created';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Refund'];
-          };
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description Every row, as an attachment */
+      200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'text/csv': string;
+          'application/x-ndjson': string;
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
-      };
-    };
-  };
-  onPaymentReceived: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'payment.received';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Payment'];
-          };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
         };
       };
-    };
-    responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      401: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description The key lacks the required permission: `insufficient_permissions` */
+      403: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
-      };
-    };
-  };
-  onPaymentFailed: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'payment.failed';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Payment'];
-          };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
         };
       };
-    };
-    responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
+      /** @description Internal error: `internal_error` */
+      500: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
@@ -24548,6 +24116,438 @@ export interface operations {
       };
     };
   };
+  onOrderCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'order.created';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Order'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrderPaid: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'order.paid';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Order'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrderShipped: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'order.shipped';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Order'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrderDelivered: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'order.delivered';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Order'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrderCancelled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'order.cancelled';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Order'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrderRefunded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'order.refunded';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Order'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPaymentReceived: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'payment.received';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Payment'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPaymentFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'payment.failed';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Payment'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onRefundCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'refund.created';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Refund'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   onTransferCreated: {
     parameters: {
       query?: never;
@@ -24596,54 +24596,6 @@ export interface operations {
       };
     };
   };
-  onImportCompleted: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id, the same on every attempt: deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was signed. */
-        'webhook-timestamp': string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-          id: string;
-          /** @constant */
-          type: 'import.completed';
-          /** Format: date-time */
-          created: string;
-          /** @description The version the object is rendered in: the endpoint's. */
-          api_version: string;
-          data: {
-            object: components['schemas']['Import'];
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Received: any 2xx ends the attempts. */
-      '2XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Not received: the attempt is retried on the schedule, then given up. */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
   onWebhookTest: {
     parameters: {
       query?: never;
@@ -24671,6 +24623,54 @@ export interface operations {
           api_version: string;
           data: {
             object: components['schemas']['WebhookEndpoint'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onImportCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'import.completed';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Import'];
           };
         };
       };

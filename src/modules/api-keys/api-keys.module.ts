@@ -1,0 +1,42 @@
+import { EnvelopeSchema } from '../../http/pagination.js';
+import { defineModule } from '../../kernel/module.js';
+import type { Names } from '../../kernel/vocabulary.js';
+import { apiKeyRoutes } from './api-keys.routes.js';
+import { apiKeySchemas } from './api-keys.schemas.js';
+import { type ApiKeyService, createApiKeyService } from './api-keys.service.js';
+
+/** Scoped API keys: creating, rolling and revoking them, and authenticating every request's key. */
+
+const PERMISSIONS = ['read:keys', 'write:keys'] as const;
+
+declare module '../../kernel/vocabulary.js' {
+  interface PermissionNames extends Names<typeof PERMISSIONS> {}
+}
+declare module '../../kernel/module.js' {
+  interface Services {
+    apiKeys: ApiKeyService;
+  }
+}
+
+export default defineModule({
+  name: 'api-keys',
+  position: 20,
+  tags: [{ name: 'API keys', description: 'Scoped keys: create, roll with a grace period, revoke' }],
+  permissions: PERMISSIONS,
+  operationIds: {
+    'GET /v1/api-keys': 'listApiKeys',
+    'POST /v1/api-keys': 'createApiKey',
+    'GET /v1/api-keys/:id': 'getApiKey',
+    'DELETE /v1/api-keys/:id': 'revokeApiKey',
+    'POST /v1/api-keys/:id/roll': 'rollApiKey',
+  },
+  components: (vocabulary) => {
+    const { ApiKeySchema } = apiKeySchemas(vocabulary);
+    return { ApiKey: ApiKeySchema, ApiKeyList: EnvelopeSchema(ApiKeySchema) };
+  },
+  services: (deps) => ({ apiKeys: createApiKeyService(deps) }),
+  routes: [{ plugin: apiKeyRoutes }],
+  // The `last_used` flush, and listening for other processes' revocations and tenant changes.
+  start: ({ apiKeys }) => apiKeys.start(),
+  stop: ({ apiKeys }) => apiKeys.stop(),
+});

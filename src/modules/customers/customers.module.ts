@@ -1,0 +1,68 @@
+import { defineModule } from '../../kernel/module.js';
+import type { Names } from '../../kernel/vocabulary.js';
+import { AddressSchema } from '../orders/orders.schemas.js';
+import { figuresListener } from './customers.figures.js';
+import { createOrderCustomers, type OrderCustomers } from './customers.orders.js';
+import { createCustomerPrivacy, type CustomerPrivacy } from './customers.privacy.js';
+import { customerRoutes } from './customers.routes.js';
+import { CustomerListSchema, CustomerSchema } from './customers.schemas.js';
+import { createCustomerService, type CustomerService } from './customers.service.js';
+
+/**
+ * Customers: profiles with figures that follow their orders, the customer an order is for, and a
+ * customer's privacy export and erasure. A customer's orders are listed by the orders module.
+ */
+
+const PERMISSIONS = ['read:customers', 'write:customers'] as const;
+const EVENTS = ['customer.created', 'customer.updated', 'customer.deleted', 'customer.redacted'] as const;
+
+declare module '../../kernel/vocabulary.js' {
+  interface PermissionNames extends Names<typeof PERMISSIONS> {}
+  interface EventTypeNames extends Names<typeof EVENTS> {}
+}
+declare module '../../kernel/module.js' {
+  interface Services {
+    customers: CustomerService;
+    /** A customer's data export and erasure (GDPR articles 15 and 17). */
+    customerPrivacy: CustomerPrivacy;
+    /** Finds or creates the customer an order is for, in the order's transaction. */
+    orderCustomers: OrderCustomers;
+  }
+}
+
+export default defineModule({
+  name: 'customers',
+  position: 50,
+  tags: [
+    {
+      name: 'Customers',
+      description: 'Profiles with exact order figures, their orders, a privacy export and erasure',
+    },
+  ],
+  permissions: PERMISSIONS,
+  events: [{ types: EVENTS, object: CustomerSchema }],
+  operationIds: {
+    'GET /v1/customers': 'listCustomers',
+    'POST /v1/customers': 'createCustomer',
+    'GET /v1/customers/:id': 'getCustomer',
+    'PATCH /v1/customers/:id': 'updateCustomer',
+    'DELETE /v1/customers/:id': 'deleteCustomer',
+    'GET /v1/customers/:id/export': 'exportCustomerData',
+    'POST /v1/customers/:id/redact': 'redactCustomer',
+  },
+  // A customer's addresses and an order's shipping address are one object.
+  components: () => ({
+    Address: AddressSchema,
+    Customer: CustomerSchema,
+    CustomerList: CustomerListSchema,
+  }),
+  needs: ['events'],
+  services: (deps) => ({
+    customers: createCustomerService(deps),
+    customerPrivacy: createCustomerPrivacy(deps),
+    orderCustomers: createOrderCustomers(deps),
+  }),
+  // Order and refund events move the customer's orders_count, total_spent and last_order_at.
+  effects: () => [figuresListener()],
+  routes: [{ plugin: customerRoutes }],
+});

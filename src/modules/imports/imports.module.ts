@@ -1,0 +1,68 @@
+import { defineModule } from '../../kernel/module.js';
+import type { Names } from '../../kernel/vocabulary.js';
+import { importRoutes } from './imports.routes.js';
+import { createImportRunner, type ImportRunner, type ImportRunnerOptions } from './imports.runner.js';
+import {
+  ImportErrorListSchema,
+  ImportErrorSchema,
+  ImportListSchema,
+  ImportSchema,
+} from './imports.schemas.js';
+import { createImportService, type ImportService } from './imports.service.js';
+
+/** Bulk imports of products and customers (CSV, JSON Lines, a Shopify export), run in the background. */
+
+const PERMISSIONS = ['read:imports', 'write:imports'] as const;
+const EVENTS = ['import.completed'] as const;
+
+declare module '../../kernel/vocabulary.js' {
+  interface PermissionNames extends Names<typeof PERMISSIONS> {}
+  interface EventTypeNames extends Names<typeof EVENTS> {}
+}
+declare module '../../kernel/module.js' {
+  interface Services {
+    imports: ImportService;
+    /** Runs imports; started by the server (WEBHOOK_WORKER_IN_PROCESS) or src/worker.ts. */
+    importRunner: ImportRunner;
+  }
+  interface Overrides {
+    /** Bulk imports: batch size, lease and polling of the runner. */
+    imports?: ImportRunnerOptions;
+  }
+}
+
+export default defineModule({
+  name: 'imports',
+  position: 150,
+  // The exports module's operations share this tag.
+  tags: [
+    {
+      name: 'Imports and exports',
+      description: 'Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file',
+    },
+  ],
+  permissions: PERMISSIONS,
+  events: [{ types: EVENTS, object: ImportSchema }],
+  operationIds: {
+    'GET /v1/imports': 'listImports',
+    'POST /v1/imports': 'createImport',
+    'GET /v1/imports/:id': 'getImport',
+    'GET /v1/imports/:id/errors': 'listImportErrors',
+  },
+  components: () => ({
+    Import: ImportSchema,
+    ImportList: ImportListSchema,
+    ImportError: ImportErrorSchema,
+    ImportErrorList: ImportErrorListSchema,
+  }),
+  needs: ['events'],
+  services: (deps) => {
+    const importRunner = createImportRunner(deps, deps.overrides.imports);
+    // A new import wakes this process's runner at once; other processes' runners poll.
+    return { importRunner, imports: createImportService({ ...deps, wake: importRunner.wake }) };
+  },
+  routes: [{ plugin: importRoutes }],
+  stop: async ({ importRunner }) => {
+    await importRunner.stop();
+  },
+});
