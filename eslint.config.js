@@ -2,6 +2,28 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
+/** Files that may import another module's face only: `up` is the way from them to the modules' folder. */
+function facesOnly(files, up) {
+  const folder = up.endsWith('modules/') ? '' : '(?!\\.)';
+  return {
+    files,
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^${up}${folder}[^/]+/(?!index\\.js$).+`,
+              message: 'Import another module through its face (its index.ts), not its files.',
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/', 'test-artifacts/', 'console/dist/', 'clients/*/dist/'] },
   js.configs.recommended,
@@ -19,6 +41,12 @@ export default tseslint.config(
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },
   },
+  // A module is used through its face, its index.ts: another module, or the house around them,
+  // imports nothing else of it (docs/architecture.md). Tests may reach inside what they test.
+  facesOnly(['src/modules/*/*.ts'], '\\.\\./'),
+  facesOnly(['src/modules/*/*/*.ts'], '\\.\\./\\.\\./'),
+  facesOnly(['src/*.ts'], '\\./modules/'),
+  facesOnly(['src/{cli,db,http,kernel,lib}/**/*.ts'], '\\.\\./modules/'),
   // The developer console (React): the rules of hooks.
   { files: ['console/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
   {

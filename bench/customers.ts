@@ -6,7 +6,7 @@ import { createDeps, type Deps } from '../src/deps.js';
 import { newId } from '../src/lib/ids.js';
 import * as repo from '../src/modules/customers/customers.repository.js';
 import { countDeltas } from '../src/modules/customers/customers.service.js';
-import type { Address } from '../src/modules/orders/orders.schemas.js';
+import type { Address } from '../src/modules/customers/customers.address.js';
 import {
   benchEnv,
   type BenchServer,

@@ -22,7 +22,7 @@ import { validatorCompiler } from './http/validation.js';
 import { clientErrorHandler, guardConnections, openFileLimit } from './http/connections.js';
 import { answerPlainHttp } from './http/plain-http.js';
 import { requestIdOf } from './http/request-id.js';
-import { consoleSessions } from './modules/console/console.session.js';
+import { consoleSessions } from './modules/console/index.js';
 
 /**
  * Builds the HTTP application (never listens). Request flow:

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Deps } from './deps.js';
 import { randomBase62 } from './lib/ids.js';
 import { ensurePrivateDir } from './lib/private-files.js';
-import { seedDemoCommerce } from './modules/orders/orders.demo.js';
-import { seedDemoUsage } from './modules/usage/usage.demo.js';
+import { seedDemoCommerce } from './modules/orders/index.js';
+import { seedDemoUsage } from './modules/usage/index.js';
 
 export interface DemoCredentials {
   tenant_id: string;

@@ -5,13 +5,12 @@ import { openStore, type Store } from './db/store.js';
 import { createIdempotency } from './http/idempotency.js';
 import { createReadCache } from './http/read-cache.js';
 import type { Every, Overrides, Platform, Services } from './kernel/module.js';
-import { type AnyManifest, composeServices, loadModules } from './kernel/modules.js';
+import { type AnyManifest, composeServices, inOrder, loadModules } from './kernel/modules.js';
 import { createVocabulary } from './kernel/vocabulary.js';
 import { systemClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { setScryptCost } from './lib/passwords.js';
-import { defaultVersionRegistry } from './modules/versions/changes/index.js';
-import type { VersionRegistry } from './modules/versions/versions.registry.js';
+import { defaultVersionRegistry, type VersionRegistry } from './modules/versions/index.js';
 
 /**
  * The composition root: plain factories, no container. `createDeps` finds the modules
@@ -24,6 +23,8 @@ declare module './kernel/module.js' {
   interface Overrides {
     /** The dated versions served (tests swap in their own). */
     versions?: VersionRegistry;
+    /** The modules to compose instead of those found in src/modules (a test adds one of its own). */
+    modules?: readonly AnyManifest[];
   }
 }
 
@@ -47,7 +48,7 @@ export type Deps = Platform &
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   setScryptCost(config.passwordScryptLog2N);
-  const modules = await loadModules();
+  const modules = inOrder(overrides.modules ?? (await loadModules()));
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const vocabulary = createVocabulary(modules);

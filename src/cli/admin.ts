@@ -6,7 +6,7 @@ import { AppError } from '../lib/errors.js';
 import type { Permission } from '../kernel/vocabulary.js';
 import { createLogger } from '../lib/logger.js';
 import type { Plan } from '../lib/principal.js';
-import { PLANS } from '../modules/tenants/tenants.service.js';
+import { PLANS } from '../modules/tenants/index.js';
 
 /**
  * Operator CLI: `npm run --silent admin -- <command> [options] [--json]`. Uses the same

@@ -1,11 +1,11 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Principal } from '../lib/principal.js';
-import type { ApiKeyService } from '../modules/api-keys/api-keys.service.js';
-import type { VersionRegistry } from '../modules/versions/versions.registry.js';
+import type { ApiKeyService } from '../modules/api-keys/index.js';
+import type { VersionRegistry } from '../modules/versions/index.js';
 import { AppError } from '../lib/errors.js';
 import type { Permission } from '../kernel/vocabulary.js';
 import { enforceDecision } from './rate-limit.js';
-import { type RateLimiter } from '../modules/limits/limits.limiter.js';
+import type { RateLimiter } from '../modules/limits/index.js';
 
 /**
  * What a route requires, declared on the route itself (`config.auth`): a permission, any valid

@@ -1,7 +1,7 @@
 import type { Principal } from '../lib/principal.js';
 import type { RouteAuth } from './auth.js';
 import type { IdempotencyState } from '../lib/idempotent-write.js';
-import type { LimitDecision, RouteRateLimit } from '../modules/limits/limits.policy.js';
+import type { LimitDecision, RouteRateLimit } from '../modules/limits/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -17,7 +17,7 @@ import type { TSchema } from 'typebox';
 import type { AnyManifest } from '../kernel/modules.js';
 import type { Vocabulary } from '../kernel/vocabulary.js';
 import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
-import { AI_LIMIT_PER_MINUTE, planLimitsText } from '../modules/limits/limits.plans.js';
+import { AI_LIMIT_PER_MINUTE, planLimitsText } from '../modules/limits/index.js';
 import { MAX_DEPTH } from './validation.js';
 
 /**

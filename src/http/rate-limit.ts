@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { iso } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
-import type { LimitDecision, PolicyName, PolicyState } from '../modules/limits/limits.policy.js';
+import type { LimitDecision, PolicyName, PolicyState } from '../modules/limits/index.js';
 
 /**
  * The limiter's decision on the wire (src/modules/limits/): the `RateLimit-Policy`, `RateLimit` and

@@ -6,8 +6,8 @@ import type { createGate } from '../http/auth.js';
 import type { Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { EmitListener } from '../modules/events/events.service.js';
-import type { VersionChange, VersionRegistry } from '../modules/versions/versions.registry.js';
+import type { EmitListener } from '../modules/events/index.js';
+import type { VersionChange, VersionRegistry } from '../modules/versions/index.js';
 import type { EventDeclaration, Vocabulary } from './vocabulary.js';
 
 /**

@@ -45,7 +45,12 @@ async function findModules(): Promise<readonly AnyManifest[]> {
     }
     modules.push(manifest);
   }
-  return modules.sort((a, b) => a.position - b.position || a.name.localeCompare(b.name));
+  return inOrder(modules);
+}
+
+/** Modules in their `position` order, then by name. */
+export function inOrder(modules: readonly AnyManifest[]): readonly AnyManifest[] {
+  return [...modules].sort((a, b) => a.position - b.position || a.name.localeCompare(b.name));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
-import { MAX_OPTION_VALUES, MAX_OPTIONS } from '../products/variants.rules.js';
-import { OptionSchema } from '../products/variants.schemas.js';
+import { MAX_OPTION_VALUES, MAX_OPTIONS, OptionSchema } from '../products/index.js';
 import { type Length, LENGTHS, type Tone, TONES } from './ai.provider.js';
 
 const ToneSchema = Type.Unsafe<Tone>({

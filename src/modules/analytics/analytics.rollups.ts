@@ -1,8 +1,8 @@
 import type { EventsTable, OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import type { Logger } from '../../lib/logger.js';
-import type { EmitListener } from '../events/events.service.js';
-import type { OrderObject } from '../orders/orders.schemas.js';
+import type { EmitListener } from '../events/index.js';
+import type { OrderObject } from '../orders/index.js';
 import { dayOf } from './analytics.periods.js';
 import { type RefundedLine, type RefundEvent, refundShares } from './analytics.refunds.js';
 import { type DailyCounts, statusColumn } from './analytics.tables.js';

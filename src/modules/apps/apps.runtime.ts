@@ -3,7 +3,7 @@ import type { PluginsTable } from '../../db/schema.js';
 import type { Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import type { AttemptResult, Transport } from '../webhooks/webhooks.transport.js';
+import type { AttemptResult, Transport } from '../webhooks/index.js';
 import { autowriter } from './apps.autowriter.js';
 import * as repo from './apps.repository.js';
 import { openToken, sealToken, verifySignature } from './apps.secrets.js';

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SECRET_PREFIX, signature } from '../webhooks/webhooks.transport.js';
+import { SECRET_PREFIX, signature } from '../webhooks/index.js';
 
 /**
  * What a first-party app does with its signing secret, as any app would: it checks the Standard

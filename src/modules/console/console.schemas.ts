@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { LINE_PATTERN, Timestamp } from '../../http/schemas.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
-import { apiKeySchemas } from '../api-keys/api-keys.schemas.js';
+import { apiKeySchemas } from '../api-keys/index.js';
 
 /** The console's account routes: their bodies and responses. */
 

@@ -3,13 +3,12 @@ import type { Store } from '../../db/store.js';
 import { clientAddressKey } from '../../http/client-address.js';
 import type { Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import { AppError, isAppError } from '../../lib/errors.js';
-import { limitsOf, PLAN_LIMITS } from '../limits/limits.plans.js';
+import { limitsOf, PLAN_LIMITS } from '../limits/index.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../lib/passwords.js';
 import type { Plan, Principal } from '../../lib/principal.js';
-import type { ApiKeyObject } from '../api-keys/api-keys.service.js';
-import { findUserByEmail } from '../tenants/tenants.repository.js';
-import type { TenantService } from '../tenants/tenants.service.js';
+import type { ApiKeyObject } from '../api-keys/index.js';
+import { findUserByEmail, type TenantService } from '../tenants/index.js';
 import * as repo from './console.repository.js';
 
 /**

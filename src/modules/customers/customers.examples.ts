@@ -1,19 +1,9 @@
+import { ADDRESS_EXAMPLE } from './customers.address.js';
 /**
  * What the customer routes answer, for the OpenAPI document: a customer with one order, as
  * `GET /customers/{id}` shows her after a partial refund. src/http/openapi-document.test.ts checks
  * it against its schema.
  */
-
-export const ADDRESS_EXAMPLE = {
-  name: 'Ada Lovelace',
-  line1: '500 Howard St',
-  line2: 'Suite 300',
-  city: 'San Francisco',
-  state: 'CA',
-  postal_code: '94105',
-  country: 'US',
-  phone: '+14155550123',
-};
 
 export const CUSTOMER_EXAMPLE = {
   id: 'cus_edm8Zq6mpEr6ql9bxIuE5gyZ',

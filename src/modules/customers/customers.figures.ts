@@ -1,8 +1,8 @@
 import type { EventsTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
-import type { EmitListener } from '../events/events.service.js';
-import type { OrderObject } from '../orders/orders.schemas.js';
+import type { EmitListener } from '../events/index.js';
+import type { OrderObject } from '../orders/index.js';
 import * as repo from './customers.repository.js';
 
 /**

@@ -5,7 +5,8 @@ import type { Db } from '../../db/store.js';
 import { type Client, DIALECTS } from '../../../test/helpers/context.js';
 import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import type { Page } from '../../../test/helpers/responses.js';
-import type { Address, OrderObject } from '../orders/orders.schemas.js';
+import type { OrderObject } from '../orders/orders.schemas.js';
+import type { Address } from './customers.address.js';
 import type { ProductObject } from '../products/products.schemas.js';
 import type { CustomerObject } from './customers.schemas.js';
 

@@ -1,6 +1,6 @@
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
-import { AddressSchema } from '../orders/orders.schemas.js';
+import { AddressSchema } from './customers.address.js';
 import { figuresListener } from './customers.figures.js';
 import { createOrderCustomers, type OrderCustomers } from './customers.orders.js';
 import { createCustomerPrivacy, type CustomerPrivacy } from './customers.privacy.js';

@@ -1,7 +1,7 @@
 import type { Db, Store } from '../../db/store.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import type { EventService } from '../events/events.service.js';
-import type { Address } from '../orders/orders.schemas.js';
+import type { EventService } from '../events/index.js';
+import type { Address } from './customers.address.js';
 import * as repo from './customers.repository.js';
 import { insertCustomer, newCustomerRow } from './customers.service.js';
 

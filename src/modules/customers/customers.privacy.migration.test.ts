@@ -7,7 +7,7 @@ import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import { type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import type { Db } from '../../db/store.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
-import type { RefundObject } from '../refunds/refunds.schemas.js';
+import type { RefundObject } from '../orders/refunds.schemas.js';
 import type { DeliveryObject } from '../webhooks/webhooks.presenter.js';
 
 /**

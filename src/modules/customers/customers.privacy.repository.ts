@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Database, EventsTable, IdempotencyKeysTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
-import type { OrderRow } from '../orders/orders.repository.js';
+import type { OrderRow } from '../orders/index.js';
 
 /**
  * The reads and writes of a customer's export and erasure that reach beyond the customers table:

@@ -1,9 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
-import { OrderSchema } from '../orders/orders.schemas.js';
+import { OrderSchema, ORDER_EXAMPLE } from '../orders/index.js';
 import { CustomerSchema } from './customers.schemas.js';
 import { CUSTOMER_EXAMPLE } from './customers.examples.js';
-import { ORDER_EXAMPLE } from '../orders/orders.examples.js';
 
 /** The shapes of a customer's data export (`GET /customers/{id}/export`). */
 

@@ -15,7 +15,7 @@ import type { Store } from '../../db/store.js';
 import type { CustomerRow as ReportRow } from '../analytics/analytics.schemas.js';
 import type { OrderObject } from '../orders/orders.schemas.js';
 import type { ProductObject } from '../products/products.schemas.js';
-import type { RefundObject } from '../refunds/refunds.schemas.js';
+import type { RefundObject } from '../orders/refunds.schemas.js';
 import type { DeliveryObject } from '../webhooks/webhooks.presenter.js';
 import { createCustomerPrivacy } from './customers.privacy.js';
 import type { CustomerExport } from './customers.privacy.schemas.js';

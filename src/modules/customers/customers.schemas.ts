@@ -7,7 +7,7 @@ import {
   TEXT_PATTERN,
   Timestamp,
 } from '../../http/schemas.js';
-import { AddressSchema } from '../orders/orders.schemas.js';
+import { AddressSchema } from './customers.address.js';
 import { CUSTOMER_EXAMPLE } from './customers.examples.js';
 
 export const CUSTOMER_SORTS = ['-created', 'created', '-total_spent', 'email'] as const;

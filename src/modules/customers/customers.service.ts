@@ -7,8 +7,8 @@ import { AppError, type FieldError, notFound, validationError, validationFailed 
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { newId } from '../../lib/ids.js';
 import { envelope, pageWindow } from '../../lib/paging.js';
-import type { EventService } from '../events/events.service.js';
-import type { Address } from '../orders/orders.schemas.js';
+import type { EventService } from '../events/index.js';
+import type { Address } from './customers.address.js';
 import * as repo from './customers.repository.js';
 import type {
   CreateCustomerBody,

@@ -1,4 +1,4 @@
-import { TRANSFER_EXAMPLE } from '../wallet/wallet.examples.js';
+import { TRANSFER_EXAMPLE } from '../wallet/index.js';
 
 /**
  * An event as `GET /events/{id}` answers it, for the OpenAPI document: a transfer the store made,

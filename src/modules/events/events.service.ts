@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AppEventType, EventType, Vocabulary } from '../../kernel/vocabulary.js';
-import type { VersionRegistry } from '../versions/versions.registry.js';
+import type { VersionRegistry } from '../versions/index.js';
 import * as repo from './events.repository.js';
 
 /**

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify';
 import type { Db, Store } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import type { Address } from '../orders/orders.schemas.js';
+import type { Address } from '../customers/index.js';
 import {
   ADDRESS_FIELDS,
   type CellValue,

@@ -1,18 +1,19 @@
 import type { Db } from '../../db/store.js';
 import { normaliseAddress } from '../../lib/addresses.js';
-import type { TenantRef } from '../products/products.service.js';
-import type { EventService } from '../events/events.service.js';
-import type { CustomerRow } from '../customers/customers.repository.js';
-import { CreateCustomerBody, type UpdateCustomerBody } from '../customers/customers.schemas.js';
+import type { TenantRef } from '../products/index.js';
+import type { EventService } from '../events/index.js';
 import {
+  type CustomerRow,
+  CreateCustomerBody,
+  type UpdateCustomerBody,
   changedColumns,
   customerChanges,
   insertCustomer,
   newCustomerRow,
   updateCustomerIn,
-} from '../customers/customers.service.js';
-import type { Address } from '../orders/orders.schemas.js';
-import { ADDRESS_FIELDS, CUSTOMER_COLUMNS, CUSTOMER_OWN_COLUMNS } from '../exports/exports.columns.js';
+} from '../customers/index.js';
+import type { Address } from '../customers/index.js';
+import { ADDRESS_FIELDS, CUSTOMER_COLUMNS, CUSTOMER_OWN_COLUMNS } from '../exports/index.js';
 import type { Outcome } from './imports.products.js';
 import * as repo from './imports.repository.js';
 import { type FileRow, type RowError, RowReader } from './imports.rows.js';

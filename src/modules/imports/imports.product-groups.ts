@@ -1,8 +1,14 @@
 import { Type } from 'typebox';
-import { CreateProductBody } from '../products/products.schemas.js';
-import { checkImages } from '../products/products.service.js';
-import { MAX_OPTION_VALUES, MAX_VARIANTS, optionKey, type OptionValues } from '../products/variants.rules.js';
-import { NewVariantBody, OptionSchema } from '../products/variants.schemas.js';
+import {
+  CreateProductBody,
+  checkImages,
+  MAX_OPTION_VALUES,
+  MAX_VARIANTS,
+  optionKey,
+  type OptionValues,
+  NewVariantBody,
+  OptionSchema,
+} from '../products/index.js';
 import type { ProductLine, ProductOwn, VariantFields } from './imports.product-lines.js';
 import { SHOPIFY_DEFAULT_OPTION } from './imports.shopify.js';
 import { compileCheck, ruleErrors } from './imports.validate.js';

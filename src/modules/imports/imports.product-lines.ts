@@ -1,5 +1,5 @@
 import type { ProductStatus } from '../../db/schema.js';
-import { PRODUCT_COLUMNS, PRODUCT_OWN_COLUMNS } from '../exports/exports.columns.js';
+import { PRODUCT_COLUMNS, PRODUCT_OWN_COLUMNS } from '../exports/index.js';
 import { type FileFormat, type FileRow, type RowError, RowReader, shown } from './imports.rows.js';
 import { decimalToMinor, grams, htmlToText, isShopifyHeader, SHOPIFY_COLUMNS } from './imports.shopify.js';
 

@@ -1,28 +1,29 @@
 import type { Db } from '../../db/store.js';
 import { newId } from '../../lib/ids.js';
-import type { EventService } from '../events/events.service.js';
-import { productOptions } from '../products/products.presenter.js';
-import type { ProductRow } from '../products/products.repository.js';
-import * as productsRepo from '../products/products.repository.js';
-import { emitUpdated, settle } from '../products/products.rollup.js';
-import type { CreateProductBody } from '../products/products.schemas.js';
+import type { EventService } from '../events/index.js';
 import {
+  productOptions,
+  type ProductRow,
+  findProduct,
+  emitUpdated,
+  settle,
+  type CreateProductBody,
   buildProduct,
   insertNewProducts,
   insertProduct,
   type NewProduct,
   type TenantRef,
-} from '../products/products.service.js';
-import {
   duplicateSku,
   MAX_OPTION_VALUES,
   MAX_VARIANTS,
   optionKey,
   type ProductOption,
   variantTitle,
-} from '../products/variants.rules.js';
-import type { VariantRow } from '../products/variants.repository.js';
-import * as variantsRepo from '../products/variants.repository.js';
+  type VariantRow,
+  takenSku,
+  insertVariants,
+  updateVariant,
+} from '../products/index.js';
 import { fail, fieldHead, ok, ownInput, type ProductGroup, variantInput } from './imports.product-groups.js';
 import type { ProductLine, ProductOwn, VariantFields } from './imports.product-lines.js';
 import * as repo from './imports.repository.js';
@@ -219,7 +220,7 @@ export async function planProduct(ctx: PlanContext, group: ProductGroup): Promis
   }
   if (!ok(first)) return skipProduct(group, errors);
   if (productId === undefined) return planCreate(ctx, group, lines.filter(ok), names, errors);
-  const before = await productsRepo.findProduct(ctx.db, ctx.tenant.id, productId, ctx.lock);
+  const before = await findProduct(ctx.db, ctx.tenant.id, productId, ctx.lock);
   if (!before) {
     // Deleted since its variant was read: nothing to change.
     fail(first, 'sku', `names product ${productId}, which was deleted meanwhile`);
@@ -490,20 +491,20 @@ export async function applyProduct(
     const tenantId = action.before.tenant_id;
     // Every check before the first write: a conflict leaves nothing of the product written.
     const newSkus = action.inserts.flatMap(({ row }) => (row.sku === null ? [] : [row.sku]));
-    const taken = await variantsRepo.takenSku(trx, tenantId, newSkus);
+    const taken = await takenSku(trx, tenantId, newSkus);
     if (taken !== undefined) throw duplicateSku(taken);
     for (const { before, changes } of action.updates) {
       if (changes.sku === undefined || changes.sku === null) continue;
-      const clash = await variantsRepo.takenSku(trx, tenantId, [changes.sku], [before.id]);
+      const clash = await takenSku(trx, tenantId, [changes.sku], [before.id]);
       if (clash !== undefined) throw duplicateSku(clash);
     }
-    await variantsRepo.insertVariants(
+    await insertVariants(
       trx,
       action.inserts.map(({ row }) => row),
     );
     const soldOut: VariantRow[] = [];
     for (const { before, changes } of action.updates) {
-      await variantsRepo.updateVariant(trx, tenantId, before.id, { ...changes, updated: now });
+      await updateVariant(trx, tenantId, before.id, { ...changes, updated: now });
       if (before.stock > 0 && changes.stock === 0) soldOut.push({ ...before, ...changes, updated: now });
     }
     const after = await settle(trx, action.before, now, action.own);

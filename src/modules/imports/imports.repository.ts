@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { ImportErrorsTable, ImportsTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
-import { CUSTOMER_COLUMNS, type CustomerRow } from '../customers/customers.repository.js';
-import type { VariantRow } from '../products/variants.repository.js';
+import { CUSTOMER_COLUMNS, type CustomerRow } from '../customers/index.js';
+import type { VariantRow } from '../products/index.js';
 
 /** Imports, their errors and their uploaded files; and the reads the importer matches rows with. */
 

@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse';
-import { type CellValue, splitList, unescapeFormula } from '../exports/exports.columns.js';
+import { type CellValue, splitList, unescapeFormula } from '../exports/index.js';
 import { csvRecords, textLines } from './imports.source.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Db, Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import type { Outcome } from './imports.products.js';
 import { presentImport } from './imports.presenter.js';
 import * as repo from './imports.repository.js';

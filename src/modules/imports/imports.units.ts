@@ -1,8 +1,7 @@
 import type { ImportResource } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
-import type { EventService } from '../events/events.service.js';
-import type { TenantRef } from '../products/products.service.js';
-import type { VariantRow } from '../products/variants.repository.js';
+import type { EventService } from '../events/index.js';
+import type { TenantRef, VariantRow } from '../products/index.js';
 import {
   applyCustomer,
   type CustomerGroup,

@@ -1,18 +1,21 @@
 import type { Platform, Services } from '../../kernel/module.js';
 import { isAppError } from '../../lib/errors.js';
 import { ManualClock } from '../../lib/clock.js';
-import { createOrderCustomers } from '../customers/customers.orders.js';
-import { createCustomerService } from '../customers/customers.service.js';
-import { createPaymentService } from '../payments/payments.service.js';
-import { createProductService } from '../products/products.service.js';
-import type { CreatedTenant } from '../tenants/tenants.service.js';
-import { createWalletService } from '../wallet/wallet.service.js';
+import { createOrderCustomers, createCustomerService } from '../customers/index.js';
+import { createPaymentService } from './payments.service.js';
+import { createProductService } from '../products/index.js';
+import type { CreatedTenant } from '../tenants/index.js';
+import { createWalletService } from '../wallet/index.js';
 import type { CreateOrderBody } from './orders.schemas.js';
-import { createDiscountService } from '../pricing/discounts.service.js';
-import type { CreateDiscountBody } from '../pricing/discounts.schemas.js';
-import { createShippingRateService, createTaxRateService } from '../pricing/rates.service.js';
-import type { CreateShippingRateBody, CreateTaxRateBody } from '../pricing/rates.schemas.js';
-import { createRefundService } from '../refunds/refunds.service.js';
+import {
+  createDiscountService,
+  type CreateDiscountBody,
+  createShippingRateService,
+  createTaxRateService,
+  type CreateShippingRateBody,
+  type CreateTaxRateBody,
+} from '../pricing/index.js';
+import { createRefundService } from './refunds.service.js';
 import { createOrderService } from './orders.service.js';
 
 /**

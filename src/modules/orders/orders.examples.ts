@@ -1,5 +1,5 @@
-import { ADDRESS_EXAMPLE } from '../customers/customers.examples.js';
-import { REFUND_EXAMPLE } from '../refunds/refunds.examples.js';
+import { ADDRESS_EXAMPLE } from '../customers/index.js';
+import { REFUND_EXAMPLE } from './refunds.examples.js';
 
 /**
  * What the order routes answer, for the OpenAPI document: a pair of shoes and two T-shirts with a

@@ -1,7 +1,7 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import { loadOrder } from './orders.presenter.js';
 import * as repo from './orders.repository.js';
 import type { OrderObject } from './orders.schemas.js';

@@ -11,8 +11,20 @@ import {
   TaxApplied,
 } from './orders.schemas.js';
 import { createOrderService, type OrderService } from './orders.service.js';
+import { createSandboxProvider, type PaymentProvider } from './payments.provider.js';
+import { PaymentSchema } from './payments.schemas.js';
+import { createPaymentService, type PaymentService } from './payments.service.js';
+import { refundRoutes } from './refunds.routes.js';
+import { RefundListSchema, RefundSchema } from './refunds.schemas.js';
+import { createRefundService, type RefundService } from './refunds.service.js';
 
-/** Orders: priced and stock reserved at creation, then paid, shipped, delivered, cancelled or refunded. */
+/**
+ * The order aggregate: an order (priced and stock reserved at creation, then paid, shipped,
+ * delivered, cancelled), its payments through the provider (charged, settled, refunded, and the
+ * sweeps that finish what a crash left) and its refunds (a part or all that is left, in one
+ * transaction for money, stock and figures). The three change each other's rows in one
+ * transaction, so they are one module with one face.
+ */
 
 const PERMISSIONS = ['read:orders', 'write:orders'] as const;
 const EVENTS = [
@@ -23,14 +35,28 @@ const EVENTS = [
   'order.cancelled',
   'order.refunded',
 ] as const;
+const PAYMENT_EVENTS = ['payment.received', 'payment.failed'] as const;
+const REFUND_EVENTS = ['refund.created'] as const;
+const SWEEP_EVERY_MS = 60_000;
 
 declare module '../../kernel/vocabulary.js' {
   interface PermissionNames extends Names<typeof PERMISSIONS> {}
   interface EventTypeNames extends Names<typeof EVENTS> {}
+  interface EventTypeNames extends Names<typeof PAYMENT_EVENTS> {}
+  interface EventTypeNames extends Names<typeof REFUND_EVENTS> {}
 }
 declare module '../../kernel/module.js' {
   interface Services {
     orders: OrderService;
+    paymentProvider: PaymentProvider;
+    /** Charges, settles and refunds orders' payments; owns the stale payment and owed refund sweeps. */
+    payments: PaymentService;
+    /** Refunds of orders: a part, or all that is left (`POST /orders/{id}/refunds`). */
+    refunds: RefundService;
+  }
+  interface Overrides {
+    /** The payment provider; the built-in `sandbox` by default. */
+    paymentProvider?: PaymentProvider;
   }
 }
 
@@ -39,7 +65,11 @@ export default defineModule({
   position: 70,
   tags: [{ name: 'Orders', description: 'Orders, their lifecycle and payments' }],
   permissions: PERMISSIONS,
-  events: [{ types: EVENTS, object: OrderSchema }],
+  events: [
+    { types: EVENTS, object: OrderSchema },
+    { types: PAYMENT_EVENTS, object: PaymentSchema },
+    { types: REFUND_EVENTS, object: RefundSchema },
+  ],
   operationIds: {
     'GET /v1/orders': 'listOrders',
     'POST /v1/orders': 'createOrder',
@@ -51,6 +81,8 @@ export default defineModule({
     'POST /v1/orders/:id/cancel': 'cancelOrder',
     'POST /v1/orders/:id/refund': 'refundOrder',
     'GET /v1/customers/:id/orders': 'listCustomerOrders',
+    'GET /v1/orders/:id/refunds': 'listOrderRefunds',
+    'POST /v1/orders/:id/refunds': 'createRefund',
   },
   components: () => ({
     Order: OrderSchema,
@@ -60,18 +92,23 @@ export default defineModule({
     OrderTax: TaxApplied,
     OrderPayment: PaymentSummarySchema,
     OrderList: OrderListSchema,
+    Refund: RefundSchema,
+    RefundList: RefundListSchema,
+    Payment: PaymentSchema,
   }),
-  needs: ['events', 'payments', 'refunds', 'orderCustomers', 'customers'],
-  services: (deps) => ({
-    orders: createOrderService({
-      store: deps.store,
-      clock: deps.clock,
-      events: deps.events,
-      logger: deps.logger,
-      payments: deps.payments,
-      refunds: deps.refunds,
-      customers: deps.orderCustomers,
-    }),
-  }),
-  routes: [{ plugin: orderRoutes }],
+  needs: ['events', 'wallet', 'orderCustomers', 'customers'],
+  services: (deps) => {
+    const paymentProvider = deps.overrides.paymentProvider ?? createSandboxProvider();
+    const payments = createPaymentService({ ...deps, provider: paymentProvider });
+    const refunds = createRefundService({ ...deps, payments });
+    const orders = createOrderService({ ...deps, payments, refunds, customers: deps.orderCustomers });
+    return { orders, paymentProvider, payments, refunds };
+  },
+  routes: [{ plugin: orderRoutes }, { plugin: refundRoutes }],
+  // Attempts left pending past their lease are settled, and refunds the provider has not
+  // confirmed are sent again; the timers stop when the house closes.
+  start: ({ payments }, every) => {
+    every(SWEEP_EVERY_MS, () => payments.settleStalePayments(), 'stale payment sweep failed');
+    every(SWEEP_EVERY_MS, () => payments.returnOwedRefunds(), 'owed refund sweep failed');
+  },
 });

@@ -1,11 +1,12 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
-import * as payments from '../payments/payments.repository.js';
-import { presentRefund } from '../refunds/refunds.presenter.js';
-import * as refunds from '../refunds/refunds.repository.js';
+import * as payments from './payments.repository.js';
+import { presentRefund } from './refunds.presenter.js';
+import * as refunds from './refunds.repository.js';
 import * as repo from './orders.repository.js';
-import type { Address, OrderObject, StoredPricing } from './orders.schemas.js';
+import type { Address } from '../customers/index.js';
+import type { OrderObject, StoredPricing } from './orders.schemas.js';
 
 /** The statuses a refund may start from (`TRANSITIONS.refund.from`): paid, and not all of it refunded. */
 const CAPTURED: readonly OrderStatus[] = ['paid', 'shipped', 'delivered'];

@@ -1,12 +1,16 @@
 import type { Db } from '../../db/store.js';
 import { validationError } from '../../lib/errors.js';
-import { chooseDiscounts, chooseShippingRate, chooseTaxRate } from '../pricing/pricing.choose.js';
-import { calculatePricing, type LineInput, type Pricing } from '../pricing/pricing.calculate.js';
-import * as pricing from '../pricing/pricing.service.js';
-import type { ProductRow } from '../products/products.repository.js';
-import type { StockLine } from '../products/products.inventory.js';
-import type { VariantRow } from '../products/variants.repository.js';
-import type { Address } from './orders.schemas.js';
+import {
+  chooseDiscounts,
+  chooseShippingRate,
+  chooseTaxRate,
+  calculatePricing,
+  type LineInput,
+  type Pricing,
+  pricingService as pricing,
+} from '../pricing/index.js';
+import type { ProductRow, StockLine, VariantRow } from '../products/index.js';
+import type { Address } from '../customers/index.js';
 
 /**
  * Prices an order's lines as a checkout does, for `POST /orders` and `POST /orders/preview` alike:

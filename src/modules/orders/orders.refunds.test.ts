@@ -9,8 +9,8 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { ManualClock } from '../../lib/clock.js';
-import { createSandboxProvider, type PaymentProvider } from '../payments/payments.provider.js';
-import { PAYMENT_LEASE_MS } from '../payments/payments.service.js';
+import { createSandboxProvider, type PaymentProvider } from './payments.provider.js';
+import { PAYMENT_LEASE_MS } from './payments.service.js';
 import type { BalanceObject } from '../wallet/wallet.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
 

@@ -5,7 +5,7 @@ import { PageQuery } from '../../http/pagination.js';
 import type { Services } from '../../kernel/module.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
-import { CustomerIdParams } from '../customers/customers.schemas.js';
+import { CustomerIdParams } from '../customers/index.js';
 import {
   CreateOrderBody,
   OrderIdParams,

@@ -1,16 +1,10 @@
 import { type Static, Type } from 'typebox';
 import type { OrderStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
-import { RefundSchema } from '../refunds/refunds.schemas.js';
-import { ADDRESS_EXAMPLE } from '../customers/customers.examples.js';
+import { RefundSchema } from './refunds.schemas.js';
+import { AddressSchema } from '../customers/index.js';
 import { CREATE_ORDER_EXAMPLE, ORDER_EXAMPLE, ORDER_PREVIEW_EXAMPLE } from './orders.examples.js';
-import {
-  LINE_OR_EMPTY_PATTERN,
-  LINE_PATTERN,
-  Nullable,
-  TEXT_PATTERN,
-  Timestamp,
-} from '../../http/schemas.js';
+import { LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'pending',
@@ -29,8 +23,6 @@ const StatusSchema = Type.Unsafe<OrderStatus>({
 
 /** One line of text, not blank, of at most `maxLength` characters. */
 const Line = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: LINE_PATTERN });
-/** One line of text, possibly empty. */
-const OptionalLine = (maxLength: number) => Type.String({ maxLength, pattern: LINE_OR_EMPTY_PATTERN });
 
 const StringMap = (description: string) =>
   Type.Unsafe<Record<string, string>>({
@@ -40,28 +32,6 @@ const StringMap = (description: string) =>
     maxProperties: 50,
     description,
   });
-
-export const AddressSchema = Type.Object(
-  {
-    name: Type.Optional(Line(200)),
-    line1: Line(200),
-    line2: Type.Optional(OptionalLine(200)),
-    city: Line(100),
-    state: Type.Optional(
-      Type.String({
-        maxLength: 100,
-        pattern: LINE_OR_EMPTY_PATTERN,
-        description:
-          'Where the country’s ISO 3166-2 subdivisions are known (US, CA, DE, ...), the code (`CA`, any case) or the name (`California`), stored as the code; another is 400. Elsewhere text, stored Unicode NFKC-normalised without invisible characters. Blank: absent.',
-      }),
-    ),
-    postal_code: Type.Optional(OptionalLine(20)),
-    country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.', examples: ['US'] }),
-    phone: Type.Optional(OptionalLine(40)),
-  },
-  { additionalProperties: false, examples: [ADDRESS_EXAMPLE] },
-);
-export type Address = Static<typeof AddressSchema>;
 
 const PaymentMethod = Type.String({
   minLength: 1,

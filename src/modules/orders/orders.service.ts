@@ -8,17 +8,13 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
-import type { EventService } from '../events/events.service.js';
-import type { PaymentRow } from '../payments/payments.repository.js';
-import type { PaymentService, Settled } from '../payments/payments.service.js';
-import type { RefundService } from '../refunds/refunds.service.js';
-import { normaliseAddresses } from '../customers/customers.service.js';
-import type { OrderCustomers } from '../customers/customers.orders.js';
-import * as inventory from '../products/products.inventory.js';
-import type { ProductRow } from '../products/products.repository.js';
-import type { VariantRow } from '../products/variants.repository.js';
-import type { PricedLine } from '../pricing/pricing.calculate.js';
-import * as pricing from '../pricing/pricing.service.js';
+import type { EventService } from '../events/index.js';
+import type { PaymentRow } from './payments.repository.js';
+import type { PaymentService, Settled } from './payments.service.js';
+import type { RefundService } from './refunds.service.js';
+import { normaliseAddresses, type OrderCustomers } from '../customers/index.js';
+import { productsInventory as inventory, type ProductRow, type VariantRow } from '../products/index.js';
+import { type PricedLine, pricingService as pricing } from '../pricing/index.js';
 import {
   commitTransition,
   emitOrder,
@@ -41,7 +37,7 @@ import type {
 /**
  * Orders: creation with atomic stock reservation (src/modules/products/products.inventory.ts) and
  * the lifecycle (orders.lifecycle.ts); charging, settling and refunding the payment is the payment
- * service's (src/modules/payments/payments.service.ts). Every use case that changes data runs in
+ * service's (payments.service.ts). Every use case that changes data runs in
  * one `store.transaction`, and its events are emitted in that transaction; the payment functions
  * it calls inside get its `trx`.
  *

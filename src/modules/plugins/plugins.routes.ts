@@ -4,7 +4,7 @@ import { EnvelopeSchema } from '../../http/pagination.js';
 import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import type { Platform, Services } from '../../kernel/module.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
-import { withoutSecret } from '../webhooks/webhooks.presenter.js';
+import { withoutSecret } from '../webhooks/index.js';
 import {
   InstallBody,
   PluginDeliverySchema,

@@ -8,9 +8,9 @@ import {
   Timestamp,
 } from '../../http/schemas.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
-import { permissionSchema } from '../api-keys/api-keys.schemas.js';
+import { permissionSchema } from '../api-keys/index.js';
 import { PLUGIN_CATEGORIES, pluginEvents, pluginPermissions } from './plugins.catalog.js';
-import { DeliverySchema, MAX_URL_LENGTH } from '../webhooks/webhooks.schemas.js';
+import { DeliverySchema, MAX_URL_LENGTH } from '../webhooks/index.js';
 import {
   NEW_PLUGIN_EXAMPLE,
   PLUGIN_DELIVERY_EXAMPLE,

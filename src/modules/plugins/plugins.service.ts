@@ -9,9 +9,8 @@ import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
-import type { EventService } from '../events/events.service.js';
-import type { WebhookService } from '../webhooks/webhooks.service.js';
-import { newSecret } from '../webhooks/webhooks.transport.js';
+import type { EventService } from '../events/index.js';
+import { type WebhookService, newSecret } from '../webhooks/index.js';
 import { eventList, permissionList } from './plugins.grants.js';
 import * as repo from './plugins.repository.js';
 import {

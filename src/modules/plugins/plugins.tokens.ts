@@ -1,5 +1,5 @@
 import { randomBase62 } from '../../lib/ids.js';
-import { APP_TOKEN_PREFIX, hashKey } from '../api-keys/api-keys.service.js';
+import { APP_TOKEN_PREFIX, hashKey } from '../api-keys/index.js';
 
 /** A new installation token: its value (sent once, in `app.installed`), its SHA-256 and last four. */
 export function mintInstallationToken(): { value: string; hash: string; last4: string } {

@@ -6,7 +6,7 @@ import { AppError, type FieldError, notFound, validationFailed } from '../../lib
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { newId } from '../../lib/ids.js';
 import { newestFirstEnvelope, pageWindow } from '../../lib/paging.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import * as repo from './discounts.repository.js';
 import type {
   CreateDiscountBody,

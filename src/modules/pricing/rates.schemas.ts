@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { Currency, LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
-import { MAX_PRICE } from '../products/variants.schemas.js';
+import { MAX_PRICE } from '../products/index.js';
 import { SHIPPING_RATE_EXAMPLE, TAX_RATE_EXAMPLE } from './pricing.examples.js';
 
 /** The most countries one shipping rate may list. */

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
-import type { EmitInput, EventService } from '../events/events.service.js';
+import type { EmitInput, EventService } from '../events/index.js';
 import * as repo from './products.repository.js';
 import { updatedEvents } from './products.rollup.js';
 import * as variantsRepo from './variants.repository.js';

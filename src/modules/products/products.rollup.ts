@@ -1,5 +1,5 @@
 import type { Db } from '../../db/store.js';
-import type { EmitInput, EventService } from '../events/events.service.js';
+import type { EmitInput, EventService } from '../events/index.js';
 import { loadProduct, presentVariant, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { type ProductOption, searchExtra } from './variants.rules.js';

@@ -6,7 +6,7 @@ import { envelope, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import { loadProduct, presentProduct, presentWithVariants, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { emitUpdated, settle } from './products.rollup.js';

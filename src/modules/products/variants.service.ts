@@ -5,7 +5,7 @@ import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write
 import { envelope, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import { presentVariant, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { emitUpdated, settle } from './products.rollup.js';

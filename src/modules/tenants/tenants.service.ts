@@ -7,9 +7,9 @@ import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
 import { hashPassword } from '../../lib/passwords.js';
 import type { Plan } from '../../lib/principal.js';
-import type { ApiKeyObject, ApiKeyService } from '../api-keys/api-keys.service.js';
-import type { VersionRegistry } from '../versions/versions.registry.js';
-import { openTenantWallet } from '../wallet/wallet.service.js';
+import type { ApiKeyObject, ApiKeyService } from '../api-keys/index.js';
+import type { VersionRegistry } from '../versions/index.js';
+import { openTenantWallet } from '../wallet/index.js';
 import * as repo from './tenants.repository.js';
 
 export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];

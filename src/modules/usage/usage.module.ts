@@ -1,6 +1,6 @@
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
-import { createRateLimiter, type RateLimiter } from '../limits/limits.limiter.js';
+import { createRateLimiter, type RateLimiter } from '../limits/index.js';
 import { createUsageMeter, type UsageMeter } from './usage.meter.js';
 import { usageRoutes } from './usage.routes.js';
 import { createUsageService, type UsageService } from './usage.service.js';

@@ -1,6 +1,5 @@
 import type { Store } from '../../db/store.js';
-import { type LimitDecision, monthWindow } from '../limits/limits.policy.js';
-import { type RateLimiter } from '../limits/limits.limiter.js';
+import { type LimitDecision, monthWindow, type RateLimiter } from '../limits/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
 import type { Plan } from '../../lib/principal.js';
-import { permissionSchema } from '../api-keys/api-keys.schemas.js';
+import { permissionSchema } from '../api-keys/index.js';
 
 // Enums as `{type: 'string', enum}`, not unions of literals: fast-json-stringify compiles a union
 // to `anyOf` and validates every value against each branch while serializing this hot response.

@@ -2,7 +2,7 @@ import type { Store } from '../../db/store.js';
 import { notFound } from '../../lib/errors.js';
 import { iso } from '../../lib/clock.js';
 import type { Principal } from '../../lib/principal.js';
-import { findUser } from '../tenants/tenants.repository.js';
+import { findUser } from '../tenants/index.js';
 import type { CurrentUser } from './users.schemas.js';
 
 const USER_CACHE_TTL_MS = 5_000;

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency, MAX_AMOUNT, MAX_BALANCE } from '../../lib/money.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import {
   ensurePlatformAccount,
   type LedgerReport,

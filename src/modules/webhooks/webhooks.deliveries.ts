@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Principal } from '../../lib/principal.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import * as repo from './webhooks.deliveries.repository.js';
 import { endpointOf } from './webhooks.endpoints.js';
 import { attemptKey, type DeliveryObject, toDelivery, toObject } from './webhooks.presenter.js';

@@ -1,7 +1,7 @@
 import { EnvelopeSchema } from '../../http/pagination.js';
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
-import { withFirstPartyApps } from '../apps/apps.runtime.js';
+import { withFirstPartyApps } from '../apps/index.js';
 import { webhookRoutes } from './webhooks.routes.js';
 import { DeliverySchema, EventDeliverySchema, WebhookSchema } from './webhooks.schemas.js';
 import { createWebhookService, type WebhookService } from './webhooks.service.js';

@@ -3,7 +3,7 @@ import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import { insertDeliveries, pendingDelivery } from './webhooks.deliveries.repository.js';
 import { createDeliveryUseCases } from './webhooks.deliveries.js';
 import { createEndpointUseCases } from './webhooks.endpoints.js';

@@ -3,7 +3,7 @@ import type { Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import type { EventService } from '../events/events.service.js';
+import type { EventService } from '../events/index.js';
 import { shareSlots, type Share } from './webhooks.fairness.js';
 import { createOutcomeRecorder, OUTCOME_BATCH } from './webhooks.outcomes.js';
 import * as queue from './webhooks.queue.repository.js';

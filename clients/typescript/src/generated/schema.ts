@@ -3280,39 +3280,6 @@ export interface components {
     };
     /**
      * @example {
-     *       "id": "pay_AbKpioPgdeCpGiGqNmKb9zFt",
-     *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
-     *       "amount": 16408,
-     *       "currency": "USD",
-     *       "status": "succeeded",
-     *       "method": "pm_card_visa",
-     *       "provider": "sandbox",
-     *       "failure_code": null,
-     *       "failure_message": null,
-     *       "created": "2026-11-21T10:15:00.981Z",
-     *       "updated": "2026-11-21T10:15:01.372Z"
-     *     }
-     */
-    Payment: {
-      /** @example pay_7cQp2ZxW1bX9sT2uV7wY3cE5 */
-      id: string;
-      order_id: string;
-      /** @description Minor units. */
-      amount: number;
-      currency: string;
-      /** @enum {string} */
-      status: 'pending' | 'succeeded' | 'failed' | 'refunded';
-      method: string;
-      provider: string;
-      failure_code: string | null;
-      failure_message: string | null;
-      /** Format: date-time */
-      created: string;
-      /** Format: date-time */
-      updated: string;
-    };
-    /**
-     * @example {
      *       "id": "re_rPxCqRUPnQ2rjVSPlreN61tj",
      *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
      *       "amount": 2413,
@@ -3400,6 +3367,39 @@ export interface components {
       has_more: boolean;
       /** @description Pass as `cursor` for the next page. */
       next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "pay_AbKpioPgdeCpGiGqNmKb9zFt",
+     *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *       "amount": 16408,
+     *       "currency": "USD",
+     *       "status": "succeeded",
+     *       "method": "pm_card_visa",
+     *       "provider": "sandbox",
+     *       "failure_code": null,
+     *       "failure_message": null,
+     *       "created": "2026-11-21T10:15:00.981Z",
+     *       "updated": "2026-11-21T10:15:01.372Z"
+     *     }
+     */
+    Payment: {
+      /** @example pay_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+      id: string;
+      order_id: string;
+      /** @description Minor units. */
+      amount: number;
+      currency: string;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed' | 'refunded';
+      method: string;
+      provider: string;
+      failure_code: string | null;
+      failure_message: string | null;
+      /** Format: date-time */
+      created: string;
+      /** Format: date-time */
+      updated: string;
     };
     /**
      * @description Version 2026-06-01 returns the available amount as `balance` and has no `available` or `pending`.

@@ -11,13 +11,9 @@ import {
 } from '../../../test/helpers/context.js';
 import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.js';
 import { ManualClock } from '../../lib/clock.js';
-import type { OrderObject } from '../orders/orders.schemas.js';
-import {
-  createSandboxProvider,
-  type PaymentProvider,
-  type RefundInput,
-} from '../payments/payments.provider.js';
-import { PAYMENT_LEASE_MS } from '../payments/payments.service.js';
+import type { OrderObject } from './orders.schemas.js';
+import { createSandboxProvider, type PaymentProvider, type RefundInput } from './payments.provider.js';
+import { PAYMENT_LEASE_MS } from './payments.service.js';
 import type { ProductObject } from '../products/products.schemas.js';
 import type { BalanceObject, TransactionObject } from '../wallet/wallet.schemas.js';
 import type { RefundObject } from './refunds.schemas.js';

@@ -1,8 +1,8 @@
 import { AppError, validationError } from '../../lib/errors.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
-import type { StockLine } from '../products/products.inventory.js';
+import type { StockLine } from '../products/index.js';
 import type { RefundItem } from './refunds.schemas.js';
-import { spread } from '../pricing/pricing.calculate.js';
+import { spread } from '../pricing/index.js';
 
 /**
  * The arithmetic of a refund, free of storage: which units of which lines it covers, what they

@@ -4,13 +4,13 @@ import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write
 import type { Envelope } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { EventService } from '../events/events.service.js';
-import { commitTransition, emitOrder, invalidTransition, TRANSITIONS } from '../orders/orders.lifecycle.js';
-import { loadOrder } from '../orders/orders.presenter.js';
-import * as orders from '../orders/orders.repository.js';
-import type { OrderObject } from '../orders/orders.schemas.js';
-import { PAYMENT_LEASE_MS, type PaymentService } from '../payments/payments.service.js';
-import * as inventory from '../products/products.inventory.js';
+import type { EventService } from '../events/index.js';
+import { commitTransition, emitOrder, invalidTransition, TRANSITIONS } from './orders.lifecycle.js';
+import { loadOrder } from './orders.presenter.js';
+import * as orders from './orders.repository.js';
+import type { OrderObject } from './orders.schemas.js';
+import { PAYMENT_LEASE_MS, type PaymentService } from './payments.service.js';
+import { productsInventory as inventory } from '../products/index.js';
 import {
   checkRequest,
   exceedsRefundable,

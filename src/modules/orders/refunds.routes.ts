@@ -3,7 +3,7 @@ import { principalOf } from '../../http/auth.js';
 import type { Services } from '../../kernel/module.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
-import { OrderIdParams } from '../orders/orders.schemas.js';
+import { OrderIdParams } from './orders.schemas.js';
 import { CreateRefundBody, RefundListSchema, RefundSchema } from './refunds.schemas.js';
 
 const TAGS = ['Orders'];

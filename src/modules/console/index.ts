@@ -1,0 +1,5 @@
+/**
+ * The console module's face: what other modules and the house may use of it. Anything not
+ * here is the module's own (the lint's no-restricted-imports refuses an import of it).
+ */
+export { consoleSessions } from './console.session.js';

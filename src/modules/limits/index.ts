@@ -1,0 +1,13 @@
+/**
+ * The limits module's face: what other modules and the house may use of it. Anything not
+ * here is the module's own (the lint's no-restricted-imports refuses an import of it).
+ */
+export { type RateLimiter, createRateLimiter } from './limits.limiter.js';
+export { AI_LIMIT_PER_MINUTE, PLAN_LIMITS, limitsOf, planLimitsText } from './limits.plans.js';
+export {
+  type LimitDecision,
+  type PolicyName,
+  type PolicyState,
+  type RouteRateLimit,
+  monthWindow,
+} from './limits.policy.js';

@@ -1,0 +1,34 @@
+/**
+ * The products module's face: what other modules and the house may use of it. Anything not
+ * here is the module's own (the lint's no-restricted-imports refuses an import of it).
+ */
+export * as productsInventory from './products.inventory.js';
+export type { StockLine } from './products.inventory.js';
+export { productOptions } from './products.presenter.js';
+export { findProduct, type ProductRow } from './products.repository.js';
+export { emitUpdated, settle } from './products.rollup.js';
+export { CreateProductBody } from './products.schemas.js';
+export {
+  type NewProduct,
+  type ProductService,
+  type TenantRef,
+  buildProduct,
+  checkImages,
+  createProductService,
+  insertNewProducts,
+  insertProduct,
+} from './products.service.js';
+export { insertVariants, takenSku, updateVariant, type VariantRow } from './variants.repository.js';
+export {
+  MAX_OPTIONS,
+  MAX_OPTION_VALUES,
+  MAX_VARIANTS,
+  type OptionValues,
+  type ProductOption,
+  checkOptions,
+  duplicateSku,
+  optionKey,
+  variantTitle,
+} from './variants.rules.js';
+export { MAX_PRICE, NewVariantBody, OptionSchema } from './variants.schemas.js';
+export type { VariantService } from './variants.service.js';
