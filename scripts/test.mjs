@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/, test/ and clients/ in one node:test run (through tsx), so one summary
-// counts them all. Each suite runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is set.
+// counts them all. Each suite runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is set
+// (those that only need one store run on SQLite alone: LOGIC_ONLY in test/helpers/context.ts).
+//
+// The files share a few processes, groups of about FILES_PER_GROUP, two at a time: loading the
+// app's modules through tsx and warming them up costs a process some 3 to 6 seconds, more than most
+// files' tests take, so a process per file spent most of a run on that. Each group is an entry file
+// that hands its share to scripts/test-group.mjs.
 //
 // `--unit` (npm run test:unit) is the quick run while working: SQLite only and in-memory rate
 // counters (TEST_DATABASE_URL and TEST_REDIS_URL are dropped), without the files that drive
@@ -9,13 +15,26 @@
 // TEST_UNIT set here). `npm test` runs them all.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const unit = args.includes('--unit');
 const filters = args.filter((arg) => arg !== '--unit');
+/** Groups run at once: one per core of the machines the targets in docs/testing.md are set on. */
+const CONCURRENCY = 2;
+/**
+ * Files a group holds, about. A whole run makes several groups, more than CONCURRENCY, so that a
+ * group that runs long (file size is only a rough guide to a file's time) leaves the other slot
+ * work to do; a run of a few files makes CONCURRENCY groups.
+ */
+const FILES_PER_GROUP = 15;
+/** The time a test file's suites may take, as when each file had a process of its own. */
+const FILE_TIMEOUT_MS = 300_000;
+/** How long a group may stay up after its last test (something left open) before it fails. */
+const LINGER_MS = 30_000;
 
 /** Files left out of `--unit`: each drives a browser or starts processes in every suite. */
 const SLOW_FILES = [
@@ -55,9 +74,62 @@ if (unit) {
   delete env.TEST_REDIS_URL;
   env.TEST_UNIT = '1';
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
-  { cwd: root, stdio: 'inherit', env },
-);
-process.exit(result.status ?? 1);
+
+/**
+ * Deals the files out to `count` groups, largest first, each to the group with the fewest bytes
+ * so far. Each group keeps its files in path order.
+ */
+function group(list, count) {
+  const groups = Array.from({ length: Math.min(count, list.length) }, () => ({ bytes: 0, files: [] }));
+  const bySize = list
+    .map((file) => ({ file, bytes: fs.statSync(path.join(root, file)).size }))
+    .sort((a, b) => b.bytes - a.bytes);
+  for (const { file, bytes } of bySize) {
+    const lightest = groups.reduce((a, b) => (b.bytes < a.bytes ? b : a));
+    lightest.bytes += bytes;
+    lightest.files.push(file);
+  }
+  return groups.sort((a, b) => b.bytes - a.bytes).map((g) => g.files.sort());
+}
+
+// The entries are .mjs, so that they are ES modules wherever they are: a .ts entry outside the
+// package would be loaded as CommonJS, with a second copy of every module it reaches.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-test-groups-'));
+const groupCount = Math.max(CONCURRENCY, Math.round(files.length / FILES_PER_GROUP));
+const runner = pathToFileURL(path.join(root, 'scripts', 'test-group.mjs')).href;
+const limits = { fileTimeoutMs: FILE_TIMEOUT_MS, lingerMs: LINGER_MS };
+const entries = group(files, groupCount).map((share, index) => {
+  const entry = path.join(dir, `group-${index + 1}.mjs`);
+  const paths = share.map((file) => path.join(root, file));
+  fs.writeFileSync(
+    entry,
+    [
+      `import { runGroup } from ${JSON.stringify(runner)};`,
+      `runGroup(${JSON.stringify(root)}, ${JSON.stringify(paths)}, ${JSON.stringify(limits)});`,
+      '',
+    ].join('\n'),
+  );
+  return { entry, files: share.length };
+});
+// A group's own limit, a backstop for a file whose loading never ends: what its files had in all
+// when each had a process. Each file's suite has its own FILE_TIMEOUT_MS.
+const groupTimeout = FILE_TIMEOUT_MS * Math.max(...entries.map((e) => e.files));
+let status = 1;
+try {
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${CONCURRENCY}`,
+      `--test-timeout=${groupTimeout}`,
+      ...entries.map((e) => e.entry),
+    ],
+    { cwd: root, stdio: 'inherit', env },
+  );
+  status = result.status ?? 1;
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+process.exit(status);

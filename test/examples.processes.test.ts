@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { CommerceClient } from '../clients/typescript/src/index.js';
 import { demoCredentialsPath } from '../src/demo.js';
-import { DIALECTS, migratedStore, type TestStore } from './helpers/context.js';
+import { LOGIC_ONLY, migratedStore, type TestStore } from './helpers/context.js';
 import { type ServerProcess, SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
 
 /**
@@ -22,7 +22,7 @@ interface Run {
   out: string;
 }
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(
     `the client examples against a demo server (${dialect})`,
     { skip: SKIP_IN_UNIT_RUN, timeout: 240_000 },

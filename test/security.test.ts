@@ -5,7 +5,7 @@ import { buildApp } from '../src/app.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { SESSION_COOKIE } from '../src/modules/console/console.session.js';
-import { client, createTenant, createTestContext, DIALECTS, type TestContext } from './helpers/context.js';
+import { client, createTenant, createTestContext, LOGIC_ONLY, type TestContext } from './helpers/context.js';
 import type { Problem } from './helpers/responses.js';
 
 /** The public routes under /v1; every other /v1 route must demand a key. */
@@ -13,7 +13,7 @@ const PUBLIC_V1 = ['/v1/openapi.json'];
 /** The origin of `app.inject`'s requests (Host `localhost:80`), which a console session writes from. */
 const ORIGIN = 'http://localhost:80';
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`authentication and permissions on every route (${dialect})`, () => {
     let ctx: TestContext;
     const clock = new ManualClock();

@@ -5,7 +5,7 @@ import {
   client,
   createTenant,
   createTestContext,
-  DIALECTS,
+  LOGIC_ONLY,
   type TestContext,
 } from '../../test/helpers/context.js';
 import type { ProductObject } from '../modules/products/products.schemas.js';
@@ -23,7 +23,7 @@ describe('If-None-Match', () => {
   });
 });
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`conditional GETs (${dialect})`, () => {
     let ctx: TestContext;
     let api: Client;

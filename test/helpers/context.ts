@@ -12,13 +12,26 @@ import type { CreateTenantInput, CreatedTenant } from '../../src/modules/tenants
 import { copySqliteTemplate, postgresFromTemplate, testDatabaseUrl, withAdmin } from './templates.js';
 
 /**
- * Every suite runs on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set; each test
- * context gets a fresh SQLite file or a fresh PostgreSQL schema.
+ * The stores a suite runs on whose outcome can depend on the store: SQLite, and PostgreSQL too
+ * when TEST_DATABASE_URL is set. Each test context gets a fresh SQLite file or a fresh PostgreSQL
+ * database. Use it for repositories and SQL, transactions, concurrency and locks, migrations,
+ * crashes and restarts, the webhook queue and worker, the ledger and wallet, idempotency, imports
+ * and exports, limits and throttles kept in the store or Redis, analytics rollups and counts, and
+ * text the store must keep as sent.
  */
 export const DIALECTS: DialectName[] = [
   'sqlite',
   ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : []),
 ];
+
+/**
+ * The store a suite runs on whose subject sits above the store, where PostgreSQL would repeat
+ * SQLite's run: HTTP conventions, validation and problem shapes, authentication and permission
+ * checks, presenters and version transforms, the OpenAPI document, the console's pages and the
+ * clients that call the API, outbound HTTP (a provider, a receiver's TLS), pure logic. The
+ * fuzzer stays on both: a value only PostgreSQL refuses must not become a 5xx there. A suite that mixes both kinds splits its tests between two describes.
+ */
+export const LOGIC_ONLY: DialectName[] = ['sqlite'];
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
 
 export interface TestStore {

@@ -120,7 +120,7 @@ async function connectionsOf(server: RunningServer): Promise<number> {
   );
 }
 
-/** Waits (at most 5 s) until `server` holds `count` connections. */
+/** Waits (at most 30 s) until `server` holds `count` connections. */
 async function untilConnections(server: RunningServer, count: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   while ((await connectionsOf(server)) !== count && Date.now() < deadline) {

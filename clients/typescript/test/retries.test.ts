@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomBase62 } from '../../../src/lib/ids.js';
-import { DIALECTS } from '../../../test/helpers/context.js';
+import { LOGIC_ONLY } from '../../../test/helpers/context.js';
 import {
   backoffMs,
   CommerceApiError,
@@ -57,7 +57,7 @@ describe('the retry policy', () => {
   });
 });
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`retries and idempotency through a faulty proxy (${dialect})`, { timeout: 120_000 }, () => {
     let api: ApiServer;
     let proxy: FaultProxy;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { DIALECTS } from '../../../test/helpers/context.js';
+import { LOGIC_ONLY } from '../../../test/helpers/context.js';
 import { CommerceConnectionError } from '../src/index.js';
 import { type ApiServer, startApiServer } from './helpers/server.js';
 
@@ -19,7 +19,7 @@ function causes(error: unknown): string {
   return messages.join(' <- ');
 }
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`HTTPS with the development certificate the server creates (${dialect})`, () => {
     let api: ApiServer;
     let key: string;

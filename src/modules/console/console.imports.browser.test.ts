@@ -14,7 +14,7 @@ import {
   settled,
   WIDE,
 } from '../../../test/helpers/console-browser.js';
-import { DIALECTS, migratedStore, type TestStore } from '../../../test/helpers/context.js';
+import { LOGIC_ONLY, migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import { loadConfig } from '../../config.js';
 import type { DemoCredentials } from '../../demo.js';
 import { type RunningServer, startServer } from '../../server.js';
@@ -40,7 +40,7 @@ const CATALOG = [
 
 if (chromiumMissing) it('imports page in Chromium', { skip: chromiumMissing }, () => undefined);
 
-for (const dialect of chromiumMissing ? [] : DIALECTS) {
+for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
   describe(`console imports page in Chromium (${dialect})`, { timeout: 180_000 }, () => {
     let store: TestStore;
     let server: RunningServer;
@@ -69,7 +69,7 @@ for (const dialect of chromiumMissing ? [] : DIALECTS) {
     const count = (name: string) => report().locator(`[data-count="${name}"] dd`);
 
     before(async () => {
-      if (dialect === DIALECTS[0]) buildConsole();
+      buildConsole();
       fs.mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
       store = await migratedStore(dialect);
       server = await startServer(loadConfig({ ...store.env, PORT: '0', DEMO_DATA: 'on' }));

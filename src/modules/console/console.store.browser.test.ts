@@ -17,7 +17,7 @@ import {
   settled,
   WIDE,
 } from '../../../test/helpers/console-browser.js';
-import { DIALECTS, migratedStore, type TestStore } from '../../../test/helpers/context.js';
+import { LOGIC_ONLY, migratedStore, type TestStore } from '../../../test/helpers/context.js';
 import type { Page as Envelope } from '../../../test/helpers/responses.js';
 import { eventually, type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import { loadConfig } from '../../config.js';
@@ -69,7 +69,7 @@ function heightsOf(locator: Locator): Promise<number[]> {
 
 if (chromiumMissing) it('store console in Chromium', { skip: chromiumMissing }, () => undefined);
 
-for (const dialect of chromiumMissing ? [] : DIALECTS) {
+for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
   describe(`store console in Chromium (${dialect})`, { timeout: 240_000 }, () => {
     let store: TestStore;
     let server: RunningServer;
@@ -98,7 +98,7 @@ for (const dialect of chromiumMissing ? [] : DIALECTS) {
     }
 
     before(async () => {
-      if (dialect === DIALECTS[0]) buildConsole();
+      buildConsole();
       fs.mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
       store = await migratedStore(dialect);
       server = await startServer(

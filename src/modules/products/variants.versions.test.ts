@@ -5,7 +5,7 @@ import {
   client,
   createTenant,
   createTestContext,
-  DIALECTS,
+  LOGIC_ONLY,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { Page } from '../../../test/helpers/responses.js';
@@ -40,7 +40,7 @@ interface EventBody {
   data: { object: ProductObject } & Record<string, unknown>;
 }
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`options and variants in older versions (${dialect})`, () => {
     let ctx: TestContext;
     const receivers: Receiver[] = [];

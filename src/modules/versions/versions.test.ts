@@ -5,7 +5,7 @@ import {
   client,
   createTenant,
   createTestContext,
-  DIALECTS,
+  LOGIC_ONLY,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import { API_VERSIONS } from './changes/index.js';
@@ -95,7 +95,7 @@ describe('version registry', () => {
   });
 });
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`versions over HTTP (${dialect})`, () => {
     let ctx: TestContext;
     let probeCtx: TestContext;

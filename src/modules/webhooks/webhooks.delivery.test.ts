@@ -549,7 +549,8 @@ for (const dialect of DIALECTS) {
         ).held;
       assert.equal(await held(), 1);
       clock.advance(3600_000);
-      await sleep(400);
+      // The worker has looked since the retry came due, and sent nothing.
+      await ctx.deps.webhookWorker.drain();
       assert.equal(rx.received.length, 2, 'nothing is sent while disabled');
 
       answer = 200;
@@ -696,7 +697,9 @@ for (const dialect of DIALECTS) {
       await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: false } });
       answer();
       await eventually(async () => (await h.log(api, hook.id)).length === 2, 5_000, 'the retry');
-      await sleep(800);
+      // The retry comes due within 0.4 s; a look that begins after that sends nothing.
+      await sleep(400);
+      await ctx.deps.webhookWorker.drain();
       assert.equal(rx.received.length, 1, 'the retry came due but is not sent while disabled');
       await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
       const received = await rx.waitFor(2, 5_000);

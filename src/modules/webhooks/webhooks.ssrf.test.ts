@@ -5,7 +5,7 @@ import {
   client,
   createTenant,
   createTestContext,
-  DIALECTS,
+  LOGIC_ONLY,
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.js';
@@ -68,7 +68,7 @@ describe('address classification', () => {
   });
 });
 
-for (const dialect of DIALECTS) {
+for (const dialect of LOGIC_ONLY) {
   describe(`webhook URL safety (${dialect})`, () => {
     let ctx: TestContext;
     let api: Client;

@@ -149,6 +149,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   let woken = false;
   /** When the first delivery waiting at the last look comes due (undefined: none waited). */
   let nextDueAt: number | undefined;
+  /** `drain` calls waiting for a look that begins after them to end. */
+  let lookWaiters: (() => void)[] = [];
 
   function wake(): void {
     woken = true;
@@ -277,12 +279,16 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function run(): Promise<void> {
     while (running) {
+      const waiters = lookWaiters;
+      lookWaiters = [];
       try {
         await claim();
       } catch (error) {
         logger.error({ err: error }, 'webhook worker could not claim deliveries');
         await idle(1_000);
         continue;
+      } finally {
+        for (const done of waiters) done();
       }
       if (!running) break;
       // A claim takes what every endpoint has room for; the next look waits for room (an attempt
@@ -312,9 +318,27 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       wake();
       await loop;
       loop = undefined;
+      // A drain waiting for a look that will not come now: what was sent is recorded below.
+      for (const done of lookWaiters) done();
+      lookWaiters = [];
       const unsent = slots.takeWaiting();
       await giveBack(unsent.map(({ job, leaseUntil }) => ({ id: job.id, leaseUntil })));
       await Promise.allSettled([...active]);
+    },
+
+    /**
+     * Resolves once this worker has looked for due deliveries after the call, and every attempt
+     * it started has been sent and recorded: what was due then has been delivered or scheduled
+     * again, so a caller can tell that nothing more was due (a delivery held back is not sent).
+     */
+    async drain(): Promise<void> {
+      if (running) {
+        await new Promise<void>((resolve) => {
+          lookWaiters.push(resolve);
+          wake();
+        });
+      }
+      while (active.size > 0) await Promise.allSettled([...active]);
     },
 
     /** Attempts this worker holds: claimed and not yet recorded. */
