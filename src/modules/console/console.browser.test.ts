@@ -382,17 +382,18 @@ for (const dialect of skip ? [] : LOGIC_ONLY) {
       }
       await page.setViewportSize(WIDE);
 
-      // Storefront's five permissions: three, and a button (not a tooltip) for the other two.
+      // Storefront's five permissions: three, and a button (not a tooltip) for the other two (the
+      // last in the API's order: the orders').
       const row = page.locator('tr', {
         has: page.getByRole('rowheader', { name: 'Storefront' }),
         hasNotText: 'Expires',
       });
       const chips = row.locator('.chips');
-      assert.equal(await chips.getByText('read:users', { exact: true }).count(), 0);
+      assert.equal(await chips.getByText('write:orders', { exact: true }).count(), 0);
       const more = chips.getByRole('button', { name: '+2 more' });
       assert.equal(await more.getAttribute('aria-expanded'), 'false');
       await more.click();
-      await chips.getByText('read:users', { exact: true }).waitFor();
+      await chips.getByText('write:orders', { exact: true }).waitFor();
       assert.equal(await chips.locator('li.chip').count(), 5);
       // From the keyboard too: Enter on the button folds them again.
       const less = chips.getByRole('button', { name: 'Show less' });
