@@ -213,7 +213,10 @@ export async function bulkLoad(
         shipped_at: shippedAt,
         delivered_at: deliveredAt,
         cancelled_at: cancelledAt,
+        cancel_reason: cancelledAt === null ? null : 'requested',
         refunded_at: refundedAt,
+        source: 'api',
+        cart_id: null,
       });
       if (paymentId !== null && refundAt !== null) {
         // The money went back: one refund of the whole order, which the rollups' rebuild reads.

@@ -110,6 +110,7 @@ async function loadCatalog(deps: Deps, tenantId: string, products: number): Prom
           productRows.push({
             id,
             tenant_id: tenantId,
+            handle: `export-tee-${p}`,
             name: `Export Tee ${p}`,
             description: `A soft tee, number ${p}.`,
             sku: null,

@@ -45,6 +45,7 @@ function productRow(tenantId: string, i: number, base: number): products.NewProd
   return {
     id: newId('prod'),
     tenant_id: tenantId,
+    handle: `product-${i}`,
     name: `${ADJECTIVES[i % ADJECTIVES.length]} ${NOUNS[(i >> 3) % NOUNS.length]} ${i}`,
     description: `Generated product number ${i}.`,
     sku: `SKU-${i}`,

@@ -185,6 +185,7 @@ function rowsOf(
   const product: products.NewProductRow = {
     id: productId,
     tenant_id: tenantId,
+    handle: productId.toLowerCase().replace('_', '-'),
     name: spec.name,
     description: spec.description,
     sku: spec.options.length === 0 ? (rows[0]?.sku ?? null) : null,

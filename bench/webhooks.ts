@@ -147,7 +147,13 @@ async function tenantWithEndpoint(deps: Deps, url: string) {
   const principal = {
     tenant: { ...tenant.tenant },
     userId: tenant.user.id,
-    key: { id: tenant.apiKey.id, name: 'bench', permissions: new Set<never>(), expiresAt: null },
+    key: {
+      id: tenant.apiKey.id,
+      name: 'bench',
+      type: 'secret' as const,
+      permissions: new Set<never>(),
+      expiresAt: null,
+    },
   };
   const hook = await deps.webhooks.create(principal, { url: `${url}/hook`, events: ['product.updated'] });
   return { tenantId: tenant.tenant.id, hook };

@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import type { Deps } from './deps.js';
 import { createGate, versionAnswered } from './http/auth.js';
+import { installStorefrontCors } from './http/cors.js';
 import {
   frameworkErrorHandler,
   installErrorHandler,
@@ -84,7 +85,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     genReqId: requestIdOf,
     // `/v1/products/` is `/v1/products`: a route answers with or without one trailing slash. A
     // parameter left empty by it (`/v1/products//`) is no route (src/http/route-hooks.ts).
-    routerOptions: { ignoreTrailingSlash: true },
+    // A product's handle may be 255 characters (`/v1/store/products/{handle}`); the default is 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 255 },
     // `request.ip` is the client's address, read from X-Forwarded-For only behind a named proxy.
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     frameworkErrors: frameworkErrorHandler((request, reply) => {
@@ -133,6 +135,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorateRequest('apiVersion', '');
   app.decorateRequest('idempotency', null);
   app.decorateRequest('limits', null);
+  app.decorateRequest('buyerIp', '');
   app.setValidatorCompiler(validatorCompiler);
   // The gate of each route: key, limits, permission and version (attached by installRouteHooks).
   const gateFor = createGate({
@@ -181,6 +184,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         headers: { 'retry-after': '1' },
       }),
     );
+  });
+  // CORS preflights of the storefront routes, answered by their origin (src/http/cors.ts).
+  installStorefrontCors(app, {
+    originAllowed: (origin) => apiKeys.originAllowed(origin),
+    latestVersion: latest,
   });
 
   await registerOpenApi(app, {

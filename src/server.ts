@@ -5,7 +5,7 @@ import { type AppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { configOrExit, runAsEntryPoint, stopOnSignals } from './entry.js';
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
-import { type DemoCredentials, demoCredentialsPath, seedDemoData } from './demo.js';
+import { type DemoCredentials, demoCredentialsPath, demoPublishableKey, seedDemoData } from './demo.js';
 import { openToOthers } from './lib/private-files.js';
 import { loadTls, type TlsMaterial } from './tls.js';
 
@@ -102,14 +102,17 @@ function banner(server: RunningServer): string {
       `  ${demoCredentialsPath(deps.config.dataDir)}, mode 0600):`,
       `  Login:     ${demo.email} / ${demo.password} (at ${url}/console)`,
       `  API key:   ${demo.api_key}`,
+      `  Publishable key (public, for /v1/store/*): ${demo.publishable_key}`,
       '',
       'Try it:',
       `  curl ${curlTls}-H "Authorization: Bearer ${demo.api_key}" ${url}/v1/users/me`,
     );
   } else if (fs.existsSync(demoCredentialsPath(deps.config.dataDir))) {
+    const publishable = demoPublishableKey(deps.config.dataDir);
     lines.push(
       '',
       'Demo credentials: ' + demoCredentialsPath(deps.config.dataDir),
+      ...(publishable ? [`  Publishable key (public, for /v1/store/*): ${publishable}`] : []),
       'Try it:',
       `  curl ${curlTls}-H "Authorization: Bearer $(node -p "require('${demoCredentialsPath(deps.config.dataDir)}').api_key")" ${url}/v1/users/me`,
     );

@@ -99,7 +99,7 @@ for (const dialect of DIALECTS) {
       const probes = [
         { method: 'GET', url: '/v1/orders/%E0%A4%A', status: 400, code: 'validation_failed' },
         { method: 'POST', url: '/v1/plugins/%ZZ/install', status: 400, code: 'validation_failed' },
-        { method: 'GET', url: `/v1/orders/${'a'.repeat(101)}`, status: 404, code: 'not_found' },
+        { method: 'GET', url: `/v1/orders/${'a'.repeat(256)}`, status: 404, code: 'not_found' },
       ] as const;
       for (const probe of probes) {
         const res = await api<Problem>(probe.method, probe.url);
@@ -178,7 +178,15 @@ for (const dialect of DIALECTS) {
       assert.equal(await countKeys(), before);
       const missing = await client(ctx.app, key)<Problem>('POST', '/v1/api-keys', {});
       assert.equal(missing.status, 400);
-      assert.deepEqual(missing.body.errors?.map((e) => e.field).sort(), ['name', 'permissions']);
+      assert.deepEqual(missing.body.errors?.map((e) => e.field).sort(), ['name']);
+      // A secret key (the default type) names what it may do; a publishable key may not.
+      const unscoped = await client(ctx.app, key)<Problem>('POST', '/v1/api-keys', { body: { name: 'x' } });
+      assert.equal(unscoped.status, 400);
+      assert.deepEqual(
+        unscoped.body.errors?.map((e) => e.field),
+        ['permissions'],
+      );
+      assert.equal(await countKeys(), before);
     });
 
     it('echoes a valid X-Request-Id and generates one otherwise', async () => {
@@ -244,6 +252,15 @@ for (const dialect of DIALECTS) {
         .filter(([, item]) => item.get?.parameters?.some((p) => p.in === 'query' && p.name === 'offset'))
         .map(([path]) => `/v1${path.replace(/^\/v1/, '').replace(/\{\w+\}/g, 'xyz')}`);
       assert.ok(lists.length >= 12, `${lists.length} lists`);
+      // A shopper's own lists page for the shopper their token signs in.
+      const email = 'pager@example.com';
+      const password = 'correct horse battery';
+      assert.equal((await api('POST', '/v1/store/customers', { body: { email, password } })).status, 201);
+      const session = await api<{ token: string }>('POST', '/v1/store/sessions', {
+        body: { email, password },
+      });
+      const headersFor = (url: string): Record<string, string> =>
+        url.startsWith('/v1/store/customers/me') ? { 'x-customer-token': session.body.token } : {};
       for (const url of lists) {
         for (const [query, field] of [
           ['offset=99999999999999999999', 'offset'],
@@ -260,7 +277,7 @@ for (const dialect of DIALECTS) {
           [`cursor=${forged(['created', 'abc', 'zzz', 0])}`, 'cursor'],
           [`cursor=${forged(['-created', 'abc', 'zzz', 0])}`, 'cursor'],
         ] as const) {
-          const res = await api<Problem>('GET', `${url}?${query}`);
+          const res = await api<Problem>('GET', `${url}?${query}`, { headers: headersFor(url) });
           // A cursor (and the depth of a page) is read once the parent resource is found: an unknown
           // one is a 404 first.
           const deep = /^(offset=10001|page=502|limit=100&page=102)$/.test(query);
@@ -275,7 +292,7 @@ for (const dialect of DIALECTS) {
           }
         }
         for (const query of ['offset=10000', 'page=501', 'limit=100&page=101']) {
-          const res = await api('GET', `${url}?${query}`);
+          const res = await api('GET', `${url}?${query}`, { headers: headersFor(url) });
           assert.ok([200, 404].includes(res.status), `${url}?${query}: ${res.status} ${res.raw.body}`);
         }
       }

@@ -148,7 +148,7 @@ describe(
           tour[2] as Block,
           (out) => {
             assert.match(out, /^x-request-id: \S+/im);
-            assert.match(out, /^x-service-version: 2026-12-15/im);
+            assert.match(out, /^x-service-version: 2027-01-20/im);
             assert.match(out, /^ratelimit-policy: "hourly"/im);
             assert.match(out, /^ratelimit: "hourly";r=\d+/im);
           },

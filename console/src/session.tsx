@@ -30,6 +30,7 @@ interface SessionState {
     owner_name?: string;
     email: string;
     password: string;
+    currency?: string;
   }): Promise<SignupResult>;
   logout(): Promise<void>;
   refresh(): Promise<void>;

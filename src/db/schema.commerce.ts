@@ -9,6 +9,11 @@ export interface ProductsTable {
   seq: Generated<number>;
   id: string;
   tenant_id: string;
+  /**
+   * Lowercase `a-z 0-9 -`, unique per tenant (migration 0038); every product has one, given or made
+   * from its name (products.handles.ts).
+   */
+  handle: string;
   name: string;
   description: string | null;
   sku: string | null;
@@ -117,7 +122,39 @@ export interface CustomerCountsTable {
   n: number;
 }
 
+/** A customer's storefront login (migration 0040): the scrypt hash of its password, never shown. */
+export interface CustomerLoginsTable {
+  tenant_id: string;
+  customer_id: string;
+  password_hash: string;
+  created: number;
+  /** When the password was last set. */
+  updated: number;
+}
+
+/** A shopper's session (`cst_...`), keyed by the SHA-256 (hex) of the token; the token is never stored. */
+export interface CustomerSessionsTable {
+  token_hash: string;
+  tenant_id: string;
+  customer_id: string;
+  created: number;
+  expires_at: number;
+}
+
+/** A pending password reset, keyed by the SHA-256 (hex) of its single-use `reset_token`. */
+export interface CustomerPasswordResetsTable {
+  token_hash: string;
+  tenant_id: string;
+  customer_id: string;
+  created: number;
+  expires_at: number;
+}
+
 export type OrderStatus = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
+/** `api`: `POST /orders` with a key; `storefront`: a completed cart; `console`: the console's session. */
+export type OrderSource = 'api' | 'storefront' | 'import' | 'console';
+/** `requested`: cancelled through the API; `expired`: cancelled by the system, unpaid for too long. */
+export type CancelReason = 'requested' | 'expired';
 
 export interface OrdersTable {
   id: string;
@@ -159,6 +196,12 @@ export interface OrdersTable {
   pricing: string | null;
   /** The sum of the order's refunds (the `refunds` table). */
   refunded_amount: number;
+  /** Where the order was placed (migration 0039; `api` for orders made before). */
+  source: OrderSource;
+  /** The cart a storefront order completed (migration 0039); null otherwise. */
+  cart_id: string | null;
+  /** Why a cancelled order was cancelled (migration 0041); null while it is not cancelled. */
+  cancel_reason: CancelReason | null;
 }
 
 /** The line-item snapshot: what was bought, at which price, whatever the product becomes. */
@@ -306,4 +349,55 @@ export interface TaxRatesTable {
   shipping_taxable: number;
   created: number;
   updated: number;
+}
+
+export type CartStatus = 'open' | 'completed' | 'expired';
+
+/**
+ * A shopper's cart (migration 0039). Its prices are never stored: it is priced at every read and
+ * change (src/modules/carts/carts.pricing.ts). An open cart unchanged for 30 days reads as expired.
+ */
+export interface CartsTable {
+  /** `cart_` and 24 base62 characters (143 random bits): with the publishable key, all a shopper needs. */
+  id: string;
+  tenant_id: string;
+  status: CartStatus;
+  currency: string;
+  email: string | null;
+  /** The shopper signed in when it was made (none yet). */
+  customer_id: string | null;
+  /** JSON array of the codes as typed, kept whether they apply or not. */
+  discount_codes: string;
+  /** JSON address in its stored form (src/lib/addresses.ts), or null. */
+  shipping_address: string | null;
+  shipping_rate_id: string | null;
+  /** The order its completion made. */
+  order_id: string | null;
+  /**
+   * JSON of the completion in flight (src/modules/carts/carts.checkout.ts): the payment about to be
+   * charged and the order held for it (stock and discount uses taken); null otherwise.
+   */
+  checkout: string | null;
+  /** When that completion took its lease; a sweep finishes one whose lease is over. */
+  checkout_started: number | null;
+  created: number;
+  /** Its last change by the shopper: what `expires_at` and `abandoned` are counted from. */
+  updated: number;
+  completed_at: number | null;
+}
+
+/** A line of a cart: one variant. Name, title and SKU are kept as last seen, for a variant deleted since. */
+export interface CartLinesTable {
+  id: string;
+  cart_id: string;
+  tenant_id: string;
+  variant_id: string;
+  product_id: string;
+  name: string;
+  variant_title: string;
+  sku: string | null;
+  quantity: number;
+  /** The order lines were added in. */
+  position: number;
+  created: number;
 }

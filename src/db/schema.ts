@@ -22,7 +22,12 @@ import type {
   UsageDailyTable,
 } from './schema.apps.js';
 import type {
+  CartLinesTable,
+  CartsTable,
   CustomerCountsTable,
+  CustomerLoginsTable,
+  CustomerPasswordResetsTable,
+  CustomerSessionsTable,
   CustomersTable,
   CustomerTagsTable,
   DiscountCustomerUsesTable,
@@ -71,6 +76,16 @@ export interface TenantsTable {
   monthly_limit: number | null;
   created: number;
   updated: number;
+  /** The store's settings (`/settings`, migration 0041): a pending order older than this is cancelled; 0: never. */
+  unpaid_order_expiry_minutes: number;
+  /** How long a storefront cart's stock hold lasts; null: holds are off. */
+  storefront_hold_minutes: number | null;
+  /** An open cart unchanged this long is abandoned (`cart.abandoned`). */
+  storefront_abandoned_after_minutes: number;
+  /** An https URL with `{cart_id}`, the `recovery_url` of `cart.abandoned`; or null. */
+  storefront_recovery_url_template: string | null;
+  /** Storefront requests a minute per buyer IP. */
+  storefront_requests_per_minute: number;
 }
 
 export interface UsersTable {
@@ -97,6 +112,19 @@ export interface ApiKeysTable {
   last_used: number | null;
   expires_at: number | null;
   revoked_at: number | null;
+  /** `secret` or `publishable` (migration 0037). */
+  type: 'secret' | 'publishable';
+  /** JSON array of the browser origins a publishable key answers; `[]` for a secret key. */
+  allowed_origins: string;
+  /** A publishable key in full (it is public); null for a secret key. */
+  public_key: string | null;
+}
+
+/** Each allowed origin of each publishable key: what a CORS preflight looks up by its `Origin`. */
+export interface ApiKeyOriginsTable {
+  origin: string;
+  key_id: string;
+  tenant_id: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -211,6 +239,7 @@ export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  api_key_origins: ApiKeyOriginsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   list_counts: ListCountsTable;
@@ -222,8 +251,13 @@ export interface Database {
   customers: CustomersTable;
   customer_tags: CustomerTagsTable;
   customer_counts: CustomerCountsTable;
+  customer_logins: CustomerLoginsTable;
+  customer_sessions: CustomerSessionsTable;
+  customer_password_resets: CustomerPasswordResetsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
+  carts: CartsTable;
+  cart_lines: CartLinesTable;
   order_counts: OrderCountsTable;
   refunds: RefundsTable;
   discounts: DiscountsTable;

@@ -37,6 +37,9 @@ for (const dialect of DIALECTS) {
           monthly_limit: null,
           created: 0,
           updated: 0,
+          unpaid_order_expiry_minutes: 1440,
+          storefront_abandoned_after_minutes: 60,
+          storefront_requests_per_minute: 120,
         })
         .execute();
 

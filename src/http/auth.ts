@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Principal } from '../lib/principal.js';
 import type { ApiKeyService } from '../modules/api-keys/index.js';
@@ -6,12 +7,47 @@ import { AppError } from '../lib/errors.js';
 import type { Permission } from '../kernel/vocabulary.js';
 import { enforceDecision } from './rate-limit.js';
 import type { RateLimiter } from '../modules/limits/index.js';
+import { allowOrigin, originNotAllowed, vary } from './cors.js';
 
 /**
  * What a route requires, declared on the route itself (`config.auth`): a permission, any valid
  * key, or nothing at all. One hook enforces it; a test fails for a `/v1` route that declares none.
  */
-export type RouteAuth = Permission | 'any_key' | 'public';
+export type RouteAuth = Permission | 'any_key' | 'public' | 'storefront';
+
+/**
+ * What a secret key needs to call a storefront route (`auth: 'storefront'`, every route under
+ * `/v1/store/`): a server-rendered shop calls them with a key that may read the catalog.
+ */
+export const STOREFRONT_SECRET_PERMISSION: Permission = 'read:products';
+
+/**
+ * The shopper's address on a storefront route, which per-shopper limits count by: for a
+ * publishable key the client's own (`request.ip`, read from X-Forwarded-For only behind a trusted
+ * proxy); for a secret key (a server-rendered shop calling on a shopper's behalf) the address it
+ * names in `X-Buyer-IP` when that is an IP address, else its own. Set by the gate of a storefront
+ * route; elsewhere the client's address.
+ */
+export function buyerIpOf(request: FastifyRequest): string {
+  return request.buyerIp || request.ip;
+}
+
+/** `X-Buyer-IP` when it is one IPv4 or IPv6 address. */
+function namedBuyerIp(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-buyer-ip'];
+  if (typeof header !== 'string') return undefined;
+  const value = header.trim();
+  return isIP(value) === 0 ? undefined : value;
+}
+
+/**
+ * Whether a publishable key may be used from `origin`: one of its `allowed_origins`, or the API's
+ * own origin (a page this server serves, such as its shop at `/shop/`, calls without CORS).
+ */
+function originPermitted(request: FastifyRequest, principal: Principal, origin: string): boolean {
+  if (principal.key.allowedOrigins?.has(origin)) return true;
+  return origin.toLowerCase() === `${request.protocol}://${request.host}`.toLowerCase();
+}
 
 /** The principal of an authenticated route; the gate guarantees it is set. */
 export function principalOf(request: FastifyRequest): Principal {
@@ -58,8 +94,11 @@ export type SessionAuthenticator = (request: FastifyRequest) => Promise<Principa
  * of its tenant), the tenant's rate limits and quota (429; any valid key
  * is limited and counted, also one without the route's permission, so a 429 comes before a 403;
  * the per-minute AI limit only for keys that hold the permission), the permission
- * the route declares in `config.auth` (403), and the version the response is written in (a
- * malformed `X-Service-Version` is a 400). `X-Service-Version` is set on every outcome: the version
+ * the route declares in `config.auth` (403; a publishable key passes only a storefront route's,
+ * and only without an `Origin` or from one it allows: `publishable_key_not_allowed` and
+ * `origin_not_allowed`), and the version the response is written in (a malformed
+ * `X-Service-Version` is a 400). A storefront route also records the buyer's address (`buyerIpOf`)
+ * and writes the CORS headers of a publishable key's call (src/http/cors.ts). `X-Service-Version` is set on every outcome: the version
  * used, or for a refusal the key's pinned version (the latest without a key). An admitted request
  * goes on as its tenant's (`asTenant`), so the store holds it to the tenant's share of connections.
  *
@@ -134,20 +173,52 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
         settle(request, reply, done, versionOnly);
       };
     }
-    const required: Permission | 'any_key' = auth;
+    const storefront = auth === 'storefront';
+    const required: Permission | 'any_key' = storefront ? STOREFRONT_SECRET_PERMISSION : auth;
     const ai = config?.rateLimit === 'ai';
 
+    /** A publishable key opens the storefront routes only; a secret key needs the permission. */
     function permitted(principal: Principal): boolean {
+      if (principal.key.type === 'publishable') return storefront;
       return required === 'any_key' || principal.key.permissions.has(required);
     }
 
     function permit(request: FastifyRequest, principal: Principal): void {
-      if (!permitted(principal)) {
+      if (principal.key.type === 'publishable') {
+        if (!storefront) {
+          throw new AppError(
+            'publishable_key_not_allowed',
+            'A publishable key (pk_live_...) may call only the storefront routes (/v1/store/*); use a secret key here.',
+          );
+        }
+        const origin = request.headers.origin;
+        if (origin !== undefined && !originPermitted(request, principal, origin)) {
+          throw originNotAllowed(origin.slice(0, 300), true);
+        }
+      } else if (!permitted(principal)) {
         throw new AppError('insufficient_permissions', `This API key lacks the ${required} permission.`, {
           extra: { required_permission: required },
         });
       }
       resolveVersion(request);
+    }
+
+    /**
+     * On a storefront route: the shopper's address, and the CORS headers of a publishable key's
+     * call from one of its origins (before the limits, so a browser can read a 429 too).
+     */
+    function storefrontCall(request: FastifyRequest, reply: FastifyReply, principal: Principal): void {
+      const publishable = principal.key.type === 'publishable';
+      request.buyerIp = (publishable ? undefined : namedBuyerIp(request)) ?? request.ip;
+      const origin = request.headers.origin;
+      if (publishable && origin !== undefined && principal.key.allowedOrigins?.has(origin)) {
+        allowOrigin(reply, origin);
+      } else if (!publishable && origin !== undefined) {
+        // A browser revalidates the answer it kept for a publishable key (with its CORS headers)
+        // even for a secret key's request: a 304 would hand that answer to the page. A secret
+        // key's answer to a browser is always in full, and without CORS headers.
+        delete request.headers['if-none-match'];
+      }
     }
 
     function limit(
@@ -156,6 +227,7 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
       principal: Principal,
     ): Promise<void> | undefined {
       request.principal = principal;
+      if (storefront) storefrontCall(request, reply, principal);
       if (!limiter) {
         permit(request, principal);
         return undefined;
@@ -185,6 +257,13 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
       return limit(request, reply, principal);
     }
 
+    if (storefront) {
+      // What a storefront route answers differs by `Origin` and key (its CORS headers), refusals too.
+      return function gate(request, reply, done) {
+        vary(reply, 'Origin', 'Authorization');
+        settle(request, reply, done, admit);
+      };
+    }
     return function gate(request, reply, done) {
       settle(request, reply, done, admit);
     };

@@ -31,5 +31,7 @@ declare module 'fastify' {
     idempotency: IdempotencyState | null;
     /** The rate-limit and quota decision for this request (set for authenticated requests). */
     limits: LimitDecision | null;
+    /** The shopper's address on a storefront route (set by its gate; read it with `buyerIpOf`). */
+    buyerIp: string;
   }
 }

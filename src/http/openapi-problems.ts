@@ -6,6 +6,7 @@ import {
   notFound,
   validationFailed,
 } from '../lib/errors.js';
+import { CART_EXAMPLE } from '../modules/carts/index.js';
 import { type Problem, problemFor } from './problem.js';
 
 /**
@@ -28,15 +29,26 @@ const SAMPLES: Record<ErrorCode, Sample> = {
   ]),
   invalid_version: {
     detail: '"2026-13-01" is not a date of the form YYYY-MM-DD.',
-    options: { extra: { supported_versions: ['2026-11-21', '2026-12-15'] } },
+    options: { extra: { supported_versions: ['2026-11-21', '2026-12-15', '2027-01-20'] } },
   },
   invalid_idempotency_key: { detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' },
   authentication_required: { detail: 'Send an API key as "Authorization: Bearer sk_live_...".' },
   invalid_api_key: { detail: 'The API key is not valid.' },
   api_key_expired: { detail: 'The API key has expired.' },
+  invalid_credentials: { detail: 'The email or password is incorrect.' },
+  invalid_customer_token: {
+    detail: 'The X-Customer-Token is unknown, ended or expired; sign in again (POST /v1/store/sessions).',
+  },
   insufficient_permissions: {
     detail: 'This API key lacks the write:orders permission.',
     options: { extra: { required_permission: 'write:orders' } },
+  },
+  publishable_key_not_allowed: {
+    detail:
+      'A publishable key (pk_live_...) may call only the storefront routes (/v1/store/*); use a secret key here.',
+  },
+  origin_not_allowed: {
+    detail: 'The origin https://evil.example is not among the allowed_origins of this publishable key.',
   },
   not_found: notFound('product'),
   method_not_allowed: { detail: 'PUT is not allowed on /v1/users/me; use GET, HEAD.' },
@@ -54,6 +66,13 @@ const SAMPLES: Record<ErrorCode, Sample> = {
   duplicate_sku: {
     detail: 'Another variant already has the SKU "TEE-BLK-M" (SKUs compare case-insensitively).',
   },
+  handle_taken: {
+    detail: 'Another product already has the handle "classic-tee".',
+    options: {
+      errors: [{ field: 'handle', message: 'is the handle of another product: "classic-tee"' }],
+      extra: { handle: 'classic-tee' },
+    },
+  },
   duplicate_email: {
     detail: 'Another customer already has the email ada@example.com (compared case-insensitively).',
   },
@@ -67,6 +86,15 @@ const SAMPLES: Record<ErrorCode, Sample> = {
   duplicate_tax_rate: {
     detail: 'There is already a tax rate for DE (txr_4kQz8mN2pLx7Vb3Rt9Wc1Hd6); change that one instead.',
     options: { extra: { conflicting_rate_id: 'txr_4kQz8mN2pLx7Vb3Rt9Wc1Hd6' } },
+  },
+  cart_not_open: {
+    detail: 'The cart is completed: it takes no changes.',
+    options: { extra: { cart_status: 'completed' } },
+  },
+  cart_changed: {
+    detail:
+      'The cart now totals 9329 USD (minor units), not the 8829 expected; show the shopper the cart in `cart` and complete it with its total.',
+    options: { extra: { cart: CART_EXAMPLE } },
   },
   shipping_rate_overlap: {
     detail:
@@ -121,7 +149,31 @@ const SAMPLES: Record<ErrorCode, Sample> = {
       ],
     },
   },
+  cart_not_ready: {
+    detail:
+      'The cart cannot be completed: Linen shirt / M / Sand: not enough in stock for 2 units. (and 1 more: see problems)',
+    options: {
+      extra: {
+        problems: [
+          {
+            code: 'insufficient_stock',
+            line_id: 'cli_4mRt8YpW2bX9sT2uV7wY3cE5',
+            message: 'Linen shirt / M / Sand: not enough in stock for 2 units.',
+          },
+          {
+            code: 'email_required',
+            message: 'Give the shopper’s email (PATCH the cart’s email) before completing it.',
+          },
+        ],
+      },
+    },
+  },
   invalid_import: { detail: 'The body is not JSON Lines: its first line is not a JSON object.' },
+  invalid_reset_token: {
+    detail:
+      'This reset token is unknown, used or expired; ask for a new one (POST /v1/store/customers/password-reset).',
+    options: { errors: [{ field: 'reset_token', message: 'is unknown, used or expired' }] },
+  },
   rate_limited: { detail: 'Over the hourly limit of 1000 requests; retry in 1742 s.' },
   quota_exceeded: {
     detail: 'The monthly quota of 10000 calls is used up; it resets at 2026-12-01T00:00:00.000Z.',

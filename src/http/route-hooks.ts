@@ -134,6 +134,12 @@ export function installRouteHooks(
     if (route.url.startsWith('/v1') && auth === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
     }
+    // Publishable keys and CORS are for the storefront routes, which all live under /v1/store/.
+    if ((auth === 'storefront') !== route.url.startsWith('/v1/store/')) {
+      throw new Error(
+        `Route ${String(route.method)} ${route.url}: auth 'storefront' is for /v1/store/* only, and every /v1/store/* route declares it`,
+      );
+    }
     // HEAD routes share their GET route's schema object: augment it once.
     if (!route.schema || route.schema.hide || route.method === 'HEAD') return;
     const operation = `${String(route.method)} ${route.url}`;
@@ -144,7 +150,8 @@ export function installRouteHooks(
     const authenticated = auth !== undefined && auth !== 'public';
     const statuses = authenticated
       ? [
-          ...AUTHENTICATED_ERRORS.filter((s) => s !== 403 || auth !== 'any_key'),
+          // 403 on every route that takes a key: a publishable key is refused off the storefront.
+          ...AUTHENTICATED_ERRORS,
           // Every authenticated POST takes an Idempotency-Key: 409 while in flight, 422 on reuse.
           ...(methods.includes('POST') ? IDEMPOTENCY_ERRORS : []),
         ]
@@ -156,7 +163,12 @@ export function installRouteHooks(
     // A route without a key says so (no security requirement), rather than saying nothing.
     route.schema.security = authenticated ? [{ bearerAuth: [] }] : [];
     if (authenticated) {
-      const needs = auth === 'any_key' ? 'Any valid API key.' : `Requires the \`${auth}\` permission.`;
+      const needs =
+        auth === 'any_key'
+          ? 'Any valid secret key.'
+          : auth === 'storefront'
+            ? 'A storefront route: a publishable key, or a secret key with `read:products`.'
+            : `Requires the \`${auth}\` permission.`;
       route.schema.description = route.schema.description ? `${needs} ${route.schema.description}` : needs;
     }
   });

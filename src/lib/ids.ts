@@ -35,6 +35,8 @@ export type IdPrefix =
   | 'shr'
   | 'txr'
   | 'ord'
+  | 'cart'
+  | 'cli'
   | 'pay'
   | 're'
   | 'wal'

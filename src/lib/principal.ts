@@ -44,12 +44,30 @@ export interface AppIdentity {
 }
 
 /**
+ * A secret key (`sk_live_`, an installation token, a console session) acts on the store with its
+ * permissions; a publishable key (`pk_live_`) is public, holds no permission and opens only the
+ * storefront routes (`/v1/store/*`), from its `allowedOrigins` when called by a browser.
+ */
+export type KeyType = 'secret' | 'publishable';
+
+/** What a principal's key is. */
+export interface PrincipalKey {
+  id: string;
+  name: string;
+  type: KeyType;
+  permissions: ReadonlySet<Permission>;
+  expiresAt: number | null;
+  /** A publishable key's browser origins (normalised, e.g. `https://shop.example.com`). */
+  allowedOrigins?: ReadonlySet<string>;
+}
+
+/**
  * Who is calling: the key, its tenant and the user who owns the key. For an installation token,
  * `key` is the installation (its id, the plugin's name, the permissions granted) and `app` says so.
  */
 export interface Principal {
   tenant: TenantSummary;
   userId: string;
-  key: { id: string; name: string; permissions: ReadonlySet<Permission>; expiresAt: number | null };
+  key: PrincipalKey;
   app?: AppIdentity;
 }

@@ -39,6 +39,8 @@ export interface SignupInput {
   owner_name?: string;
   email: string;
   password: string;
+  /** The store's currency (ISO 4217); USD when left out. */
+  currency?: string;
 }
 
 export const account = {

@@ -1,7 +1,7 @@
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
 import { describeError, formErrors } from '../api/errors.js';
-import { Field, FormError } from '../components/Form.js';
+import { Field, FormError, SelectField } from '../components/Form.js';
 import { useSession } from '../session.js';
 import { usePageTitle } from '../title.js';
 
@@ -103,16 +103,26 @@ const SIGNUP_FIELDS = {
   owner_name: 'Your name',
   email: 'Email',
   password: 'Password',
+  currency: 'Currency',
 };
+
+/** The currencies a store can choose: the ISO 4217 codes the browser knows (the server checks them too). */
+const CURRENCIES = Intl.supportedValuesOf('currency');
 
 export function Signup() {
   usePageTitle('Create an account');
   const { signup } = useSession();
-  const [form, setForm] = useState({ store_name: '', owner_name: '', email: '', password: '' });
+  const [form, setForm] = useState({
+    store_name: '',
+    owner_name: '',
+    email: '',
+    password: '',
+    currency: 'USD',
+  });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const { fields, form: formError } = formErrors(error, SIGNUP_FIELDS);
-  const set = (name: keyof typeof form) => (event: React.ChangeEvent<HTMLInputElement>) =>
+  const set = (name: keyof typeof form) => (event: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
     setForm((current) => ({ ...current, [name]: event.target.value }));
 
   async function submit(event: FormEvent) {
@@ -125,6 +135,7 @@ export function Signup() {
         store_name: form.store_name,
         email: form.email,
         password: form.password,
+        currency: form.currency,
         ...(form.owner_name.trim() ? { owner_name: form.owner_name.trim() } : {}),
       });
     } catch (failure) {
@@ -187,6 +198,20 @@ export function Signup() {
           onChange={set('password')}
           error={fields.password}
         />
+        <SelectField
+          label={SIGNUP_FIELDS.currency}
+          name="currency"
+          hint="Your prices and wallet; it can change until your first order."
+          value={form.currency}
+          onChange={set('currency')}
+          error={fields.currency}
+        >
+          {CURRENCIES.map((code) => (
+            <option key={code} value={code}>
+              {code}
+            </option>
+          ))}
+        </SelectField>
         <FormError error={formError} />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Creating your account…' : 'Create account'}

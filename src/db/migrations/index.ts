@@ -34,6 +34,11 @@ import * as catalogVersions from './0033_catalog_versions.js';
 import * as pluginRevisions from './0034_plugin_revisions.js';
 import * as normalisedStates from './0035_normalised_states.js';
 import * as redactRefundReasons from './0036_redact_refund_reasons.js';
+import * as publishableKeys from './0037_publishable_keys.js';
+import * as productHandles from './0038_product_handles.js';
+import * as carts from './0039_carts.js';
+import * as customerLogins from './0040_customer_logins.js';
+import * as storeSettings from './0041_store_settings.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -72,4 +77,9 @@ export const migrations: Record<string, Migration> = {
   '0034_plugin_revisions': pluginRevisions,
   '0035_normalised_states': normalisedStates,
   '0036_redact_refund_reasons': redactRefundReasons,
+  '0037_publishable_keys': publishableKeys,
+  '0038_product_handles': productHandles,
+  '0039_carts': carts,
+  '0040_customer_logins': customerLogins,
+  '0041_store_settings': storeSettings,
 };

@@ -9,6 +9,9 @@ import { type ApiKeyService, createApiKeyService } from './api-keys.service.js';
 
 const PERMISSIONS = ['read:keys', 'write:keys'] as const;
 
+/** The members 2027-01-20 added to API keys, with publishable keys. */
+const PUBLISHABLE_KEY_FIELDS = new Set(['type', 'allowed_origins']);
+
 declare module '../../kernel/vocabulary.js' {
   interface PermissionNames extends Names<typeof PERMISSIONS> {}
 }
@@ -35,6 +38,17 @@ export default defineModule({
     return { ApiKey: ApiKeySchema, ApiKeyList: EnvelopeSchema(ApiKeySchema) };
   },
   services: (deps) => ({ apiKeys: createApiKeyService(deps) }),
+  versionChanges: {
+    '2027-01-20': [
+      {
+        description: 'API keys gain `type` (`secret` or `publishable`) and `allowed_origins`.',
+        toPrevious: {
+          api_key: (key) =>
+            Object.fromEntries(Object.entries(key).filter(([k]) => !PUBLISHABLE_KEY_FIELDS.has(k))),
+        },
+      },
+    ],
+  },
   routes: [{ plugin: apiKeyRoutes }],
   // The `last_used` flush, and listening for other processes' revocations and tenant changes.
   start: ({ apiKeys }) => apiKeys.start(),

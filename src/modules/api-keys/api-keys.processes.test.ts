@@ -80,6 +80,21 @@ describe('key cache across processes (postgres)', { skip: !process.env.TEST_DATA
     assert.equal(hourly, 7);
   });
 
+  it("answers a preflight origin as soon as another process's key lists it, and not after it is revoked", async () => {
+    const origin = 'https://two-processes.example';
+    assert.equal(await observer.apiKeys.originAllowed(origin), false); // kept by the observer
+    const shop = await actor.apiKeys.create(owner, {
+      name: 'shop',
+      type: 'publishable',
+      allowed_origins: [origin],
+    });
+    const answer = async (expected: boolean) =>
+      (await observer.apiKeys.originAllowed(origin)) === expected ? true : undefined;
+    assert.equal(await eventually(() => answer(true), 10_000, 'the new key'), true);
+    await actor.apiKeys.revoke(owner, shop.id);
+    assert.equal(await eventually(() => answer(false), 10_000, 'the revocation'), true);
+  });
+
   it('drops its cache after losing its listening connection, so changes it missed still apply', async () => {
     const missed = await actor.apiKeys.create(owner, { name: 'missed', permissions: ['read:products'] });
     const header = `Bearer ${missed.key}`;

@@ -9,6 +9,33 @@ export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
+/** A publishable key's allowed origins, in the index a CORS preflight reads. */
+export async function insertKeyOrigins(
+  db: Db,
+  key: { id: string; tenant_id: string },
+  origins: readonly string[],
+): Promise<void> {
+  if (origins.length === 0) return;
+  await db
+    .insertInto('api_key_origins')
+    .values(origins.map((origin) => ({ origin, key_id: key.id, tenant_id: key.tenant_id })))
+    .execute();
+}
+
+/** Whether a key that still works (of any tenant) allows `origin`: one indexed lookup. */
+export async function liveKeyAllowsOrigin(db: Db, origin: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_key_origins as o')
+    .innerJoin('api_keys as k', 'k.id', 'o.key_id')
+    .select('o.key_id')
+    .where('o.origin', '=', origin)
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The key with its tenant, by hash: one indexed lookup. Revoked and expired rows included. */
 export async function findKeyWithTenantByHash(db: Db, keyHash: string) {
   return db
@@ -19,6 +46,8 @@ export async function findKeyWithTenantByHash(db: Db, keyHash: string) {
       'api_keys.name',
       'api_keys.user_id',
       'api_keys.permissions',
+      'api_keys.type',
+      'api_keys.allowed_origins',
       'api_keys.expires_at',
       'api_keys.revoked_at',
       'tenants.id as tenant_id',
@@ -95,8 +124,10 @@ export async function findLiveKey(db: Db, tenantId: string, id: string, now: num
     .executeTakeFirst();
 }
 
+/** Revokes a key; its origins leave the preflight's index with it. */
 export async function revokeKey(db: Db, id: string, now: number): Promise<void> {
   await db.updateTable('api_keys').set({ revoked_at: now, updated: now }).where('id', '=', id).execute();
+  await db.deleteFrom('api_key_origins').where('key_id', '=', id).execute();
 }
 
 export async function setKeyExpiry(db: Db, id: string, expiresAt: number, now: number): Promise<void> {

@@ -2,7 +2,14 @@ import { type Static, Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import type { Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import { LINE_PATTERN, Nullable, Timestamp } from '../../http/schemas.js';
-import { API_KEY_EXAMPLE, NEW_API_KEY_EXAMPLE } from './api-keys.examples.js';
+import { API_KEY_EXAMPLE, NEW_API_KEY_EXAMPLE, PUBLISHABLE_KEY_EXAMPLE } from './api-keys.examples.js';
+import { MAX_ALLOWED_ORIGINS } from './api-keys.origins.js';
+
+/** A key's kind: `secret` (server side, with permissions) or `publishable` (a browser's, public). */
+export const KeyTypeSchema = Type.Union([Type.Literal('secret'), Type.Literal('publishable')], {
+  description:
+    '`secret` (`sk_live_`): holds permissions, for servers. `publishable` (`pk_live_`): public, holds no permission and may call only the storefront routes (`/v1/store/*`), from a browser at one of its `allowed_origins`.',
+});
 
 /**
  * A permission, as one of the vocabulary's: the modules declare the permissions, so the list is
@@ -24,11 +31,17 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
     {
       id: Type.String({ examples: ['key_4fGz0aQm1bX9sT2uV7wY3cE5'] }),
       name: Type.String(),
+      type: KeyTypeSchema,
       key: Type.String({
-        description: 'The full key in the response that creates or rolls it; masked everywhere else.',
+        description:
+          'A secret key: in full in the response that creates or rolls it, masked everywhere else. A publishable key: in full always (it is public).',
         examples: ['sk_live_****_****_****_a1B2'],
       }),
-      permissions: Type.Array(PermissionSchema),
+      permissions: Type.Array(PermissionSchema, { description: 'Empty for a publishable key.' }),
+      allowed_origins: Type.Array(Type.String({ examples: ['https://shop.example.com'] }), {
+        description:
+          'The browser origins a publishable key answers (CORS on `/v1/store/*`), normalised; `[]` for a secret key.',
+      }),
       status: Type.Union([Type.Literal('Active'), Type.Literal('Expiring')], {
         description: '`Expiring` when `expires_at` is within 7 days.',
       }),
@@ -36,7 +49,7 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
       last_used: Nullable(Timestamp),
       expires_at: Nullable(Timestamp),
     },
-    { examples: [API_KEY_EXAMPLE] },
+    { examples: [API_KEY_EXAMPLE, PUBLISHABLE_KEY_EXAMPLE] },
   );
 
   /** The answer that creates or rolls a key: its example shows the key in full, as that answer does once. */
@@ -50,7 +63,29 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
         pattern: LINE_PATTERN,
         description: 'One line, not blank.',
       }),
-      permissions: Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }),
+      type: Type.Optional({ ...KeyTypeSchema, default: 'secret' }),
+      permissions: Type.Optional(
+        Type.Array(PermissionSchema, {
+          minItems: 1,
+          uniqueItems: true,
+          description: 'Required for a secret key; absent for a publishable key, which holds none.',
+        }),
+      ),
+      allowed_origins: Type.Optional(
+        Type.Array(
+          Type.String({
+            minLength: 1,
+            maxLength: 255,
+            description:
+              'An `https://` origin (scheme, host and optional port, no path), or `http://localhost:PORT` / `http://127.0.0.1:PORT` for development.',
+          }),
+          {
+            maxItems: MAX_ALLOWED_ORIGINS,
+            description:
+              'Required for a publishable key (`[]`: no browser may use it), absent for a secret key. Normalised: lowercase host, no default port, no trailing slash.',
+          },
+        ),
+      ),
       expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future.' })),
     },
     {
@@ -61,6 +96,7 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
           permissions: ['read:products', 'write:products'],
           expires_at: '2027-06-30T00:00:00.000Z',
         },
+        { name: 'Web shop', type: 'publishable', allowed_origins: ['https://shop.example.com'] },
       ],
     },
   );

@@ -8,12 +8,16 @@ import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write
 import { type Envelope, newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../lib/logger.js';
-import { type Principal, tenantSummaryOf } from '../../lib/principal.js';
+import { type KeyType, type Principal, tenantSummaryOf } from '../../lib/principal.js';
 import * as repo from './api-keys.repository.js';
+import { allowedOrigins } from './api-keys.origins.js';
 
 export const KEY_PREFIX = 'sk_live_';
-const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{40}$/;
+/** A publishable key: public, shown in full at every read, good for `/v1/store/*` only. */
+export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
+const KEY_PATTERN = /^[sp]k_live_[0-9A-Za-z]{40}$/;
 /** A plugin installation token (src/modules/plugins): `sk_app_` + 40 base62. */
 export const APP_TOKEN_PREFIX = 'sk_app_';
 const APP_TOKEN_PATTERN = /^sk_app_[0-9A-Za-z]{40}$/;
@@ -26,6 +30,8 @@ const CACHE_MAX_ENTRIES = 10_000;
 const LAST_USED_FLUSH_MS = 2_000;
 /** The store topic on which processes tell each other to drop cached principals. */
 const INVALIDATION_TOPIC = 'principals';
+/** Origins whose preflight answer (allowed by some key or not) this process remembers. */
+const ORIGIN_CACHE_MAX_ENTRIES = 10_000;
 /**
  * Unknown, revoked or expired keys one client address may present per minute (per process). Past
  * that, a key this process has not seen valid is refused with 429 before it is looked up.
@@ -35,8 +41,10 @@ export const KEY_FAILURES = { limit: 20, windowMs: 60_000, maxClients: 10_000 } 
 export interface ApiKeyObject {
   id: string;
   name: string;
+  type: KeyType;
   key: string;
   permissions: Permission[];
+  allowed_origins: string[];
   status: 'Active' | 'Expiring';
   created: string;
   last_used: string | null;
@@ -47,8 +55,22 @@ export interface NewKeyInput {
   tenantId: string;
   userId: string;
   name: string;
+  /** `secret` unless said. */
+  type?: KeyType;
+  /** Empty for a publishable key. */
   permissions: readonly Permission[];
+  /** A publishable key's origins, already normalised (`allowedOrigins`); none for a secret key. */
+  allowedOrigins?: readonly string[];
   expiresAt: number | null;
+}
+
+/** What `POST /api-keys` takes (its schema: api-keys.schemas.ts). */
+export interface CreateKeyInput {
+  name: string;
+  type?: KeyType | undefined;
+  permissions?: Permission[] | undefined;
+  allowed_origins?: string[] | undefined;
+  expires_at?: string | undefined;
 }
 
 export function hashKey(raw: string): string {
@@ -60,9 +82,44 @@ export function maskKey(last4: string): string {
   return `${KEY_PREFIX}****_****_****_${last4}`;
 }
 
-/** A created or rolled key as an idempotent replay shows it: masked, since the key is shown once. */
+/**
+ * A created or rolled key as an idempotent replay shows it: a secret key masked, since it is shown
+ * once; a publishable key as it is, since it is public.
+ */
 export function keyMasked(body: Record<string, unknown>): Record<string, unknown> {
-  return typeof body.key === 'string' ? { ...body, key: maskKey(body.key.slice(-4)) } : body;
+  return typeof body.key === 'string' && !body.key.startsWith(PUBLISHABLE_KEY_PREFIX)
+    ? { ...body, key: maskKey(body.key.slice(-4)) }
+    : body;
+}
+
+/** The key a `POST /api-keys` body asks for, checked: a 400 names the member that does not fit. */
+function keySpec(input: CreateKeyInput): {
+  type: KeyType;
+  permissions: Permission[];
+  allowedOrigins: string[];
+} {
+  if (input.type === 'publishable') {
+    if (input.permissions !== undefined) {
+      throw validationError(
+        'permissions',
+        'must be absent for a publishable key: it holds no permission and may call only /v1/store/*',
+      );
+    }
+    if (input.allowed_origins === undefined) {
+      throw validationError(
+        'allowed_origins',
+        'is required for a publishable key: the browser origins it answers ([] for none)',
+      );
+    }
+    return { type: 'publishable', permissions: [], allowedOrigins: allowedOrigins(input.allowed_origins) };
+  }
+  if (input.allowed_origins !== undefined) {
+    throw validationError('allowed_origins', 'is only for a publishable key (type "publishable")');
+  }
+  if (input.permissions === undefined) {
+    throw validationError('permissions', 'is required for a secret key');
+  }
+  return { type: 'secret', permissions: input.permissions, allowedOrigins: [] };
 }
 
 function unauthorized(
@@ -156,14 +213,32 @@ export function createApiKeyService(deps: {
       : [];
   }
 
+  /**
+   * Whether an origin is listed by some key that still works, by origin: what a CORS preflight
+   * asks (it carries no key). Read again after CACHE_TTL_MS, dropped when a key is made, rolled or
+   * revoked in any process.
+   */
+  const originCache = new LRUCache<string, { allowed: boolean; cachedAt: number }>({
+    max: ORIGIN_CACHE_MAX_ENTRIES,
+  });
+
+  /** A key's stored origins. */
+  function parseOrigins(json: string): string[] {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === 'string') : [];
+  }
+
   function toObject(row: repo.ApiKeyRow, fullKey?: string): ApiKeyObject {
     const now = clock.now();
     const lastUsed = Math.max(row.last_used ?? 0, pendingLastUsed.get(row.id) ?? 0);
     return {
       id: row.id,
       name: row.name,
-      key: fullKey ?? maskKey(row.last4),
+      type: row.type,
+      // A publishable key is public: shown in full at every read.
+      key: row.public_key ?? fullKey ?? maskKey(row.last4),
       permissions: parsePermissions(row.permissions),
+      allowed_origins: parseOrigins(row.allowed_origins),
       status: row.expires_at !== null && row.expires_at - now <= EXPIRING_WINDOW_MS ? 'Expiring' : 'Active',
       created: iso(row.created),
       last_used: lastUsed > 0 ? iso(lastUsed) : null,
@@ -173,7 +248,10 @@ export function createApiKeyService(deps: {
 
   /** Inserts a key inside the caller's transaction and returns it with its full value, once. */
   async function insertKey(db: Db, input: NewKeyInput): Promise<ApiKeyObject> {
-    const raw = KEY_PREFIX + randomBase62(40);
+    const type = input.type ?? 'secret';
+    const publishable = type === 'publishable';
+    const raw = (publishable ? PUBLISHABLE_KEY_PREFIX : KEY_PREFIX) + randomBase62(40);
+    const origins = publishable ? [...(input.allowedOrigins ?? [])] : [];
     const now = clock.now();
     const row: repo.ApiKeyRow = {
       id: newId('key'),
@@ -182,30 +260,45 @@ export function createApiKeyService(deps: {
       name: input.name,
       key_hash: hashKey(raw),
       last4: raw.slice(-4),
-      permissions: JSON.stringify([...new Set(input.permissions)]),
+      permissions: JSON.stringify(publishable ? [] : [...new Set(input.permissions)]),
       created: now,
       updated: now,
       last_used: null,
       expires_at: input.expiresAt,
       revoked_at: null,
+      type,
+      allowed_origins: JSON.stringify(origins),
+      public_key: publishable ? raw : null,
     };
     await repo.insertApiKey(db, row);
+    if (origins.length > 0) {
+      await repo.insertKeyOrigins(db, row, origins);
+      // Every process answers the new origins' preflights once this commits.
+      await store.notify(db, INVALIDATION_TOPIC, 'origins:');
+      store.afterCommit(db, () => originCache.clear());
+    }
     return toObject(row, raw);
   }
 
+  /** Forgets a key that was rolled or revoked, and the preflight answers its origins may have given. */
   function forgetKey(keyId: string): void {
     for (const [hash, entry] of cache) if (entry.principal.key.id === keyId) cache.delete(hash);
+    originCache.clear();
   }
 
   function forgetTenant(tenantId: string): void {
     for (const [hash, entry] of cache) if (entry.principal.tenant.id === tenantId) cache.delete(hash);
   }
 
-  /** A message from any process (this one included): `key:<id>` or `tenant:<id>` changed. */
+  /**
+   * A message from any process (this one included): `key:<id>` or `tenant:<id>` changed, or
+   * `origins:` (a key with origins was made).
+   */
   function onInvalidation(payload: string): void {
     const [kind, id = ''] = payload.split(':', 2);
     if (kind === 'key') forgetKey(id);
     else if (kind === 'tenant') forgetTenant(id);
+    else if (kind === 'origins') originCache.clear();
   }
 
   async function flushLastUsed(): Promise<void> {
@@ -237,8 +330,10 @@ export function createApiKeyService(deps: {
       key: {
         id: row.id,
         name: row.name,
+        type: row.type,
         permissions: new Set(parsePermissions(row.permissions)),
         expiresAt: row.expires_at,
+        ...(row.type === 'publishable' ? { allowedOrigins: new Set(parseOrigins(row.allowed_origins)) } : {}),
       },
     };
     if (cache.size >= CACHE_MAX_ENTRIES) {
@@ -266,6 +361,7 @@ export function createApiKeyService(deps: {
       key: {
         id: row.id,
         name: row.plugin_name,
+        type: 'secret',
         permissions: new Set(parsePermissions(row.permissions)),
         expiresAt: null,
       },
@@ -372,12 +468,13 @@ export function createApiKeyService(deps: {
      */
     async create(
       principal: Principal,
-      input: { name: string; permissions: Permission[]; expires_at?: string | undefined },
+      input: CreateKeyInput,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<ApiKeyObject> {
       refuseApp(principal);
       if (idempotent.committed !== null) return current(principal, idempotent.committed);
-      assertHolds(principal, input.permissions, 'grant');
+      const spec = keySpec(input);
+      assertHolds(principal, spec.permissions, 'grant');
       // Without `expires_at`, a key made by an expiring key expires with it.
       let expiresAt: number | null = principal.key.expiresAt;
       if (input.expires_at !== undefined) {
@@ -390,7 +487,9 @@ export function createApiKeyService(deps: {
           tenantId: principal.tenant.id,
           userId: principal.userId,
           name: input.name,
-          permissions: input.permissions,
+          type: spec.type,
+          permissions: spec.permissions,
+          allowedOrigins: spec.allowedOrigins,
           expiresAt,
         });
         await idempotent.mark(trx, created.id);
@@ -399,9 +498,9 @@ export function createApiKeyService(deps: {
     },
 
     /**
-     * A new key with the same name, permissions and expiry; the old one works until now + grace
-     * (never past its own expiry). A retry whose first attempt committed answers the new key,
-     * masked (as `create`).
+     * A new key with the same name, type, permissions (or origins) and expiry; the old one works
+     * until now + grace (never past its own expiry). A retry whose first attempt committed answers
+     * the new key, masked (as `create`; a publishable key is never masked).
      */
     async roll(
       principal: Principal,
@@ -431,7 +530,9 @@ export function createApiKeyService(deps: {
           tenantId: principal.tenant.id,
           userId: principal.userId,
           name: old.name,
+          type: old.type,
           permissions,
+          allowedOrigins: parseOrigins(old.allowed_origins),
           expiresAt: old.expires_at,
         });
         await idempotent.mark(trx, rolled.id);
@@ -455,6 +556,21 @@ export function createApiKeyService(deps: {
       forgetKey(id);
     },
 
+    /**
+     * Whether some key that still works, of any tenant, lists `origin` (in normal form, see
+     * `requestOrigin`) in its `allowed_origins`: how a CORS preflight, which carries no key, is
+     * answered. Answered from memory when known within CACHE_TTL_MS, else once the store answered.
+     */
+    originAllowed(origin: string): boolean | Promise<boolean> {
+      const now = clock.now();
+      const cached = originCache.get(origin);
+      if (cached && now - cached.cachedAt < CACHE_TTL_MS) return cached.allowed;
+      return repo.liveKeyAllowsOrigin(store.db, origin, now).then((allowed) => {
+        originCache.set(origin, { allowed, cachedAt: now });
+        return allowed;
+      });
+    },
+
     /** Drops this process's cached principals of a tenant after its plan, limits or version changed. */
     forgetTenant,
 
@@ -471,7 +587,10 @@ export function createApiKeyService(deps: {
      */
     start(): void {
       if (flushTimer === undefined) {
-        store.listen(INVALIDATION_TOPIC, onInvalidation, () => cache.clear());
+        store.listen(INVALIDATION_TOPIC, onInvalidation, () => {
+          cache.clear();
+          originCache.clear();
+        });
       }
       flushTimer ??= setInterval(() => void flushLastUsed(), LAST_USED_FLUSH_MS);
       flushTimer.unref();

@@ -491,7 +491,7 @@ for (const dialect of DIALECTS) {
           id: created.tenant.id,
           name: 'Me Co',
           plan: 'free',
-          api_version: '2026-12-15',
+          api_version: '2027-01-20',
           currency: 'EUR',
         },
         api_key: { id: created.apiKey.id, name: 'Default key', permissions: created.apiKey.permissions },

@@ -1,14 +1,8 @@
-import type {
-  ConsoleSessionsTable,
-  ConsoleThrottleTable,
-  TenantsTable,
-  UsersTable,
-} from '../../db/schema.js';
+import type { ConsoleSessionsTable, TenantsTable, UsersTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { tenantSummaryOf } from '../../lib/principal.js';
 
 export type SessionRow = ConsoleSessionsTable;
-export type ThrottleRow = ConsoleThrottleTable;
 
 /** A live session with the user and tenant it acts for, read in one query. */
 export interface SessionWithOwner {
@@ -76,81 +70,6 @@ export async function deleteExpiredSessions(db: Db, now: number, idleBefore: num
   await db
     .deleteFrom('console_sessions')
     .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen', '<', idleBefore)]))
-    .execute();
-}
-
-export async function findThrottles(db: Db, keys: readonly string[]): Promise<ThrottleRow[]> {
-  if (keys.length === 0) return [];
-  const rows = await db
-    .selectFrom('console_throttle')
-    .selectAll()
-    .where('key', 'in', [...keys])
-    .execute();
-  return rows.map((row) => ({
-    key: row.key,
-    attempts: Number(row.attempts),
-    window_start: Number(row.window_start),
-    blocked_until: row.blocked_until === null ? null : Number(row.blocked_until),
-  }));
-}
-
-/**
- * Counts one attempt against `key`: a window that started before `windowStartedBefore` starts
- * over at this attempt. One atomic upsert, so concurrent attempts all count.
- */
-export async function countAttempt(
-  db: Db,
-  key: string,
-  now: number,
-  windowStartedBefore: number,
-): Promise<void> {
-  await db
-    .insertInto('console_throttle')
-    .values({ key, attempts: 1, window_start: now, blocked_until: null })
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet((eb) => {
-        const stale = eb('console_throttle.window_start', '<=', windowStartedBefore);
-        return {
-          attempts: eb
-            .case()
-            .when(stale)
-            .then(1)
-            .else(eb('console_throttle.attempts', '+', 1))
-            .end(),
-          window_start: eb.case().when(stale).then(now).else(eb.ref('console_throttle.window_start')).end(),
-          blocked_until: eb
-            .case()
-            .when(stale)
-            .then(null)
-            .else(eb.ref('console_throttle.blocked_until'))
-            .end(),
-        };
-      }),
-    )
-    .execute();
-}
-
-/** Blocks `key` until `until` once its attempts in the current window reach `limit`. */
-export async function blockWhenReached(db: Db, key: string, limit: number, until: number): Promise<void> {
-  await db
-    .updateTable('console_throttle')
-    .set({ blocked_until: until })
-    .where('key', '=', key)
-    .where('attempts', '>=', limit)
-    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', until)]))
-    .execute();
-}
-
-export async function clearThrottle(db: Db, key: string): Promise<void> {
-  await db.deleteFrom('console_throttle').where('key', '=', key).execute();
-}
-
-/** Counters whose window and block are both over: they no longer hold anything back. */
-export async function deleteStaleThrottles(db: Db, now: number, windowStartedBefore: number): Promise<void> {
-  await db
-    .deleteFrom('console_throttle')
-    .where('window_start', '<=', windowStartedBefore)
-    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<=', now)]))
     .execute();
 }
 

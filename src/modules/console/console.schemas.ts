@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { LINE_PATTERN, Timestamp } from '../../http/schemas.js';
+import { Currency, LINE_PATTERN, Timestamp } from '../../http/schemas.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
 import { apiKeySchemas } from '../api-keys/index.js';
 
@@ -14,6 +14,12 @@ export const SignupBody = Type.Object(
     owner_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: LINE_PATTERN })),
     email: Email,
     password: Password,
+    currency: Type.Optional(
+      Type.String({
+        ...Currency,
+        description: 'The store’s currency (ISO 4217, upper case); USD when left out.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,14 @@ import type { Store } from '../../db/store.js';
 import { clientAddressKey } from '../../http/client-address.js';
 import type { Permission, Vocabulary } from '../../kernel/vocabulary.js';
 import { AppError, isAppError } from '../../lib/errors.js';
-import { limitsOf, PLAN_LIMITS } from '../limits/index.js';
+import {
+  clearThrottle,
+  createThrottle,
+  deleteStaleThrottles,
+  limitsOf,
+  PLAN_LIMITS,
+  type ThrottleRule,
+} from '../limits/index.js';
 import { type Clock, iso } from '../../lib/clock.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../lib/passwords.js';
 import type { Plan, Principal } from '../../lib/principal.js';
@@ -21,9 +28,10 @@ import * as repo from './console.repository.js';
  *   keeps its SHA-256, so a read of the table cannot be replayed as a login.
  * - The CSRF token is an HMAC of the session id: nothing to store, and it changes with the session.
  * - Throttling counts failed logins per (email, client address) pair and per client address, and
- *   sign-ups per client address, in fixed windows in the store, so it holds across processes and
- *   restarts. Nothing is counted per email alone: however many addresses fail on an email, its
- *   owner still signs in from their own, so nobody can lock an account by knowing its email.
+ *   sign-ups per client address, in fixed windows in the store (the limits library's throttle), so
+ *   it holds across processes and restarts. Nothing is counted per email alone: however many
+ *   addresses fail on an email, its owner still signs in from their own, so nobody can lock an
+ *   account by knowing its email.
  * - A login costs one scrypt whether or not the email has an account (`verifyPassword` checks an
  *   unknown email against a decoy at the configured cost) and does the same store work either way
  *   up to a correct password; a hash made at an older cost is rehashed when its owner signs in.
@@ -35,12 +43,6 @@ export const SESSION_IDLE_MS = 24 * 3_600_000;
 const TOUCH_EVERY_MS = 60_000;
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export interface ThrottleRule {
-  limit: number;
-  windowMs: number;
-  blockMs: number;
-}
-
 export const THROTTLE = {
   /** Failed logins for one email from one client address: guessing one account's password. */
   loginPerPair: { limit: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
@@ -49,7 +51,6 @@ export const THROTTLE = {
   /** Sign-ups (each creates a tenant and runs scrypt) from one client address. */
   signupPerAddress: { limit: 10, windowMs: 3_600_000, blockMs: 3_600_000 },
 } as const satisfies Record<string, ThrottleRule>;
-const LONGEST_WINDOW_MS = Math.max(...Object.values(THROTTLE).map((rule) => rule.windowMs));
 
 /** Self-service sign-ups start on this plan; the operator changes plans (`tenant:set-limits`). */
 export const SIGNUP_PLAN: Plan = 'free';
@@ -83,6 +84,8 @@ export interface SignupInput {
   email: string;
   password: string;
   owner_name?: string | undefined;
+  /** The store's currency; USD when not given. */
+  currency?: string | undefined;
 }
 
 function sha256(value: string): string {
@@ -115,6 +118,7 @@ function consolePrincipal(account: repo.SessionWithOwner, permissions: readonly 
     key: {
       id: 'console',
       name: 'Developer console',
+      type: 'secret',
       permissions: new Set(permissions),
       expiresAt: null,
     },
@@ -142,6 +146,7 @@ export function createConsoleService(deps: {
   tenants: TenantService;
 }) {
   const { store, clock, vocabulary, tenants } = deps;
+  const throttle = createThrottle({ store });
 
   function view(account: repo.SessionWithOwner, sessionId: string, expiresAt: number): AccountView {
     return {
@@ -167,29 +172,6 @@ export function createConsoleService(deps: {
     };
   }
 
-  /** 429 while any of the counters is blocked; `Retry-After` says until when. */
-  async function refuseWhileBlocked(keys: readonly string[], now: number, what: string): Promise<void> {
-    const rows = await repo.findThrottles(store.db, keys);
-    const until = Math.max(0, ...rows.map((row) => row.blocked_until ?? 0));
-    if (until > now) {
-      const seconds = Math.ceil((until - now) / 1000);
-      throw new AppError(
-        'rate_limited',
-        `Too many ${what}; try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}.`,
-        { headers: { 'retry-after': String(seconds) } },
-      );
-    }
-  }
-
-  async function countAttempts(counters: [string, ThrottleRule][], now: number): Promise<void> {
-    await store.transaction(async (trx) => {
-      for (const [key, rule] of counters) {
-        await repo.countAttempt(trx, key, now, now - rule.windowMs);
-        await repo.blockWhenReached(trx, key, rule.limit, now + rule.blockMs);
-      }
-    });
-  }
-
   /** A new session for the user; `replacing` (the caller's current session, if any) ends. */
   async function startSession(
     user: { id: string; tenant_id: string },
@@ -201,7 +183,7 @@ export function createConsoleService(deps: {
     const expiresAt = now + SESSION_MAX_AGE_MS;
     await store.transaction(async (trx) => {
       await repo.deleteExpiredSessions(trx, now, now - SESSION_IDLE_MS);
-      await repo.deleteStaleThrottles(trx, now, now - LONGEST_WINDOW_MS);
+      await deleteStaleThrottles(trx, now);
       if (replacing !== undefined && SESSION_ID_PATTERN.test(replacing)) {
         await repo.deleteSession(trx, sha256(replacing));
       }
@@ -229,14 +211,15 @@ export function createConsoleService(deps: {
     ): Promise<StartedSession & { apiKey: ApiKeyObject }> {
       const addressKey = `signup-address:${sha256(clientAddressKey(address))}`;
       const now = clock.now();
-      await refuseWhileBlocked([addressKey], now, 'sign-ups from this address');
-      await countAttempts([[addressKey, THROTTLE.signupPerAddress]], now);
+      await throttle.refuseWhileBlocked([addressKey], now, 'sign-ups from this address');
+      await throttle.count([[addressKey, THROTTLE.signupPerAddress]], now);
       const created = await tenants
         .create({
           name: input.store_name,
           email: input.email,
           ownerName: input.owner_name,
           password: input.password,
+          currency: input.currency,
           plan: SIGNUP_PLAN,
           keyName: 'Default key',
         })
@@ -258,13 +241,13 @@ export function createConsoleService(deps: {
       const pairKey = `login-pair:${sha256(`${email}\n${client}`)}`;
       const addressKey = `login-address:${sha256(client)}`;
       const now = clock.now();
-      await refuseWhileBlocked([pairKey, addressKey], now, 'failed logins');
+      await throttle.refuseWhileBlocked([pairKey, addressKey], now, 'failed logins');
       const user = await findUserByEmail(store.db, email);
       const stored = user?.password_hash ?? null;
       // One scrypt either way: without an account (or a password) the check runs against a decoy.
       const valid = await verifyPassword(input.password, stored);
       if (!user || stored === null || !valid) {
-        await countAttempts(
+        await throttle.count(
           [
             [pairKey, THROTTLE.loginPerPair],
             [addressKey, THROTTLE.loginPerAddress],
@@ -275,7 +258,7 @@ export function createConsoleService(deps: {
       }
       const rehashed = needsRehash(stored) ? await hashPassword(input.password) : undefined;
       return startSession(user, replacing, async (trx) => {
-        await repo.clearThrottle(trx, pairKey);
+        await clearThrottle(trx, pairKey);
         if (rehashed !== undefined) await repo.setPasswordHash(trx, user.id, rehashed, now);
       });
     },

@@ -10,7 +10,9 @@ import { createCustomerService, type CustomerService } from './customers.service
 
 /**
  * Customers: profiles with figures that follow their orders, the customer an order is for, and a
- * customer's privacy export and erasure. A customer's orders are listed by the orders module.
+ * customer's privacy export and erasure. A customer's orders are listed by the orders module. The
+ * storefront login a customer may have (its password hash, sessions and resets) is kept here, so
+ * the export and erasure reach it; the shoppers module signs shoppers up and in over it.
  */
 
 const PERMISSIONS = ['read:customers', 'write:customers'] as const;
@@ -56,6 +58,17 @@ export default defineModule({
     Customer: CustomerSchema,
     CustomerList: CustomerListSchema,
   }),
+  versionChanges: {
+    '2027-01-20': [
+      {
+        description:
+          'A customer’s export (`GET /customers/{id}/export`) gains `login`: whether it has a storefront login, since when and its live sessions.',
+        toPrevious: {
+          customer_export: (body) => Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'login')),
+        },
+      },
+    ],
+  },
   needs: ['events'],
   services: (deps) => ({
     customers: createCustomerService(deps),

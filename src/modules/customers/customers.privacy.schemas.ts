@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
 import { OrderSchema, ORDER_EXAMPLE } from '../orders/index.js';
 import { CustomerSchema } from './customers.schemas.js';
 import { CUSTOMER_EXAMPLE } from './customers.examples.js';
@@ -30,6 +30,26 @@ const EXPORT_EVENTS = [
   },
 ];
 
+const LOGIN_EXAMPLE = {
+  created: '2026-11-10T16:42:05.118Z',
+  password_set: '2026-11-10T16:42:05.118Z',
+  active_sessions: 1,
+};
+
+/** That the customer has a storefront login (from version 2027-01-20); never its password. */
+const LoginSchema = Type.Object(
+  {
+    created: Timestamp,
+    password_set: Timestamp,
+    active_sessions: Type.Integer({ description: 'Sessions (`X-Customer-Token`) not yet ended or expired.' }),
+  },
+  {
+    description:
+      'The customer’s storefront login (`POST /store/customers`, or a password reset), or null without one. Its password is held only as a hash, which no answer shows.',
+    examples: [LOGIN_EXAMPLE],
+  },
+);
+
 export const ExportEventSchema = Type.Object(
   {
     id: Type.String({ examples: ['evt_3kPq9ZxW1bX9sT2uV7wY3cE5'] }),
@@ -46,6 +66,7 @@ export const CustomerExportSchema = Type.Object(
     object: Type.Literal('customer_export'),
     generated: Timestamp,
     customer: CustomerSchema,
+    login: Nullable(LoginSchema),
     orders: Type.Array(OrderSchema, {
       description:
         "Every order of the customer, oldest first, as `GET /orders/{id}` shows it (in the key's API version).",
@@ -63,6 +84,7 @@ export const CustomerExportSchema = Type.Object(
         object: 'customer_export',
         generated: '2026-11-27T08:12:40.055Z',
         customer: CUSTOMER_EXAMPLE,
+        login: LOGIN_EXAMPLE,
         orders: [ORDER_EXAMPLE],
         events: EXPORT_EVENTS,
       },

@@ -5,6 +5,7 @@ import { notFound } from '../../lib/errors.js';
 import type { EventService } from '../events/index.js';
 import { pagePresenter, type OrderObject } from '../orders/index.js';
 import { eraseAnalytics } from './customers.privacy.analytics.js';
+import { forgetLogin, loginSummary } from './customers.logins.repository.js';
 import * as privacy from './customers.privacy.repository.js';
 import type { CustomerExport, ExportEvent } from './customers.privacy.schemas.js';
 import { type Erasure, mentionsEmail, redactedAddress, scrubText } from './customers.privacy.scrub.js';
@@ -110,6 +111,7 @@ export function createCustomerPrivacy(deps: {
         after = [last.created, last.id];
       }
       const { erasure } = await erasureOf(store.db, row, sizes.window);
+      const login = await loginSummary(store.db, tenantId, id, clock.now());
       const found: ExportEvent[] = [];
       const match = { tenantId, customerId: id, emails: erasure.exclusive };
       for await (const rows of privacy.matchingEvents(store.db, match, { window: sizes.window })) {
@@ -131,6 +133,15 @@ export function createCustomerPrivacy(deps: {
         object: 'customer_export',
         generated: iso(clock.now()),
         customer: presentCustomer(row),
+        // That a login exists, never its password hash.
+        login:
+          login === null
+            ? null
+            : {
+                created: iso(login.created),
+                password_set: iso(login.updated),
+                active_sessions: login.sessions,
+              },
         orders,
         events: found,
       };
@@ -175,6 +186,8 @@ export function createCustomerPrivacy(deps: {
           }
         }
         await eraseAnalytics(trx, { tenantId, customerId: id });
+        // Its storefront login goes whole: the password hash, the sessions and pending resets.
+        await forgetLogin(trx, tenantId, id);
 
         if (before.redacted === 1) return before;
         const changes = {

@@ -97,7 +97,8 @@ export function customerRoutes(
         schema: {
           tags: TAGS,
           summary: 'Delete a customer without orders',
-          description: 'A customer with orders is `409 customer_has_orders`: redact it instead.',
+          description:
+            'Its storefront login, sessions and pending password resets go with it. A customer with orders is `409 customer_has_orders`: redact it instead.',
           params: CustomerIdParams,
           response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(404, 409) },
         },
@@ -116,7 +117,7 @@ export function customerRoutes(
           tags: TAGS,
           summary: 'Export everything held about a customer (GDPR article 15)',
           description:
-            'One JSON document: the customer, every one of its orders (items, addresses, payment summary, metadata) and the retained events that carry its data (id, type, object, created). See docs/customers.md, "Privacy: export and erasure".',
+            'One JSON document: the customer, whether it has a storefront login (never its password), every one of its orders (items, addresses, payment summary, metadata) and the retained events that carry its data (id, type, object, created). See docs/customers.md, "Privacy: export and erasure".',
           params: CustomerIdParams,
           response: { 200: CustomerExportSchema, ...errorResponses(404) },
         },
@@ -147,7 +148,7 @@ export function customerRoutes(
           tags: TAGS,
           summary: "Erase a customer's personal data, irreversibly (GDPR article 17)",
           description:
-            "In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, and the recorded responses of the webhook deliveries of those events are dropped. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.",
+            "In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, the recorded responses of the webhook deliveries of those events are dropped, and its storefront login (password hash, sessions, pending password resets) is deleted. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.",
           params: CustomerIdParams,
           body: EmptyBody,
           response: { 200: CustomerSchema, ...errorResponses(...BODY_ERRORS, 404) },

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { envelope, pageWindow } from '../../lib/paging.js';
 import type { EventService } from '../events/index.js';
 import type { Address } from './customers.address.js';
+import { forgetLogin } from './customers.logins.repository.js';
 import * as repo from './customers.repository.js';
 import type {
   CreateCustomerBody,
@@ -265,6 +266,7 @@ export function createCustomerService(deps: { store: Store; clock: Clock; events
             'This customer has orders, which keep their customer; redact the customer to erase their personal data.',
           );
         }
+        await forgetLogin(trx, tenantId, id);
         await repo.deleteCustomer(trx, tenantId, id);
         await repo.adjustCounts(trx, tenantId, countDeltas(JSON.parse(row.tags) as string[], -1));
         await events.emit(trx, {

@@ -4,8 +4,20 @@
  */
 export { ADDRESS_EXAMPLE, type Address, AddressSchema } from './customers.address.js';
 export { type OrderCustomers, createOrderCustomers } from './customers.orders.js';
-export { CUSTOMER_COLUMNS, type CustomerRow } from './customers.repository.js';
-export { CreateCustomerBody, CustomerIdParams, type UpdateCustomerBody } from './customers.schemas.js';
+export * as customerLogins from './customers.logins.repository.js';
+export {
+  CUSTOMER_COLUMNS,
+  type CustomerRow,
+  findByEmail as findCustomerByEmail,
+  findCustomer,
+} from './customers.repository.js';
+export {
+  CreateCustomerBody,
+  CustomerIdParams,
+  type CustomerObject,
+  CustomerSchema,
+  type UpdateCustomerBody,
+} from './customers.schemas.js';
 export {
   changedColumns,
   createCustomerService,
@@ -13,5 +25,6 @@ export {
   insertCustomer,
   newCustomerRow,
   normaliseAddresses,
+  presentCustomer,
   updateCustomerIn,
 } from './customers.service.js';

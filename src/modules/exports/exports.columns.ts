@@ -7,7 +7,7 @@
 
 /**
  * One row per variant. The product's own columns (up to `option3_name`) are filled on its first
- * row only; every row of a product carries its `handle` (exports write the product's id).
+ * row only; every row of a product carries its `handle` (exports write the product's handle).
  */
 export const PRODUCT_COLUMNS = [
   'handle',

@@ -10,7 +10,7 @@ const jsonLines = (rows: Record<string, unknown>[]): string =>
 
 const PRODUCT_ROWS = [
   {
-    handle: 'prod_NUM03sM4JHrY5j5OPiOa7rZU',
+    handle: 'trail-runner-3',
     name: 'Trail Runner 3',
     description: 'Grippy lugs and a rock plate for technical trails.',
     category: 'shoes',
@@ -121,7 +121,7 @@ export const EXPORT_EXAMPLES = {
   products: {
     csv: csv([
       'handle,name,description,category,status,tags,currency,images,attributes,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,weight_grams,barcode',
-      'prod_NUM03sM4JHrY5j5OPiOa7rZU,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",,,,,,,TR3-42,11999,12999,4,620,',
+      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",,,,,,,TR3-42,11999,12999,4,620,',
     ]),
     jsonl: jsonLines(PRODUCT_ROWS),
   },

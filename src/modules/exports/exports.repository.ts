@@ -10,6 +10,7 @@ import type { Db } from '../../db/store.js';
 const PRODUCT_COLUMNS = [
   'seq',
   'id',
+  'handle',
   'name',
   'description',
   'category',

@@ -12,7 +12,7 @@ const EXPORTS: [ExportResource, Permission, string][] = [
   [
     'products',
     'read:products',
-    'One row per variant: the product’s columns on its first row, `handle` (the product’s id) on each; the columns `POST /imports?resource=products` reads.',
+    'One row per variant: the product’s columns on its first row, `handle` (the product’s handle) on each; the columns `POST /imports?resource=products` reads.',
   ],
   [
     'customers',

@@ -49,7 +49,7 @@ function variantRow(
     return name === undefined ? null : (values[name] ?? null);
   };
   return {
-    handle: product.id,
+    handle: product.handle,
     name: first ? product.name : null,
     description: first ? product.description : null,
     category: first ? product.category : null,

@@ -89,9 +89,10 @@ for (const dialect of DIALECTS) {
           exported.raw.body,
           [
             'handle,name,description,category,status,tags,currency,images,attributes,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,weight_grams,barcode',
-            'prod_OLDOLDOLDOLDOLDOLDOLDOLD1,Old Lamp,,,active,,EUR,,,,,,,,,OLD-LAMP,4000,,3,,',
-            'prod_OLDOLDOLDOLDOLDOLDOLDOLD2,Old Tee,,,active,,EUR,,,Size,S,,,,,OLD-TEE-S,2000,,4,,',
-            'prod_OLDOLDOLDOLDOLDOLDOLDOLD2,,,,,,,,,,M,,,,,OLD-TEE-M,2200,,5,,',
+            // Their handles, made from their names by migration 0038.
+            'old-lamp,Old Lamp,,,active,,EUR,,,,,,,,,OLD-LAMP,4000,,3,,',
+            'old-tee,Old Tee,,,active,,EUR,,,Size,S,,,,,OLD-TEE-S,2000,,4,,',
+            'old-tee,,,,,,,,,,M,,,,,OLD-TEE-M,2200,,5,,',
             '',
           ].join('\r\n'),
         );
@@ -100,7 +101,7 @@ for (const dialect of DIALECTS) {
         // An import matches the old variants by SKU and adds to the old product.
         const file =
           exported.raw.body.replace('OLD-TEE-M,2200,,5', 'OLD-TEE-M,2300,,5') +
-          'prod_OLDOLDOLDOLDOLDOLDOLDOLD2,,,,,,,,,,L,,,,,OLD-TEE-L,2400,,1,,\r\n';
+          'old-tee,,,,,,,,,,L,,,,,OLD-TEE-L,2400,,1,,\r\n';
         const res = await api<ImportObject>('POST', '/v1/imports?resource=products', {
           payload: file,
           headers: { 'content-type': 'text/csv' },

@@ -1,7 +1,14 @@
 import type { ProductStatus } from '../../db/schema.js';
 import { PRODUCT_COLUMNS, PRODUCT_OWN_COLUMNS } from '../exports/index.js';
 import { type FileFormat, type FileRow, type RowError, RowReader, shown } from './imports.rows.js';
-import { decimalToMinor, grams, htmlToText, isShopifyHeader, SHOPIFY_COLUMNS } from './imports.shopify.js';
+import {
+  decimalToMinor,
+  grams,
+  htmlToText,
+  isShopifyHeader,
+  SHOPIFY_COLUMNS,
+  SHOPIFY_URL_HANDLE,
+} from './imports.shopify.js';
 
 /**
  * A product file's rows as product lines: our own columns or Shopify's, read into one shape. Each
@@ -174,7 +181,11 @@ const SHOPIFY_OWN_FIELDS = [
  * the `vendor` attribute, `Status` (else `Published`) as the status, negative inventory as 0.
  */
 export function readShopifyLine(row: FileRow, currency: string): ProductLine {
-  const reader = new RowReader(row, shopifyColumn);
+  // The handle is `Handle`, or `URL handle` in a file without `Handle` (Shopify's current export).
+  const urlHandle = !row.cells.has('Handle') && row.cells.has(SHOPIFY_URL_HANDLE);
+  const columnOf = (field: string): string =>
+    urlHandle && field === 'handle' ? SHOPIFY_URL_HANDLE : shopifyColumn(field);
+  const reader = new RowReader(row, columnOf);
   const money = (field: string): number | null | undefined => {
     const text = reader.text(field);
     if (typeof text !== 'string' || text.trim() === '') return text === undefined ? undefined : null;
@@ -230,7 +241,7 @@ export function readShopifyLine(row: FileRow, currency: string): ProductLine {
       barcode: reader.trimmed('barcode'),
     },
     errors: reader.errors,
-    columnOf: shopifyColumn,
+    columnOf,
   };
   if (row.problem) line.errors.unshift(row.problem);
   return line;

@@ -2,6 +2,7 @@ import type { Db } from '../../db/store.js';
 import { newId } from '../../lib/ids.js';
 import type { EventService } from '../events/index.js';
 import {
+  isHandle,
   productOptions,
   type ProductRow,
   findProduct,
@@ -273,6 +274,10 @@ function planCreate(
     }
     return skipRest();
   }
+  // The file's handle names the new product when it is one (`classic-tee`), numbered when another
+  // product has it already (`classic-tee-2`); otherwise (`prod_...` of an older export, `Tee 1`)
+  // the handle is made from the name, as without one.
+  if (isHandle(group.handle)) product.handle = { base: group.handle, exact: false };
   if (names.length === 0) {
     // A product without options takes its one variant's other fields as a PATCH of it would.
     const only = product.variants[0] as VariantRow;

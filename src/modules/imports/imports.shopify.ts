@@ -7,11 +7,20 @@ import { shown } from './imports.rows.js';
  * units. docs/imports-and-exports.md lists the mapping.
  */
 
-/** A header is Shopify's when it has `Handle` and one of these (our own files have `handle`). */
+/**
+ * A header is Shopify's when it has `Handle` (or `URL handle`, as Shopify's current export names
+ * it) and one of these (our own files have `handle`).
+ */
 const SHOPIFY_MARKERS = ['Title', 'Body (HTML)', 'Variant SKU', 'Variant Price', 'Option1 Name'];
 
+/** The column of a product's handle in Shopify's current export, where older ones have `Handle`. */
+export const SHOPIFY_URL_HANDLE = 'URL handle';
+
 export function isShopifyHeader(columns: readonly string[]): boolean {
-  return columns.includes('Handle') && SHOPIFY_MARKERS.some((marker) => columns.includes(marker));
+  return (
+    (columns.includes('Handle') || columns.includes(SHOPIFY_URL_HANDLE)) &&
+    SHOPIFY_MARKERS.some((marker) => columns.includes(marker))
+  );
 }
 
 /** The product fields and the Shopify columns they are read from. */

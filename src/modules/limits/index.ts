@@ -5,6 +5,14 @@
 export { type RateLimiter, createRateLimiter } from './limits.limiter.js';
 export { AI_LIMIT_PER_MINUTE, PLAN_LIMITS, limitsOf, planLimitsText } from './limits.plans.js';
 export {
+  type Throttle,
+  type ThrottleCounter,
+  type ThrottleRule,
+  clearThrottle,
+  createThrottle,
+  deleteStaleThrottles,
+} from './limits.throttle.js';
+export {
   type LimitDecision,
   type PolicyName,
   type PolicyState,

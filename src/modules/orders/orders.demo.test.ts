@@ -97,6 +97,10 @@ for (const dialect of DIALECTS) {
       for (const status of ['pending', 'paid', 'shipped', 'delivered', 'cancelled', 'refunded']) {
         assert.ok(statuses.has(status as never), `an order that is ${status}`);
       }
+      // Unpaid orders expire after a day (the store's default): the older ones were cancelled then.
+      assert.ok(orders.some((o) => o.cancel_reason === 'expired' && o.cancelled_at === o.created + DAY));
+      assert.ok(orders.some((o) => o.cancel_reason === 'requested'));
+      for (const o of orders.filter((o) => o.status === 'pending')) assert.ok(o.created > now - DAY);
       for (const o of orders) {
         assert.ok(
           o.created >= now - 28 * DAY - 3600_000 && o.created < now,

@@ -412,14 +412,17 @@ export async function seedDemoCommerce(
 
   const steps: Step[] = [];
   const start = now - HISTORY;
+  const expiry = created.tenant.unpaid_order_expiry_minutes * MINUTE;
   for (let i = 0; i < orderCount; i++) {
     // One order of every fate early enough to have got there; after that later days get more
     // orders (a growing store), and recent ones are naturally still at an earlier stage.
     const forced = i < FATES.length;
-    const at = forced
+    let at = forced
       ? start + rand(21 * DAY)
       : start + Math.floor(Math.sqrt(rand(1_000_000) / 1_000_000) * HISTORY) - rand(60) * MINUTE;
     const fate = FATES[forced ? i : rand(FATES.length)] ?? 'delivered';
+    // An unpaid order expires within a day: the one that must still be pending is a recent one.
+    if (forced && fate === 'pending') at = now - 3 * 60 * MINUTE;
     const [name, email, city, country] = CUSTOMERS[rand(CUSTOMERS.length)] ??
       CUSTOMERS[0] ?? ['', '', '', ''];
     const lines = new Map<string, number>();
@@ -471,6 +474,8 @@ export async function seedDemoCommerce(
     };
     if (fate === 'cancelled' || fate === 'cancelled_paid')
       later(2 * 3600 * 1000, (id) => orders.cancel(tenant.id, id));
+    // Unpaid past the store's setting, the expiry sweep cancels it then (`cancel_reason: "expired"`).
+    if ((fate === 'pending' || fate === 'declined') && expiry > 0) later(expiry, () => orders.expireUnpaid());
     if (fate === 'shipped' || fate === 'delivered' || fate === 'refunded' || fate === 'partly_refunded') {
       later(DAY, (id) => orders.ship(tenant.id, id, { carrier: 'UPS', tracking_number: `1Z${rand(1e9)}` }));
     }

@@ -17,6 +17,8 @@ import { createPaymentService, type PaymentService } from './payments.service.js
 import { refundRoutes } from './refunds.routes.js';
 import { RefundListSchema, RefundSchema } from './refunds.schemas.js';
 import { createRefundService, type RefundService } from './refunds.service.js';
+import { CANCEL_REASON_CHANGE, SOURCE_CHANGE } from './orders.versions.js';
+import { createOrderCheckout, type OrderCheckout } from './orders.checkout.js';
 
 /**
  * The order aggregate: an order (priced and stock reserved at creation, then paid, shipped,
@@ -53,6 +55,8 @@ declare module '../../kernel/module.js' {
     payments: PaymentService;
     /** Refunds of orders: a part, or all that is left (`POST /orders/{id}/refunds`). */
     refunds: RefundService;
+    /** An order held while its payment is charged, then placed paid or released (a cart's completion). */
+    orderCheckout: OrderCheckout;
   }
   interface Overrides {
     /** The payment provider; the built-in `sandbox` by default. */
@@ -96,19 +100,25 @@ export default defineModule({
     RefundList: RefundListSchema,
     Payment: PaymentSchema,
   }),
+  versionChanges: {
+    '2027-01-20': [CANCEL_REASON_CHANGE, SOURCE_CHANGE],
+  },
   needs: ['events', 'wallet', 'orderCustomers', 'customers'],
   services: (deps) => {
     const paymentProvider = deps.overrides.paymentProvider ?? createSandboxProvider();
     const payments = createPaymentService({ ...deps, provider: paymentProvider });
     const refunds = createRefundService({ ...deps, payments });
     const orders = createOrderService({ ...deps, payments, refunds, customers: deps.orderCustomers });
-    return { orders, paymentProvider, payments, refunds };
+    const orderCheckout = createOrderCheckout({ ...deps, payments, customers: deps.orderCustomers });
+    return { orders, paymentProvider, payments, refunds, orderCheckout };
   },
   routes: [{ plugin: orderRoutes }, { plugin: refundRoutes }],
-  // Attempts left pending past their lease are settled, and refunds the provider has not
-  // confirmed are sent again; the timers stop when the house closes.
-  start: ({ payments }, every) => {
+  // Attempts left pending past their lease are settled, refunds the provider has not confirmed
+  // are sent again, and pending orders past their store's unpaid_order_expiry_minutes expire; the
+  // timers stop when the house closes.
+  start: ({ payments, orders }, every) => {
     every(SWEEP_EVERY_MS, () => payments.settleStalePayments(), 'stale payment sweep failed');
     every(SWEEP_EVERY_MS, () => payments.returnOwedRefunds(), 'owed refund sweep failed');
+    every(SWEEP_EVERY_MS, () => orders.expireUnpaid(), 'unpaid order expiry sweep failed');
   },
 });

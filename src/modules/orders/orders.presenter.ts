@@ -52,6 +52,8 @@ export function presentOrder(
         }
       : null,
     metadata: JSON.parse(order.metadata) as Record<string, string>,
+    source: order.source,
+    cart_id: order.cart_id,
     carrier: order.carrier,
     tracking_number: order.tracking_number,
     restocked: order.restocked === 1,
@@ -61,6 +63,7 @@ export function presentOrder(
     shipped_at: iso(order.shipped_at),
     delivered_at: iso(order.delivered_at),
     cancelled_at: iso(order.cancelled_at),
+    cancel_reason: order.cancel_reason,
     refunded_at: iso(order.refunded_at),
     refunded_amount: order.refunded_amount,
     refundable_amount: CAPTURED.includes(order.status) ? order.total - order.refunded_amount : 0,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { OrderItemsTable, OrderStatus, OrdersTable } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
@@ -54,6 +55,59 @@ export async function transitionOrder(
     .where('status', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Pending orders whose store's `unpaid_order_expiry_minutes` (0: never) has run out on them and
+ * whose payment is not in progress: an attempt still pending waits for its outcome (the stale
+ * payment sweep settles it). Per store, `orders_tenant_status_idx` finds them.
+ */
+function expiredOrders(db: Db, now: number) {
+  return db
+    .selectFrom('orders as o')
+    .innerJoin('tenants as t', 't.id', 'o.tenant_id')
+    .where('t.unpaid_order_expiry_minutes', '>', 0)
+    .where('o.status', '=', 'pending')
+    .where(
+      'o.created',
+      '<=',
+      // As bigint: 43,200 minutes in milliseconds overflow a PostgreSQL integer.
+      sql<number>`${now} - CAST(t.unpaid_order_expiry_minutes AS BIGINT) * 60000`,
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('payments as p')
+            .select('p.id')
+            .whereRef('p.order_id', '=', 'o.id')
+            .where('p.status', '=', 'pending'),
+        ),
+      ),
+    );
+}
+
+/** The expired unpaid orders (see `expiredOrders`), oldest first. */
+export async function findExpiredOrders(
+  db: Db,
+  now: number,
+  limit: number,
+): Promise<{ tenant_id: string; id: string }[]> {
+  return expiredOrders(db, now)
+    .select(['o.tenant_id', 'o.id'])
+    .orderBy('o.created')
+    .orderBy('o.id')
+    .limit(limit)
+    .execute();
+}
+
+/** Whether one order is (still) an expired unpaid order, read in the transaction that would expire it. */
+export async function isExpired(db: Db, tenantId: string, id: string, now: number): Promise<boolean> {
+  const row = await expiredOrders(db, now)
+    .select('o.id')
+    .where('o.tenant_id', '=', tenantId)
+    .where('o.id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function updateOrder(

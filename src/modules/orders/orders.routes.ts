@@ -18,6 +18,9 @@ import {
   ShipBody,
 } from './orders.schemas.js';
 
+/** The key id of a principal that is a console session, not a key. */
+const CONSOLE_KEY_ID = 'console';
+
 const ACTION_ERRORS = errorResponses(...BODY_ERRORS, 404, 409);
 /** Cancelling a paid order and refunding take the money back out of the wallet: 422 insufficient_funds. */
 const MONEY_BACK_ERRORS = errorResponses(...BODY_ERRORS, 404, 409, 422);
@@ -40,11 +43,13 @@ export function orderRoutes(deps: Pick<Services, 'orders' | 'customers'>): Fasti
       },
       async (request, reply) => {
         reply.code(201);
-        return orders.create(
-          principalOf(request).tenant.id,
-          request.body,
-          idempotentWrite(request.idempotency),
-        );
+        const principal = principalOf(request);
+        // The console's session acts without a key of its own (src/modules/console/console.service.ts).
+        const source = principal.key.id === CONSOLE_KEY_ID ? 'console' : 'api';
+        return orders.create(principal.tenant.id, request.body, idempotentWrite(request.idempotency), {
+          source,
+          cartId: null,
+        });
       },
     );
 

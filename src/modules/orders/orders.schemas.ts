@@ -1,10 +1,12 @@
 import { type Static, Type } from 'typebox';
-import type { OrderStatus } from '../../db/schema.js';
+import type { CancelReason, OrderStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { RefundSchema } from './refunds.schemas.js';
 import { AddressSchema } from '../customers/index.js';
 import { CREATE_ORDER_EXAMPLE, ORDER_EXAMPLE, ORDER_PREVIEW_EXAMPLE } from './orders.examples.js';
 import { LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
+
+export const CANCEL_REASONS: readonly CancelReason[] = ['requested', 'expired'];
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'pending',
@@ -256,6 +258,18 @@ export const OrderSchema = Type.Object(
     shipping_address: Nullable(AddressSchema),
     payment: Nullable(PaymentSummarySchema),
     metadata: Type.Record(Type.String(), Type.String()),
+    source: Type.String({
+      enum: ['api', 'storefront', 'import', 'console'],
+      description:
+        'Where the order was placed: `api` (`POST /orders` with a key), `storefront` (a completed cart), `console` (the developer console), `import`.',
+    }),
+    cart_id: Nullable(
+      Type.String({
+        description:
+          'The cart (`cart_...`) whose completion made the order; null for an order not made from a cart.',
+        examples: ['cart_7Hq2ZxW1bX9sT2uV7wY3cE5a'],
+      }),
+    ),
     carrier: Nullable(Type.String()),
     tracking_number: Nullable(Type.String()),
     restocked: Type.Boolean({
@@ -268,6 +282,13 @@ export const OrderSchema = Type.Object(
     shipped_at: Nullable(Timestamp),
     delivered_at: Nullable(Timestamp),
     cancelled_at: Nullable(Timestamp),
+    cancel_reason: Nullable(
+      Type.String({
+        enum: [...CANCEL_REASONS],
+        description:
+          'Why the order was cancelled: `requested` (`POST /orders/{id}/cancel`) or `expired` (the system cancelled it, unpaid past the store’s `unpaid_order_expiry_minutes`); null while it is not cancelled.',
+      }),
+    ),
     refunded_at: Nullable(Timestamp),
     refunded_amount: Type.Integer({ description: 'The sum of the order’s refunds, minor units.' }),
     refundable_amount: Type.Integer({

@@ -1,20 +1,18 @@
-import type { OrderStatus } from '../../db/schema.js';
+import type { CancelReason, OrderStatus } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { AppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import { MAX_AMOUNT } from '../../lib/money.js';
 import type { EventService } from '../events/index.js';
 import type { PaymentRow } from './payments.repository.js';
 import type { PaymentService, Settled } from './payments.service.js';
 import type { RefundService } from './refunds.service.js';
-import { normaliseAddresses, type OrderCustomers } from '../customers/index.js';
-import { productsInventory as inventory, type ProductRow, type VariantRow } from '../products/index.js';
-import { type PricedLine, pricingService as pricing } from '../pricing/index.js';
+import type { OrderCustomers } from '../customers/index.js';
+import { productsInventory as inventory } from '../products/index.js';
+import { pricingService as pricing } from '../pricing/index.js';
 import {
   commitTransition,
   emitOrder,
@@ -23,7 +21,7 @@ import {
   TRANSITIONS,
 } from './orders.lifecycle.js';
 import { loadOrder, pagePresenter, presentOrder } from './orders.presenter.js';
-import { priceOrder } from './orders.pricing.js';
+import { API_ORIGIN, buildOrder, checkCreate, type OrderOrigin } from './orders.build.js';
 import * as repo from './orders.repository.js';
 import type {
   CreateOrderBody,
@@ -72,6 +70,46 @@ export function createOrderService(deps: OrderServiceDeps) {
     return order;
   }
 
+  /**
+   * Cancels an order read and locked in this transaction (`cancel` has checked it may be): puts
+   * back the units no refund put back yet (once: the order leaves pending/paid for good), gives
+   * its discounts' uses back, and refunds all that is left of a captured payment (a refund, with
+   * `refund.created`), which the caller tells the provider about once committed.
+   */
+  async function cancelLocked(trx: Db, before: repo.OrderRow, now: number, reason: CancelReason) {
+    const tenantId = before.tenant_id;
+    // Rows other orders share, in the order every order use case takes them (no deadlock
+    // cycle): the products, the discounts, the order counts, the wallet, then what the events
+    // move (analytics, the customer's figures).
+    const release = await refunds.unitsToRelease(trx, before);
+    const restocked = (await inventory.release(trx, tenantId, release, now, true)).products;
+    // A cancelled order gives its discounts' uses back (a refunded one keeps them, as it was used).
+    await pricing.returnUses(trx, tenantId, discountIdsOf(before), before.customer_id, now);
+    const cancelled = await commitTransition(trx, before, 'cancel', now, {
+      cancelled_at: now,
+      cancel_reason: reason,
+      restocked: 1,
+    });
+    const returned = await refunds.forCancel(trx, before, now);
+    const after = { ...cancelled, refunded_amount: returned.refunded_amount };
+    const object = await emitOrder(trx, events, 'order.cancelled', after);
+    await inventory.emitStockChanges(trx, events, restocked);
+    return { object, refund: returned.refund };
+  }
+
+  /** Expires one order found expired, if it still is once locked; true when it did. */
+  async function expireOne(tenantId: string, id: string): Promise<boolean> {
+    const done = await store.transaction(async (trx) => {
+      const before = await repo.findOrder(trx, tenantId, id, true);
+      const now = clock.now();
+      if (before?.status !== 'pending' || !(await repo.isExpired(trx, tenantId, id, now))) return undefined;
+      return cancelLocked(trx, before, now, 'expired');
+    });
+    if (done === undefined) return false;
+    await refunds.tellProvider(done.refund);
+    return true;
+  }
+
   /** The answer of `pay` for a settled attempt. */
   function paidOrFailed({ order, payment }: Settled): OrderObject {
     if (payment.status === 'failed') {
@@ -90,123 +128,6 @@ export function createOrderService(deps: OrderServiceDeps) {
     return loadOrder(store.db, order);
   }
 
-  /**
-   * What `create` and `preview` share, in their transaction: the customer (found or created), the
-   * stock reserved, the lines priced (src/modules/orders/orders.pricing.ts) and the order's rows,
-   * not yet inserted.
-   */
-  async function build(trx: Db, tenantId: string, input: CreateOrderBody, now: number): Promise<Built> {
-    const customer = await customers.forOrder(trx, tenantId, input, now);
-    const lines = await inventory.resolveLines(trx, tenantId, input.items);
-    /** The order's rules on its products and variants, checked before the reservation and as reserved. */
-    const check: inventory.CheckLines = (rows, variants) => {
-      let currency: string | undefined;
-      let total = 0;
-      lines.forEach((line, index) => {
-        const product = rows.get(line.product_id);
-        if (!product) throw new AppError('not_found', `No such product: ${line.product_id}.`);
-        const variant = variants.get(line.variant_id);
-        if (!variant) throw new AppError('not_found', `No such variant: ${line.variant_id}.`);
-        if (input.items[index]?.variant_id === undefined && product.variant_count !== 1) {
-          throw validationError(
-            `items[${index}].variant_id`,
-            `is required: product ${product.id} has ${product.variant_count} variants; name one by variant_id`,
-          );
-        }
-        if (product.status !== 'active') {
-          throw validationError(
-            `items[${index}].${input.items[index]?.variant_id === undefined ? 'product_id' : 'variant_id'}`,
-            `is ${product.status}, not an active product`,
-          );
-        }
-        if (currency !== undefined && product.currency !== currency) {
-          throw new AppError(
-            'currency_mismatch',
-            `All items must share one currency: ${product.id} is priced in ${product.currency}, an earlier item in ${currency}.`,
-          );
-        }
-        currency = product.currency;
-        total += variant.price * line.quantity;
-      });
-      // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
-      if (total > MAX_AMOUNT) throw tooLarge(total);
-    };
-    const reservation = await inventory.reserve(trx, tenantId, lines, now, check, true);
-    const currency = (reservation.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
-    const priced = await priceOrder(trx, tenantId, input, {
-      lines,
-      products: reservation.products,
-      variants: reservation.variants,
-      currency,
-      customerId: customer.id,
-      now,
-    });
-    const figures = priced.pricing;
-    if (figures.total > MAX_AMOUNT) throw tooLarge(figures.total);
-
-    const orderId = newId('ord');
-    const items: repo.OrderItemRow[] = lines.map((line, position) => {
-      // check() proved both present
-      const product = reservation.products.get(line.product_id) as ProductRow;
-      const variant = reservation.variants.get(line.variant_id) as VariantRow;
-      const priced = figures.lines[position] as PricedLine;
-      return {
-        order_id: orderId,
-        position,
-        tenant_id: tenantId,
-        product_id: product.id,
-        variant_id: variant.id,
-        variant_title: variant.title,
-        name: product.name,
-        sku: variant.sku,
-        category: product.category,
-        quantity: line.quantity,
-        unit_price: variant.price,
-        total: priced.amount,
-        discount: priced.discount,
-        tax: priced.tax,
-        paid: priced.total,
-        refunded_quantity: 0,
-      };
-    });
-    const linesPaid = items.reduce((sum, item) => sum + item.paid, 0);
-    const order: repo.OrderRow = {
-      id: orderId,
-      tenant_id: tenantId,
-      status: 'pending',
-      currency,
-      subtotal: figures.subtotal,
-      total: figures.total,
-      discount_total: figures.discount_total,
-      shipping_total: figures.shipping_total,
-      tax_total: figures.tax_total,
-      shipping_paid: figures.total - linesPaid,
-      pricing: JSON.stringify({
-        discounts: figures.discounts,
-        shipping: figures.shipping,
-        taxes: figures.taxes,
-      } satisfies StoredPricing),
-      refunded_amount: 0,
-      customer_id: customer.id,
-      customer_email: (input.customer?.email ?? customer.email).toLowerCase(),
-      customer_name: input.customer?.name ?? customer.name,
-      shipping_address: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      payment_id: null,
-      carrier: null,
-      tracking_number: null,
-      restocked: 0,
-      created: now,
-      updated: now,
-      paid_at: null,
-      shipped_at: null,
-      delivered_at: null,
-      cancelled_at: null,
-      refunded_at: null,
-    };
-    return { order, items, reservation, discountIds: priced.discountIds };
-  }
-
   return {
     present: presentOrder,
 
@@ -219,6 +140,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       tenantId: string,
       body: CreateOrderBody,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+      origin: OrderOrigin = API_ORIGIN,
     ): Promise<OrderObject> {
       if (idempotent.committed !== null) {
         const order = await current(tenantId, idempotent.committed);
@@ -231,7 +153,14 @@ export function createOrderService(deps: OrderServiceDeps) {
       const now = clock.now();
 
       const { object, payment } = await store.transaction(async (trx) => {
-        const { order, items, reservation, discountIds } = await build(trx, tenantId, input, now);
+        const { order, items, reservation, discountIds } = await buildOrder(
+          customers,
+          trx,
+          tenantId,
+          input,
+          now,
+          origin,
+        );
         const attempt =
           input.payment_method === undefined
             ? undefined
@@ -272,7 +201,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       const now = clock.now();
       try {
         await store.transaction(async (trx) => {
-          const { order, items } = await build(trx, tenantId, input, now);
+          const { order, items } = await buildOrder(customers, trx, tenantId, input, now, API_ORIGIN);
           throw new PreviewMade({ ...presentOrder(order, items, undefined), id: null, status: 'preview' });
         });
       } catch (error) {
@@ -394,26 +323,37 @@ export function createOrderService(deps: OrderServiceDeps) {
       const { object, refund } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'cancel');
         await idempotent.mark(trx, id);
-        const now = clock.now();
-        // Rows other orders share, in the order every order use case takes them (no deadlock
-        // cycle): the products, the discounts, the order counts, the wallet, then what the events
-        // move (analytics, the customer's figures).
-        const release = await refunds.unitsToRelease(trx, before);
-        const restocked = (await inventory.release(trx, tenantId, release, now, true)).products;
-        // A cancelled order gives its discounts' uses back (a refunded one keeps them, as it was used).
-        await pricing.returnUses(trx, tenantId, discountIdsOf(before), before.customer_id, now);
-        const cancelled = await commitTransition(trx, before, 'cancel', now, {
-          cancelled_at: now,
-          restocked: 1,
-        });
-        const returned = await refunds.forCancel(trx, before, now);
-        const after = { ...cancelled, refunded_amount: returned.refunded_amount };
-        const object = await emitOrder(trx, events, 'order.cancelled', after);
-        await inventory.emitStockChanges(trx, events, restocked);
-        return { object, refund: returned.refund };
+        return cancelLocked(trx, before, clock.now(), 'requested');
       });
       await refunds.tellProvider(refund);
       return object;
+    },
+
+    /**
+     * Cancels the pending orders their store's `unpaid_order_expiry_minutes` ran out on, as a
+     * cancel does (`cancel_reason: "expired"`): their units back in stock and their discounts'
+     * uses given back, once, with `order.cancelled`. An order whose payment is in progress waits
+     * for its outcome, and a paid one is never touched. Safe from several processes at once: each
+     * order is cancelled in its own transaction under its row lock, once it is found there still
+     * pending, still expired and with no payment in progress; a payment that took the lock first
+     * leaves it alone, and one that comes after finds it cancelled (409). Batches of `limit` until
+     * none is left; returns how many it expired.
+     */
+    async expireUnpaid(limit = 100): Promise<number> {
+      let expired = 0;
+      for (;;) {
+        const due = await repo.findExpiredOrders(store.db, clock.now(), limit);
+        let batch = 0;
+        for (const order of due) {
+          try {
+            if (await expireOne(order.tenant_id, order.id)) batch++;
+          } catch (error) {
+            logger.warn({ err: error, order_id: order.id }, 'unpaid order not expired; will retry');
+          }
+        }
+        expired += batch;
+        if (due.length < limit || batch === 0) return expired;
+      }
     },
 
     /**
@@ -444,41 +384,9 @@ function discountIdsOf(order: repo.OrderRow): string[] {
   return (JSON.parse(order.pricing) as StoredPricing).discounts.map((discount) => discount.id);
 }
 
-/** An order's rows as `build` makes them, before they are inserted. */
-interface Built {
-  order: repo.OrderRow;
-  items: repo.OrderItemRow[];
-  reservation: inventory.Reservation;
-  discountIds: string[];
-}
-
 /** Carries a preview out of the transaction it rolls back. */
 class PreviewMade extends Error {
   constructor(readonly order: OrderPreview) {
     super('order preview');
   }
-}
-
-/**
- * The body's rules that need no database (one way to name the customer, a valid address), and the
- * body as the order is made from it: its shipping address as stored and matched against the tax
- * rates (src/lib/addresses.ts).
- */
-function checkCreate(input: CreateOrderBody): CreateOrderBody {
-  if (input.customer === undefined && input.customer_id === undefined) {
-    throw validationError('customer', 'is required: give the customer’s email as customer, or customer_id');
-  }
-  if (input.customer !== undefined && input.customer_id !== undefined) {
-    throw validationError('customer_id', 'give customer_id or customer, not both');
-  }
-  if (input.shipping_address === undefined) return input;
-  const [address] = normaliseAddresses([input.shipping_address], 'shipping_address', true);
-  return { ...input, shipping_address: address };
-}
-
-function tooLarge(total: number): AppError {
-  return validationError(
-    'items',
-    `bring the order total to ${total}; an order may total at most ${MAX_AMOUNT} minor units`,
-  );
 }

@@ -98,64 +98,74 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   /**
-   * Records a provider's answer for a pending payment in one transaction: the payment, the order
-   * (paid on success) and their events. A payment someone else settled first is left alone.
+   * Records a provider's answer for a pending payment in the caller's transaction `trx`: the
+   * payment, the order (paid on success) and their events. A payment someone else settled first is
+   * left alone. `giveBack`: the charge landed after its order was cancelled, and is owed back
+   * (in this transaction); the caller tells the provider once it commits.
    */
-  async function settle(payment: repo.PaymentRow, result: ChargeResult): Promise<Settled> {
-    const now = clock.now();
-    const { settled, giveBack } = await store.transaction(async (trx) => {
-      const order = await orders.findOrder(trx, payment.tenant_id, payment.order_id, true);
-      if (!order) throw notFound('order');
-      let current: repo.PaymentRow;
-      if (result.status === 'failed') {
-        current = {
-          ...payment,
-          status: 'failed',
-          failure_code: result.failureCode,
-          failure_message: result.message,
-          updated: now,
-        };
-      } else {
-        current = { ...payment, status: 'succeeded', provider_reference: result.reference, updated: now };
-      }
-      // Cancelled while the charge ran: the money goes straight back, owed in this same transaction.
-      const giveBack = current.status === 'succeeded' && order.status !== 'pending';
-      const refundDueAt = giveBack ? now + PAYMENT_LEASE_MS : null;
-      const { status, failure_code, failure_message, provider_reference } = current;
-      const moved = await repo.updatePayment(trx, payment.id, 'pending', {
-        status: giveBack ? 'refunded' : status,
-        failure_code,
-        failure_message,
-        provider_reference,
-        refund_due_at: refundDueAt,
+  async function settleIn(
+    trx: Db,
+    payment: repo.PaymentRow,
+    result: ChargeResult,
+    now: number,
+  ): Promise<{ settled: Settled; giveBack: boolean }> {
+    const order = await orders.findOrder(trx, payment.tenant_id, payment.order_id, true);
+    if (!order) throw notFound('order');
+    let current: repo.PaymentRow;
+    if (result.status === 'failed') {
+      current = {
+        ...payment,
+        status: 'failed',
+        failure_code: result.failureCode,
+        failure_message: result.message,
         updated: now,
-      });
-      if (!moved) {
-        const latest = (await repo.findPayment(trx, payment.id)) ?? payment;
-        return { settled: { order: await loadOrder(trx, order), payment: latest }, giveBack: false };
-      }
-      if (current.status === 'failed') {
-        await orders.updateOrder(trx, order.tenant_id, order.id, { updated: now });
-        await emitPayment(trx, 'payment.failed', current);
-        return {
-          settled: { order: await loadOrder(trx, { ...order, updated: now }), payment: current },
-          giveBack: false,
-        };
-      }
-      if (giveBack) {
-        // The event carries the payment as committed: received, and refunded at once.
-        const refunded = { ...current, status: 'refunded' as const, refund_due_at: refundDueAt };
-        await emitPayment(trx, 'payment.received', refunded);
-        return { settled: { order: await loadOrder(trx, order), payment: refunded }, giveBack };
-      }
-      await emitPayment(trx, 'payment.received', current);
-      const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
-      await wallet.creditOrderPayment(trx, orderMoneyOf(current));
+      };
+    } else {
+      current = { ...payment, status: 'succeeded', provider_reference: result.reference, updated: now };
+    }
+    // Cancelled while the charge ran: the money goes straight back, owed in this same transaction.
+    const giveBack = current.status === 'succeeded' && order.status !== 'pending';
+    const refundDueAt = giveBack ? now + PAYMENT_LEASE_MS : null;
+    const { status, failure_code, failure_message, provider_reference } = current;
+    const moved = await repo.updatePayment(trx, payment.id, 'pending', {
+      status: giveBack ? 'refunded' : status,
+      failure_code,
+      failure_message,
+      provider_reference,
+      refund_due_at: refundDueAt,
+      updated: now,
+    });
+    if (!moved) {
+      const latest = (await repo.findPayment(trx, payment.id)) ?? payment;
+      return { settled: { order: await loadOrder(trx, order), payment: latest }, giveBack: false };
+    }
+    if (current.status === 'failed') {
+      await orders.updateOrder(trx, order.tenant_id, order.id, { updated: now });
+      await emitPayment(trx, 'payment.failed', current);
       return {
-        settled: { order: await emitOrder(trx, events, 'order.paid', paid), payment: current },
+        settled: { order: await loadOrder(trx, { ...order, updated: now }), payment: current },
         giveBack: false,
       };
-    });
+    }
+    if (giveBack) {
+      // The event carries the payment as committed: received, and refunded at once.
+      const refunded = { ...current, status: 'refunded' as const, refund_due_at: refundDueAt };
+      await emitPayment(trx, 'payment.received', refunded);
+      return { settled: { order: await loadOrder(trx, order), payment: refunded }, giveBack };
+    }
+    await emitPayment(trx, 'payment.received', current);
+    const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
+    await wallet.creditOrderPayment(trx, orderMoneyOf(current));
+    return {
+      settled: { order: await emitOrder(trx, events, 'order.paid', paid), payment: current },
+      giveBack: false,
+    };
+  }
+
+  /** Records a provider's answer for a pending payment in one transaction (`settleIn`). */
+  async function settle(payment: repo.PaymentRow, result: ChargeResult): Promise<Settled> {
+    const now = clock.now();
+    const { settled, giveBack } = await store.transaction((trx) => settleIn(trx, payment, result, now));
     if (giveBack) await returnMoney(settled.payment);
     return settled;
   }
@@ -199,6 +209,20 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   return {
     chargeAndSettle,
     returnRefund,
+    settleIn,
+
+    /**
+     * Asks the provider to charge a payment not stored yet (a cart's completion records it with its
+     * cart first): outside any transaction, idempotent per `id` at the provider.
+     */
+    charge(payment: Pick<repo.PaymentRow, 'id' | 'amount' | 'currency' | 'method'>): Promise<ChargeResult> {
+      return provider.charge({
+        paymentId: payment.id,
+        amount: payment.amount,
+        currency: payment.currency,
+        method: payment.method,
+      });
+    },
 
     /** Refuses a method the provider cannot charge (400, naming `payment_method`). */
     checkMethod(method: string): void {

@@ -11,7 +11,14 @@ export {
   calculatePricing,
   spread,
 } from './pricing.calculate.js';
+export {
+  type CheckoutLine,
+  type CheckoutPricing,
+  type CheckoutRefusal,
+  priceCheckout,
+} from './pricing.checkout.js';
 export { chooseDiscounts, chooseShippingRate, chooseTaxRate } from './pricing.choose.js';
+export { ratesFor } from './pricing.rules.js';
 export * as pricingService from './pricing.service.js';
 export type { CreateShippingRateBody, CreateTaxRateBody } from './rates.schemas.js';
 export { createShippingRateService, createTaxRateService } from './rates.service.js';

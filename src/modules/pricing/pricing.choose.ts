@@ -181,33 +181,56 @@ function byCreated(a: DiscountRow, b: DiscountRow): number {
  * Percentages first take each percentage of the lines' full price, the more generous order.
  */
 export function chooseDiscounts(input: DiscountChoiceInput): DiscountInput[] {
+  const { discounts, refusals } = chooseDiscountsListing(input);
+  if (refusals[0] !== undefined) throw refusals[0];
+  return discounts;
+}
+
+/**
+ * `chooseDiscounts` for a checkout that lists what it refuses instead of stopping at it (a cart):
+ * each typed code that does not apply is left out and its `422 discount_invalid` listed, in the
+ * order typed, and the rest chosen as if it had not been typed. The first refusal is the one
+ * `chooseDiscounts` throws, and with no refusal the discounts are the same.
+ */
+export function chooseDiscountsListing(input: DiscountChoiceInput): {
+  discounts: DiscountInput[];
+  refusals: AppError[];
+} {
   const subtotal = input.lines.reduce((sum, line) => sum + line.unit_price * line.quantity, 0);
   const chosen: DiscountRow[] = [];
+  const refusals: AppError[] = [];
 
   input.codes.forEach((typed, index) => {
     const field = `discount_codes[${index}]`;
     const row = input.found.find((candidate) => candidate.code_key === discountCodeKey(typed));
     if (row === undefined) {
-      throw discountInvalid('unknown', `No discount has the code ${typed}.`, { code: typed, field });
+      refusals.push(discountInvalid('unknown', `No discount has the code ${typed}.`, { code: typed, field }));
+      return;
     }
     if (chosen.some((earlier) => earlier.id === row.id)) return;
     const refused = refusal(row, input, subtotal);
     if (refused !== null) {
-      throw discountInvalid(refused.reason, `The discount code ${typed} ${refused.why}.`, {
-        code: typed,
-        field,
-        discountId: row.id,
-      });
+      refusals.push(
+        discountInvalid(refused.reason, `The discount code ${typed} ${refused.why}.`, {
+          code: typed,
+          field,
+          discountId: row.id,
+        }),
+      );
+      return;
     }
     const clash = chosen.find((earlier) => !stack(earlier, row));
     if (clash !== undefined) {
-      throw discountInvalid(
-        'not_combinable',
-        `The discount code ${typed} cannot be combined with ${clash.code ?? clash.id}: two ${
-          kindOf(row) === 'amount' ? 'amounts off' : 'free shipping discounts'
-        } stack only when both are combinable.`,
-        { code: typed, field, discountId: row.id },
+      refusals.push(
+        discountInvalid(
+          'not_combinable',
+          `The discount code ${typed} cannot be combined with ${clash.code ?? clash.id}: two ${
+            kindOf(row) === 'amount' ? 'amounts off' : 'free shipping discounts'
+          } stack only when both are combinable.`,
+          { code: typed, field, discountId: row.id },
+        ),
       );
+      return;
     }
     chosen.push(row);
   });
@@ -248,7 +271,7 @@ export function chooseDiscounts(input: DiscountChoiceInput): DiscountInput[] {
   }
 
   const sources = [...chosen, ...automatic.sort(byCreated)].map((row, index) => ({ row, index }));
-  return applicationOrder(sources).map(toDiscountInput);
+  return { discounts: applicationOrder(sources).map(toDiscountInput), refusals };
 }
 
 /** `422 shipping_unavailable`, naming the field that asked for what cannot be had. */
@@ -282,11 +305,21 @@ export function chooseShippingRate(
   rates: readonly ShippingRateRow[],
   input: ShippingChoiceInput,
 ): ShippingRateRow {
-  const zone = ratesFor(
-    rates.filter((rate) => rate.currency === input.currency),
-    input.country,
-  );
+  const choice = shippingChoice(rates, input);
+  if (choice instanceof AppError) throw choice;
+  return choice;
+}
+
+/** `chooseShippingRate`'s choice, or its refusal as a value (for a checkout that lists refusals). */
+export function shippingChoice(
+  rates: readonly ShippingRateRow[],
+  input: ShippingChoiceInput,
+): ShippingRateRow | AppError {
   if (input.rate_id !== undefined) {
+    const zone = ratesFor(
+      rates.filter((rate) => rate.currency === input.currency),
+      input.country,
+    );
     const rate = rates.find((candidate) => candidate.id === input.rate_id);
     const why =
       rate === undefined
@@ -299,22 +332,37 @@ export function chooseShippingRate(
               ? `does not take a parcel of ${input.weight_grams} g`
               : null;
     if (rate === undefined || why !== null) {
-      throw shippingUnavailable(`The shipping rate ${input.rate_id} ${why}.`, 'shipping_rate_id');
+      return shippingUnavailable(`The shipping rate ${input.rate_id} ${why}.`, 'shipping_rate_id');
     }
     return rate;
   }
-  const cost = (rate: ShippingRateRow) => shippingCost(rate, input.discounted_subtotal);
-  const fitting = zone
-    .filter((rate) => inBand(rate, input.weight_grams))
-    .sort((a, b) => cost(a) - cost(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const cheapest = fitting[0];
+  const cheapest = fittingRates(rates, input)[0]?.rate;
   if (cheapest === undefined) {
-    throw shippingUnavailable(
+    return shippingUnavailable(
       `No shipping rate in ${input.currency} ships a parcel of ${input.weight_grams} g to ${input.country}.`,
       'shipping_address.country',
     );
   }
   return cheapest;
+}
+
+/**
+ * The rates that may ship this order (as `chooseShippingRate` picks among them: in its currency,
+ * for its country or the rest of the world, taking its weight), cheapest first by what each costs
+ * it (`shippingCost`), then by id; each with that cost. What a cart offers its shopper to choose.
+ */
+export function fittingRates(
+  rates: readonly ShippingRateRow[],
+  input: Omit<ShippingChoiceInput, 'rate_id'>,
+): { rate: ShippingRateRow; cost: number }[] {
+  const zone = ratesFor(
+    rates.filter((rate) => rate.currency === input.currency),
+    input.country,
+  );
+  return zone
+    .filter((rate) => inBand(rate, input.weight_grams))
+    .map((rate) => ({ rate, cost: shippingCost(rate, input.discounted_subtotal) }))
+    .sort((a, b) => a.cost - b.cost || (a.rate.id < b.rate.id ? -1 : a.rate.id > b.rate.id ? 1 : 0));
 }
 
 /**

@@ -71,6 +71,29 @@ export async function loadRates(
   return { shipping, tax };
 }
 
+/**
+ * The rows `priceCheckout` (pricing.checkout.ts) prices a checkout from: the discounts of `codes`
+ * and the automatic ones, with the customer's uses, and the rates of the address's country (none
+ * without an address).
+ */
+export async function loadCheckout(
+  trx: Db,
+  tenantId: string,
+  input: {
+    codes: readonly string[];
+    customerId: string | null;
+    country: string | undefined;
+    currency: string;
+  },
+): Promise<{ discounts: DiscountContext; rates: RatesContext }> {
+  const discounts = await loadDiscountContext(trx, tenantId, input.codes, input.customerId);
+  const rates =
+    input.country === undefined
+      ? { shipping: [], tax: [] }
+      : await loadRates(trx, tenantId, input.country, input.currency);
+  return { discounts, rates };
+}
+
 export function toShippingInput(row: ShippingRateRow): ShippingInput {
   return { rate_id: row.id, name: row.name, price: row.price, free_over: row.free_over };
 }

@@ -5,11 +5,18 @@
 export * as productsInventory from './products.inventory.js';
 export type { StockLine } from './products.inventory.js';
 export { productOptions } from './products.presenter.js';
-export { findProduct, type ProductRow } from './products.repository.js';
+export { isHandle } from './products.handles.js';
+export {
+  findProduct,
+  findProductByHandle,
+  findProductsByIds,
+  type ProductRow,
+} from './products.repository.js';
 export { emitUpdated, settle } from './products.rollup.js';
-export { CreateProductBody } from './products.schemas.js';
+export { CreateProductBody, ProductListQuery } from './products.schemas.js';
 export {
   type NewProduct,
+  type ProductPage,
   type ProductService,
   type TenantRef,
   buildProduct,
@@ -18,7 +25,15 @@ export {
   insertNewProducts,
   insertProduct,
 } from './products.service.js';
-export { insertVariants, takenSku, updateVariant, type VariantRow } from './variants.repository.js';
+export {
+  findVariantsByIds,
+  firstVariants,
+  insertVariants,
+  productVariants,
+  takenSku,
+  updateVariant,
+  type VariantRow,
+} from './variants.repository.js';
 export {
   MAX_OPTIONS,
   MAX_OPTION_VALUES,
@@ -28,6 +43,7 @@ export {
   checkOptions,
   duplicateSku,
   optionKey,
+  VARIANTS_SHOWN,
   variantTitle,
 } from './variants.rules.js';
 export { MAX_PRICE, NewVariantBody, OptionSchema } from './variants.schemas.js';

@@ -24,6 +24,7 @@ export const VARIANT_EXAMPLE = {
 
 export const PRODUCT_EXAMPLE = {
   id: 'prod_NUM03sM4JHrY5j5OPiOa7rZU',
+  handle: 'trail-runner-3',
   name: 'Trail Runner 3',
   description: 'Grippy lugs and a rock plate for technical trails.',
   sku: 'TR3-42',

@@ -12,6 +12,12 @@ import { createVariantService, type VariantService } from './variants.service.js
 const PERMISSIONS = ['read:products', 'write:products'] as const;
 const EVENTS = ['product.created', 'product.updated', 'product.deleted', 'product.outofstock'] as const;
 
+/** A product as versions before 2027-01-20 show it: without `handle`. */
+function productWithoutHandle(product: Record<string, unknown>): Record<string, unknown> {
+  const { handle: _handle, ...before } = product;
+  return before;
+}
+
 declare module '../../kernel/vocabulary.js' {
   interface PermissionNames extends Names<typeof PERMISSIONS> {}
   interface EventTypeNames extends Names<typeof EVENTS> {}
@@ -61,6 +67,14 @@ export default defineModule({
     ProductList: ProductListSchema,
     VariantList: VariantListSchema,
   }),
+  versionChanges: {
+    '2027-01-20': [
+      {
+        description: 'Products gain `handle`, unique per tenant, which storefront URLs use.',
+        toPrevious: { product: productWithoutHandle },
+      },
+    ],
+  },
   needs: ['events'],
   services: (deps) => ({
     products: createProductService(deps),

@@ -43,6 +43,7 @@ export function presentProduct(
 ): ProductObject {
   return {
     id: row.id,
+    handle: row.handle,
     name: row.name,
     description: row.description,
     sku: row.sku,

@@ -19,6 +19,7 @@ export type ProductRow = Omit<Selectable<ProductsTable>, 'seq' | 'search_extra'>
 const COLUMNS = [
   'id',
   'tenant_id',
+  'handle',
   'name',
   'description',
   'sku',
@@ -66,6 +67,71 @@ export async function findProduct(
     .where('id', '=', id);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
+}
+
+/** The product of a handle (handles are unique per tenant). */
+export async function findProductByHandle(
+  db: Db,
+  tenantId: string,
+  handle: string,
+): Promise<ProductRow | undefined> {
+  return db
+    .selectFrom('products')
+    .select(COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('handle', '=', handle)
+    .executeTakeFirst();
+}
+
+/** Bases a statement looks up at most (three bound values each). */
+const HANDLE_BATCH = 200;
+
+/** Those of `handles` another product of the tenant has (other than `exceptId`'s). */
+export async function takenHandles(
+  db: Db,
+  tenantId: string,
+  handles: readonly string[],
+  exceptId?: string,
+): Promise<string[]> {
+  const taken: string[] = [];
+  for (let i = 0; i < handles.length; i += HANDLE_BATCH) {
+    let query = db
+      .selectFrom('products')
+      .select('handle')
+      .where('tenant_id', '=', tenantId)
+      .where('handle', 'in', handles.slice(i, i + HANDLE_BATCH));
+    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+    taken.push(...(await query.execute()).map((row) => row.handle));
+  }
+  return taken;
+}
+
+/**
+ * The tenant's handles that are one of `bases` or a base followed by a hyphen and a digit (its
+ * numbered forms `base-2`, `base-3`... among them): one range of the handle index per base, as
+ * handles compare byte by byte (migration 0038), `-0` to `-:` being every such handle.
+ */
+export async function numberedHandles(db: Db, tenantId: string, bases: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (let i = 0; i < bases.length; i += HANDLE_BATCH) {
+    const rows = await db
+      .selectFrom('products')
+      .select('handle')
+      .where('tenant_id', '=', tenantId)
+      .where((eb) =>
+        eb.or(
+          bases
+            .slice(i, i + HANDLE_BATCH)
+            .flatMap((base) => [
+              eb('handle', '=', base),
+              eb.and([eb('handle', '>=', `${base}-0`), eb('handle', '<', `${base}-:`)]),
+            ]),
+        ),
+      )
+      .execute();
+    found.push(...rows.map((row) => row.handle));
+  }
+  return found;
 }
 
 /**
@@ -186,6 +252,7 @@ export async function adjustCounts(db: Db, tenantId: string, deltas: readonly Co
 }
 
 export interface ProductFilter {
+  handle?: string | undefined;
   category?: string | undefined;
   status?: ProductStatus | undefined;
   inStock?: boolean | undefined;
@@ -194,9 +261,14 @@ export interface ProductFilter {
   maxPrice?: number | undefined;
 }
 
-/** Whether the kept counts answer `total` for this filter (price and text filters need a COUNT). */
+/** Whether the kept counts answer `total` for this filter (handle, price and text filters need a COUNT). */
 export function countable(filter: ProductFilter): boolean {
-  return filter.q === undefined && filter.minPrice === undefined && filter.maxPrice === undefined;
+  return (
+    filter.handle === undefined &&
+    filter.q === undefined &&
+    filter.minPrice === undefined &&
+    filter.maxPrice === undefined
+  );
 }
 
 /** The part of a filter the kept counts answer. */
@@ -238,6 +310,7 @@ function filtered(db: Db, tenantId: string, filter: ProductFilter, plan: ReadPla
   let query = db
     .selectFrom('products')
     .where(useFts ? sql<boolean>`+tenant_id = ${tenantId}` : sql<boolean>`tenant_id = ${tenantId}`);
+  if (filter.handle !== undefined) query = query.where('handle', '=', filter.handle);
   if (filter.category !== undefined) query = query.where('category', '=', filter.category);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   // Literal comparisons, so the partial index on `stock = 0` matches the query's term.

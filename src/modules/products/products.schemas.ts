@@ -17,6 +17,7 @@ import {
 } from './variants.schemas.js';
 import { VARIANTS_SHOWN } from './variants.rules.js';
 import { PRODUCT_EXAMPLE } from './products.examples.js';
+import { HANDLE_PATTERN } from './products.handles.js';
 import {
   Currency,
   LINE_OR_EMPTY_PATTERN,
@@ -39,6 +40,15 @@ const Name = Type.String({
   description: '1 to 200 characters on one line, not blank.',
 });
 const Description = Type.String({ maxLength: 5000, pattern: TEXT_PATTERN });
+const HANDLE_RULE =
+  'The name a storefront URL uses: 1 to 255 characters of lowercase `a-z`, `0-9` and `-`, unique per tenant (`409 handle_taken`).';
+const Handle = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: HANDLE_PATTERN,
+  description: HANDLE_RULE,
+  examples: ['classic-tee'],
+});
 const Category = Type.String({ minLength: 1, maxLength: 100, pattern: LINE_PATTERN, examples: ['shoes'] });
 const Status = Type.Unsafe<ProductStatus>({
   type: 'string',
@@ -64,6 +74,10 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: LINE
 export const ProductSchema = Type.Object(
   {
     id: Type.String({ examples: ['prod_3kTq9ZpW2bX9sT2uV7wY3cE5'] }),
+    handle: Type.String({
+      description:
+        'Unique per tenant: lowercase `a-z`, `0-9` and `-`, given or made from the name (`classic-tee`, then `classic-tee-2`). From version 2027-01-20.',
+    }),
     name: Type.String(),
     description: Nullable(Type.String()),
     sku: Nullable(
@@ -136,6 +150,10 @@ const oneVariantFields = {
 export const CreateProductBody = Type.Object(
   {
     name: Name,
+    handle: Type.Optional({
+      ...Handle,
+      description: `${HANDLE_RULE} Default: made from the name (\`Classic Tee\` is \`classic-tee\`, numbered \`classic-tee-2\`... when taken).`,
+    }),
     description: Type.Optional(Nullable(Description)),
     sku: Type.Optional(
       Nullable(
@@ -188,6 +206,10 @@ export type CreateProductBody = Static<typeof CreateProductBody>;
 export const UpdateProductBody = Type.Object(
   {
     name: Type.Optional(Name),
+    handle: Type.Optional({
+      ...Handle,
+      description: `${HANDLE_RULE} A changed name leaves the handle as it is.`,
+    }),
     description: Type.Optional(Nullable(Description)),
     sku: Type.Optional(Nullable(Sku)),
     price: Type.Optional(Price),
@@ -217,6 +239,7 @@ export type UpdateProductBody = Static<typeof UpdateProductBody>;
 export const ProductListQuery = Type.Object(
   {
     ...PageQuery,
+    handle: Type.Optional({ ...Handle, description: 'The product of this handle (a list of one, or none).' }),
     category: Type.Optional(Category),
     status: Type.Optional(Status),
     q: Type.Optional(

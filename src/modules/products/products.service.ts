@@ -2,11 +2,18 @@ import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { type AppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
-import { envelope, pageWindow } from '../../lib/paging.js';
+import { type Envelope, envelope, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
 import type { EventService } from '../events/index.js';
+import {
+  decideHandles,
+  type HandleRequest,
+  handleTaken,
+  isHandleViolation,
+  slugify,
+} from './products.handles.js';
 import { loadProduct, presentProduct, presentWithVariants, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { emitUpdated, settle } from './products.rollup.js';
@@ -118,11 +125,22 @@ function newVariants(input: CreateProductBody, options: readonly ProductOption[]
   return variants;
 }
 
-/** A new product's rows, as `buildProduct` makes them and `insertProduct` writes them. */
+/**
+ * A new product's rows, as `buildProduct` makes them and `insertProduct` writes them. Its handle
+ * is decided as it is written (`row.handle` is then set): `handle` says from what.
+ */
 export interface NewProduct {
   row: repo.NewProductRow;
   variants: variantsRepo.VariantRow[];
+  handle: HandleRequest;
 }
+
+/**
+ * Times a product whose handle is made from its name is written again after a concurrent product
+ * took that handle first (PostgreSQL: both read it free; SQLite's writers never overlap): each
+ * round one of the contenders commits.
+ */
+const HANDLE_ATTEMPTS = 16;
 
 /**
  * The rows of a new product for `input`, checked by every rule `POST /products` applies beyond
@@ -156,9 +174,14 @@ export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: n
     updated: now,
   }));
   const prices = variants.map((variant) => variant.price);
+  const handle: HandleRequest =
+    input.handle === undefined
+      ? { base: slugify(input.name), exact: false }
+      : { base: input.handle, exact: true };
   const row: repo.NewProductRow = {
     id: productId,
     tenant_id: tenant.id,
+    handle: handle.base,
     name: input.name,
     description: input.description ?? null,
     sku: options.length === 0 ? (variants[0]?.sku ?? null) : null,
@@ -180,13 +203,13 @@ export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: n
     created: now,
     updated: now,
   };
-  return { row, variants };
+  return { row, variants, handle };
 }
 
 /**
  * Writes a product `buildProduct` made, with its variants, its `product_counts` bucket and
  * `product.created`, in `trx`. A SKU another variant of the tenant has is `409 duplicate_sku`,
- * before anything is written.
+ * and a given handle another product has `409 handle_taken`, before anything is written.
  */
 export async function insertProduct(trx: Db, events: EventService, product: NewProduct): Promise<void> {
   await insertNewProducts(trx, events, [product]);
@@ -194,8 +217,9 @@ export async function insertProduct(trx: Db, events: EventService, product: NewP
 
 /**
  * `insertProduct` of several products of one tenant at once (a batch of an import), each write
- * one statement for all of them: the SKU check, the products, their variants, the count buckets,
- * the events. A SKU taken by any is `409 duplicate_sku` for all, before anything is written.
+ * one statement for all of them: the SKU check, the handles (products.handles.ts), the products,
+ * their variants, the count buckets, the events. A SKU taken by any is `409 duplicate_sku` for
+ * all, a given handle taken `409 handle_taken`, before anything is written.
  */
 export async function insertNewProducts(
   trx: Db,
@@ -209,6 +233,14 @@ export async function insertNewProducts(
   const skus = variants.flatMap((variant) => (variant.sku === null ? [] : [variant.sku]));
   const taken = await variantsRepo.takenSku(trx, tenantId, skus);
   if (taken !== undefined) throw duplicateSku(taken);
+  const handles = await decideHandles(
+    trx,
+    tenantId,
+    products.map((product) => product.handle),
+  );
+  products.forEach((product, index) => {
+    product.row.handle = handles[index] as string;
+  });
   await repo.insertProducts(
     trx,
     products.map((product) => product.row),
@@ -238,14 +270,22 @@ export type ProductService = ReturnType<typeof createProductService>;
 export function createProductService(deps: { store: Store; clock: Clock; events: EventService }) {
   const { store, clock, events } = deps;
 
-  /** Runs a write that may hit the SKU index; a concurrent twin that slipped past the check is 409 too. */
-  async function guardSku<T>(
+  /**
+   * Runs a write that may hit the SKU or handle index; a concurrent twin that slipped past the
+   * check is 409 too. A handle made from a name (`handle` undefined) is left to its caller to make again.
+   */
+  async function guardUnique<T>(
     skus: readonly (string | null | undefined)[],
+    handle: string | undefined,
     write: () => Promise<T>,
   ): Promise<T> {
     try {
       return await write();
     } catch (error) {
+      if (isHandleViolation(error)) {
+        if (handle !== undefined) throw handleTaken(handle);
+        throw error;
+      }
       const sku = skus.find((value): value is string => typeof value === 'string');
       if (sku !== undefined && isUniqueViolation(error)) throw duplicateSku(sku);
       throw error;
@@ -320,6 +360,48 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     return after;
   }
 
+  /** A page of products as `GET /products` reads it (its `expand` aside). */
+  async function page(tenantId: string, query: ProductListQuery): Promise<ProductPage> {
+    const sort: ProductSort = query.sort ?? '-created';
+    if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
+      throw validationError('min_price', 'must not be greater than max_price');
+    }
+    const window = pageWindow(query, sort, repo.sortColumn(sort) === 'name' ? 'string' : 'number');
+    const filter: repo.ProductFilter = {
+      handle: query.handle,
+      category: query.category,
+      status: query.status,
+      inStock: query.in_stock,
+      q: query.q === '' ? undefined : query.q,
+      minPrice: query.min_price,
+      maxPrice: query.max_price,
+    };
+    const column = repo.sortColumn(sort);
+    const total = await repo.countProducts(store.db, store.dialect, tenantId, filter);
+    // Few matches: read them through the price or search index and sort them. Many: walk the
+    // sort's index, which meets the page's rows after about need * population / total rows.
+    let filterIndexes = true;
+    if (!repo.countable(filter)) {
+      const population = await repo.countProducts(
+        store.db,
+        store.dialect,
+        tenantId,
+        repo.countablePart(filter),
+      );
+      const need = (window.cursor ? 0 : window.offset) + window.limit + 1;
+      filterIndexes = total * total < need * population;
+    }
+    const rows = await repo.listProducts(store.db, tenantId, filter, sort, window, {
+      dialect: store.dialect,
+      filterIndexes,
+    });
+    return {
+      rows: rows.slice(0, window.limit),
+      envelope: <T>(present: (row: repo.ProductRow) => T) =>
+        envelope(rows, total, window, sort, (row) => [row[column], row.id], present),
+    };
+  }
+
   return {
     present: presentProduct,
 
@@ -331,14 +413,24 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       if (idempotent.committed !== null) return get(tenant.id, idempotent.committed);
       const product = buildProduct(tenant, input, clock.now());
       const { row, variants } = product;
-      await guardSku(
-        variants.map((variant) => variant.sku),
-        () =>
-          store.transaction(async (trx) => {
-            await insertProduct(trx, events, product);
-            await idempotent.mark(trx, row.id);
-          }),
-      );
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await guardUnique(
+            variants.map((variant) => variant.sku),
+            product.handle.exact ? product.handle.base : undefined,
+            () =>
+              store.transaction(async (trx) => {
+                await insertProduct(trx, events, product);
+                await idempotent.mark(trx, row.id);
+              }),
+          );
+          break;
+        } catch (error) {
+          // A concurrent product took the handle this one made from its name: made again.
+          if (attempt < HANDLE_ATTEMPTS && isHandleViolation(error)) continue;
+          throw error;
+        }
+      }
       const { search_extra: _searched, ...created } = row;
       return presentProduct(created, variants);
     },
@@ -364,6 +456,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       if (input.options !== undefined) checkOptions(input.options);
       const changes: Partial<repo.ProductRow> = {};
       if (input.name !== undefined) changes.name = input.name;
+      if (input.handle !== undefined) changes.handle = input.handle;
       if (input.description !== undefined) changes.description = input.description;
       if (input.currency !== undefined) changes.currency = input.currency;
       if (input.category !== undefined) changes.category = input.category;
@@ -373,10 +466,14 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
       const newOptions = input.options === undefined ? undefined : JSON.stringify(input.options);
 
-      const row = await guardSku([input.sku], () =>
+      const row = await guardUnique([input.sku], input.handle, () =>
         store.transaction(async (trx) => {
           const before = await repo.findProduct(trx, tenantId, id, true);
           if (!before) throw notFound('product');
+          if (input.handle !== undefined && input.handle !== before.handle) {
+            const [taken] = await repo.takenHandles(trx, tenantId, [input.handle], id);
+            if (taken !== undefined) throw handleTaken(taken);
+          }
           const options = input.options ?? productOptions(before);
           if (options.length > 0) {
             for (const field of ONE_VARIANT_FIELDS)
@@ -443,48 +540,22 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       });
     },
 
-    async list(tenantId: string, query: ProductListQuery) {
-      const sort: ProductSort = query.sort ?? '-created';
-      if (
-        query.min_price !== undefined &&
-        query.max_price !== undefined &&
-        query.min_price > query.max_price
-      ) {
-        throw validationError('min_price', 'must not be greater than max_price');
-      }
-      const window = pageWindow(query, sort, repo.sortColumn(sort) === 'name' ? 'string' : 'number');
-      const filter: repo.ProductFilter = {
-        category: query.category,
-        status: query.status,
-        inStock: query.in_stock,
-        q: query.q === '' ? undefined : query.q,
-        minPrice: query.min_price,
-        maxPrice: query.max_price,
-      };
-      const column = repo.sortColumn(sort);
-      const total = await repo.countProducts(store.db, store.dialect, tenantId, filter);
-      // Few matches: read them through the price or search index and sort them. Many: walk the
-      // sort's index, which meets the page's rows after about need * population / total rows.
-      let filterIndexes = true;
-      if (!repo.countable(filter)) {
-        const population = await repo.countProducts(
-          store.db,
-          store.dialect,
-          tenantId,
-          repo.countablePart(filter),
-        );
-        const need = (window.cursor ? 0 : window.offset) + window.limit + 1;
-        filterIndexes = total * total < need * population;
-      }
-      const rows = await repo.listProducts(store.db, tenantId, filter, sort, window, {
-        dialect: store.dialect,
-        filterIndexes,
-      });
+    page,
+
+    async list(tenantId: string, query: ProductListQuery): Promise<Envelope<ProductObject>> {
+      const { rows, envelope: around } = await page(tenantId, query);
       const present =
         query.expand === 'variants'
-          ? await presentWithVariants(store.db, tenantId, rows.slice(0, window.limit))
+          ? await presentWithVariants(store.db, tenantId, rows)
           : (row: repo.ProductRow) => presentProduct(row);
-      return envelope(rows, total, window, sort, (row) => [row[column], row.id], present);
+      return around(present);
     },
   };
+}
+
+/** A page of products: its rows, and the list envelope around them once presented. */
+export interface ProductPage {
+  /** The page's products (at most `limit`), in the list's order. */
+  rows: repo.ProductRow[];
+  envelope<T>(present: (row: repo.ProductRow) => T): Envelope<T>;
 }

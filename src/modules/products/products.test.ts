@@ -81,6 +81,7 @@ for (const dialect of DIALECTS) {
         { ...created, id: undefined, created: undefined, updated: undefined, variants: undefined },
         {
           id: undefined,
+          handle: 'trail-runner-2',
           name: 'Trail Runner 2',
           description: 'A light trail shoe.',
           sku: 'TR2-BLK-42',

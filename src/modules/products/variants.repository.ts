@@ -109,11 +109,14 @@ export async function firstVariants(
       .limit(n)
       .execute();
   }
+  // The tenant compared as an expression no index holds: with a plain `tenant_id = ?`, SQLite's
+  // planner reads the tenant's variants through its (tenant_id, sku_key) index, every variant of
+  // the store for each page, instead of the (product_id, position) index for the page's products.
   const ranked = db
     .selectFrom('product_variants')
     .selectAll()
     .select(sql<number>`row_number() over (partition by product_id order by position, id)`.as('rank'))
-    .where('tenant_id', '=', tenantId)
+    .where(sql<boolean>`tenant_id || '' = ${tenantId}`)
     .where('product_id', 'in', [...productIds])
     .as('ranked');
   const rows = await db

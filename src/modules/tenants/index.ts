@@ -3,4 +3,4 @@
  * here is the module's own (the lint's no-restricted-imports refuses an import of it).
  */
 export { findUser, findUserByEmail } from './tenants.repository.js';
-export { type CreatedTenant, PLANS, type TenantService } from './tenants.service.js';
+export { type CreatedTenant, PLANS, SETTING_DEFAULTS, type TenantService } from './tenants.service.js';

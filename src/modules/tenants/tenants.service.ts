@@ -14,6 +14,15 @@ import * as repo from './tenants.repository.js';
 
 export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
 
+/** The settings a new store starts with (`/settings`; migration 0041 gave existing stores the same). */
+export const SETTING_DEFAULTS = {
+  unpaid_order_expiry_minutes: 1440,
+  storefront_hold_minutes: null,
+  storefront_abandoned_after_minutes: 60,
+  storefront_recovery_url_template: null,
+  storefront_requests_per_minute: 120,
+} as const satisfies Partial<TenantsTable>;
+
 export interface CreateTenantInput {
   name: string;
   email: string;
@@ -84,6 +93,7 @@ export function createTenantService(deps: {
           monthly_limit: null,
           created: now,
           updated: now,
+          ...SETTING_DEFAULTS,
         };
         await repo.insertTenant(trx, tenant);
         await openTenantWallet(trx, tenant.id, currency, now);

@@ -82,6 +82,7 @@ describe('version registry', () => {
         ['2026-06-01', 'v2.3'],
         ['2026-11-21', 'v2.4'],
         ['2026-12-15', 'v2.5'],
+        ['2027-01-20', 'v2.6'],
       ],
     );
     assert.deepEqual(
@@ -130,14 +131,15 @@ for (const dialect of LOGIC_ONLY) {
         '/v1/versions',
       );
       assert.equal(res.status, 200);
-      assert.equal(res.headers['x-service-version'], '2026-12-15');
-      assert.equal(res.body.pinned, '2026-12-15');
+      assert.equal(res.headers['x-service-version'], '2027-01-20');
+      assert.equal(res.body.pinned, '2027-01-20');
       assert.deepEqual(
         res.body.data.map((v) => [v.version, v.release, v.latest]),
         [
           ['2026-06-01', 'v2.3', false],
           ['2026-11-21', 'v2.4', false],
-          ['2026-12-15', 'v2.5', true],
+          ['2026-12-15', 'v2.5', false],
+          ['2027-01-20', 'v2.6', true],
         ],
       );
       const old = await createTenant(ctx, { apiVersion: '2026-06-01' });
@@ -155,12 +157,19 @@ for (const dialect of LOGIC_ONLY) {
       assert.equal(before.headers['x-service-version'], '2026-11-21');
       const future = await api('GET', '/v1/users/me', { headers: { 'x-service-version': '2027-01-01' } });
       assert.equal(future.headers['x-service-version'], '2026-12-15');
+      const later = await api('GET', '/v1/users/me', { headers: { 'x-service-version': '2031-01-01' } });
+      assert.equal(later.headers['x-service-version'], '2027-01-20');
       const pinnedOld = client(ctx.app, (await createTenant(ctx, { apiVersion: '2026-06-01' })).apiKey.key);
       for (const bad of ['2026-01-01', 'yesterday', '2026-02-31']) {
         const res = await pinnedOld('GET', '/v1/users/me', { headers: { 'x-service-version': bad } });
         assert.equal(res.status, 400, bad);
         assert.equal(res.body.code, 'invalid_version');
-        assert.deepEqual(res.body.supported_versions, ['2026-06-01', '2026-11-21', '2026-12-15']);
+        assert.deepEqual(res.body.supported_versions, [
+          '2026-06-01',
+          '2026-11-21',
+          '2026-12-15',
+          '2027-01-20',
+        ]);
         assert.equal(res.headers['x-service-version'], '2026-06-01', 'refused in the pinned version');
       }
     });
@@ -169,7 +178,7 @@ for (const dialect of LOGIC_ONLY) {
       const tenant = await createTenant(ctx, { apiVersion: '2026-06-01' });
       const anonymous = await client(ctx.app)('GET', '/v1/users/me');
       assert.equal(anonymous.status, 401);
-      assert.equal(anonymous.headers['x-service-version'], '2026-12-15');
+      assert.equal(anonymous.headers['x-service-version'], '2027-01-20');
       const api = client(ctx.app, tenant.apiKey.key);
       const missing = await api('GET', '/v1/orders/ord_000000000000000000000000');
       assert.equal(missing.status, 404);
@@ -201,17 +210,17 @@ for (const dialect of LOGIC_ONLY) {
           headers: { 'x-service-version': bad },
         });
         assert.equal(malformed.status, 404, bad);
-        assert.equal(malformed.headers['x-service-version'], '2026-12-15');
+        assert.equal(malformed.headers['x-service-version'], '2027-01-20');
         for (const url of ['/healthz', '/readyz', '/v1/openapi.json', '/docs/']) {
           const res = await anonymous('GET', url, { headers: { 'x-service-version': bad } });
           assert.equal(res.status, 200, `${url} with ${bad}`);
-          assert.equal(res.headers['x-service-version'], '2026-12-15', url);
+          assert.equal(res.headers['x-service-version'], '2027-01-20', url);
         }
       }
       // The console's session check runs before the route's gate: refused, still versioned.
       const console = await anonymous('GET', '/console/api/session');
       assert.equal(console.status, 401);
-      assert.equal(console.headers['x-service-version'], '2026-12-15');
+      assert.equal(console.headers['x-service-version'], '2027-01-20');
       // Unknown console paths: the app's own not-found page (or the 503 of an unbuilt console), and
       // a JSON 404 under its API.
       for (const url of ['/console/no-such-page', '/console/api/no-such-thing']) {
@@ -226,8 +235,8 @@ for (const dialect of LOGIC_ONLY) {
       const api = client(ctx.app, tenant.apiKey.key);
       const upgraded = await api('POST', '/v1/versions/upgrade', { body: {} });
       assert.equal(upgraded.status, 200);
-      assert.deepEqual(upgraded.body, { previous_version: '2026-06-01', api_version: '2026-12-15' });
-      assert.equal((await api('GET', '/v1/users/me')).headers['x-service-version'], '2026-12-15');
+      assert.deepEqual(upgraded.body, { previous_version: '2026-06-01', api_version: '2027-01-20' });
+      assert.equal((await api('GET', '/v1/users/me')).headers['x-service-version'], '2027-01-20');
       const down = await api('POST', '/v1/versions/upgrade', { body: { version: '2026-06-01' } });
       assert.equal(down.status, 400);
       const unknown = await api('POST', '/v1/versions/upgrade', { body: { version: '2026-07-01' } });

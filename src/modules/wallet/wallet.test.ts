@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
       assert.equal(byHeader.body.balance, 300);
       assert.ok(!('available' in byHeader.body));
       const now = await latest.api<Record<string, unknown>>('GET', '/v1/wallet/balance');
-      assert.equal(now.headers['x-service-version'], '2026-12-15');
+      assert.equal(now.headers['x-service-version'], '2027-01-20');
       assert.equal(now.body.available, 300);
       // An error is never transformed.
       const missing = await latest.api<Problem>('GET', '/v1/wallet/balance?currency=JPY', {

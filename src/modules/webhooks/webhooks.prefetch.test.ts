@@ -38,7 +38,13 @@ for (const dialect of DIALECTS) {
       const principal = {
         tenant: { ...tenant.tenant },
         userId: tenant.user.id,
-        key: { id: tenant.apiKey.id, name: 'test', permissions: new Set<never>(), expiresAt: null },
+        key: {
+          id: tenant.apiKey.id,
+          name: 'test',
+          type: 'secret' as const,
+          permissions: new Set<never>(),
+          expiresAt: null,
+        },
       };
       await context.deps.webhooks.create(principal, { url: `${rx.url}/hook`, events: ['product.updated'] });
       return async (count: number, from = 0) => {

@@ -55,20 +55,20 @@ function namespaces(call: Caller) {
     },
     apiKeys: {
       /**
-       * Create a key; the full value is in this response only
+       * Create a key; a secret key is in full in this response only
        *
        * `POST /v1/api-keys` (`createApiKey`)
        */
       create: (body: Body<'createApiKey'>, options?: RequestOptions) =>
         call.one('createApiKey', { body }, options),
       /**
-       * Get one key (masked)
+       * Get one key (a secret key masked)
        *
        * `GET /v1/api-keys/{id}` (`getApiKey`)
        */
       get: (id: string, options?: RequestOptions) => call.one('getApiKey', { path: { id } }, options),
       /**
-       * List the keys that still work (masked), newest first
+       * List the keys that still work (secret keys masked), newest first
        *
        * `GET /v1/api-keys` (`listApiKeys`): every page with `for await`, one page with `await`
        */
@@ -87,6 +87,21 @@ function namespaces(call: Caller) {
        */
       roll: (id: string, body?: Body<'rollApiKey'>, options?: RequestOptions) =>
         call.one('rollApiKey', { path: { id }, body }, options),
+    },
+    carts: {
+      /**
+       * Get a cart
+       *
+       * `GET /v1/carts/{id}` (`getCart`)
+       */
+      get: (id: string, options?: RequestOptions) => call.one('getCart', { path: { id } }, options),
+      /**
+       * List carts, newest first
+       *
+       * `GET /v1/carts` (`listCarts`): every page with `for await`, one page with `await`
+       */
+      list: (query?: Query<'listCarts'>, options?: RequestOptions) =>
+        call.list('listCarts', { query }, options),
     },
     customers: {
       /**
@@ -497,6 +512,21 @@ function namespaces(call: Caller) {
         options?: RequestOptions,
       ) => call.one('updateVariant', { path: { id, variant_id: variantId }, body }, options),
     },
+    settings: {
+      /**
+       * The store’s settings
+       *
+       * `GET /v1/settings` (`getSettings`)
+       */
+      get: (options?: RequestOptions) => call.one('getSettings', {}, options),
+      /**
+       * Change the store’s settings
+       *
+       * `PATCH /v1/settings` (`updateSettings`)
+       */
+      update: (body?: Body<'updateSettings'>, options?: RequestOptions) =>
+        call.one('updateSettings', { body }, options),
+    },
     shippingRates: {
       /**
        * Create a shipping rate
@@ -532,6 +562,135 @@ function namespaces(call: Caller) {
        */
       update: (id: string, body?: Body<'updateShippingRate'>, options?: RequestOptions) =>
         call.one('updateShippingRate', { path: { id }, body }, options),
+    },
+    store: {
+      /**
+       * Add a variant to a cart
+       *
+       * `POST /v1/store/carts/{id}/lines` (`addStoreCartLine`)
+       */
+      addCartLine: (id: string, body: Body<'addStoreCartLine'>, options?: RequestOptions) =>
+        call.one('addStoreCartLine', { path: { id }, body }, options),
+      /**
+       * Complete a cart: its order, paid, exactly once
+       *
+       * `POST /v1/store/carts/{id}/complete` (`completeStoreCart`)
+       */
+      completeCart: (id: string, body: Body<'completeStoreCart'>, options?: RequestOptions) =>
+        call.one('completeStoreCart', { path: { id }, body }, options),
+      /**
+       * Set a new password with a reset token
+       *
+       * `POST /v1/store/customers/password-reset/confirm` (`confirmStorePasswordReset`)
+       */
+      confirmPasswordReset: (body: Body<'confirmStorePasswordReset'>, options?: RequestOptions) =>
+        call.one('confirmStorePasswordReset', { body }, options),
+      /**
+       * Create a cart
+       *
+       * `POST /v1/store/carts` (`createStoreCart`)
+       */
+      createCart: (body?: Body<'createStoreCart'>, options?: RequestOptions) =>
+        call.one('createStoreCart', { body }, options),
+      /**
+       * Sign up a shopper
+       *
+       * `POST /v1/store/customers` (`createStoreCustomer`)
+       */
+      createCustomer: (body: Body<'createStoreCustomer'>, options?: RequestOptions) =>
+        call.one('createStoreCustomer', { body }, options),
+      /**
+       * Sign a shopper in
+       *
+       * `POST /v1/store/sessions` (`createStoreSession`)
+       */
+      createSession: (body: Body<'createStoreSession'>, options?: RequestOptions) =>
+        call.one('createStoreSession', { body }, options),
+      /**
+       * Sign the shopper out
+       *
+       * `DELETE /v1/store/sessions/current` (`deleteStoreSession`)
+       */
+      deleteSession: (options?: RequestOptions) => call.one('deleteStoreSession', {}, options),
+      /**
+       * Get a cart, priced now
+       *
+       * `GET /v1/store/carts/{id}` (`getStoreCart`)
+       */
+      getCart: (id: string, options?: RequestOptions) => call.one('getStoreCart', { path: { id } }, options),
+      /**
+       * The signed-in shopper
+       *
+       * `GET /v1/store/customers/me` (`getStoreCustomer`)
+       */
+      getCustomer: (options?: RequestOptions) => call.one('getStoreCustomer', {}, options),
+      /**
+       * Get one product by id or handle
+       *
+       * `GET /v1/store/products/{id_or_handle}` (`getStoreProduct`)
+       */
+      getProduct: (idOrHandle: string, options?: RequestOptions) =>
+        call.one('getStoreProduct', { path: { id_or_handle: idOrHandle } }, options),
+      /**
+       * The signed-in shopper’s orders, newest first
+       *
+       * `GET /v1/store/customers/me/orders` (`listStoreCustomerOrders`): every page with `for await`, one page with `await`
+       */
+      listCustomerOrders: (query?: Query<'listStoreCustomerOrders'>, options?: RequestOptions) =>
+        call.list('listStoreCustomerOrders', { query }, options),
+      /**
+       * List the products a shopper may buy
+       *
+       * `GET /v1/store/products` (`listStoreProducts`): every page with `for await`, one page with `await`
+       */
+      listProducts: (query?: Query<'listStoreProducts'>, options?: RequestOptions) =>
+        call.list('listStoreProducts', { query }, options),
+      /**
+       * List the shipping rates a cart to a country may choose
+       *
+       * `GET /v1/store/shipping-rates` (`listStoreShippingRates`)
+       */
+      listShippingRates: (query: Query<'listStoreShippingRates'>, options?: RequestOptions) =>
+        call.one('listStoreShippingRates', { query }, options),
+      /**
+       * Remove a cart line
+       *
+       * `DELETE /v1/store/carts/{id}/lines/{line_id}` (`removeStoreCartLine`)
+       */
+      removeCartLine: (id: string, lineId: string, options?: RequestOptions) =>
+        call.one('removeStoreCartLine', { path: { id, line_id: lineId } }, options),
+      /**
+       * Ask for a password reset
+       *
+       * `POST /v1/store/customers/password-reset` (`requestStorePasswordReset`)
+       */
+      requestPasswordReset: (body: Body<'requestStorePasswordReset'>, options?: RequestOptions) =>
+        call.one('requestStorePasswordReset', { body }, options),
+      /**
+       * Change a cart’s email, address, shipping rate or discount codes
+       *
+       * `PATCH /v1/store/carts/{id}` (`updateStoreCart`)
+       */
+      updateCart: (id: string, body?: Body<'updateStoreCart'>, options?: RequestOptions) =>
+        call.one('updateStoreCart', { path: { id }, body }, options),
+      /**
+       * Set a cart line’s quantity
+       *
+       * `PATCH /v1/store/carts/{id}/lines/{line_id}` (`updateStoreCartLine`)
+       */
+      updateCartLine: (
+        id: string,
+        lineId: string,
+        body: Body<'updateStoreCartLine'>,
+        options?: RequestOptions,
+      ) => call.one('updateStoreCartLine', { path: { id, line_id: lineId }, body }, options),
+      /**
+       * Change the signed-in shopper’s profile or password
+       *
+       * `PATCH /v1/store/customers/me` (`updateStoreCustomer`)
+       */
+      updateCustomer: (body?: Body<'updateStoreCustomer'>, options?: RequestOptions) =>
+        call.one('updateStoreCustomer', { body }, options),
     },
     taxRates: {
       /**
@@ -731,6 +890,10 @@ export class ApiNamespaces {
    */
   readonly apiKeys: Namespaces['apiKeys'];
   /**
+   * Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, completed into a paid order exactly once; and the store’s view of them
+   */
+  readonly carts: Namespaces['carts'];
+  /**
    * Customers: Profiles with exact order figures, their orders, a privacy export and erasure
    */
   readonly customers: Namespaces['customers'];
@@ -767,9 +930,17 @@ export class ApiNamespaces {
    */
   readonly products: Namespaces['products'];
   /**
+   * Settings: The store’s name and currency, unpaid order expiry and storefront settings
+   */
+  readonly settings: Namespaces['settings'];
+  /**
    * Pricing: Discounts, shipping rates and tax rates that price orders
    */
   readonly shippingRates: Namespaces['shippingRates'];
+  /**
+   * Storefront catalog: What a shopper sees of the store: its active products (never stock counts, costs or drafts) and the shipping rates a cart may choose; Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, completed into a paid order exactly once; and the store’s view of them; Shopper accounts: Storefront sign-up, sign-in and sign-out, the signed-in shopper’s profile and orders, and password resets
+   */
+  readonly store: Namespaces['store'];
   /**
    * Pricing: Discounts, shipping rates and tax rates that price orders
    */
@@ -800,6 +971,7 @@ export class ApiNamespaces {
     this.ai = all.ai;
     this.analytics = all.analytics;
     this.apiKeys = all.apiKeys;
+    this.carts = all.carts;
     this.customers = all.customers;
     this.discounts = all.discounts;
     this.events = all.events;
@@ -809,7 +981,9 @@ export class ApiNamespaces {
     this.orders = all.orders;
     this.plugins = all.plugins;
     this.products = all.products;
+    this.settings = all.settings;
     this.shippingRates = all.shippingRates;
+    this.store = all.store;
     this.taxRates = all.taxRates;
     this.usage = all.usage;
     this.users = all.users;

@@ -59,6 +59,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The store’s settings
+     * @description Requires the `read:users` permission. Its name and currency, when its unpaid orders expire, and how its storefront behaves.
+     */
+    get: operations['getSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the store’s settings
+     * @description Requires the `write:settings` permission. Only the members given change, `storefront`’s too (`{"storefront": {"hold_minutes": 15}}` leaves the rest as it is); answers the settings as they now stand. The `currency` changes only while the store has no orders: after its first order it is 409 `invalid_state_transition`.
+     */
+    patch: operations['updateSettings'];
+    trace?: never;
+  };
   '/v1/api-keys': {
     parameters: {
       query?: never;
@@ -67,14 +91,14 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List the keys that still work (masked), newest first
+     * List the keys that still work (secret keys masked), newest first
      * @description Requires the `read:keys` permission.
      */
     get: operations['listApiKeys'];
     put?: never;
     /**
-     * Create a key; the full value is in this response only
-     * @description Requires the `write:keys` permission. A key can only grant permissions it holds itself, and a key with an expiry only keys that expire with it or earlier (403 `insufficient_permissions`; without `expires_at` the new key takes the caller's expiry). An idempotent replay (`Idempotent-Replayed: true`) or a retry after a 5xx answers the same key masked: the full value is shown once and never stored.
+     * Create a key; a secret key is in full in this response only
+     * @description Requires the `write:keys` permission. A secret key (`type: "secret"`, the default) holds `permissions`. A key can only grant permissions it holds itself, and a key with an expiry only keys that expire with it or earlier (403 `insufficient_permissions`; without `expires_at` the new key takes the caller's expiry). An idempotent replay (`Idempotent-Replayed: true`) or a retry after a 5xx answers the same key masked: the full value is shown once and never stored. A publishable key (`type: "publishable"`, `pk_live_...`) holds no permission (`permissions` is a 400) and may call only `/v1/store/*` (403 `publishable_key_not_allowed` anywhere else), from a browser at one of its `allowed_origins` (403 `origin_not_allowed` from another); it is public and shown in full by every read.
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -91,7 +115,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Get one key (masked)
+     * Get one key (a secret key masked)
      * @description Requires the `read:keys` permission.
      */
     get: operations['getApiKey'];
@@ -118,7 +142,7 @@ export interface paths {
     put?: never;
     /**
      * Replace a key with a new one; the old one works for `expires_in_seconds` more
-     * @description Requires the `write:keys` permission. The new key keeps the name, permissions and expiry of the old one, and is in full in this response only: an idempotent replay or a retry after a 5xx answers it masked. A key with an expiry cannot roll a key that expires later (403).
+     * @description Requires the `write:keys` permission. The new key keeps the name, type, permissions (or allowed origins) and expiry of the old one. A secret key is in full in this response only: an idempotent replay or a retry after a 5xx answers it masked (a publishable key is always in full). A key with an expiry cannot roll a key that expires later (403).
      */
     post: operations['rollApiKey'];
     delete?: never;
@@ -136,7 +160,7 @@ export interface paths {
     };
     /**
      * The dated API versions, their releases and changelogs
-     * @description Any valid API key.
+     * @description Any valid secret key.
      */
     get: operations['listVersions'];
     put?: never;
@@ -317,7 +341,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a customer without orders
-     * @description Requires the `write:customers` permission. A customer with orders is `409 customer_has_orders`: redact it instead.
+     * @description Requires the `write:customers` permission. Its storefront login, sessions and pending password resets go with it. A customer with orders is `409 customer_has_orders`: redact it instead.
      */
     delete: operations['deleteCustomer'];
     options?: never;
@@ -338,7 +362,7 @@ export interface paths {
     };
     /**
      * Export everything held about a customer (GDPR article 15)
-     * @description Requires the `read:customers` permission. One JSON document: the customer, every one of its orders (items, addresses, payment summary, metadata) and the retained events that carry its data (id, type, object, created). See docs/customers.md, "Privacy: export and erasure".
+     * @description Requires the `read:customers` permission. One JSON document: the customer, whether it has a storefront login (never its password), every one of its orders (items, addresses, payment summary, metadata) and the retained events that carry its data (id, type, object, created). See docs/customers.md, "Privacy: export and erasure".
      */
     get: operations['exportCustomerData'];
     put?: never;
@@ -360,7 +384,7 @@ export interface paths {
     put?: never;
     /**
      * Erase a customer's personal data, irreversibly (GDPR article 17)
-     * @description Requires the `write:customers` permission. In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, and the recorded responses of the webhook deliveries of those events are dropped. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.
+     * @description Requires the `write:customers` permission. In one transaction: the customer's email becomes `redacted+{id}@invalid`, its name, phone, addresses, tags, note and metadata are cleared; its orders lose the customer's email and name, the shipping address, metadata, carrier and tracking number, and their refunds their reason; stored event payloads, recorded Idempotency-Key responses and the analytics rollups are rewritten the same way, the recorded responses of the webhook deliveries of those events are dropped, and its storefront login (password hash, sessions, pending password resets) is deleted. Amounts, items, statuses, payments, refund amounts, the ledger, every analytics figure and the customer's counts are kept. Emits `customer.redacted`. A redacted customer cannot be changed (`PATCH` is 409); redacting it again sweeps again and answers it as it is, without a second event.
      */
     post: operations['redactCustomer'];
     delete?: never;
@@ -727,6 +751,358 @@ export interface paths {
      * @description Requires the `write:orders` permission. Give `amount` (an amount covering no line), or `items` (units, each at what the buyer paid for it, tax included) and/or `shipping: true` (what is left of the shipping paid); with none of them, all that is left is refunded. The order must have been paid: a pending or cancelled one is 409 `invalid_state_transition`; a refunded one has nothing left, 422 `amount_exceeds_refundable` with `refundable_amount: 0`, as every refund past what is left. Refunds never add up to more than was captured: 422 `amount_exceeds_refundable`, also under concurrent refunds. Each refund debits the wallet (422 `insufficient_funds` without the funds) and emits `refund.created`; the one that leaves nothing to refund also makes the order `refunded` (`order.refunded`). `restock` puts the refunded units back in stock. At most 100 refunds per order, the last of them all that is left (422 `limit_exceeded`).
      */
     post: operations['createRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the products a shopper may buy
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Active products only, paged and sorted as `GET /products`. Each carries its first variants by position; `variants_has_more` says when its own page has more.
+     */
+    get: operations['listStoreProducts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/products/{id_or_handle}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one product by id or handle
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. An active product with all its variants. A draft or archived product is `404`, as an unknown one.
+     */
+    get: operations['getStoreProduct'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/shipping-rates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the shipping rates a cart to a country may choose
+     * @description A storefront route: a publishable key, or a secret key with `read:products`.
+     */
+    get: operations['listStoreShippingRates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/carts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a cart
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. A new open cart in `currency` (default: the store’s), with the lines, codes, email, address and rate given, answered priced. A variant that is not on sale is a 400 naming its line; one out of stock is taken, and listed in `problems`. A retry with the same `Idempotency-Key` answers the same cart.
+     */
+    post: operations['createStoreCart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/carts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a cart, priced now
+     * @description A storefront route: a publishable key, or a secret key with `read:products`.
+     */
+    get: operations['getStoreCart'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a cart’s email, address, shipping rate or discount codes
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Only the members given change; null clears one. A code that does not apply, or an address no rate serves, is taken and listed in `problems`.
+     */
+    patch: operations['updateStoreCart'];
+    trace?: never;
+  };
+  '/v1/store/carts/{id}/lines': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a variant to a cart
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Adds to the line of that variant when the cart has one (at most 999 units a line, 100 lines a cart: a 400 naming the field past either).
+     */
+    post: operations['addStoreCartLine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/carts/{id}/lines/{line_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a cart line
+     * @description A storefront route: a publishable key, or a secret key with `read:products`.
+     */
+    delete: operations['removeStoreCartLine'];
+    options?: never;
+    head?: never;
+    /**
+     * Set a cart line’s quantity
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. 0 removes the line. An unknown line is 404.
+     */
+    patch: operations['updateStoreCartLine'];
+    trace?: never;
+  };
+  '/v1/store/carts/{id}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a cart: its order, paid, exactly once
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Makes the cart’s order (`source: "storefront"`, `cart_id`) and charges it, in one transaction with its stock, discount uses, customer and payment; `201` with the paid order. Once per cart: concurrent completions make one order (a completion that finds another in progress waits for it), and completing a completed cart answers `200` with the same order. `expected_total` must be the cart’s `total` now, else 409 `cart_changed` with the cart as it now stands in `cart`; a cart with `problems` is 422 `cart_not_ready` listing them in `problems`; a declined payment is 422 `payment_failed` (with `failure_code`), and the cart stays open with nothing taken. A secret key needs `write:orders` too.
+     */
+    post: operations['completeStoreCart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/carts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List carts, newest first
+     * @description Requires the `read:orders` permission. `status=abandoned`: open carts with an email and a line, unchanged for the store’s `storefront.abandoned_after_minutes` (default 60). Each cart is priced now, as its shopper sees it.
+     */
+    get: operations['listCarts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/carts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a cart
+     * @description Requires the `read:orders` permission.
+     */
+    get: operations['getCart'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign up a shopper
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Makes a customer with a login (`customer.created`); sign in next with `POST /store/sessions`. An email the store already knows is `409 duplicate_email`, also for a customer without a login (made by an order, an import or the admin API): such a customer gets a login through a password reset. Sign-ups are limited per buyer IP (`429 rate_limited`).
+     */
+    post: operations['createStoreCustomer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign a shopper in
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. A session token for `X-Customer-Token`, valid 30 days. A wrong password and an unknown email are both `401 invalid_credentials`, and take the same time. Failed sign-ins are limited per email and per buyer IP (`429 rate_limited` with `Retry-After`); a shopper whose email is blocked gets back in by a password reset.
+     */
+    post: operations['createStoreSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/sessions/current': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Sign the shopper out
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Ends the session of `X-Customer-Token`; the token stops working at once.
+     */
+    delete: operations['deleteStoreSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/customers/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in shopper
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. The customer of `X-Customer-Token` (`401 invalid_customer_token` without a live one).
+     */
+    get: operations['getStoreCustomer'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the signed-in shopper’s profile or password
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Only the fields given change (`customer.updated`). The email is the store’s to change (`PATCH /customers/{id}`). A new `password` needs `current_password` (a wrong one is `401 invalid_credentials` naming it, counted as a failed sign-in) and ends the shopper’s other sessions.
+     */
+    patch: operations['updateStoreCustomer'];
+    trace?: never;
+  };
+  '/v1/store/customers/me/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in shopper’s orders, newest first
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Only the orders of the customer of `X-Customer-Token`, as the shopper sees them: without the store’s metadata, rule and rate ids or refund reasons.
+     */
+    get: operations['listStoreCustomerOrders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/customers/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask for a password reset
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Always `202`, whether or not the email is known. For a customer of the store (with a login or not) it emits `customer.password_reset` with a single-use `reset_token` valid one hour: the store’s webhook mails it to the shopper. At most 3 such events an hour per email; requests are limited per buyer IP (`429 rate_limited`).
+     */
+    post: operations['requestStorePasswordReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/store/customers/password-reset/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set a new password with a reset token
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Sets the password (making the login of a customer that had none), uses up the token and the customer’s other pending resets, ends every session of the customer and clears its failed sign-ins, then signs the shopper in. An unknown, used or expired token is `422 invalid_reset_token`.
+     */
+    post: operations['confirmStorePasswordReset'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1458,7 +1834,7 @@ export interface paths {
     };
     /**
      * Export every product as CSV or JSON Lines
-     * @description Requires the `read:products` permission. One row per variant: the product’s columns on its first row, `handle` (the product’s id) on each; the columns `POST /imports?resource=products` reads. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
+     * @description Requires the `read:products` permission. One row per variant: the product’s columns on its first row, `handle` (the product’s handle) on each; the columns `POST /imports?resource=products` reads. Streamed in the order stored, however many there are. CSV text that a spreadsheet would run as a formula starts with `'` (an import takes it off). See docs/imports-and-exports.md.
      */
     get: operations['exportProducts'];
     put?: never;
@@ -1851,6 +2227,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'customer.password_reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** customer.password_reset */
+    post: operations['onCustomerPasswordReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'transfer.created': {
     parameters: {
       query?: never;
@@ -1991,18 +2384,25 @@ export interface components {
         | 'authentication_required'
         | 'invalid_api_key'
         | 'api_key_expired'
+        | 'invalid_credentials'
+        | 'invalid_customer_token'
         | 'insufficient_permissions'
+        | 'publishable_key_not_allowed'
+        | 'origin_not_allowed'
         | 'not_found'
         | 'method_not_allowed'
         | 'request_timeout'
         | 'idempotency_key_in_use'
         | 'invalid_state_transition'
         | 'duplicate_sku'
+        | 'handle_taken'
         | 'duplicate_email'
         | 'customer_has_orders'
         | 'duplicate_code'
         | 'duplicate_tax_rate'
         | 'shipping_rate_overlap'
+        | 'cart_not_open'
+        | 'cart_changed'
         | 'payload_too_large'
         | 'unsupported_media_type'
         | 'idempotency_key_reused'
@@ -2016,7 +2416,9 @@ export interface components {
         | 'amount_exceeds_refundable'
         | 'discount_invalid'
         | 'shipping_unavailable'
+        | 'cart_not_ready'
         | 'invalid_import'
+        | 'invalid_reset_token'
         | 'rate_limited'
         | 'quota_exceeded'
         | 'request_header_fields_too_large'
@@ -2039,17 +2441,96 @@ export interface components {
     };
     /**
      * @example {
+     *       "name": "Northwind Outfitters",
+     *       "currency": "USD",
+     *       "unpaid_order_expiry_minutes": 1440,
+     *       "storefront": {
+     *         "hold_minutes": 15,
+     *         "abandoned_after_minutes": 60,
+     *         "recovery_url_template": "https://shop.example.com/cart/{cart_id}",
+     *         "requests_per_minute": 120
+     *       }
+     *     }
+     */
+    Settings: {
+      /**
+       * @description The store’s name, as the console, `GET /users/me` and the API keys’ tenant show it.
+       * @example Northwind Outfitters
+       */
+      name: string;
+      /**
+       * Format: iso4217
+       * @description ISO 4217, upper case: the currency new products are priced in when they name none, and the wallet’s. Changes only while the store has no orders (409 `invalid_state_transition` after).
+       * @example USD
+       */
+      currency: string;
+      /**
+       * @description A `pending` order older than this is cancelled by the system (`cancel_reason: "expired"`), its stock and discount uses given back and `order.cancelled` emitted; an order whose payment is in progress waits for its outcome. 0: never; otherwise 1 to 43,200 (30 days). Default 1440 (a day).
+       * @example 1440
+       */
+      unpaid_order_expiry_minutes: number;
+      storefront: components['schemas']['StorefrontSettings'];
+    };
+    /**
+     * @description How the storefront API (`/v1/store/*`) behaves.
+     * @example {
+     *       "hold_minutes": 15,
+     *       "abandoned_after_minutes": 60,
+     *       "recovery_url_template": "https://shop.example.com/cart/{cart_id}",
+     *       "requests_per_minute": 120
+     *     }
+     */
+    StorefrontSettings: {
+      /**
+       * @description How long `POST /store/carts/{id}/hold` reserves a cart’s units (1-60); null (the default): stock holds are off.
+       * @example 15
+       */
+      hold_minutes: number | null;
+      /**
+       * @description An open cart with an email and a line, unchanged this long, emits `cart.abandoned` once (1-10,080; default 60).
+       * @example 60
+       */
+      abandoned_after_minutes: number;
+      /**
+       * @description An https URL holding `{cart_id}`: `cart.abandoned` carries it as `recovery_url` with the cart’s id in its place. Null (the default): no `recovery_url`.
+       * @example https://shop.example.com/cart/{cart_id}
+       */
+      recovery_url_template: string | null;
+      /**
+       * @description Storefront requests a minute per buyer IP (10-10,000; default 120).
+       * @example 120
+       */
+      requests_per_minute: number;
+    };
+    /**
+     * @example {
      *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
      *       "name": "Warehouse sync",
+     *       "type": "secret",
      *       "key": "sk_live_****_****_****_2hH5",
      *       "permissions": [
      *         "read:products",
      *         "write:products"
      *       ],
+     *       "allowed_origins": [],
      *       "status": "Active",
      *       "created": "2026-11-03T11:26:40.915Z",
      *       "last_used": "2026-11-27T07:58:13.402Z",
      *       "expires_at": "2027-06-30T00:00:00.000Z"
+     *     }
+     * @example {
+     *       "id": "key_7Hq2Wm9Xc4Nv1Bz6Lp3Rt8Ks",
+     *       "name": "Web shop",
+     *       "type": "publishable",
+     *       "key": "pk_live_Vb8Nq3Kd6Ws1Zm4Xr9Ty2Hc5Lp7Jf0Ga3Ue6Oi1Q",
+     *       "permissions": [],
+     *       "allowed_origins": [
+     *         "https://shop.example.com"
+     *       ],
+     *       "status": "Active",
+     *       "created": "2027-01-21T09:12:05.118Z",
+     *       "last_used": "2027-01-21T10:40:27.554Z",
+     *       "expires_at": null
      *     }
      */
     ApiKey: {
@@ -2057,10 +2538,16 @@ export interface components {
       id: string;
       name: string;
       /**
-       * @description The full key in the response that creates or rolls it; masked everywhere else.
+       * @description `secret` (`sk_live_`): holds permissions, for servers. `publishable` (`pk_live_`): public, holds no permission and may call only the storefront routes (`/v1/store/*`), from a browser at one of its `allowed_origins`.
+       * @enum {string}
+       */
+      type: 'secret' | 'publishable';
+      /**
+       * @description A secret key: in full in the response that creates or rolls it, masked everywhere else. A publishable key: in full always (it is public).
        * @example sk_live_****_****_****_a1B2
        */
       key: string;
+      /** @description Empty for a publishable key. */
       permissions: (
         | 'read:users'
         | 'read:keys'
@@ -2087,6 +2574,8 @@ export interface components {
         | 'read:imports'
         | 'write:imports'
       )[];
+      /** @description The browser origins a publishable key answers (CORS on `/v1/store/*`), normalised; `[]` for a secret key. */
+      allowed_origins: string[];
       /**
        * @description `Expiring` when `expires_at` is within 7 days.
        * @enum {string}
@@ -2114,11 +2603,13 @@ export interface components {
      *         {
      *           "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
      *           "name": "Warehouse sync",
+     *           "type": "secret",
      *           "key": "sk_live_****_****_****_2hH5",
      *           "permissions": [
      *             "read:products",
      *             "write:products"
      *           ],
+     *           "allowed_origins": [],
      *           "status": "Active",
      *           "created": "2026-11-03T11:26:40.915Z",
      *           "last_used": "2026-11-27T07:58:13.402Z",
@@ -2148,6 +2639,7 @@ export interface components {
     /**
      * @example {
      *       "id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *       "handle": "trail-runner-3",
      *       "name": "Trail Runner 3",
      *       "description": "Grippy lugs and a rock plate for technical trails.",
      *       "sku": "TR3-42",
@@ -2194,6 +2686,8 @@ export interface components {
     Product: {
       /** @example prod_3kTq9ZpW2bX9sT2uV7wY3cE5 */
       id: string;
+      /** @description Unique per tenant: lowercase `a-z`, `0-9` and `-`, given or made from the name (`classic-tee`, then `classic-tee-2`). From version 2027-01-20. */
+      handle: string;
       name: string;
       description: string | null;
       /** @description The one variant's SKU for a product without options; null with options. */
@@ -2312,6 +2806,7 @@ export interface components {
      *       "data": [
      *         {
      *           "id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *           "handle": "trail-runner-3",
      *           "name": "Trail Runner 3",
      *           "description": "Grippy lugs and a rock plate for technical trails.",
      *           "sku": "TR3-42",
@@ -2922,6 +3417,8 @@ export interface components {
      *       "metadata": {
      *         "channel": "web"
      *       },
+     *       "source": "storefront",
+     *       "cart_id": "cart_7Hq2ZxW1bX9sT2uV7wY3cE5a",
      *       "carrier": "UPS",
      *       "tracking_number": "1Z999AA10123456784",
      *       "restocked": true,
@@ -2931,6 +3428,7 @@ export interface components {
      *       "shipped_at": "2026-11-22T14:03:11.940Z",
      *       "delivered_at": "2026-11-24T18:27:45.006Z",
      *       "cancelled_at": null,
+     *       "cancel_reason": null,
      *       "refunded_at": null,
      *       "refunded_amount": 2413,
      *       "refundable_amount": 13995,
@@ -2997,6 +3495,16 @@ export interface components {
       metadata: {
         [key: string]: string;
       };
+      /**
+       * @description Where the order was placed: `api` (`POST /orders` with a key), `storefront` (a completed cart), `console` (the developer console), `import`.
+       * @enum {string}
+       */
+      source: 'api' | 'storefront' | 'import' | 'console';
+      /**
+       * @description The cart (`cart_...`) whose completion made the order; null for an order not made from a cart.
+       * @example cart_7Hq2ZxW1bX9sT2uV7wY3cE5a
+       */
+      cart_id: string | null;
       carrier: string | null;
       tracking_number: string | null;
       /** @description Whether the order gave units back to stock: a cancel (every unit not given back before), or a refund with restock (its `restocked` says which). A variant deleted since has no stock to take them back. */
@@ -3031,6 +3539,11 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       cancelled_at: string | null;
+      /**
+       * @description Why the order was cancelled: `requested` (`POST /orders/{id}/cancel`) or `expired` (the system cancelled it, unpaid past the store’s `unpaid_order_expiry_minutes`); null while it is not cancelled.
+       * @enum {string|null}
+       */
+      cancel_reason: 'requested' | 'expired' | null;
       /**
        * Format: date-time
        * @example 2026-11-21T10:15:00.000Z
@@ -3224,6 +3737,8 @@ export interface components {
      *           "metadata": {
      *             "channel": "web"
      *           },
+     *           "source": "storefront",
+     *           "cart_id": "cart_7Hq2ZxW1bX9sT2uV7wY3cE5a",
      *           "carrier": "UPS",
      *           "tracking_number": "1Z999AA10123456784",
      *           "restocked": true,
@@ -3233,6 +3748,7 @@ export interface components {
      *           "shipped_at": "2026-11-22T14:03:11.940Z",
      *           "delivered_at": "2026-11-24T18:27:45.006Z",
      *           "cancelled_at": null,
+     *           "cancel_reason": null,
      *           "refunded_at": null,
      *           "refunded_amount": 2413,
      *           "refundable_amount": 13995,
@@ -3400,6 +3916,828 @@ export interface components {
       created: string;
       /** Format: date-time */
       updated: string;
+    };
+    /**
+     * @example {
+     *       "id": "prod_UJCge5s3ZsDvyd79x11NeKpp",
+     *       "handle": "logo-t-shirt",
+     *       "name": "Logo T-shirt",
+     *       "description": "Heavyweight cotton with the logo on the chest.",
+     *       "category": "apparel",
+     *       "images": [
+     *         "https://cdn.example.com/products/logo-t-shirt.jpg"
+     *       ],
+     *       "tags": [
+     *         "cotton"
+     *       ],
+     *       "options": [
+     *         {
+     *           "name": "Size",
+     *           "values": [
+     *             "S",
+     *             "M"
+     *           ]
+     *         },
+     *         {
+     *           "name": "Color",
+     *           "values": [
+     *             "Black"
+     *           ]
+     *         }
+     *       ],
+     *       "price": 2500,
+     *       "price_max": 2500,
+     *       "currency": "USD",
+     *       "available": true,
+     *       "variants": [
+     *         {
+     *           "id": "var_Qn4tLx8RcW2mZp6Vb1Hd9Ks3",
+     *           "title": "S / Black",
+     *           "options": {
+     *             "Size": "S",
+     *             "Color": "Black"
+     *           },
+     *           "price": 2500,
+     *           "compare_at_price": 3000,
+     *           "available": false
+     *         },
+     *         {
+     *           "id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *           "title": "M / Black",
+     *           "options": {
+     *             "Size": "M",
+     *             "Color": "Black"
+     *           },
+     *           "price": 2500,
+     *           "compare_at_price": 3000,
+     *           "available": true
+     *         }
+     *       ],
+     *       "variants_has_more": false
+     *     }
+     */
+    StoreProduct: {
+      /** @example prod_UJCge5s3ZsDvyd79x11NeKpp */
+      id: string;
+      /** @description Unique in the store; `GET /store/products/{handle}` finds it. */
+      handle: string;
+      name: string;
+      description: string | null;
+      category: string | null;
+      images: string[];
+      tags: string[];
+      options: components['schemas']['ProductOption'][];
+      /** @description The lowest variant price; minor units of `currency`. */
+      price: number;
+      /** @description The highest variant price; minor units. */
+      price_max: number;
+      /** @description ISO 4217. */
+      currency: string;
+      /** @description Whether any of its variants can be bought now. */
+      available: boolean;
+      /** @description By position: all of them on `GET /store/products/{id_or_handle}`; the first 100 in a list. */
+      variants: components['schemas']['StoreVariant'][];
+      /** @description In a list: the product has more than the 100 variants shown (its own page lists them all). Always false on `GET /store/products/{id_or_handle}`. */
+      variants_has_more: boolean;
+    };
+    StoreVariant: {
+      /** @example var_RzZ3unAXTTuVdMLmj0ZuOFd7 */
+      id: string;
+      /** @description Its option values joined by " / " (`M / Black`); `Default` without options. */
+      title: string;
+      /** @description A value for each of the product's options, by option name. */
+      options: {
+        [key: string]: string;
+      };
+      /** @description Minor units of the product’s `currency`. */
+      price: number;
+      /** @description The price before a reduction, to show struck through; minor units. */
+      compare_at_price: number | null;
+      /** @description Whether a unit can be bought now (it is in stock). */
+      available: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "prod_UJCge5s3ZsDvyd79x11NeKpp",
+     *           "handle": "logo-t-shirt",
+     *           "name": "Logo T-shirt",
+     *           "description": "Heavyweight cotton with the logo on the chest.",
+     *           "category": "apparel",
+     *           "images": [
+     *             "https://cdn.example.com/products/logo-t-shirt.jpg"
+     *           ],
+     *           "tags": [
+     *             "cotton"
+     *           ],
+     *           "options": [
+     *             {
+     *               "name": "Size",
+     *               "values": [
+     *                 "S",
+     *                 "M"
+     *               ]
+     *             },
+     *             {
+     *               "name": "Color",
+     *               "values": [
+     *                 "Black"
+     *               ]
+     *             }
+     *           ],
+     *           "price": 2500,
+     *           "price_max": 2500,
+     *           "currency": "USD",
+     *           "available": true,
+     *           "variants": [
+     *             {
+     *               "id": "var_Qn4tLx8RcW2mZp6Vb1Hd9Ks3",
+     *               "title": "S / Black",
+     *               "options": {
+     *                 "Size": "S",
+     *                 "Color": "Black"
+     *               },
+     *               "price": 2500,
+     *               "compare_at_price": 3000,
+     *               "available": false
+     *             },
+     *             {
+     *               "id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *               "title": "M / Black",
+     *               "options": {
+     *                 "Size": "M",
+     *                 "Color": "Black"
+     *               },
+     *               "price": 2500,
+     *               "compare_at_price": 3000,
+     *               "available": true
+     *             }
+     *           ],
+     *           "variants_has_more": false
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    StoreProductList: {
+      data: components['schemas']['StoreProduct'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "shr_PA7TCIzxZZAA2dpyxCT2F309",
+     *       "name": "Standard",
+     *       "amount": 599,
+     *       "currency": "USD",
+     *       "free_over": 5000,
+     *       "min_weight_grams": null,
+     *       "max_weight_grams": 4999
+     *     }
+     */
+    StoreShippingRate: {
+      /** @description What a cart names as its `shipping_rate_id`. */
+      id: string;
+      name: string;
+      /** @description What it costs, in minor units of `currency`. */
+      amount: number;
+      /** @description ISO 4217. */
+      currency: string;
+      /** @description Free from this discounted subtotal (minor units); null: never free. */
+      free_over: number | null;
+      /** @description The lightest parcel it takes, inclusive; null: no lower bound. */
+      min_weight_grams: number | null;
+      /** @description The heaviest parcel it takes, inclusive; null: no upper bound. */
+      max_weight_grams: number | null;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "shr_PA7TCIzxZZAA2dpyxCT2F309",
+     *           "name": "Standard",
+     *           "amount": 599,
+     *           "currency": "USD",
+     *           "free_over": 5000,
+     *           "min_weight_grams": null,
+     *           "max_weight_grams": 4999
+     *         }
+     *       ]
+     *     }
+     */
+    StoreShippingRateList: {
+      /** @description Every rate to the country in the currency, cheapest first; which of them takes a cart depends on its weight (the bands). */
+      data: components['schemas']['StoreShippingRate'][];
+    };
+    /**
+     * @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax.
+     * @example {
+     *       "id": "cart_7Hq2ZxW1bX9sT2uV7wY3cE5a",
+     *       "status": "open",
+     *       "currency": "USD",
+     *       "email": "ada@example.com",
+     *       "customer_id": null,
+     *       "lines": [
+     *         {
+     *           "id": "cli_4mRt8YpW2bX9sT2uV7wY3cE5",
+     *           "variant_id": "var_4hUr0aQX3cY0tU3vW8xZ4dF6",
+     *           "product_id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *           "name": "Linen shirt",
+     *           "variant_title": "M / Sand",
+     *           "sku": "LIN-M-SND",
+     *           "quantity": 2,
+     *           "unit_price": 4500,
+     *           "subtotal": 9000,
+     *           "discount": 900,
+     *           "tax": 729,
+     *           "total": 8829,
+     *           "available": true
+     *         }
+     *       ],
+     *       "discount_codes": [
+     *         "WELCOME10"
+     *       ],
+     *       "shipping_address": {
+     *         "name": "Ada Lovelace",
+     *         "line1": "500 Howard St",
+     *         "line2": "Suite 300",
+     *         "city": "San Francisco",
+     *         "state": "CA",
+     *         "postal_code": "94105",
+     *         "country": "US",
+     *         "phone": "+14155550123"
+     *       },
+     *       "shipping_rate_id": "shr_6bRt2ZxW1bX9sT2uV7wY3cE5",
+     *       "shipping_rates": [
+     *         {
+     *           "id": "shr_6bRt2ZxW1bX9sT2uV7wY3cE5",
+     *           "name": "Standard",
+     *           "amount": 500
+     *         },
+     *         {
+     *           "id": "shr_9Tf2Lq5Zx8Nc3Vb6Mk1Pw4Rs",
+     *           "name": "Express",
+     *           "amount": 1500
+     *         }
+     *       ],
+     *       "subtotal": 9000,
+     *       "discount_total": 900,
+     *       "shipping_total": 500,
+     *       "tax_total": 729,
+     *       "total": 9329,
+     *       "problems": [],
+     *       "hold": null,
+     *       "order_id": null,
+     *       "created": "2026-11-21T10:11:02.118Z",
+     *       "updated": "2026-11-21T10:14:31.207Z",
+     *       "expires_at": "2026-12-21T10:14:31.207Z"
+     *     }
+     */
+    Cart: {
+      /**
+       * @description `cart_` and 24 base62 characters (143 random bits): with the store’s publishable key, all a shopper needs.
+       * @example cart_7Hq2ZxW1bX9sT2uV7wY3cE5a
+       */
+      id: string;
+      /**
+       * @description `open`, `completed` (its order made) or `expired` (unchanged for 30 days).
+       * @enum {string}
+       */
+      status: 'open' | 'completed' | 'expired';
+      currency: string;
+      email: string | null;
+      /** @description The signed-in shopper the cart belongs to. */
+      customer_id: string | null;
+      /** @description In the order they were added. */
+      lines: {
+        /** @example cli_4mRt8YpW2bX9sT2uV7wY3cE5 */
+        id: string;
+        variant_id: string;
+        product_id: string;
+        /** @description The product’s name (as last seen, for a variant no longer sold). */
+        name: string;
+        /** @description `Default` for a product without options. */
+        variant_title: string;
+        sku: string | null;
+        quantity: number;
+        /** @description The variant’s price now, minor units; 0 for a line that can no longer be bought. */
+        unit_price: number;
+        /** @description `unit_price` × `quantity`. */
+        subtotal: number;
+        /** @description The line’s share of the cart’s discounts. */
+        discount: number;
+        /** @description The line’s tax after its discount (contained in the price when inclusive). */
+        tax: number;
+        /** @description `subtotal` − `discount`, plus `tax` when exclusive. */
+        total: number;
+        /** @description Whether the line can be bought now as it is: its variant sold, in the cart’s currency, with `quantity` units in stock. */
+        available: boolean;
+      }[];
+      /** @description As entered, whether they apply or not. */
+      discount_codes: string[];
+      shipping_address:
+        ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+      /** @description The rate chosen; null: the cheapest. */
+      shipping_rate_id: string | null;
+      /** @description The rates that may ship the cart to its address (none without one), cheapest first, each with what it costs this cart before a free-shipping discount. */
+      shipping_rates: {
+        id: string;
+        name: string;
+        amount: number;
+      }[];
+      subtotal: number;
+      /** @description Amounts off the lines plus shipping waived. */
+      discount_total: number;
+      /** @description The shipping rate’s price, before a free-shipping discount. */
+      shipping_total: number;
+      tax_total: number;
+      /** @description `subtotal` − `discount_total` + `shipping_total` + exclusive tax: what completing the cart charges now. Never negative. */
+      total: number;
+      /** @description What would stop its order now; completion needs none (422 `cart_not_ready`). */
+      problems: {
+        /**
+         * @description `insufficient_stock` (a line asks for more than is in stock), `variant_unavailable` (its variant deleted, its product not active, or priced in another currency), `discount_invalid` (a code that does not apply: see `reason`), `shipping_unavailable` (no rate for the address, or the chosen one does not serve it), `email_required`, `cart_empty`, `total_too_large` (over 10^12 minor units).
+         * @enum {string}
+         */
+        code:
+          | 'insufficient_stock'
+          | 'variant_unavailable'
+          | 'discount_invalid'
+          | 'shipping_unavailable'
+          | 'email_required'
+          | 'cart_empty'
+          | 'total_too_large';
+        /** @description The line it is about. */
+        line_id?: string;
+        message: string;
+        /** @description Of `discount_invalid`: `unknown`, `disabled`, `not_started`, `expired`, `usage_limit_reached`, `minimum_not_met` or `not_combinable`. */
+        reason?: string;
+        /** @description Of `discount_invalid`: the code as typed. */
+        discount_code?: string;
+      }[];
+      /** @description Stock held for the cart, until `expires_at`. */
+      hold: {
+        /**
+         * Format: date-time
+         * @example 2026-11-21T10:15:00.000Z
+         */
+        expires_at: string;
+      } | null;
+      /** @description The order its completion made. */
+      order_id: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      updated: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      expires_at: string;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "cart_7Hq2ZxW1bX9sT2uV7wY3cE5a",
+     *           "status": "open",
+     *           "currency": "USD",
+     *           "email": "ada@example.com",
+     *           "customer_id": null,
+     *           "lines": [
+     *             {
+     *               "id": "cli_4mRt8YpW2bX9sT2uV7wY3cE5",
+     *               "variant_id": "var_4hUr0aQX3cY0tU3vW8xZ4dF6",
+     *               "product_id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *               "name": "Linen shirt",
+     *               "variant_title": "M / Sand",
+     *               "sku": "LIN-M-SND",
+     *               "quantity": 2,
+     *               "unit_price": 4500,
+     *               "subtotal": 9000,
+     *               "discount": 900,
+     *               "tax": 729,
+     *               "total": 8829,
+     *               "available": true
+     *             }
+     *           ],
+     *           "discount_codes": [
+     *             "WELCOME10"
+     *           ],
+     *           "shipping_address": {
+     *             "name": "Ada Lovelace",
+     *             "line1": "500 Howard St",
+     *             "line2": "Suite 300",
+     *             "city": "San Francisco",
+     *             "state": "CA",
+     *             "postal_code": "94105",
+     *             "country": "US",
+     *             "phone": "+14155550123"
+     *           },
+     *           "shipping_rate_id": "shr_6bRt2ZxW1bX9sT2uV7wY3cE5",
+     *           "shipping_rates": [
+     *             {
+     *               "id": "shr_6bRt2ZxW1bX9sT2uV7wY3cE5",
+     *               "name": "Standard",
+     *               "amount": 500
+     *             },
+     *             {
+     *               "id": "shr_9Tf2Lq5Zx8Nc3Vb6Mk1Pw4Rs",
+     *               "name": "Express",
+     *               "amount": 1500
+     *             }
+     *           ],
+     *           "subtotal": 9000,
+     *           "discount_total": 900,
+     *           "shipping_total": 500,
+     *           "tax_total": 729,
+     *           "total": 9329,
+     *           "problems": [],
+     *           "hold": null,
+     *           "order_id": null,
+     *           "created": "2026-11-21T10:11:02.118Z",
+     *           "updated": "2026-11-21T10:14:31.207Z",
+     *           "expires_at": "2026-12-21T10:14:31.207Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    CartList: {
+      data: components['schemas']['Cart'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @description The signed-in shopper as they see themselves: the store’s own fields about a customer (tags, note, metadata, figures) are not shown.
+     * @example {
+     *       "id": "cus_edm8Zq6mpEr6ql9bxIuE5gyZ",
+     *       "email": "ada@example.com",
+     *       "name": "Ada Lovelace",
+     *       "phone": "+14155550123",
+     *       "addresses": [
+     *         {
+     *           "name": "Ada Lovelace",
+     *           "line1": "500 Howard St",
+     *           "line2": "Suite 300",
+     *           "city": "San Francisco",
+     *           "state": "CA",
+     *           "postal_code": "94105",
+     *           "country": "US",
+     *           "phone": "+14155550123"
+     *         }
+     *       ],
+     *       "marketing_consent": true,
+     *       "created": "2026-11-10T16:42:05.118Z",
+     *       "updated": "2026-11-12T08:03:51.270Z"
+     *     }
+     */
+    StoreCustomer: {
+      /** @example cus_edm8Zq6mpEr6ql9bxIuE5gyZ */
+      id: string;
+      email: string;
+      name: string | null;
+      phone: string | null;
+      addresses: components['schemas']['Address'][];
+      /** @description Agreed to receive marketing. */
+      marketing_consent: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      updated: string;
+    };
+    /**
+     * @description A shopper’s session: 30 days from sign-in, until signed out or the password changes.
+     * @example {
+     *       "token": "cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT",
+     *       "expires_at": "2026-12-12T08:03:51.270Z",
+     *       "customer": {
+     *         "id": "cus_edm8Zq6mpEr6ql9bxIuE5gyZ",
+     *         "email": "ada@example.com",
+     *         "name": "Ada Lovelace",
+     *         "phone": "+14155550123",
+     *         "addresses": [
+     *           {
+     *             "name": "Ada Lovelace",
+     *             "line1": "500 Howard St",
+     *             "line2": "Suite 300",
+     *             "city": "San Francisco",
+     *             "state": "CA",
+     *             "postal_code": "94105",
+     *             "country": "US",
+     *             "phone": "+14155550123"
+     *           }
+     *         ],
+     *         "marketing_consent": true,
+     *         "created": "2026-11-10T16:42:05.118Z",
+     *         "updated": "2026-11-12T08:03:51.270Z"
+     *       }
+     *     }
+     */
+    StoreSession: {
+      /**
+       * @description Send it as `X-Customer-Token` (beside the publishable key) to act as this shopper. Shown once: the store keeps only its SHA-256. An idempotent replay answers it masked.
+       * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+       */
+      token: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      expires_at: string;
+      customer: components['schemas']['StoreCustomer'];
+    };
+    /**
+     * @description An order as its shopper sees it: what was bought, charged, shipped and refunded; the store’s metadata and notes are not shown.
+     * @example {
+     *       "id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *       "status": "delivered",
+     *       "items": [
+     *         {
+     *           "product_id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *           "variant_id": "var_trcJqGp8M3fWM6610Ac4ER3Q",
+     *           "name": "Trail Runner 3",
+     *           "variant_title": "Default",
+     *           "sku": "TR3-42",
+     *           "quantity": 1,
+     *           "unit_price": 11999,
+     *           "total": 11999,
+     *           "discount": 1200,
+     *           "tax": 783
+     *         },
+     *         {
+     *           "product_id": "prod_UJCge5s3ZsDvyd79x11NeKpp",
+     *           "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *           "name": "Logo T-shirt",
+     *           "variant_title": "M / Black",
+     *           "sku": "TEE-M-BLK",
+     *           "quantity": 2,
+     *           "unit_price": 2500,
+     *           "total": 5000,
+     *           "discount": 500,
+     *           "tax": 326
+     *         }
+     *       ],
+     *       "subtotal": 16999,
+     *       "discount_total": 1700,
+     *       "shipping_total": 0,
+     *       "tax_total": 1109,
+     *       "total": 16408,
+     *       "currency": "USD",
+     *       "discounts": [
+     *         {
+     *           "code": "SUMMER-10",
+     *           "type": "percentage",
+     *           "amount": 1700
+     *         }
+     *       ],
+     *       "shipping": {
+     *         "name": "Standard",
+     *         "amount": 0
+     *       },
+     *       "taxes": [
+     *         {
+     *           "name": "California sales tax",
+     *           "rate_bps": 725,
+     *           "inclusive": false,
+     *           "amount": 1109
+     *         }
+     *       ],
+     *       "shipping_address": {
+     *         "name": "Ada Lovelace",
+     *         "line1": "500 Howard St",
+     *         "line2": "Suite 300",
+     *         "city": "San Francisco",
+     *         "state": "CA",
+     *         "postal_code": "94105",
+     *         "country": "US",
+     *         "phone": "+14155550123"
+     *       },
+     *       "payment": {
+     *         "status": "succeeded",
+     *         "method": "pm_card_visa"
+     *       },
+     *       "carrier": "UPS",
+     *       "tracking_number": "1Z999AA10123456784",
+     *       "created": "2026-11-21T10:15:00.000Z",
+     *       "paid_at": "2026-11-21T10:15:01.372Z",
+     *       "shipped_at": "2026-11-22T14:03:11.940Z",
+     *       "delivered_at": "2026-11-24T18:27:45.006Z",
+     *       "cancelled_at": null,
+     *       "refunded_at": null,
+     *       "refunded_amount": 2413
+     *     }
+     */
+    StoreOrder: {
+      /** @example ord_5mRt8YpW2bX9sT2uV7wY3cE5 */
+      id: string;
+      /** @enum {string} */
+      status: 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
+      items: components['schemas']['OrderItem'][];
+      subtotal: number;
+      discount_total: number;
+      shipping_total: number;
+      tax_total: number;
+      /** @description What was charged, minor units. */
+      total: number;
+      currency: string;
+      discounts: {
+        /** @description Null for an automatic discount. */
+        code: string | null;
+        /** @enum {string} */
+        type: 'percentage' | 'fixed_amount' | 'free_shipping';
+        amount: number;
+      }[];
+      shipping: {
+        name: string;
+        amount: number;
+      } | null;
+      taxes: {
+        name: string;
+        rate_bps: number;
+        inclusive: boolean;
+        amount: number;
+      }[];
+      shipping_address:
+        ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+      payment: {
+        /** @enum {string} */
+        status: 'pending' | 'succeeded' | 'failed' | 'refunded';
+        method: string;
+      } | null;
+      carrier: string | null;
+      tracking_number: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      paid_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      shipped_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      delivered_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      cancelled_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      refunded_at: string | null;
+      /** @description What was given back, minor units. */
+      refunded_amount: number;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *           "status": "delivered",
+     *           "items": [
+     *             {
+     *               "product_id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",
+     *               "variant_id": "var_trcJqGp8M3fWM6610Ac4ER3Q",
+     *               "name": "Trail Runner 3",
+     *               "variant_title": "Default",
+     *               "sku": "TR3-42",
+     *               "quantity": 1,
+     *               "unit_price": 11999,
+     *               "total": 11999,
+     *               "discount": 1200,
+     *               "tax": 783
+     *             },
+     *             {
+     *               "product_id": "prod_UJCge5s3ZsDvyd79x11NeKpp",
+     *               "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *               "name": "Logo T-shirt",
+     *               "variant_title": "M / Black",
+     *               "sku": "TEE-M-BLK",
+     *               "quantity": 2,
+     *               "unit_price": 2500,
+     *               "total": 5000,
+     *               "discount": 500,
+     *               "tax": 326
+     *             }
+     *           ],
+     *           "subtotal": 16999,
+     *           "discount_total": 1700,
+     *           "shipping_total": 0,
+     *           "tax_total": 1109,
+     *           "total": 16408,
+     *           "currency": "USD",
+     *           "discounts": [
+     *             {
+     *               "code": "SUMMER-10",
+     *               "type": "percentage",
+     *               "amount": 1700
+     *             }
+     *           ],
+     *           "shipping": {
+     *             "name": "Standard",
+     *             "amount": 0
+     *           },
+     *           "taxes": [
+     *             {
+     *               "name": "California sales tax",
+     *               "rate_bps": 725,
+     *               "inclusive": false,
+     *               "amount": 1109
+     *             }
+     *           ],
+     *           "shipping_address": {
+     *             "name": "Ada Lovelace",
+     *             "line1": "500 Howard St",
+     *             "line2": "Suite 300",
+     *             "city": "San Francisco",
+     *             "state": "CA",
+     *             "postal_code": "94105",
+     *             "country": "US",
+     *             "phone": "+14155550123"
+     *           },
+     *           "payment": {
+     *             "status": "succeeded",
+     *             "method": "pm_card_visa"
+     *           },
+     *           "carrier": "UPS",
+     *           "tracking_number": "1Z999AA10123456784",
+     *           "created": "2026-11-21T10:15:00.000Z",
+     *           "paid_at": "2026-11-21T10:15:01.372Z",
+     *           "shipped_at": "2026-11-22T14:03:11.940Z",
+     *           "delivered_at": "2026-11-24T18:27:45.006Z",
+     *           "cancelled_at": null,
+     *           "refunded_at": null,
+     *           "refunded_amount": 2413
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    StoreOrderList: {
+      data: components['schemas']['StoreOrder'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
     };
     /**
      * @description Version 2026-06-01 returns the available amount as `balance` and has no `available` or `pending`.
@@ -3688,6 +5026,7 @@ export interface components {
         | 'payment.received'
         | 'payment.failed'
         | 'refund.created'
+        | 'customer.password_reset'
         | 'transfer.created'
         | 'webhook.test'
         | 'import.completed';
@@ -4185,6 +5524,7 @@ export interface components {
         | 'payment.received'
         | 'payment.failed'
         | 'refund.created'
+        | 'customer.password_reset'
         | 'transfer.created'
         | 'webhook.test'
         | 'import.completed'
@@ -4265,6 +5605,7 @@ export interface components {
           | 'payment.received'
           | 'payment.failed'
           | 'refund.created'
+          | 'customer.password_reset'
           | 'transfer.created'
           | 'webhook.test'
           | 'import.completed'
@@ -4334,6 +5675,7 @@ export interface components {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'customer.password_reset'
             | 'transfer.created'
             | 'webhook.test'
             | 'import.completed'
@@ -4454,6 +5796,7 @@ export interface components {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'customer.password_reset'
             | 'transfer.created'
             | 'import.completed'
           )[];
@@ -5269,7 +6612,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5279,8 +6622,347 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Settings'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The store’s name, as the console, `GET /users/me` and the API keys’ tenant show it.
+           * @example Northwind Outfitters
+           */
+          name?: string;
+          /**
+           * Format: iso4217
+           * @description ISO 4217, upper case: the currency new products are priced in when they name none, and the wallet’s. Changes only while the store has no orders (409 `invalid_state_transition` after).
+           * @example USD
+           */
+          currency?: string;
+          /**
+           * @description A `pending` order older than this is cancelled by the system (`cancel_reason: "expired"`), its stock and discount uses given back and `order.cancelled` emitted; an order whose payment is in progress waits for its outcome. 0: never; otherwise 1 to 43,200 (30 days). Default 1440 (a day).
+           * @example 1440
+           */
+          unpaid_order_expiry_minutes?: number;
+          /** @description Only the members given change. */
+          storefront?: {
+            /**
+             * @description How long `POST /store/carts/{id}/hold` reserves a cart’s units (1-60); null (the default): stock holds are off.
+             * @example 15
+             */
+            hold_minutes?: number | null;
+            /**
+             * @description An open cart with an email and a line, unchanged this long, emits `cart.abandoned` once (1-10,080; default 60).
+             * @example 60
+             */
+            abandoned_after_minutes?: number;
+            /**
+             * @description An https URL holding `{cart_id}`: `cart.abandoned` carries it as `recovery_url` with the cart’s id in its place. Null (the default): no `recovery_url`.
+             * @example https://shop.example.com/cart/{cart_id}
+             */
+            recovery_url_template?: string | null;
+            /**
+             * @description Storefront requests a minute per buyer IP (10-10,000; default 120).
+             * @example 120
+             */
+            requests_per_minute?: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Settings'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
@@ -5403,7 +7085,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5413,7 +7095,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5495,20 +7177,17 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Warehouse sync",
-         *       "permissions": [
-         *         "read:products",
-         *         "write:products"
-         *       ],
-         *       "expires_at": "2027-06-30T00:00:00.000Z"
-         *     }
-         */
         'application/json': {
           /** @description One line, not blank. */
           name: string;
-          permissions: (
+          /**
+           * @description `secret` (`sk_live_`): holds permissions, for servers. `publishable` (`pk_live_`): public, holds no permission and may call only the storefront routes (`/v1/store/*`), from a browser at one of its `allowed_origins`.
+           * @default secret
+           * @enum {string}
+           */
+          type?: 'secret' | 'publishable';
+          /** @description Required for a secret key; absent for a publishable key, which holds none. */
+          permissions?: (
             | 'read:users'
             | 'read:keys'
             | 'write:keys'
@@ -5534,6 +7213,8 @@ export interface operations {
             | 'read:imports'
             | 'write:imports'
           )[];
+          /** @description Required for a publishable key (`[]`: no browser may use it), absent for a secret key. Normalised: lowercase host, no default port, no trailing slash. */
+          allowed_origins?: string[];
           /**
            * Format: date-time
            * @description Must be in the future.
@@ -5561,11 +7242,13 @@ export interface operations {
            * @example {
            *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
            *       "name": "Warehouse sync",
+           *       "type": "secret",
            *       "key": "sk_live_cTcTo3c5PSzgOfvCfEsdyM0w9VfEZFuOMz9y2hH5",
            *       "permissions": [
            *         "read:products",
            *         "write:products"
            *       ],
+           *       "allowed_origins": [],
            *       "status": "Active",
            *       "created": "2026-11-03T11:26:40.915Z",
            *       "last_used": null,
@@ -5591,7 +7274,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5601,7 +7284,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5617,7 +7300,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5665,7 +7348,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5782,7 +7465,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5792,7 +7475,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5920,7 +7603,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5930,7 +7613,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6060,11 +7743,13 @@ export interface operations {
            * @example {
            *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
            *       "name": "Warehouse sync",
+           *       "type": "secret",
            *       "key": "sk_live_cTcTo3c5PSzgOfvCfEsdyM0w9VfEZFuOMz9y2hH5",
            *       "permissions": [
            *         "read:products",
            *         "write:products"
            *       ],
+           *       "allowed_origins": [],
            *       "status": "Active",
            *       "created": "2026-11-03T11:26:40.915Z",
            *       "last_used": null,
@@ -6090,7 +7775,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6100,7 +7785,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6132,7 +7817,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6180,7 +7865,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6335,10 +8020,26 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6465,7 +8166,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6475,7 +8176,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6491,7 +8192,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6539,7 +8240,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6618,6 +8319,11 @@ export interface operations {
         page?: number;
         /** @description Opaque; `next_cursor` of the previous page. */
         cursor?: string;
+        /**
+         * @description The product of this handle (a list of one, or none).
+         * @example classic-tee
+         */
+        handle?: string;
         /** @example shoes */
         category?: string;
         /** @description `active` (default), `draft` or `archived`. */
@@ -6679,7 +8385,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6689,7 +8395,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6806,6 +8512,11 @@ export interface operations {
         'application/json': {
           /** @description 1 to 200 characters on one line, not blank. */
           name: string;
+          /**
+           * @description The name a storefront URL uses: 1 to 255 characters of lowercase `a-z`, `0-9` and `-`, unique per tenant (`409 handle_taken`). Default: made from the name (`Classic Tee` is `classic-tee`, numbered `classic-tee-2`... when taken).
+           * @example classic-tee
+           */
+          handle?: string;
           description?: string | null;
           /**
            * @description Without options only: the one variant’s SKU, unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
@@ -6939,7 +8650,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6949,7 +8660,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6965,7 +8676,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7013,7 +8724,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7130,7 +8841,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7140,7 +8851,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7268,7 +8979,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7278,7 +8989,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7388,6 +9099,11 @@ export interface operations {
         'application/json': {
           /** @description 1 to 200 characters on one line, not blank. */
           name?: string;
+          /**
+           * @description The name a storefront URL uses: 1 to 255 characters of lowercase `a-z`, `0-9` and `-`, unique per tenant (`409 handle_taken`). A changed name leaves the handle as it is.
+           * @example classic-tee
+           */
+          handle?: string;
           description?: string | null;
           /**
            * @description Unique per tenant across all variants, compared case-insensitively; 1 to 64 printable ASCII characters without spaces.
@@ -7485,7 +9201,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7495,7 +9211,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7527,7 +9243,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7685,7 +9401,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7695,7 +9411,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7877,7 +9593,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7887,7 +9603,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7919,7 +9635,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7967,7 +9683,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8085,7 +9801,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8095,7 +9811,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8224,7 +9940,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8234,7 +9950,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8266,7 +9982,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8424,7 +10140,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8434,7 +10150,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8466,7 +10182,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8631,7 +10347,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8641,7 +10357,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8809,7 +10525,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8819,7 +10535,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8835,7 +10551,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8883,7 +10599,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9000,7 +10716,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9010,7 +10726,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9138,7 +10854,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9148,7 +10864,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9180,7 +10896,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9336,7 +11052,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9346,7 +11062,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9378,7 +11094,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9546,6 +11262,11 @@ export interface operations {
            *         "created": "2026-11-10T16:42:05.118Z",
            *         "updated": "2026-11-12T08:03:51.270Z"
            *       },
+           *       "login": {
+           *         "created": "2026-11-10T16:42:05.118Z",
+           *         "password_set": "2026-11-10T16:42:05.118Z",
+           *         "active_sessions": 1
+           *       },
            *       "orders": [
            *         {
            *           "id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
@@ -9627,6 +11348,8 @@ export interface operations {
            *           "metadata": {
            *             "channel": "web"
            *           },
+           *           "source": "storefront",
+           *           "cart_id": "cart_7Hq2ZxW1bX9sT2uV7wY3cE5a",
            *           "carrier": "UPS",
            *           "tracking_number": "1Z999AA10123456784",
            *           "restocked": true,
@@ -9636,6 +11359,7 @@ export interface operations {
            *           "shipped_at": "2026-11-22T14:03:11.940Z",
            *           "delivered_at": "2026-11-24T18:27:45.006Z",
            *           "cancelled_at": null,
+           *           "cancel_reason": null,
            *           "refunded_at": null,
            *           "refunded_amount": 2413,
            *           "refundable_amount": 13995,
@@ -9695,6 +11419,28 @@ export interface operations {
              */
             generated: string;
             customer: components['schemas']['Customer'];
+            /**
+             * @description The customer’s storefront login (`POST /store/customers`, or a password reset), or null without one. Its password is held only as a hash, which no answer shows.
+             * @example {
+             *       "created": "2026-11-10T16:42:05.118Z",
+             *       "password_set": "2026-11-10T16:42:05.118Z",
+             *       "active_sessions": 1
+             *     }
+             */
+            login: {
+              /**
+               * Format: date-time
+               * @example 2026-11-21T10:15:00.000Z
+               */
+              created: string;
+              /**
+               * Format: date-time
+               * @example 2026-11-21T10:15:00.000Z
+               */
+              password_set: string;
+              /** @description Sessions (`X-Customer-Token`) not yet ended or expired. */
+              active_sessions: number;
+            } | null;
             /** @description Every order of the customer, oldest first, as `GET /orders/{id}` shows it (in the key's API version). */
             orders: components['schemas']['Order'][];
             /** @description The retained events that carry its data, oldest first: those about the customer, its orders and their payments and refunds, and any other whose stored data holds one of its email addresses (that no other customer uses). `GET /events/{id}` shows one whole. */
@@ -9735,7 +11481,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9745,7 +11491,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9883,7 +11629,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9893,7 +11639,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9925,7 +11671,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9973,7 +11719,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10103,7 +11849,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10113,7 +11859,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10288,7 +12034,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10298,7 +12044,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10314,7 +12060,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10362,7 +12108,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10479,7 +12225,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10489,7 +12235,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10617,7 +12363,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10627,7 +12373,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10817,7 +12563,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10827,7 +12573,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10859,7 +12605,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11020,7 +12766,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11030,7 +12776,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11187,7 +12933,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11197,7 +12943,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11213,7 +12959,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11261,7 +13007,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11378,7 +13124,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11388,7 +13134,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11516,7 +13262,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11526,7 +13272,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11691,7 +13437,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11701,7 +13447,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11733,7 +13479,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11894,7 +13640,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11904,7 +13650,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12042,7 +13788,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12052,7 +13798,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12068,7 +13814,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12116,7 +13862,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12233,7 +13979,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12243,7 +13989,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12371,7 +14117,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12381,7 +14127,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12539,7 +14285,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12549,7 +14295,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12581,7 +14327,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12746,7 +14492,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12756,7 +14502,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12917,7 +14663,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12927,7 +14673,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12959,7 +14705,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13007,7 +14753,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13226,6 +14972,8 @@ export interface operations {
            *       "metadata": {
            *         "channel": "web"
            *       },
+           *       "source": "api",
+           *       "cart_id": null,
            *       "carrier": null,
            *       "tracking_number": null,
            *       "restocked": false,
@@ -13235,6 +14983,7 @@ export interface operations {
            *       "shipped_at": null,
            *       "delivered_at": null,
            *       "cancelled_at": null,
+           *       "cancel_reason": null,
            *       "refunded_at": null,
            *       "refunded_amount": 0,
            *       "refundable_amount": 0,
@@ -13282,6 +15031,16 @@ export interface operations {
             metadata: {
               [key: string]: string;
             };
+            /**
+             * @description Where the order was placed: `api` (`POST /orders` with a key), `storefront` (a completed cart), `console` (the developer console), `import`.
+             * @enum {string}
+             */
+            source: 'api' | 'storefront' | 'import' | 'console';
+            /**
+             * @description The cart (`cart_...`) whose completion made the order; null for an order not made from a cart.
+             * @example cart_7Hq2ZxW1bX9sT2uV7wY3cE5a
+             */
+            cart_id: string | null;
             carrier: string | null;
             tracking_number: string | null;
             /** @description Whether the order gave units back to stock: a cancel (every unit not given back before), or a refund with restock (its `restocked` says which). A variant deleted since has no stock to take them back. */
@@ -13317,6 +15076,11 @@ export interface operations {
              */
             cancelled_at: string | null;
             /**
+             * @description Why the order was cancelled: `requested` (`POST /orders/{id}/cancel`) or `expired` (the system cancelled it, unpaid past the store’s `unpaid_order_expiry_minutes`); null while it is not cancelled.
+             * @enum {string|null}
+             */
+            cancel_reason: 'requested' | 'expired' | null;
+            /**
              * Format: date-time
              * @example 2026-11-21T10:15:00.000Z
              */
@@ -13346,7 +15110,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13356,7 +15120,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13388,7 +15152,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13436,7 +15200,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13553,7 +15317,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13563,7 +15327,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13711,7 +15475,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13721,7 +15485,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13753,7 +15517,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13801,7 +15565,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13931,7 +15695,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13941,7 +15705,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13973,7 +15737,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14021,7 +15785,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14143,7 +15907,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14153,7 +15917,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14185,7 +15949,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14233,7 +15997,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14355,7 +16119,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14365,7 +16129,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14397,7 +16161,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14445,7 +16209,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14574,7 +16338,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14584,7 +16348,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14616,7 +16380,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14664,7 +16428,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14790,7 +16554,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14800,7 +16564,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14933,7 +16697,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14943,7 +16707,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15106,7 +16870,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15116,7 +16880,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15148,7 +16912,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15196,7 +16960,3536 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listStoreProducts: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+        /** @example shoes */
+        category?: string;
+        /** @description Text in the name, description, SKUs or option values (case-insensitive substring in every script). Empty: no text filter. */
+        q?: string;
+        /** @description Default `-created` (newest first). Ties are broken by id. */
+        sort?: 'created' | '-created' | 'price' | '-price' | 'name';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreProductList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getStoreProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        /**
+         * @description The product’s id (`prod_...`) or its handle (`classic-tee`).
+         * @example classic-tee
+         */
+        id_or_handle: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreProduct'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listStoreShippingRates: {
+    parameters: {
+      query: {
+        /**
+         * @description Where the cart ships to: ISO 3166-1 alpha-2, upper case.
+         * @example US
+         */
+        country: string;
+        /**
+         * @description The cart’s currency (ISO 4217); default the store’s.
+         * @example USD
+         */
+        currency?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreShippingRateList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createStoreCart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: iso4217
+           * @description The cart’s currency: that of the products it may hold (default: the store’s).
+           * @example USD
+           */
+          currency?: string;
+          /**
+           * Format: email
+           * @description The shopper’s email: the order’s customer (found case-insensitively, or made) at completion.
+           * @example ada@example.com
+           */
+          email?: string;
+          /** @description At most 100 lines; a variant named twice is one line of both quantities. */
+          lines?: {
+            /**
+             * @description The variant (`var_...`), as the catalog lists it.
+             * @example var_4hUr0aQX3cY0tU3vW8xZ4dF6
+             */
+            variant_id: string;
+            /**
+             * @description Units, 1 to 999.
+             * @example 2
+             */
+            quantity: number;
+          }[];
+          /**
+           * @description The discount codes the shopper entered (replacing those before), compared case-insensitively. One that does not apply stays, with a `discount_invalid` problem. Automatic discounts apply without a code.
+           * @example [
+           *       "WELCOME10"
+           *     ]
+           */
+          discount_codes?: string[];
+          shipping_address?: components['schemas']['Address'];
+          /**
+           * @description One of the cart’s `shipping_rates`. Without it, the cheapest rate for the address’s country and the parcel’s weight.
+           * @example shr_6bRt2ZxW1bX9sT2uV7wY3cE5
+           */
+          shipping_rate_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getStoreCart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateStoreCart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Only the members given change; null clears one. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: email
+           * @description The shopper’s email: the order’s customer (found case-insensitively, or made) at completion.
+           * @example ada@example.com
+           */
+          email?: string | null;
+          shipping_address?:
+            ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+          /**
+           * @description One of the cart’s `shipping_rates`. Without it, the cheapest rate for the address’s country and the parcel’s weight.
+           * @example shr_6bRt2ZxW1bX9sT2uV7wY3cE5
+           */
+          shipping_rate_id?: string | null;
+          /**
+           * @description The discount codes the shopper entered (replacing those before), compared case-insensitively. One that does not apply stays, with a `discount_invalid` problem. Automatic discounts apply without a code.
+           * @example [
+           *       "WELCOME10"
+           *     ]
+           */
+          discount_codes?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addStoreCartLine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Adds to the line of that variant when the cart has one (at most 999 units a line). */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "variant_id": "var_4hUr0aQX3cY0tU3vW8xZ4dF6",
+         *       "quantity": 1
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description The variant (`var_...`), as the catalog lists it.
+           * @example var_4hUr0aQX3cY0tU3vW8xZ4dF6
+           */
+          variant_id: string;
+          /**
+           * @description Units, 1 to 999.
+           * @example 2
+           */
+          quantity: number;
+        };
+      };
+    };
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeStoreCartLine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+      };
+      path: {
+        id: string;
+        line_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateStoreCartLine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+      };
+      path: {
+        id: string;
+        line_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "quantity": 3
+         *     }
+         */
+        'application/json': {
+          /** @description The line’s units, 0 to 999; 0 removes the line. */
+          quantity: number;
+        };
+      };
+    };
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  completeStoreCart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "payment_method": "pm_card_visa",
+         *       "expected_total": 9329
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description A payment method of the provider. The `sandbox` provider accepts `pm_card_visa` and `pm_card_mastercard` (succeed), `pm_card_declined` and `pm_card_insufficient_funds` (fail).
+           * @example pm_card_visa
+           */
+          payment_method: string;
+          /**
+           * @description The cart’s `total` as the shopper was shown it: another total now is 409 `cart_changed`, and nothing is charged.
+           * @example 9329
+           */
+          expected_total: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Order'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Order'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listCarts: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+        /** @description `open`, `abandoned` (open, with an email and a line, unchanged for the store’s `storefront.abandoned_after_minutes`), `completed` or `expired`. */
+        status?: 'open' | 'abandoned' | 'completed' | 'expired';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CartList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createStoreCustomer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery staple",
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: email
+           * @example ada@example.com
+           */
+          email: string;
+          /**
+           * @description 8 to 200 characters, kept only as a scrypt hash.
+           * @example correct horse battery staple
+           */
+          password: string;
+          /** @example Ada Lovelace */
+          name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The signed-in shopper as they see themselves: the store’s own fields about a customer (tags, note, metadata, figures) are not shown. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreCustomer'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createStoreSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: email
+           * @example ada@example.com
+           */
+          email: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description A shopper’s session: 30 days from sign-in, until signed out or the password changes. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreSession'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteStoreSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /**
+         * @description The shopper’s session token (`cst_...`, from `POST /store/sessions`).
+         * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+         */
+        'X-Customer-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed out */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getStoreCustomer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /**
+         * @description The shopper’s session token (`cst_...`, from `POST /store/sessions`).
+         * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+         */
+        'X-Customer-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed-in shopper as they see themselves: the store’s own fields about a customer (tags, note, metadata, figures) are not shown. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreCustomer'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateStoreCustomer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /**
+         * @description The shopper’s session token (`cst_...`, from `POST /store/sessions`).
+         * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+         */
+        'X-Customer-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example Ada Lovelace */
+          name?: string | null;
+          /**
+           * @description Digits, spaces and `+ ( ) . -`; E.164 (`+14155550123`) preferred.
+           * @example +14155550123
+           */
+          phone?: string | null;
+          /** @description At most 10; `country` is ISO 3166-1 alpha-2. */
+          addresses?: components['schemas']['Address'][];
+          marketing_consent?: boolean;
+          /**
+           * @description A new password, with `current_password`: 8 to 200 characters, kept only as a scrypt hash.
+           * @example correct horse battery staple
+           */
+          password?: string;
+          /** @description The password now: required with `password`. */
+          current_password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The signed-in shopper as they see themselves: the store’s own fields about a customer (tags, note, metadata, figures) are not shown. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreCustomer'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listStoreCustomerOrders: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /**
+         * @description The shopper’s session token (`cst_...`, from `POST /store/sessions`).
+         * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+         */
+        'X-Customer-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreOrderList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  requestStorePasswordReset: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: email
+           * @example ada@example.com
+           */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  confirmStorePasswordReset: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reset_token": "rst_Vb3Rt9Wc1Hd6Kq8Zp2Lx7Nm4Tf5Gy0Ja1Sd2Fg3H",
+         *       "password": "a new passphrase to remember"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description The `reset_token` of the `customer.password_reset` event (`rst_...`).
+           * @example rst_Vb3Rt9Wc1Hd6Kq8Zp2Lx7Nm4Tf5Gy0Ja1Sd2Fg3H
+           */
+          reset_token: string;
+          /**
+           * @description 8 to 200 characters, kept only as a scrypt hash.
+           * @example correct horse battery staple
+           */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description A shopper’s session: 30 days from sign-in, until signed out or the password changes. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StoreSession'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15317,7 +20610,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15327,7 +20620,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15458,7 +20751,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15468,7 +20761,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15603,7 +20896,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15613,7 +20906,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15760,7 +21053,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15770,7 +21063,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15786,7 +21079,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15834,7 +21127,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15960,7 +21253,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15970,7 +21263,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16087,7 +21380,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16097,7 +21390,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16213,6 +21506,7 @@ export interface operations {
           | 'payment.received'
           | 'payment.failed'
           | 'refund.created'
+          | 'customer.password_reset'
           | 'transfer.created'
           | 'webhook.test'
           | 'import.completed';
@@ -16263,7 +21557,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16273,7 +21567,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16390,7 +21684,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16400,7 +21694,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16540,7 +21834,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16550,7 +21844,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16670,6 +21964,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'customer.password_reset'
             | 'transfer.created'
             | 'webhook.test'
             | 'import.completed'
@@ -16732,7 +22027,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16742,7 +22037,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16758,7 +22053,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16806,7 +22101,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16923,7 +22218,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16933,7 +22228,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17061,7 +22356,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17071,7 +22366,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17196,6 +22491,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'customer.password_reset'
             | 'transfer.created'
             | 'webhook.test'
             | 'import.completed'
@@ -17241,7 +22537,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17251,7 +22547,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17315,7 +22611,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17455,7 +22751,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17465,7 +22761,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17497,7 +22793,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17545,7 +22841,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17684,7 +22980,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17694,7 +22990,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17726,7 +23022,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17774,7 +23070,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17902,7 +23198,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17912,7 +23208,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18054,7 +23350,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18064,7 +23360,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18220,7 +23516,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18230,7 +23526,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18262,7 +23558,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18310,7 +23606,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18455,7 +23751,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18465,7 +23761,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18644,6 +23940,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'customer.password_reset'
             | 'transfer.created'
             | 'import.completed'
           )[];
@@ -18726,7 +24023,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18736,7 +24033,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18752,7 +24049,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18800,7 +24097,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18918,7 +24215,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18928,7 +24225,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19107,6 +24404,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'customer.password_reset'
             | 'transfer.created'
             | 'import.completed'
           )[];
@@ -19156,7 +24454,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19166,7 +24464,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19198,7 +24496,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19246,7 +24544,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19369,7 +24667,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19379,7 +24677,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19411,7 +24709,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19459,7 +24757,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19586,7 +24884,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19596,7 +24894,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19739,7 +25037,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19749,7 +25047,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19906,7 +25204,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19916,7 +25214,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19948,7 +25246,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19996,7 +25294,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20111,7 +25409,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20121,7 +25419,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20261,7 +25559,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20271,7 +25569,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20303,7 +25601,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20351,7 +25649,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20499,7 +25797,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20509,7 +25807,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20541,7 +25839,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20589,7 +25887,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20766,7 +26064,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20776,7 +26074,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20808,7 +26106,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20856,7 +26154,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21065,7 +26363,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21075,7 +26373,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21107,7 +26405,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21155,7 +26453,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21539,7 +26837,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21549,7 +26847,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21861,7 +27159,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21871,7 +27169,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22069,7 +27367,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22079,7 +27377,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22257,7 +27555,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22267,7 +27565,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22459,7 +27757,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22469,7 +27767,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22593,7 +27891,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22603,7 +27901,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22763,7 +28061,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22773,7 +28071,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22789,7 +28087,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22837,7 +28135,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `invalid_import` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22954,7 +28252,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22964,7 +28262,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23106,7 +28404,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23116,7 +28414,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23251,7 +28549,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23261,7 +28559,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23380,7 +28678,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23390,7 +28688,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23509,7 +28807,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired` */
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23519,7 +28817,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24527,6 +29825,64 @@ export interface operations {
           api_version: string;
           data: {
             object: components['schemas']['Refund'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCustomerPasswordReset: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'customer.password_reset';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Customer'];
+            /**
+             * @description Single use, for `POST /store/customers/password-reset/confirm`, valid until `expires_at` (one hour).
+             * @example rst_Vb3Rt9Wc1Hd6Kq8Zp2Lx7Nm4Tf5Gy0Ja1Sd2Fg3H
+             */
+            reset_token: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:00.000Z
+             */
+            expires_at: string;
           };
         };
       };

@@ -2,9 +2,10 @@ import { type ApiVersion, type VersionChange, VersionRegistry } from '../version
 import { V2026_06_01 } from './v2026-06-01.js';
 import { V2026_11_21 } from './v2026-11-21.js';
 import { V2026_12_15 } from './v2026-12-15.js';
+import { V2027_01_20 } from './v2027-01-20.js';
 
 /** Every dated version served, one file each: what it changed, by resource type. */
-export const API_VERSIONS: readonly ApiVersion[] = [V2026_06_01, V2026_11_21, V2026_12_15];
+export const API_VERSIONS: readonly ApiVersion[] = [V2026_06_01, V2026_11_21, V2026_12_15, V2027_01_20];
 
 /**
  * The dated versions with the changes modules declare for them besides (their manifests'

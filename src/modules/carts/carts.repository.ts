@@ -1,0 +1,144 @@
+import type { CartLinesTable, CartsTable } from '../../db/schema.js';
+import { newestFirst } from '../../db/pagination.js';
+import type { Db } from '../../db/store.js';
+import type { PageWindow } from '../../lib/paging.js';
+
+export type CartRow = CartsTable;
+export type CartLineRow = CartLinesTable;
+
+export async function insertCart(db: Db, row: CartRow): Promise<void> {
+  await db.insertInto('carts').values(row).execute();
+}
+
+/** `lock` takes a row lock on PostgreSQL (SQLite's write transaction already excludes writers). */
+export async function findCart(
+  db: Db,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<CartRow | undefined> {
+  let query = db.selectFrom('carts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function updateCart(
+  db: Db,
+  id: string,
+  changes: Partial<Omit<CartRow, 'id' | 'tenant_id' | 'created'>>,
+): Promise<void> {
+  await db.updateTable('carts').set(changes).where('id', '=', id).execute();
+}
+
+/** The lines of the given carts, each cart's in the order they were added. */
+export async function findLines(db: Db, cartIds: readonly string[]): Promise<CartLineRow[]> {
+  if (cartIds.length === 0) return [];
+  return db
+    .selectFrom('cart_lines')
+    .selectAll()
+    .where('cart_id', 'in', [...cartIds])
+    .orderBy('cart_id')
+    .orderBy('position')
+    .execute();
+}
+
+export async function insertLines(db: Db, rows: readonly CartLineRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('cart_lines')
+    .values([...rows])
+    .execute();
+}
+
+export async function setLineQuantity(db: Db, lineId: string, quantity: number): Promise<void> {
+  await db.updateTable('cart_lines').set({ quantity }).where('id', '=', lineId).execute();
+}
+
+export async function deleteLine(db: Db, lineId: string): Promise<void> {
+  await db.deleteFrom('cart_lines').where('id', '=', lineId).execute();
+}
+
+/** What the admin's list filters on, at `now`. */
+export interface CartFilter {
+  status?: 'open' | 'abandoned' | 'completed' | 'expired' | undefined;
+  /** Open carts unchanged since before this read as expired. */
+  expiredBefore: number;
+  /** Open carts with an email and a line, unchanged since before this, are abandoned. */
+  abandonedBefore: number;
+}
+
+function filtered(db: Db, tenantId: string, filter: CartFilter) {
+  let query = db.selectFrom('carts').where('tenant_id', '=', tenantId);
+  switch (filter.status) {
+    case undefined:
+      break;
+    case 'completed':
+      query = query.where('status', '=', 'completed');
+      break;
+    case 'open':
+      query = query.where('status', '=', 'open').where('updated', '>', filter.expiredBefore);
+      break;
+    case 'expired':
+      query = query.where((eb) =>
+        eb.or([
+          eb('status', '=', 'expired'),
+          eb.and([eb('status', '=', 'open'), eb('updated', '<=', filter.expiredBefore)]),
+        ]),
+      );
+      break;
+    case 'abandoned':
+      query = query
+        .where('status', '=', 'open')
+        .where('updated', '>', filter.expiredBefore)
+        .where('updated', '<=', filter.abandonedBefore)
+        .where('email', 'is not', null)
+        .where((eb) =>
+          eb.exists(eb.selectFrom('cart_lines').select('id').whereRef('cart_lines.cart_id', '=', 'carts.id')),
+        );
+      break;
+  }
+  return query;
+}
+
+/** Newest first, ties broken by id; a cursor seeks past (created, id). */
+export async function listCarts(
+  db: Db,
+  tenantId: string,
+  filter: CartFilter,
+  window: PageWindow,
+): Promise<CartRow[]> {
+  return filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
+}
+
+export async function countCarts(db: Db, tenantId: string, filter: CartFilter): Promise<number> {
+  const { n } = await filtered(db, tenantId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** Completions in flight whose lease began before `before` (their process died, or lost the outcome). */
+export async function staleCheckouts(db: Db, before: number, limit: number): Promise<CartRow[]> {
+  return db
+    .selectFrom('carts')
+    .selectAll()
+    .where('checkout_started', 'is not', null)
+    .where('checkout_started', '<=', before)
+    .orderBy('checkout_started')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Takes over the lease of a completion in flight that started at `started`: true for the one
+ * caller that moved it to `now` (several sweepers may find it at once).
+ */
+export async function claimCheckout(db: Db, id: string, started: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('carts')
+    .set({ checkout_started: now })
+    .where('id', '=', id)
+    .where('checkout_started', '=', started)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,351 @@
+import type { Db, Store } from '../../db/store.js';
+import type { Services } from '../../kernel/module.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
+import { newId } from '../../lib/ids.js';
+import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
+import { normaliseAddresses } from '../customers/index.js';
+import { findProductsByIds, findVariantsByIds } from '../products/index.js';
+import {
+  CART_LIFETIME_MS,
+  loadCartContext,
+  presentCart,
+  presentCompleted,
+  statusOf,
+} from './carts.pricing.js';
+import * as repo from './carts.repository.js';
+import {
+  type AddLineBody,
+  type CartLineInput,
+  type CartListQuery,
+  type CartObject,
+  type CreateCartBody,
+  MAX_LINES,
+  MAX_QUANTITY,
+  type UpdateCartBody,
+} from './carts.schemas.js';
+
+/**
+ * Carts: a shopper's lines, codes, address and chosen rate, changed one request at a time and
+ * priced at every read and change (carts.pricing.ts); completing one is carts.checkout.ts's. Every
+ * change locks the cart's row (PostgreSQL; SQLite's write transaction already excludes writers),
+ * refuses a cart that is not open (409 `cart_not_open`: completed, expired, or being completed),
+ * and answers the cart as that change left it, priced in the same transaction.
+ */
+
+export interface CartServiceDeps {
+  store: Store;
+  clock: Clock;
+  /** A completed cart shows what its order charged. */
+  orders: Pick<Services['orders'], 'get'>;
+  /** The store's `storefront.abandoned_after_minutes`. */
+  abandonedAfterMinutes: (tenantId: string) => Promise<number>;
+}
+
+export type CartService = ReturnType<typeof createCartService>;
+
+/** The signed-in shopper a request carries (`X-Customer-Token`), if any. */
+export interface CartShopper {
+  id: string;
+  email: string;
+}
+
+/** `409 cart_not_open` for a cart in `status`, or one whose completion is in flight. */
+export function notOpen(status: string, completing = false): AppError {
+  const detail = completing
+    ? 'The cart is being completed: it takes no changes.'
+    : `The cart is ${status}: it takes no changes.`;
+  return new AppError('cart_not_open', detail, { extra: { cart_status: status } });
+}
+
+export function createCartService(deps: CartServiceDeps) {
+  const { store, clock, orders } = deps;
+
+  /**
+   * The cart as the API shows it, priced in `db` at `now`. A completed cart's order is read from
+   * the store directly: never inside a transaction (nothing changes a completed cart).
+   */
+  async function view(db: Db, cart: repo.CartRow, lines: readonly repo.CartLineRow[], now: number) {
+    if (cart.status === 'completed' && cart.order_id !== null) {
+      return presentCompleted(cart, lines, await orders.get(cart.tenant_id, cart.order_id), now);
+    }
+    return presentCart(cart, lines, await loadCartContext(db, cart, lines, now), now);
+  }
+
+  /** Locks an open cart for a change: 404 unknown (or another tenant's), 409 not open. */
+  async function openForChange(trx: Db, tenantId: string, id: string, now: number): Promise<repo.CartRow> {
+    const cart = await repo.findCart(trx, tenantId, id, true);
+    if (!cart) throw notFound('cart');
+    const status = statusOf(cart, now);
+    if (status !== 'open') throw notOpen(status);
+    if (cart.checkout !== null) throw notOpen(status, true);
+    return cart;
+  }
+
+  /**
+   * New lines for `items`, each a variant of an active product of the tenant (400 naming its
+   * field otherwise: a shopper cannot tell a draft from a variant that does not exist), with the
+   * names it shows from then on should its variant go.
+   */
+  async function newLines(
+    trx: Db,
+    cart: repo.CartRow,
+    items: readonly (CartLineInput & { field: string })[],
+    position: number,
+    now: number,
+  ): Promise<repo.CartLineRow[]> {
+    const variants = new Map(
+      (
+        await findVariantsByIds(
+          trx,
+          cart.tenant_id,
+          items.map((item) => item.variant_id),
+        )
+      ).map((row) => [row.id, row]),
+    );
+    const products = new Map(
+      (
+        await findProductsByIds(trx, cart.tenant_id, [
+          ...new Set([...variants.values()].map((v) => v.product_id)),
+        ])
+      ).map((row) => [row.id, row]),
+    );
+    return items.map((item, index) => {
+      const variant = variants.get(item.variant_id);
+      const product = variant === undefined ? undefined : products.get(variant.product_id);
+      if (variant === undefined || product?.status !== 'active') {
+        throw validationError(item.field, `is not a variant on sale in this store: ${item.variant_id}`);
+      }
+      return {
+        id: newId('cli'),
+        cart_id: cart.id,
+        tenant_id: cart.tenant_id,
+        variant_id: variant.id,
+        product_id: product.id,
+        name: product.name,
+        variant_title: variant.title,
+        sku: variant.sku,
+        quantity: item.quantity,
+        position: position + index,
+        created: now,
+      };
+    });
+  }
+
+  async function current(tenantId: string, id: string): Promise<CartObject> {
+    const cart = await repo.findCart(store.db, tenantId, id);
+    if (!cart) throw notFound('cart');
+    return view(store.db, cart, await repo.findLines(store.db, [id]), clock.now());
+  }
+
+  /**
+   * The cart read by a signed-in shopper: an open cart of nobody becomes theirs (with their email
+   * when it has none); one of another shopper is not theirs to see (404, as an unknown cart).
+   */
+  async function currentFor(
+    tenantId: string,
+    id: string,
+    shopper: CartShopper | null = null,
+  ): Promise<CartObject> {
+    if (shopper === null) return current(tenantId, id);
+    const cart = await repo.findCart(store.db, tenantId, id);
+    if (!cart || (cart.customer_id !== null && cart.customer_id !== shopper.id)) throw notFound('cart');
+    if (cart.customer_id === shopper.id || statusOf(cart, clock.now()) !== 'open' || cart.checkout !== null) {
+      return current(tenantId, id);
+    }
+    const now = clock.now();
+    return store.transaction(async (trx) => {
+      const locked = await openForChange(trx, tenantId, id, now);
+      if (locked.customer_id !== null && locked.customer_id !== shopper.id) throw notFound('cart');
+      await repo.updateCart(trx, id, { customer_id: shopper.id, email: locked.email ?? shopper.email });
+      const bound = (await repo.findCart(trx, tenantId, id)) as repo.CartRow; // locked above
+      return view(trx, bound, await repo.findLines(trx, [id]), now);
+    });
+  }
+
+  /** Locks the cart, applies `change` to it, marks it changed, and answers it priced. */
+  async function change(
+    tenantId: string,
+    id: string,
+    idempotent: IdempotentWrite,
+    apply: (trx: Db, cart: repo.CartRow, lines: repo.CartLineRow[], now: number) => Promise<void>,
+  ): Promise<CartObject> {
+    if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
+    const now = clock.now();
+    return store.transaction(async (trx) => {
+      const cart = await openForChange(trx, tenantId, id, now);
+      await apply(trx, cart, await repo.findLines(trx, [id]), now);
+      await repo.updateCart(trx, id, { updated: now });
+      await idempotent.mark(trx, id);
+      const changed = (await repo.findCart(trx, tenantId, id)) as repo.CartRow; // locked above
+      return view(trx, changed, await repo.findLines(trx, [id]), now);
+    });
+  }
+
+  return {
+    /** A new open cart in `currency` (the store's by default), with what the body gives. */
+    async create(
+      tenantId: string,
+      storeCurrency: string,
+      body: CreateCartBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+      shopper: CartShopper | null = null,
+    ): Promise<CartObject> {
+      if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
+      const address = addressIn(body.shipping_address);
+      const items = mergeLines(body.lines ?? []);
+      const now = clock.now();
+      return store.transaction(async (trx) => {
+        const cart: repo.CartRow = {
+          id: newId('cart'),
+          tenant_id: tenantId,
+          status: 'open',
+          currency: body.currency ?? storeCurrency,
+          email: body.email?.toLowerCase() ?? shopper?.email ?? null,
+          customer_id: shopper?.id ?? null,
+          discount_codes: JSON.stringify(body.discount_codes ?? []),
+          shipping_address: address ?? null,
+          shipping_rate_id: body.shipping_rate_id ?? null,
+          order_id: null,
+          checkout: null,
+          checkout_started: null,
+          created: now,
+          updated: now,
+          completed_at: null,
+        };
+        await repo.insertCart(trx, cart);
+        const lines = await newLines(trx, cart, items, 0, now);
+        await repo.insertLines(trx, lines);
+        await idempotent.mark(trx, cart.id);
+        return view(trx, cart, lines, now);
+      });
+    },
+
+    /** The cart, priced now; read with a shopper's token, it becomes theirs (see `currentFor`). */
+    get: currentFor,
+
+    /** Changes the members given (null clears one). */
+    async update(tenantId: string, id: string, body: UpdateCartBody): Promise<CartObject> {
+      const address = body.shipping_address === null ? null : addressIn(body.shipping_address);
+      return change(tenantId, id, NO_IDEMPOTENCY, async (trx) => {
+        const changes: Partial<repo.CartRow> = {};
+        if (body.email !== undefined) changes.email = body.email?.toLowerCase() ?? null;
+        if (body.shipping_address !== undefined) changes.shipping_address = address ?? null;
+        if (body.shipping_rate_id !== undefined) changes.shipping_rate_id = body.shipping_rate_id;
+        if (body.discount_codes !== undefined) changes.discount_codes = JSON.stringify(body.discount_codes);
+        if (Object.keys(changes).length > 0) await repo.updateCart(trx, id, changes);
+      });
+    },
+
+    /** Adds `quantity` of the variant: to its line, or as a new line. */
+    async addLine(
+      tenantId: string,
+      id: string,
+      body: AddLineBody,
+      idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+    ): Promise<CartObject> {
+      return change(tenantId, id, idempotent, async (trx, cart, lines, now) => {
+        const existing = lines.find((line) => line.variant_id === body.variant_id);
+        if (existing !== undefined) {
+          const quantity = existing.quantity + body.quantity;
+          if (quantity > MAX_QUANTITY) {
+            throw validationError(
+              'quantity',
+              `would bring the line to ${quantity} units; a line holds at most ${MAX_QUANTITY}`,
+            );
+          }
+          await repo.setLineQuantity(trx, existing.id, quantity);
+          return;
+        }
+        if (lines.length >= MAX_LINES) {
+          throw validationError(
+            'variant_id',
+            `would be a line too many: a cart holds at most ${MAX_LINES} lines`,
+          );
+        }
+        const position = lines.reduce((max, line) => Math.max(max, line.position + 1), 0);
+        await repo.insertLines(
+          trx,
+          await newLines(trx, cart, [{ ...body, field: 'variant_id' }], position, now),
+        );
+      });
+    },
+
+    /** Sets a line's quantity; 0 removes it. */
+    async setLine(tenantId: string, id: string, lineId: string, quantity: number): Promise<CartObject> {
+      return change(tenantId, id, NO_IDEMPOTENCY, async (trx, _cart, lines) => {
+        if (!lines.some((line) => line.id === lineId)) throw notFound('cart line');
+        if (quantity === 0) await repo.deleteLine(trx, lineId);
+        else await repo.setLineQuantity(trx, lineId, quantity);
+      });
+    },
+
+    async removeLine(tenantId: string, id: string, lineId: string): Promise<CartObject> {
+      return change(tenantId, id, NO_IDEMPOTENCY, async (trx, _cart, lines) => {
+        if (!lines.some((line) => line.id === lineId)) throw notFound('cart line');
+        await repo.deleteLine(trx, lineId);
+      });
+    },
+
+    /** The admin's list, newest first, by the status a cart shows (or `abandoned`). */
+    async list(tenantId: string, query: CartListQuery & PageQuery) {
+      const now = clock.now();
+      const window = pageWindow(query, '-created');
+      const filter: repo.CartFilter = {
+        status: query.status,
+        expiredBefore: now - CART_LIFETIME_MS,
+        abandonedBefore: now - (await deps.abandonedAfterMinutes(tenantId)) * 60_000,
+      };
+      const [rows, total] = await Promise.all([
+        repo.listCarts(store.db, tenantId, filter, window),
+        repo.countCarts(store.db, tenantId, filter),
+      ]);
+      const page = rows.slice(0, window.limit);
+      const lines = await repo.findLines(
+        store.db,
+        page.map((cart) => cart.id),
+      );
+      const shown = new Map<string, CartObject>();
+      for (const cart of page) {
+        const own = lines.filter((line) => line.cart_id === cart.id);
+        shown.set(cart.id, await view(store.db, cart, own, now));
+      }
+      return envelope(
+        rows,
+        total,
+        window,
+        '-created',
+        (cart) => [cart.created, cart.id],
+        (cart) => shown.get(cart.id) as CartObject, // every row of the page was presented above
+      );
+    },
+  };
+}
+
+/** An address as stored (src/lib/addresses.ts), JSON; undefined when not given. */
+function addressIn(address: CreateCartBody['shipping_address']): string | undefined {
+  if (address === undefined) return undefined;
+  const [stored] = normaliseAddresses([address], 'shipping_address', true);
+  return JSON.stringify(stored);
+}
+
+/** The body's lines, one per variant (a variant named twice: both quantities), at most 999 units each. */
+function mergeLines(lines: readonly CartLineInput[]): (CartLineInput & { field: string })[] {
+  const merged: (CartLineInput & { field: string })[] = [];
+  lines.forEach((line, index) => {
+    const earlier = merged.find((item) => item.variant_id === line.variant_id);
+    if (earlier === undefined) {
+      merged.push({ ...line, field: `lines[${index}].variant_id` });
+      return;
+    }
+    earlier.quantity += line.quantity;
+    if (earlier.quantity > MAX_QUANTITY) {
+      throw validationError(
+        `lines[${index}].quantity`,
+        `brings the line of ${line.variant_id} to ${earlier.quantity} units; a line holds at most ${MAX_QUANTITY}`,
+      );
+    }
+  });
+  return merged;
+}

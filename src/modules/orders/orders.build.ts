@@ -1,0 +1,179 @@
+import type { OrderSource } from '../../db/schema.js';
+import type { Db } from '../../db/store.js';
+import { AppError, validationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { MAX_AMOUNT } from '../../lib/money.js';
+import { normaliseAddresses, type OrderCustomers } from '../customers/index.js';
+import type { PricedLine } from '../pricing/index.js';
+import { productsInventory as inventory, type ProductRow, type VariantRow } from '../products/index.js';
+import { priceOrder } from './orders.pricing.js';
+import type * as repo from './orders.repository.js';
+import type { CreateOrderBody, StoredPricing } from './orders.schemas.js';
+
+/**
+ * An order made, in the transaction of the use case that makes it (`POST /orders`, its preview, a
+ * cart's completion): the customer found or created, the stock reserved, the lines priced
+ * (orders.pricing.ts) and the order's rows, not yet inserted.
+ */
+
+/** Where an order comes from: how it was placed, and the cart it completes. */
+export interface OrderOrigin {
+  source: OrderSource;
+  cartId: string | null;
+}
+
+export const API_ORIGIN: OrderOrigin = { source: 'api', cartId: null };
+
+/** An order's rows as `buildOrder` makes them, before they are inserted. */
+export interface Built {
+  order: repo.OrderRow;
+  items: repo.OrderItemRow[];
+  reservation: inventory.Reservation;
+  discountIds: string[];
+}
+
+export async function buildOrder(
+  customers: OrderCustomers,
+  trx: Db,
+  tenantId: string,
+  input: CreateOrderBody,
+  now: number,
+  origin: OrderOrigin,
+): Promise<Built> {
+  const customer = await customers.forOrder(trx, tenantId, input, now);
+  const lines = await inventory.resolveLines(trx, tenantId, input.items);
+  /** The order's rules on its products and variants, checked before the reservation and as reserved. */
+  const check: inventory.CheckLines = (rows, variants) => {
+    let currency: string | undefined;
+    let total = 0;
+    lines.forEach((line, index) => {
+      const product = rows.get(line.product_id);
+      if (!product) throw new AppError('not_found', `No such product: ${line.product_id}.`);
+      const variant = variants.get(line.variant_id);
+      if (!variant) throw new AppError('not_found', `No such variant: ${line.variant_id}.`);
+      if (input.items[index]?.variant_id === undefined && product.variant_count !== 1) {
+        throw validationError(
+          `items[${index}].variant_id`,
+          `is required: product ${product.id} has ${product.variant_count} variants; name one by variant_id`,
+        );
+      }
+      if (product.status !== 'active') {
+        throw validationError(
+          `items[${index}].${input.items[index]?.variant_id === undefined ? 'product_id' : 'variant_id'}`,
+          `is ${product.status}, not an active product`,
+        );
+      }
+      if (currency !== undefined && product.currency !== currency) {
+        throw new AppError(
+          'currency_mismatch',
+          `All items must share one currency: ${product.id} is priced in ${product.currency}, an earlier item in ${currency}.`,
+        );
+      }
+      currency = product.currency;
+      total += variant.price * line.quantity;
+    });
+    // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
+    if (total > MAX_AMOUNT) throw tooLarge(total);
+  };
+  const reservation = await inventory.reserve(trx, tenantId, lines, now, check, true);
+  const currency = (reservation.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
+  const priced = await priceOrder(trx, tenantId, input, {
+    lines,
+    products: reservation.products,
+    variants: reservation.variants,
+    currency,
+    customerId: customer.id,
+    now,
+  });
+  const figures = priced.pricing;
+  if (figures.total > MAX_AMOUNT) throw tooLarge(figures.total);
+
+  const orderId = newId('ord');
+  const items: repo.OrderItemRow[] = lines.map((line, position) => {
+    // check() proved both present
+    const product = reservation.products.get(line.product_id) as ProductRow;
+    const variant = reservation.variants.get(line.variant_id) as VariantRow;
+    const priced = figures.lines[position] as PricedLine;
+    return {
+      order_id: orderId,
+      position,
+      tenant_id: tenantId,
+      product_id: product.id,
+      variant_id: variant.id,
+      variant_title: variant.title,
+      name: product.name,
+      sku: variant.sku,
+      category: product.category,
+      quantity: line.quantity,
+      unit_price: variant.price,
+      total: priced.amount,
+      discount: priced.discount,
+      tax: priced.tax,
+      paid: priced.total,
+      refunded_quantity: 0,
+    };
+  });
+  const linesPaid = items.reduce((sum, item) => sum + item.paid, 0);
+  const order: repo.OrderRow = {
+    id: orderId,
+    tenant_id: tenantId,
+    status: 'pending',
+    currency,
+    subtotal: figures.subtotal,
+    total: figures.total,
+    discount_total: figures.discount_total,
+    shipping_total: figures.shipping_total,
+    tax_total: figures.tax_total,
+    shipping_paid: figures.total - linesPaid,
+    pricing: JSON.stringify({
+      discounts: figures.discounts,
+      shipping: figures.shipping,
+      taxes: figures.taxes,
+    } satisfies StoredPricing),
+    refunded_amount: 0,
+    customer_id: customer.id,
+    customer_email: (input.customer?.email ?? customer.email).toLowerCase(),
+    customer_name: input.customer?.name ?? customer.name,
+    shipping_address: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    payment_id: null,
+    carrier: null,
+    tracking_number: null,
+    restocked: 0,
+    source: origin.source,
+    cart_id: origin.cartId,
+    created: now,
+    updated: now,
+    paid_at: null,
+    shipped_at: null,
+    delivered_at: null,
+    cancelled_at: null,
+    cancel_reason: null,
+    refunded_at: null,
+  };
+  return { order, items, reservation, discountIds: priced.discountIds };
+}
+
+/**
+ * The body's rules that need no database (one way to name the customer, a valid address), and the
+ * body as the order is made from it: its shipping address as stored and matched against the tax
+ * rates (src/lib/addresses.ts).
+ */
+export function checkCreate(input: CreateOrderBody): CreateOrderBody {
+  if (input.customer === undefined && input.customer_id === undefined) {
+    throw validationError('customer', 'is required: give the customer’s email as customer, or customer_id');
+  }
+  if (input.customer !== undefined && input.customer_id !== undefined) {
+    throw validationError('customer_id', 'give customer_id or customer, not both');
+  }
+  if (input.shipping_address === undefined) return input;
+  const [address] = normaliseAddresses([input.shipping_address], 'shipping_address', true);
+  return { ...input, shipping_address: address };
+}
+
+function tooLarge(total: number): AppError {
+  return validationError(
+    'items',
+    `bring the order total to ${total}; an order may total at most ${MAX_AMOUNT} minor units`,
+  );
+}
