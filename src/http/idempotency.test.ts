@@ -176,6 +176,51 @@ for (const dialect of DIALECTS) {
       assert.equal(expired.status, 201);
     });
 
+    it('scopes a publishable key’s keys to the shopper: one shopper never replays another’s cart', async () => {
+      const publishable = await client(ctx.app, key)<{ key: string }>('POST', '/v1/api-keys', {
+        body: { type: 'publishable', name: 'Shop', allowed_origins: [] },
+      });
+      assert.equal(publishable.status, 201);
+      const newCart = (remoteAddress: string, token?: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/v1/store/carts',
+          remoteAddress,
+          headers: {
+            authorization: `Bearer ${publishable.body.key}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'cart-1',
+            ...(token === undefined ? {} : { 'x-customer-token': token }),
+          },
+          payload: '{}',
+        });
+      const first = await newCart('203.0.113.1');
+      const again = await newCart('203.0.113.1');
+      const another = await newCart('203.0.113.2');
+      assert.deepEqual([first.statusCode, again.statusCode, another.statusCode], [201, 201, 201]);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.json<{ id: string }>().id, first.json<{ id: string }>().id);
+      assert.equal(another.headers['idempotent-replayed'], undefined);
+      assert.notEqual(another.json<{ id: string }>().id, first.json<{ id: string }>().id);
+      // A secret key's keys stay the tenant's, wherever its servers call from.
+      const server = (remoteAddress: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/v1/store/carts',
+          remoteAddress,
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'srv-1',
+          },
+          payload: '{}',
+        });
+      const fromOne = await server('10.0.0.1');
+      const fromTwo = await server('10.0.0.2');
+      assert.equal(fromTwo.headers['idempotent-replayed'], 'true');
+      assert.equal(fromTwo.json<{ id: string }>().id, fromOne.json<{ id: string }>().id);
+    });
+
     it('has exactly one effect for a burst of 20 concurrent identical requests', async () => {
       const api = client(ctx.app, key);
       const before = await countKeys();

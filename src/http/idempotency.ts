@@ -4,6 +4,7 @@ import type { Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdempotencyState } from '../lib/idempotent-write.js';
 import { AppError } from '../lib/errors.js';
+import { buyerIpOf } from './auth.js';
 
 /**
  * `Idempotency-Key` on POST (docs/api-conventions.md). The first request claims the key with a row
@@ -36,6 +37,22 @@ export function fingerprint(method: string, url: string, body: unknown): string 
   return createHash('sha256')
     .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
     .digest('hex');
+}
+
+/**
+ * The space a request's `Idempotency-Key` is unique in, within its tenant. A secret key's are the
+ * tenant's (its servers retry their own requests). A publishable key is in every shopper's browser:
+ * its keys are the shopper's own, by buyer address and signed-in shopper, so one shopper's key can
+ * never replay another's cart or order.
+ */
+function keySpace(request: FastifyRequest, header: string): string {
+  if (request.principal?.key.type !== 'publishable') return header;
+  const token = request.headers['x-customer-token'];
+  const shopper = createHash('sha256')
+    .update(`${buyerIpOf(request)}\n${typeof token === 'string' ? token : ''}`)
+    .digest('base64url')
+    .slice(0, 22);
+  return `shopper:${shopper}:${header}`;
 }
 
 export function createIdempotency(deps: { store: Store; clock: Clock }) {
@@ -142,9 +159,10 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
         );
       }
       const tenantId = request.principal.tenant.id;
-      const outcome = await claim(tenantId, header, fingerprint(request.method, request.url, request.body));
+      const key = keySpace(request, header);
+      const outcome = await claim(tenantId, key, fingerprint(request.method, request.url, request.body));
       if ('committed' in outcome) {
-        request.idempotency = { tenantId, key: header, committed: outcome.committed };
+        request.idempotency = { tenantId, key, committed: outcome.committed };
         return;
       }
       reply
