@@ -134,7 +134,7 @@ describe('API reference in Chromium', { skip, timeout: 180_000 }, () => {
     const answers = operation.getByRole('region', { name: /^Status: 200/ });
     assert.match(
       await answers.innerText(),
-      /"id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",\s+"name": "Trail Runner 3"/,
+      /"id": "prod_NUM03sM4JHrY5j5OPiOa7rZU",\s+"handle": "trail-runner-3",\s+"name": "Trail Runner 3"/,
     );
     // Every code sample of the document's operation is offered beside curl, and shows its call.
     const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
