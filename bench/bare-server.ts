@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * The baseline: bare Fastify with the same response shapes and nothing else (no auth, no hooks,
@@ -40,11 +40,13 @@ const pages = new Map<string, string>(
     ) as Record<string, string>,
   ),
 );
-app.get('/v1/products', async (request, reply) => {
+const page = async (request: FastifyRequest, reply: FastifyReply) => {
   const body = pages.get(request.url);
   if (body === undefined) return reply.code(404).send({ code: 'not_found' });
   return reply.type('application/json; charset=utf-8').send(body);
-});
+};
+app.get('/v1/products', page);
+app.get('/v1/store/*', page);
 app.post('/v1/echo', async (request) => request.body);
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`bare Fastify listening on ${address}\n`);

@@ -15,6 +15,7 @@ import { load, machine, type Measurement, root, startProcess } from './lib.js';
  *   BENCH_SECONDS=8        seconds per measurement (scenarios' own default when unset)
  *   BENCH_PRODUCTS=1000000 rows for the large products-list measurement
  *   BENCH_CATALOG_PRODUCTS=100000 products behind the catalog read path measurement
+ *   BENCH_STOREFRONT_PRODUCTS=200 products behind the storefront's catalog page and cart measurement
  *   BENCH_ORDERS=1000000   orders for the large analytics measurement
  *   BENCH_VARIANTS=1000000 variants in the large catalog of the variants measurement
  *   BENCH_CUSTOMERS=1000000 customers in the large store of the customers measurement
@@ -28,6 +29,7 @@ const SCENARIOS = [
   'users-me',
   'products-list',
   'catalog',
+  'storefront',
   'webhooks',
   'rate-limit',
   'wallet',

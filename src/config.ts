@@ -66,6 +66,18 @@ export interface Config {
   readonly trustProxy: false | readonly string[];
   /** scrypt cost for new password hashes, as log2(N). */
   readonly passwordScryptLog2N: number;
+  /**
+   * How long a cart's completion in flight keeps its lease before another process may finish it
+   * (`CHECKOUT_LEASE_MS`, default 120000; src/modules/carts/carts.checkout.ts).
+   */
+  readonly checkoutLeaseMs: number;
+  /** The `sandbox` payment provider, for rehearsals (src/modules/orders/payments.provider.ts). */
+  readonly paymentSandbox: {
+    /** It answers a charge this late (`PAYMENT_SANDBOX_DELAY_MS`, default 0): a slow provider. */
+    readonly delayMs: number;
+    /** It appends each charge it makes to this file, as a provider's own record (`PAYMENT_SANDBOX_JOURNAL`). */
+    readonly journal: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -212,6 +224,12 @@ function connections(env: Env): Config['connections'] {
   };
 }
 
+/** `PAYMENT_SANDBOX_JOURNAL`: an absolute path, resolved as DATA_DIR is. */
+function sandboxJournal(env: Env): string | undefined {
+  const raw = str(env, 'PAYMENT_SANDBOX_JOURNAL');
+  return raw === undefined ? undefined : path.resolve(raw);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const tlsEnabled = bool(env, 'TLS', true);
   const certFile = str(env, 'TLS_CERT');
@@ -261,6 +279,11 @@ export function loadConfig(env: Env = process.env): Config {
     connections: connections(env),
     trustProxy: trustProxy(env),
     passwordScryptLog2N: int(env, 'PASSWORD_SCRYPT_LOG2N', 17, 10, 20),
+    checkoutLeaseMs: int(env, 'CHECKOUT_LEASE_MS', 120_000, 1_000, 3_600_000),
+    paymentSandbox: {
+      delayMs: int(env, 'PAYMENT_SANDBOX_DELAY_MS', 0, 0, 60_000),
+      journal: sandboxJournal(env),
+    },
   };
   if (config.ai.provider === 'openai' && config.ai.baseUrl === undefined && config.ai.apiKey === undefined) {
     throw new ConfigError('AI_API_KEY', 'or AI_BASE_URL must be set when AI_PROVIDER=openai');

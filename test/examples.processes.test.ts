@@ -58,9 +58,11 @@ for (const dialect of LOGIC_ONLY) {
         server = await spawnServer({ ...store.env, TLS: 'on', DEMO_DATA: 'on' });
         const credentials = JSON.parse(fs.readFileSync(demoCredentialsPath(store.dataDir), 'utf8')) as {
           api_key: string;
+          publishable_key: string;
         };
         env = {
           COMMERCE_API_KEY: credentials.api_key,
+          COMMERCE_PUBLISHABLE_KEY: credentials.publishable_key,
           COMMERCE_API_URL: server.url,
           COMMERCE_CA_FILE: path.join(store.dataDir, 'tls', 'cert.pem'),
         };
@@ -97,6 +99,27 @@ for (const dialect of LOGIC_ONLY) {
         assert.match(out, new RegExp(`^order ${id}: paid, payment pay_\\w+ succeeded$`, 'm'));
         const order = await client.orders.get(id);
         assert.deepEqual([order.status, order.customer.email], ['paid', 'grace@example.com']);
+      });
+
+      it('storefront goes from the catalog to a paid order with the publishable key', async () => {
+        const { code, out } = await example('storefront', ['lin@example.com']);
+        assert.equal(code, 0, out);
+        assert.match(out, /^product: .+ \([a-z0-9-]+\), .+, \d+ USD$/m);
+        const cart = /^cart (cart_\w+): subtotal \d+, shipping \d+ \(.+\), tax \d+, total (\d+) USD$/m.exec(
+          out,
+        );
+        assert.ok(cart, out);
+        assert.match(out, new RegExp(`^declined card: 422 payment_failed; cart ${cart[1]} is open$`, 'm'));
+        const id = new RegExp(
+          `^order (ord_\\w+): paid, total ${cart[2]} USD, from cart ${cart[1]}$`,
+          'm',
+        ).exec(out)?.[1];
+        assert.ok(id, out);
+        const order = await client.orders.get(id);
+        assert.deepEqual(
+          [order.status, order.source, order.cart_id, order.customer.email, order.total],
+          ['paid', 'storefront', cart[1], 'lin@example.com', Number(cart[2])],
+        );
       });
 
       it('receive-webhooks verifies a real delivery and removes its endpoint', async () => {

@@ -291,6 +291,67 @@ describe(
             assert.equal(fs.existsSync(path.join(ROOT, 'console.jar')), false);
           },
         ],
+        // storefront.md: a publishable key and its catalog, a cart priced in full, its completion.
+        [
+          guide('docs/storefront.md', '"name":"Walk-through"'),
+          (out, seen) => {
+            assert.equal(
+              lines(out)[0],
+              'publishable_key_not_allowed',
+              'the key opens the store’s routes only',
+            );
+            assert.match(out, /'organic-cotton-tee \d+ true'/);
+            const variant = lines(out).find((line) => /^var_\w+$/.test(line));
+            assert.ok(variant, 'the variant id is echoed');
+            seen.VARIANT = variant;
+          },
+        ],
+        [
+          guide('docs/storefront.md', 'CART=$(shop'),
+          (out, seen) => {
+            assert.match(out, /^\[ '.+ x2' \]$/m, 'the same variant again: one line of two');
+            const [cart] = jsonLines(out) as [
+              {
+                id: string;
+                lines: { variant_id: string; quantity: number }[];
+                shipping_rate_id: string | null;
+                subtotal: number;
+                discount_total: number;
+                shipping_total: number;
+                tax_total: number;
+                total: number;
+                problems: unknown[];
+              },
+            ];
+            assert.deepEqual(cart.problems, []);
+            assert.deepEqual(
+              cart.lines.map((line) => [line.variant_id, line.quantity]),
+              [[seen.VARIANT, 2]],
+            );
+            assert.match(cart.shipping_rate_id ?? '', /^shr_/);
+            assert.ok(cart.shipping_total > 0 && cart.tax_total > 0, 'shipping and tax are priced');
+            assert.equal(
+              cart.total,
+              cart.subtotal - cart.discount_total + cart.shipping_total + cart.tax_total,
+            );
+            seen.CART = cart.id;
+            seen.TOTAL = String(cart.total);
+          },
+        ],
+        [
+          guide('docs/storefront.md', `"expected_total":'$TOTAL'`),
+          (out, seen) => {
+            assert.equal(lines(out)[0], 'cart_changed', 'another total charges nothing');
+            const [order] = jsonLines(out) as [
+              { id: string; status: string; total: number; source: string; cart_id: string },
+            ];
+            assert.deepEqual(
+              [order.status, order.total, order.source, order.cart_id],
+              ['paid', Number(seen.TOTAL), 'storefront', seen.CART],
+            );
+            assert.equal(lines(out).at(-1), 'completed');
+          },
+        ],
       ];
       assert.equal(tour.length, 10, 'every block of the tour has its check here');
 

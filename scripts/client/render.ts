@@ -94,34 +94,39 @@ function namespacesFile(operations: OperationInfo[], descriptions: Map<string, s
   const usesBody = operations.some((operation) => operation.requestTypes.length > 0);
   const usesQuery = operations.some((operation) => operation.query.present);
   const types = [...(usesBody ? ['Body'] : []), ...(usesQuery ? ['Query'] : [])];
+  // One function per namespace, so that a bundle that uses one (the storefront's `store`) leaves
+  // the others out.
   return `${HEADER}
 import type { Caller } from '../caller.js';
 import type { RequestOptions } from '../request-options.js';
 ${types.length > 0 ? `import type { ${types.join(', ')} } from '../types.js';` : ''}
 
-function namespaces(call: Caller) {
-  return {
 ${namespaces
   .map((namespace) => {
     const members = (byNamespace.get(namespace) ?? []).slice().sort((a, b) => a.name.localeCompare(b.name));
-    return `  ${namespace}: {\n${members.map(method).join('\n')}\n  },`;
-  })
-  .join('\n')}
+    return `${comment([tagsOf(byNamespace.get(namespace) ?? [], descriptions)], '')}
+export function ${namespaceFunction(namespace)}(call: Caller) {
+  return {
+${members.map(method).join('\n')}
   };
-}
-
-type Namespaces = ReturnType<typeof namespaces>;
+}`;
+  })
+  .join('\n\n')}
 
 /** The client's namespaces: one per resource, a method per operation (src/http/operation-names.ts). */
 export class ApiNamespaces {
-${namespaces.map((namespace) => `  ${comment([tagsOf(byNamespace.get(namespace) ?? [], descriptions)], '  ').trim()}\n  readonly ${namespace}: Namespaces['${namespace}'];`).join('\n')}
+${namespaces.map((namespace) => `  ${comment([tagsOf(byNamespace.get(namespace) ?? [], descriptions)], '  ').trim()}\n  readonly ${namespace}: ReturnType<typeof ${namespaceFunction(namespace)}>;`).join('\n')}
 
   constructor(call: Caller) {
-    const all = namespaces(call);
-${namespaces.map((namespace) => `    this.${namespace} = all.${namespace};`).join('\n')}
+${namespaces.map((namespace) => `    this.${namespace} = ${namespaceFunction(namespace)}(call);`).join('\n')}
   }
 }
 `;
+}
+
+/** The generated function that makes a namespace's methods: `storeNamespace`. */
+function namespaceFunction(namespace: string): string {
+  return `${namespace}Namespace`;
 }
 
 /** A namespace's comment: its operations' tags, with their descriptions from the document. */

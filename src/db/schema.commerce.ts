@@ -384,6 +384,17 @@ export interface CartsTable {
   /** Its last change by the shopper: what `expires_at` and `abandoned` are counted from. */
   updated: number;
   completed_at: number | null;
+  /**
+   * JSON of the units a stock hold took out of stock (`[{product_id, variant_id, quantity}]`,
+   * migration 0043; src/modules/carts/carts.holds.ts), given back once; null without a hold.
+   */
+  hold_lines: string | null;
+  /** When the hold runs out (a sweep gives its units back then). */
+  hold_expires: number | null;
+  /** The buyer address holding it (an IPv6 address by its /64): at most 3 holds each per store. */
+  hold_ip: string | null;
+  /** When `cart.abandoned` was emitted for it; a change clears it. */
+  abandoned_at: number | null;
 }
 
 /** A line of a cart: one variant. Name, title and SKU are kept as last seen, for a variant deleted since. */

@@ -5,8 +5,9 @@ import type { ApiKeyService } from '../modules/api-keys/index.js';
 import type { VersionRegistry } from '../modules/versions/index.js';
 import { AppError } from '../lib/errors.js';
 import type { Permission } from '../kernel/vocabulary.js';
-import { enforceDecision } from './rate-limit.js';
-import type { RateLimiter } from '../modules/limits/index.js';
+import { enforceDecision, enforceStorefrontDecision } from './rate-limit.js';
+import type { LimitDecision, RateLimiter, StorefrontDecision } from '../modules/limits/index.js';
+import { clientAddressKey } from './client-address.js';
 import { allowOrigin, originNotAllowed, vary } from './cors.js';
 
 /**
@@ -93,7 +94,8 @@ export type SessionAuthenticator = (request: FastifyRequest) => Promise<Principa
  * CSRF token (`sessions`: the session's user with every permission, limited and metered as a key
  * of its tenant), the tenant's rate limits and quota (429; any valid key
  * is limited and counted, also one without the route's permission, so a 429 comes before a 403;
- * the per-minute AI limit only for keys that hold the permission), the permission
+ * the per-minute AI limit only for keys that hold the permission; on a storefront route, the
+ * storefront's limits per buyer address, cart and completion instead), the permission
  * the route declares in `config.auth` (403; a publishable key passes only a storefront route's,
  * and only without an `Origin` or from one it allows: `publishable_key_not_allowed` and
  * `origin_not_allowed`), and the version the response is written in (a malformed
@@ -175,7 +177,14 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
     }
     const storefront = auth === 'storefront';
     const required: Permission | 'any_key' = storefront ? STOREFRONT_SECRET_PERMISSION : auth;
-    const ai = config?.rateLimit === 'ai';
+    const rateLimit = config?.rateLimit;
+    const ai = rateLimit === 'ai';
+    const cartLimit = rateLimit === 'cart' || rateLimit === 'checkout' ? rateLimit : undefined;
+    if (storefront ? ai : cartLimit !== undefined) {
+      throw new Error(
+        `config.rateLimit '${rateLimit}' does not apply to a route with auth '${auth}': 'ai' is for the tenant's routes, 'cart' and 'checkout' for storefront routes`,
+      );
+    }
 
     /** A publishable key opens the storefront routes only; a secret key needs the permission. */
     function permitted(principal: Principal): boolean {
@@ -221,6 +230,31 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
       }
     }
 
+    /**
+     * A storefront call counts against the storefront's limits (per buyer address, and for a
+     * route that says so per cart and per completion), never the tenant's hourly limit or quota.
+     */
+    function storefrontLimits(
+      request: FastifyRequest,
+      principal: Principal,
+      limits: RateLimiter,
+    ): StorefrontDecision | Promise<StorefrontDecision> {
+      return limits.storefront(principal.tenant, {
+        buyer: clientAddressKey(buyerIpOf(request)),
+        route: cartLimit,
+        cartId: cartLimit === undefined ? undefined : (request.params as { id?: string }).id,
+      });
+    }
+
+    function enforce(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      decision: LimitDecision | StorefrontDecision,
+    ): void {
+      if ('shown' in decision) enforceStorefrontDecision(request, reply, decision);
+      else enforceDecision(request, reply, decision);
+    }
+
     function limit(
       request: FastifyRequest,
       reply: FastifyReply,
@@ -232,16 +266,18 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
         permit(request, principal);
         return undefined;
       }
-      // A key without the route's permission counts against the hour and the month, but does not
-      // spend the tenant's AI allowance on a call that will be refused.
-      const decision = limiter.check(principal.tenant, ai && permitted(principal));
+      // A key without the route's permission counts against the limits all the same (a 429 comes
+      // before a 403), but does not spend the tenant's AI allowance on a call that will be refused.
+      const decision = storefront
+        ? storefrontLimits(request, principal, limiter)
+        : limiter.check(principal.tenant, ai && permitted(principal));
       if (decision instanceof Promise) {
         return decision.then((decided) => {
-          enforceDecision(request, reply, decided);
+          enforce(request, reply, decided);
           permit(request, principal);
         });
       }
-      enforceDecision(request, reply, decision);
+      enforce(request, reply, decision);
       permit(request, principal);
       return undefined;
     }

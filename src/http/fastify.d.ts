@@ -1,7 +1,7 @@
 import type { Principal } from '../lib/principal.js';
 import type { RouteAuth } from './auth.js';
 import type { IdempotencyState } from '../lib/idempotent-write.js';
-import type { LimitDecision, RouteRateLimit } from '../modules/limits/index.js';
+import type { LimitDecision, RouteRateLimit, StorefrontDecision } from '../modules/limits/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,7 +16,11 @@ declare module 'fastify' {
      * catalog version, and served from it while that version holds.
      */
     cache?: 'catalog';
-    /** `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones. */
+    /**
+     * `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones.
+     * On a storefront route, `'cart'`: the route changes the cart `:id` (the per-cart limit applies
+     * on top of the per-address one); `'checkout'`: it completes it (the completion limits too).
+     */
     rateLimit?: RouteRateLimit;
     /**
      * What an idempotent replay of this route's success answers, when its response shows a secret
@@ -29,8 +33,11 @@ declare module 'fastify' {
     principal: Principal | null;
     apiVersion: string;
     idempotency: IdempotencyState | null;
-    /** The rate-limit and quota decision for this request (set for authenticated requests). */
-    limits: LimitDecision | null;
+    /**
+     * The rate-limit and quota decision for this request (set for authenticated requests); on a
+     * storefront route, the storefront limits' decision.
+     */
+    limits: LimitDecision | StorefrontDecision | null;
     /** The shopper's address on a storefront route (set by its gate; read it with `buyerIpOf`). */
     buyerIp: string;
   }

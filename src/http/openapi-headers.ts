@@ -29,12 +29,14 @@ const RESPONSE = {
     example: 'req_4f9c2a7b1e6d4c3a8b5e0f1a2b3c4d5e',
   }),
   version: text('The version the answer is in.', { example: '2026-12-15' }),
-  policy: text('The rate-limit policies (RFC draft `RateLimit-Policy`).', {
-    example: '"hourly";q=10000;w=3600, "monthly";q=100000;w=2592000',
-  }),
-  rateLimit: text('What is left of the hourly limit and when it resets (RFC draft `RateLimit`).', {
-    example: '"hourly";r=9999;t=1800',
-  }),
+  policy: text(
+    'The rate-limit policies (RFC draft `RateLimit-Policy`): the tenant’s hourly and monthly ones; on a storefront route (`/store/*`), the store’s per-address one (`"storefront";q=120;w=60`), or on a 429 the one that refused.',
+    { example: '"hourly";q=10000;w=3600, "monthly";q=100000;w=2592000' },
+  ),
+  rateLimit: text(
+    'What is left of the most constraining policy and when it is whole again, in seconds (RFC draft `RateLimit`); on a 429, the refusing policy and when to retry.',
+    { example: '"hourly";r=9999;t=1800' },
+  ),
   limit: integer('Calls an hour.'),
   remaining: integer('Calls left this hour.'),
   reset: integer('When the hour resets, in Unix seconds.'),
@@ -150,8 +152,16 @@ function isAuthenticated(schema: Schema): boolean {
   return Array.isArray(schema.security) && schema.security.length > 0;
 }
 
-/** The document's copy of a route's schema, with its request and response headers declared. */
-export function withHeaders(method: string, schema: Schema | undefined): Schema | undefined {
+/**
+ * The document's copy of a route's schema, with its request and response headers declared. A
+ * storefront route's answers carry the storefront's rate-limit policy, and no `X-RateLimit-*` (the
+ * tenant's hourly limit does not apply to them).
+ */
+export function withHeaders(
+  method: string,
+  schema: Schema | undefined,
+  storefront = false,
+): Schema | undefined {
   if (schema === undefined) return schema;
   const authenticated = isAuthenticated(schema);
   const request: Record<string, Schema> = { 'X-Service-Version': REQUEST.version };
@@ -166,10 +176,14 @@ export function withHeaders(method: string, schema: Schema | undefined): Schema 
         'X-Service-Version': RESPONSE.version,
         'RateLimit-Policy': RESPONSE.policy,
         RateLimit: RESPONSE.rateLimit,
-        'X-RateLimit-Limit': RESPONSE.limit,
-        'X-RateLimit-Remaining': RESPONSE.remaining,
-        'X-RateLimit-Reset': RESPONSE.reset,
       });
+      if (!storefront) {
+        Object.assign(headers, {
+          'X-RateLimit-Limit': RESPONSE.limit,
+          'X-RateLimit-Remaining': RESPONSE.remaining,
+          'X-RateLimit-Reset': RESPONSE.reset,
+        });
+      }
     }
     if (method === 'GET' && code === 200) headers.ETag = RESPONSE.etag;
     if (method === 'POST' && authenticated && code >= 200 && code < 300)

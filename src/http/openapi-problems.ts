@@ -96,6 +96,15 @@ const SAMPLES: Record<ErrorCode, Sample> = {
       'The cart now totals 9329 USD (minor units), not the 8829 expected; show the shopper the cart in `cart` and complete it with its total.',
     options: { extra: { cart: CART_EXAMPLE } },
   },
+  holds_disabled: {
+    detail:
+      'This store does not hold stock for carts (its storefront.hold_minutes is not set); units are taken when the cart is completed.',
+  },
+  too_many_holds: {
+    detail:
+      'This shopper already holds 3 carts at this store; complete one, change its lines or let its hold run out (2027-01-20T10:42:00.000Z) first.',
+    options: { extra: { max_holds: 3, next_release_at: '2027-01-20T10:42:00.000Z' } },
+  },
   shipping_rate_overlap: {
     detail:
       'The shipping rate shr_9Tf2Lq5Zx8Nc3Vb6Mk1Pw4Rs ("Standard", 0-2000 g) already prices parcels of these weights in EUR to DE; give the rates of one name weight bands that do not overlap (bounds are inclusive), different countries, or another name.',

@@ -57,6 +57,8 @@ ${Object.entries(ERROR_STATUS)
   and ${AI_LIMIT_PER_MINUTE} AI requests per minute. Every authenticated response carries
   \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-Limit/Remaining/Reset\` (the hourly window); over a limit
   the answer is \`429 rate_limited\` or \`429 quota_exceeded\` with \`Retry-After\` (seconds) and uses up no quota.
+  Storefront calls (\`/store/*\`) count against neither, but against the storefront's own limits per buyer
+  address, cart and product; their answers carry those limits' \`RateLimit-Policy\` and \`RateLimit\` instead.
   A client address with 20 unknown, revoked or expired keys within the last minute gets \`429 rate_limited\` with
   \`Retry-After\` for any key the server has not seen valid, without the key being checked; keys it has seen valid
   keep working from that address.
@@ -96,6 +98,7 @@ export async function registerOpenApi(app: FastifyInstance, parts: DocumentParts
         withHeaders(
           String(route.method),
           withCodeSamples(String(route.method), url, schema as Record<string, unknown> | undefined),
+          url.startsWith('/v1/store/'),
         ),
       ) as typeof schema,
       url,

@@ -1,11 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { iso } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
-import type { LimitDecision, PolicyName, PolicyState } from '../modules/limits/index.js';
+import type {
+  LimitDecision,
+  PolicyName,
+  PolicyState,
+  StorefrontDecision,
+  StorefrontPolicyName,
+} from '../modules/limits/index.js';
 
 /**
  * The limiter's decision on the wire (src/modules/limits/): the `RateLimit-Policy`, `RateLimit` and
  * `X-RateLimit-*` headers every authenticated response carries, and the 429 that refuses a request.
+ * A storefront call's answer carries the storefront's own policy instead (`enforceStorefrontDecision`).
  */
 
 function secondsUntil(instant: number, now: number): number {
@@ -64,4 +71,42 @@ export function enforceDecision(request: FastifyRequest, reply: FastifyReply, de
   request.limits = decision;
   setRateLimitHeaders(reply, decision);
   if (decision.refused) throw refusal(decision, decision.refused);
+}
+
+/** What each storefront policy limits, for the refusal's message. */
+const STOREFRONT_LIMITED: Readonly<Record<StorefrontPolicyName, (limit: number) => string>> = {
+  storefront: (limit) => `the store’s limit of ${limit} requests a minute from one address`,
+  cart: (limit) => `the limit of ${limit} changes an hour to one cart`,
+  checkout: (limit) => `the limit of ${limit} checkouts an hour from one address`,
+  product: (limit) => `the limit of ${limit} checkouts a minute of one product`,
+};
+
+/**
+ * A storefront call (`auth: 'storefront'`): keeps the decision on the request, sets
+ * `RateLimit-Policy` and `RateLimit` of the per-address policy (of the refusing one on a 429; no
+ * `X-RateLimit-*`: the tenant's hourly limit does not apply), and refuses with 429 `rate_limited`
+ * and `Retry-After` when a storefront limit is reached.
+ */
+export function enforceStorefrontDecision(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  decision: StorefrontDecision,
+): void {
+  request.limits = decision;
+  const { at, refused, shown } = decision;
+  reply.header('ratelimit-policy', `"${shown.policy}";q=${shown.state.limit};w=${shown.window}`);
+  if (!refused) {
+    reply.header(
+      'ratelimit',
+      `"${shown.policy}";r=${shown.state.remaining};t=${secondsUntil(shown.state.resetAt, at)}`,
+    );
+    return;
+  }
+  const seconds = Math.max(1, secondsUntil(refused.retryAt, at));
+  reply.header('ratelimit', `"${refused.policy}";r=0;t=${seconds}`);
+  throw new AppError(
+    'rate_limited',
+    `Over ${STOREFRONT_LIMITED[refused.policy](shown.state.limit)}; retry in ${seconds} s.`,
+    { headers: { 'retry-after': String(seconds) } },
+  );
 }

@@ -162,6 +162,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Raw payload instead of JSON (sent as given). */
   payload?: string | Buffer;
+  /** The caller's address (default 127.0.0.1): a shopper of its own, as the storefront limits count. */
+  remoteAddress?: string;
 }
 
 /** A small client over `app.inject` that authenticates with `key` and parses JSON bodies. */
@@ -177,7 +179,13 @@ export function client(app: FastifyInstance, key?: string) {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(options.body);
     }
-    const raw = await app.inject({ method, url, headers: { ...headers, ...options.headers }, payload });
+    const raw = await app.inject({
+      method,
+      url,
+      headers: { ...headers, ...options.headers },
+      payload,
+      ...(options.remoteAddress === undefined ? {} : { remoteAddress: options.remoteAddress }),
+    });
     const text = raw.body;
     let body: unknown = text;
     if (text !== '' && /json/.test(String(raw.headers['content-type'] ?? ''))) body = JSON.parse(text);

@@ -1,3 +1,4 @@
+import { apiOrigin } from './base-url.js';
 import { API_VERSION } from './generated/operations.js';
 import type { TlsOptions } from './transport.js';
 
@@ -36,10 +37,7 @@ export function resolveOptions(
   if (apiKey === undefined || apiKey === '') {
     throw new Error('No API key: pass { apiKey } or set COMMERCE_API_KEY');
   }
-  const baseUrl = (options.baseUrl ?? env.COMMERCE_API_URL ?? DEFAULT_BASE_URL)
-    .replace(/\/+$/, '')
-    // The API's paths start with /v1 themselves: a base URL given with it means the origin.
-    .replace(/\/v1$/, '');
+  const baseUrl = apiOrigin(options.baseUrl ?? env.COMMERCE_API_URL ?? DEFAULT_BASE_URL);
   const maxRetries = options.maxRetries ?? 2;
   const timeoutMs = options.timeoutMs ?? 60_000;
   if (!Number.isInteger(maxRetries) || maxRetries < 0)

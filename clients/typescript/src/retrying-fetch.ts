@@ -1,7 +1,16 @@
-import { randomUUID } from 'node:crypto';
+// Runs in a browser as in Node (src/storefront.ts sends with the global fetch): Web APIs only.
 import { CommerceConnectionError } from './errors.js';
 import { backoffMs, isRetryableStatus, waitAfterAnswer } from './retry-policy.js';
-import type { Send } from './transport.js';
+
+export interface SendInit {
+  method: string;
+  headers: Record<string, string>;
+  body: Uint8Array<ArrayBuffer> | undefined;
+  signal: AbortSignal;
+}
+
+/** One HTTP exchange, with no retry. */
+export type Send = (url: string, init: SendInit) => Promise<Response>;
 
 export interface RetryOptions {
   /** Retries after the first attempt. */
@@ -48,7 +57,8 @@ export function retryingFetch(send: Send, options: RetryOptions): (request: Requ
   return async (request) => {
     const headers = Object.fromEntries(request.headers.entries());
     if (request.method === 'POST' && headers['idempotency-key'] === undefined) {
-      headers['idempotency-key'] = randomUUID();
+      // Web Crypto: a page needs a secure context (https, or localhost), as a storefront origin does.
+      headers['idempotency-key'] = crypto.randomUUID();
     }
     const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
     for (let retry = 0; ; retry += 1) {

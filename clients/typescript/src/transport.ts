@@ -1,4 +1,5 @@
 import { Agent, fetch as undiciFetch } from 'undici';
+import type { Send } from './retrying-fetch.js';
 
 /** TLS settings for the API's certificate, e.g. the self-signed one a development server creates. */
 export interface TlsOptions {
@@ -7,16 +8,6 @@ export interface TlsOptions {
   /** false accepts any certificate. Development only: prefer `ca`. */
   rejectUnauthorized?: boolean;
 }
-
-export interface SendInit {
-  method: string;
-  headers: Record<string, string>;
-  body: Uint8Array | undefined;
-  signal: AbortSignal;
-}
-
-/** One HTTP exchange, with no retry. */
-export type Send = (url: string, init: SendInit) => Promise<Response>;
 
 export interface Transport {
   send: Send;

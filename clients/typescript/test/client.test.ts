@@ -9,6 +9,7 @@ import {
   type CommerceClient,
   OPERATIONS,
   type ProblemCode,
+  StorefrontClient,
   unwrap,
   verifyWebhook,
   WebhookVerificationError,
@@ -42,7 +43,7 @@ for (const dialect of LOGIC_ONLY) {
     const tag = randomBase62(6).toUpperCase();
     const category = `shoes-${tag.toLowerCase()}`;
 
-    const track = (tracked: CommerceClient): CommerceClient => {
+    const track = <Tracked extends Pick<CommerceClient, 'api'>>(tracked: Tracked): Tracked => {
       tracked.api.use({
         onRequest: ({ request, schemaPath }) => {
           called.add(`${request.method} ${schemaPath}`);
@@ -484,6 +485,133 @@ for (const dialect of LOGIC_ONLY) {
       );
       assert.equal(dryRun.format, 'jsonl');
       assert.ok((await client.imports.list()).data.some((i) => i.id === dryRun.id));
+    });
+
+    it('sells through the storefront with a publishable key: catalog, carts, checkout, shopper accounts', async () => {
+      const settings = await client.settings.update({ storefront: { abandoned_after_minutes: 30 } });
+      assert.equal(settings.storefront.abandoned_after_minutes, 30);
+      assert.deepEqual((await client.settings.get()).storefront, settings.storefront);
+      const handle = `storefront-tee-${tag.toLowerCase()}`;
+      const tee = await client.products.create({
+        name: 'Storefront Tee',
+        handle,
+        category,
+        options: [{ name: 'Size', values: ['S', 'M'] }],
+        variants: [
+          { sku: `SFT-${tag}-S`, options: { Size: 'S' }, price: 2500, stock: 5 },
+          { sku: `SFT-${tag}-M`, options: { Size: 'M' }, price: 2600, stock: 5 },
+        ],
+      });
+      const rate = await client.shippingRates.create({
+        name: 'Storefront Ground',
+        countries: ['US'],
+        price: 500,
+        currency: 'USD',
+      });
+
+      const publishable = await client.apiKeys.create({
+        type: 'publishable',
+        name: 'web shop',
+        allowed_origins: [],
+      });
+      assert.match(publishable.key, /^pk_live_\w{40}$/);
+      const shop = track(new StorefrontClient({ publishableKey: publishable.key, baseUrl: api.server.url }));
+      const refused = await rejection(api.client(publishable.key, { maxRetries: 0 }).products.list());
+      assert.deepEqual([refused.status, refused.code], [403, 'publishable_key_not_allowed']);
+
+      // The catalog: the store's active products, by id or handle, and the rates a cart may choose.
+      const listed = await shop.store.listProducts({ category, q: 'Storefront Tee' });
+      assert.deepEqual(
+        listed.data.map((product) => product.id),
+        [tee.id],
+      );
+      const product = await shop.store.getProduct(handle);
+      assert.equal(product.id, tee.id);
+      assert.equal('stock' in (product.variants[0] ?? {}), false, 'a shopper never sees stock counts');
+      const [small, medium] = product.variants;
+      assert.ok(small && medium);
+      assert.ok((await shop.store.listShippingRates({ country: 'US' })).data.some((r) => r.id === rate.id));
+
+      // A cart, changed line by line, priced at every change.
+      const email = `shopper-${tag.toLowerCase()}@example.com`;
+      let cart = await shop.store.createCart({ email, lines: [{ variant_id: small.id, quantity: 1 }] });
+      cart = await shop.store.addCartLine(cart.id, { variant_id: medium.id, quantity: 3 });
+      const mediumLine = cart.lines.find((line) => line.variant_id === medium.id);
+      assert.ok(mediumLine);
+      cart = await shop.store.updateCartLine(cart.id, mediumLine.id, { quantity: 2 });
+      assert.equal(cart.subtotal, 2500 + 2 * 2600);
+      cart = await shop.store.removeCartLine(cart.id, mediumLine.id);
+      cart = await shop.store.updateCart(cart.id, {
+        shipping_address: { line1: '1 Main St', city: 'Austin', state: 'TX', country: 'US' },
+        shipping_rate_id: rate.id,
+      });
+      assert.deepEqual(cart.problems, []);
+      assert.equal((await shop.store.getCart(cart.id)).total, cart.total);
+
+      // Completion: a total the shopper was not shown is refused with the cart as it stands.
+      const changed = await rejection(
+        shop.store.completeCart(cart.id, { payment_method: 'pm_card_visa', expected_total: cart.total + 1 }),
+      );
+      assert.deepEqual([changed.status, changed.code], [409, 'cart_changed']);
+      assert.equal((changed.problem as { cart?: { total?: number } }).cart?.total, cart.total);
+      const order = await shop.store.completeCart(cart.id, {
+        payment_method: 'pm_card_visa',
+        expected_total: cart.total,
+      });
+      assert.deepEqual(
+        [order.status, order.total, order.source, order.cart_id],
+        ['paid', cart.total, 'storefront', cart.id],
+      );
+      const again = await shop.store.completeCart(cart.id, {
+        payment_method: 'pm_card_visa',
+        expected_total: cart.total,
+      });
+      assert.equal(again.id, order.id, 'a completed cart answers with its order');
+
+      // The store's side of its carts.
+      const kept = await client.carts.get(cart.id);
+      assert.deepEqual([kept.status, kept.order_id], ['completed', order.id]);
+      assert.ok((await client.carts.list({ status: 'completed' })).data.some((c) => c.id === cart.id));
+
+      // A shopper's account: sign-up, sign-in, their cart and orders, sign-out.
+      const password = 'correct horse battery staple';
+      const account = `ada-${tag.toLowerCase()}@example.com`;
+      const customer = await shop.store.createCustomer({ email: account, password, name: 'Ada' });
+      const session = await shop.signIn({ email: account, password });
+      assert.match(session.token, /^cst_\w{40}$/);
+      assert.equal(shop.customerToken, session.token);
+      assert.equal((await shop.store.getCustomer()).id, customer.id);
+      assert.equal((await shop.store.updateCustomer({ name: 'Ada Lovelace' })).name, 'Ada Lovelace');
+      const own = await shop.store.createCart({ lines: [{ variant_id: medium.id, quantity: 1 }] });
+      assert.equal(own.customer_id, customer.id, 'a cart made while signed in is the shopper’s');
+      assert.equal(own.email, account);
+      const priced = await shop.store.updateCart(own.id, {
+        shipping_address: { line1: '2 Main St', city: 'Austin', state: 'TX', country: 'US' },
+      });
+      const owned = await shop.store.completeCart(own.id, {
+        payment_method: 'pm_card_mastercard',
+        expected_total: priced.total,
+      });
+      assert.deepEqual(
+        (await shop.store.listCustomerOrders()).data.map((o) => o.id),
+        [owned.id],
+      );
+      assert.equal(await shop.store.requestPasswordReset({ email: account }), undefined);
+      const badReset = await rejection(
+        shop.store.confirmPasswordReset({ reset_token: `rst_${'x'.repeat(40)}`, password }),
+      );
+      assert.deepEqual([badReset.status, badReset.code], [422, 'invalid_reset_token']);
+      await shop.signOut();
+      assert.equal(shop.customerToken, null);
+      const signedOut = await rejection(shop.store.getCustomer());
+      assert.deepEqual([signedOut.status, signedOut.code], [401, 'invalid_customer_token']);
+      const ended = new StorefrontClient({
+        publishableKey: publishable.key,
+        baseUrl: api.server.url,
+        customerToken: session.token,
+      });
+      const stale = await rejection(ended.store.getCustomer());
+      assert.equal(stale.code, 'invalid_customer_token', 'the token ended with the session');
     });
 
     it('has called every area (tag) and every namespace of the API', () => {

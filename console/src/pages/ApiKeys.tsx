@@ -320,7 +320,7 @@ export function ApiKeys() {
                       <th scope="row" data-label="Name">
                         {key.name}
                       </th>
-                      <td data-label="Key" className="mono nowrap">
+                      <td data-label="Key" className="mono nowrap key-value">
                         {key.key}
                       </td>
                       <td data-label="Permissions">

@@ -39,6 +39,7 @@ import * as productHandles from './0038_product_handles.js';
 import * as carts from './0039_carts.js';
 import * as customerLogins from './0040_customer_logins.js';
 import * as storeSettings from './0041_store_settings.js';
+import * as cartHolds from './0043_cart_holds.js';
 
 /** Every migration, in order. Names sort lexically; a module adds its own file here. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '0039_carts': carts,
   '0040_customer_logins': customerLogins,
   '0041_store_settings': storeSettings,
+  '0043_cart_holds': cartHolds,
 };

@@ -1,14 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Store } from '../../db/store.js';
 import type { Services } from '../../kernel/module.js';
-import { AppError, isAppError, notFound } from '../../lib/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import type { Logger } from '../../lib/logger.js';
 import type { HeldOrder, OrderObject } from '../orders/index.js';
-import { addressOf, loadCartContext, presentCart, statusOf } from './carts.pricing.js';
+import { releaseHold } from './carts.holds.js';
+import { addressOf, asProblem, loadCartContext, notReady, presentCart, statusOf } from './carts.pricing.js';
 import * as repo from './carts.repository.js';
-import type { CartObject, CartProblem, CompleteCartBody } from './carts.schemas.js';
+import type { CartObject, CompleteCartBody } from './carts.schemas.js';
 import { notOpen } from './carts.service.js';
 
 /**
@@ -22,7 +23,9 @@ import { notOpen } from './carts.service.js';
  *    order is made exactly as `POST /orders` makes it (src/modules/orders/orders.checkout.ts
  *    `hold`): its stock reserved, its discounts' uses taken, its customer found or made, its
  *    payment attempt given an id, and all of it kept on the cart (`carts.checkout`, JSON) with a
- *    lease (`checkout_started`). No order row exists yet; the cart takes no change meanwhile.
+ *    lease (`checkout_started`). The cart's stock hold, if it has one, is given back in the same
+ *    transaction as the order reserves the units (carts.holds.ts): stock moves once. No order row
+ *    exists yet; the cart takes no change meanwhile.
  * 2. Charge: the provider is asked to charge the payment, keyed by its id (so asking again is
  *    answered with the same outcome, never a second charge).
  * 3. Settle (one transaction, under the cart's row lock): on success the held order is inserted
@@ -40,7 +43,10 @@ import { notOpen } from './carts.service.js';
  * row), then answer with its order (200), or try their own payment if it failed.
  */
 
-/** A completion in flight this long is taken to have lost its process (as a payment attempt). */
+/**
+ * A completion in flight this long is taken to have lost its process (as a payment attempt), unless
+ * the configuration says otherwise (`CHECKOUT_LEASE_MS`).
+ */
 export const CHECKOUT_LEASE_MS = 2 * 60 * 1000;
 /** The most rounds one completion goes through (another's hold, its failure, its own try). */
 const MAX_ROUNDS = 20;
@@ -57,6 +63,8 @@ export interface CartCheckoutDeps {
   orderCheckout: Services['orderCheckout'];
   payments: Pick<Services['payments'], 'charge' | 'checkMethod'>;
   orders: Pick<Services['orders'], 'get'>;
+  /** How long a completion in flight keeps its lease (`CHECKOUT_LEASE_MS`; default 2 minutes). */
+  leaseMs?: number;
 }
 
 export type CartCheckout = ReturnType<typeof createCartCheckout>;
@@ -77,6 +85,7 @@ type Settled =
 
 export function createCartCheckout(deps: CartCheckoutDeps) {
   const { store, clock, logger, orderCheckout, payments, orders } = deps;
+  const leaseMs = deps.leaseMs ?? CHECKOUT_LEASE_MS;
   /** This process's completions between their hold and their outcome, by cart id. */
   const inFlight = new Map<string, Promise<Settled>>();
 
@@ -96,7 +105,7 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
     const status = statusOf(cart, now);
     if (status !== 'open') throw notOpen(status);
     if (cart.checkout !== null) {
-      if ((cart.checkout_started ?? 0) > now - CHECKOUT_LEASE_MS) return { kind: 'busy' };
+      if ((cart.checkout_started ?? 0) > now - leaseMs) return { kind: 'busy' };
       // Its process died (or lost the outcome): take its lease over and finish it.
       await repo.updateCart(trx, id, { checkout_started: now });
       return { kind: 'charge', intent: JSON.parse(cart.checkout) as Intent, resumed: true };
@@ -105,6 +114,9 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
     const shown = presentCart(cart, lines, await loadCartContext(trx, cart, lines, now), now);
     if (shown.total !== body.expected_total) throw cartChanged(shown, body.expected_total);
     if (shown.problems.length > 0) throw notReady(shown.problems);
+    // The cart's stock hold, if any, becomes the order's: given back and reserved again at once,
+    // under the same locks (carts.holds.ts); a refusal below rolls both back.
+    await releaseHold(trx, cart, now);
     let held: HeldOrder;
     try {
       held = await orderCheckout.hold(
@@ -200,7 +212,7 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
       await sleep(delay);
       const cart = await repo.findCart(store.db, tenantId, id);
       if (cart?.checkout == null) return;
-      if ((cart.checkout_started ?? 0) <= clock.now() - CHECKOUT_LEASE_MS) return;
+      if ((cart.checkout_started ?? 0) <= clock.now() - leaseMs) return;
     }
   }
 
@@ -247,7 +259,7 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
     async settleStaleCheckouts(limit = 100): Promise<number> {
       const now = clock.now();
       let settled = 0;
-      for (const cart of await repo.staleCheckouts(store.db, now - CHECKOUT_LEASE_MS, limit)) {
+      for (const cart of await repo.staleCheckouts(store.db, now - leaseMs, limit)) {
         if (cart.checkout === null || cart.checkout_started === null) continue;
         if (!(await repo.claimCheckout(store.db, cart.id, cart.checkout_started, now))) continue;
         try {
@@ -276,15 +288,6 @@ function cartChanged(cart: CartObject, expected: number): AppError {
   );
 }
 
-/** `422 cart_not_ready`, listing what stops its order. */
-function notReady(problems: CartProblem[]): AppError {
-  const first = problems[0]?.message ?? '';
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see problems)` : '';
-  return new AppError('cart_not_ready', `The cart cannot be completed: ${first}${more}`, {
-    extra: { problems },
-  });
-}
-
 function paymentFailed(code: string, message: string): AppError {
   return new AppError(
     'payment_failed',
@@ -293,36 +296,4 @@ function paymentFailed(code: string, message: string): AppError {
       extra: { failure_code: code },
     },
   );
-}
-
-/**
- * An order's refusal (`hold`) as the cart's problem: what changed between the cart's pricing and
- * the order's in the same transaction (a race on PostgreSQL). Other errors pass as they are.
- */
-function asProblem(error: unknown, lines: readonly repo.CartLineRow[]): unknown {
-  if (!isAppError(error)) return error;
-  const variantId = typeof error.extra.variant_id === 'string' ? error.extra.variant_id : undefined;
-  const line = lines.find((candidate) => candidate.variant_id === variantId);
-  const about = line === undefined ? {} : { line_id: line.id };
-  switch (error.code) {
-    case 'insufficient_stock':
-      return notReady([{ code: 'insufficient_stock', ...about, message: error.detail }]);
-    case 'discount_invalid':
-      return notReady([
-        {
-          code: 'discount_invalid',
-          message: error.detail,
-          reason: String(error.extra.reason),
-          discount_code: String(error.extra.discount_code),
-        },
-      ]);
-    case 'shipping_unavailable':
-      return notReady([{ code: 'shipping_unavailable', message: error.detail }]);
-    case 'not_found':
-    case 'validation_failed':
-    case 'currency_mismatch':
-      return notReady([{ code: 'variant_unavailable', ...about, message: error.detail }]);
-    default:
-      return error;
-  }
 }

@@ -1,23 +1,37 @@
+import { Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 import { defineModule } from '../../kernel/module.js';
+import type { Names } from '../../kernel/vocabulary.js';
 import { createCartCheckout, type CartCheckout } from './carts.checkout.js';
 import { adminCartRoutes, storeCartRoutes } from './carts.routes.js';
 import { CartListSchema, CartSchema } from './carts.schemas.js';
 import { createCartService, type CartService } from './carts.service.js';
+import { createCartSweeps, type CartSweeps } from './carts.sweeps.js';
 
 /**
  * Carts: a shopper's cart (`/v1/store/carts`), priced at every read and change by the code that
- * prices orders, and completed into a paid order exactly once (carts.checkout.ts); the store reads
- * its carts at `/v1/carts`. Completions a dead process left in flight are finished by a sweep.
+ * prices orders, holding its stock for a while if the store wishes (carts.holds.ts), and completed
+ * into a paid order exactly once (carts.checkout.ts); the store reads its carts at `/v1/carts`.
+ * Sweeps finish completions a dead process left in flight, give back holds that ran out, announce
+ * abandoned carts and expire idle ones (carts.sweeps.ts).
  */
 
+const EVENTS = ['cart.abandoned'] as const;
 const SWEEP_EVERY_MS = 60_000;
+/** Holds that ran out are given back this often: their units come back within as long. */
+const HOLD_SWEEP_EVERY_MS = 15_000;
 
+declare module '../../kernel/vocabulary.js' {
+  interface EventTypeNames extends Names<typeof EVENTS> {}
+}
 declare module '../../kernel/module.js' {
   interface Services {
-    /** Shoppers' carts: made, changed, priced, listed. */
+    /** Shoppers' carts: made, changed, held, priced, listed. */
     carts: CartService;
     /** A cart's completion into its paid order, once. */
     cartCheckout: CartCheckout;
+    /** What happens to carts while nobody calls: holds given back, abandoned carts, expiry. */
+    cartSweeps: CartSweeps;
   }
 }
 
@@ -28,7 +42,28 @@ export default defineModule({
     {
       name: 'Carts',
       description:
-        'Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, completed into a paid order exactly once; and the store’s view of them',
+        'Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them',
+    },
+  ],
+  events: [
+    {
+      types: EVENTS,
+      object: CartSchema,
+      data: {
+        'cart.abandoned': {
+          recovery_url: Nullable(
+            Type.String({
+              description:
+                'The store’s `storefront.recovery_url_template` with `{cart_id}` filled in: the link the store mails the shopper; null when the store has none.',
+              examples: ['https://shop.example.com/cart?id=cart_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs'],
+            }),
+          ),
+        },
+      },
+      exampleData: (_type, cart) => ({
+        object: cart,
+        recovery_url: `https://shop.example.com/cart?id=${String(cart.id)}`,
+      }),
     },
   ],
   operationIds: {
@@ -38,23 +73,39 @@ export default defineModule({
     'POST /v1/store/carts/:id/lines': 'addStoreCartLine',
     'PATCH /v1/store/carts/:id/lines/:line_id': 'updateStoreCartLine',
     'DELETE /v1/store/carts/:id/lines/:line_id': 'removeStoreCartLine',
+    'POST /v1/store/carts/:id/hold': 'holdStoreCart',
     'POST /v1/store/carts/:id/complete': 'completeStoreCart',
     'GET /v1/carts': 'listCarts',
     'GET /v1/carts/:id': 'getCart',
   },
   components: () => ({ Cart: CartSchema, CartList: CartListSchema }),
-  needs: ['orders', 'orderCheckout', 'payments', 'settings', 'shopperSessions'],
+  needs: ['events', 'orders', 'orderCheckout', 'payments', 'settings', 'shopperSessions'],
   services: (deps) => ({
     carts: createCartService({
       ...deps,
       abandonedAfterMinutes: async (tenantId) =>
         (await deps.settings.get(tenantId)).storefront.abandoned_after_minutes,
+      holdMinutes: async (tenantId) => (await deps.settings.get(tenantId)).storefront.hold_minutes,
     }),
-    cartCheckout: createCartCheckout({ ...deps, orderCheckout: deps.orderCheckout }),
+    cartCheckout: createCartCheckout({
+      ...deps,
+      orderCheckout: deps.orderCheckout,
+      leaseMs: deps.config.checkoutLeaseMs,
+    }),
+    cartSweeps: createCartSweeps(deps),
   }),
   routes: [{ plugin: storeCartRoutes }, { plugin: adminCartRoutes }],
-  // Completions whose process died mid-way are finished once their lease is over.
-  start: ({ cartCheckout }, every) => {
-    every(SWEEP_EVERY_MS, () => cartCheckout.settleStaleCheckouts(), 'stale cart completion sweep failed');
+  // Completions whose process died mid-way are finished once their lease is over (checked at
+  // least as often as a lease lasts, and at start: a restarted process finishes what it left).
+  start: ({ config, cartCheckout, cartSweeps }, every) => {
+    every(
+      Math.min(SWEEP_EVERY_MS, config.checkoutLeaseMs),
+      () => cartCheckout.settleStaleCheckouts(),
+      'stale cart completion sweep failed',
+      { atStart: true },
+    );
+    every(HOLD_SWEEP_EVERY_MS, () => cartSweeps.releaseHolds(), 'cart hold release sweep failed');
+    every(SWEEP_EVERY_MS, () => cartSweeps.announceAbandoned(), 'abandoned cart sweep failed');
+    every(SWEEP_EVERY_MS, () => cartSweeps.expireIdle(), 'idle cart expiry sweep failed');
   },
 });

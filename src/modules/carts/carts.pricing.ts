@@ -1,5 +1,6 @@
 import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
+import { AppError, isAppError } from '../../lib/errors.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
 import { type Address, findCustomerByEmail } from '../customers/index.js';
 import type { OrderObject } from '../orders/index.js';
@@ -11,6 +12,7 @@ import {
   pricingService,
 } from '../pricing/index.js';
 import { findProductsByIds, findVariantsByIds, type ProductRow, type VariantRow } from '../products/index.js';
+import { heldUnits, holdOf } from './carts.holds.js';
 import type { CartLineRow, CartRow } from './carts.repository.js';
 import type { CartObject, CartProblem } from './carts.schemas.js';
 
@@ -23,7 +25,8 @@ import type { CartObject, CartProblem } from './carts.schemas.js';
  *
  * A line that can no longer be bought (its variant deleted, its product not active, or priced in
  * another currency) counts for nothing in the totals; a line asking for more than is in stock is
- * priced as asked. A completed cart shows what its order charged.
+ * priced as asked; the units the cart's own hold took (carts.holds.ts) count as its own. A
+ * completed cart shows what its order charged.
  */
 
 /** An open cart unchanged this long is expired. */
@@ -137,6 +140,7 @@ export function presentCart(
   now: number,
 ): CartObject {
   const { priced, variants, products } = context;
+  const held = heldUnits(cart);
   const problems: CartProblem[] = [];
   if (lines.length === 0) problems.push({ code: 'cart_empty', message: 'The cart has no lines.' });
   const shown = lines.map((line, index) => {
@@ -152,7 +156,7 @@ export function presentCart(
       return lineObject(line, { name: line.name, title: line.variant_title, sku: line.sku }, 0, null, false);
     }
     const { variant, product } = found;
-    const inStock = variant.stock >= line.quantity;
+    const inStock = variant.stock + (held.get(variant.id) ?? 0) >= line.quantity;
     const current = { name: product.name, title: variant.title, sku: variant.sku };
     if (!inStock) {
       problems.push({
@@ -199,7 +203,7 @@ export function presentCart(
     tax_total: pricing.tax_total,
     total: pricing.total,
     problems,
-    ...footer(cart),
+    ...footer(cart, now),
   };
 }
 
@@ -247,7 +251,7 @@ export function presentCompleted(
     tax_total: order.tax_total,
     total: order.total,
     problems: [],
-    ...footer(cart),
+    ...footer(cart, now),
   };
 }
 
@@ -261,12 +265,12 @@ function header(cart: CartRow, now: number) {
   };
 }
 
-function footer(cart: CartRow) {
+function footer(cart: CartRow, now: number) {
   return {
     discount_codes: JSON.parse(cart.discount_codes) as string[],
     shipping_address: addressOf(cart) ?? null,
     shipping_rate_id: cart.shipping_rate_id,
-    hold: null,
+    hold: holdOf(cart, now),
     order_id: cart.order_id,
     created: iso(cart.created),
     updated: iso(cart.updated),
@@ -296,4 +300,56 @@ function lineObject(
     total: figures?.total ?? 0,
     available,
   };
+}
+
+/** What a refusal says the cart cannot be: completed (its order) or held (its units). */
+export type CartAction = 'completed' | 'held';
+
+/** `422 cart_not_ready`, listing what stops the cart's order (or its hold). */
+export function notReady(problems: CartProblem[], action: CartAction = 'completed'): AppError {
+  const first = problems[0]?.message ?? '';
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see problems)` : '';
+  return new AppError('cart_not_ready', `The cart cannot be ${action}: ${first}${more}`, {
+    extra: { problems },
+  });
+}
+
+/**
+ * An order's (or a reservation's) refusal as the cart's problem: what changed between the cart's
+ * pricing and the order's in the same transaction (a race on PostgreSQL). Other errors pass as
+ * they are.
+ */
+export function asProblem(
+  error: unknown,
+  lines: readonly CartLineRow[],
+  action: CartAction = 'completed',
+): unknown {
+  if (!isAppError(error)) return error;
+  const variantId = typeof error.extra.variant_id === 'string' ? error.extra.variant_id : undefined;
+  const line = lines.find((candidate) => candidate.variant_id === variantId);
+  const about = line === undefined ? {} : { line_id: line.id };
+  switch (error.code) {
+    case 'insufficient_stock':
+      return notReady([{ code: 'insufficient_stock', ...about, message: error.detail }], action);
+    case 'discount_invalid':
+      return notReady(
+        [
+          {
+            code: 'discount_invalid',
+            message: error.detail,
+            reason: String(error.extra.reason),
+            discount_code: String(error.extra.discount_code),
+          },
+        ],
+        action,
+      );
+    case 'shipping_unavailable':
+      return notReady([{ code: 'shipping_unavailable', message: error.detail }], action);
+    case 'not_found':
+    case 'validation_failed':
+    case 'currency_mismatch':
+      return notReady([{ code: 'variant_unavailable', ...about, message: error.detail }], action);
+    default:
+      return error;
+  }
 }

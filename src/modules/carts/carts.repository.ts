@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CartLinesTable, CartsTable } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
@@ -31,6 +32,18 @@ export async function updateCart(
 }
 
 /** The lines of the given carts, each cart's in the order they were added. */
+/** The products of a cart's lines (none for an unknown cart or another tenant's). */
+export async function findProductIds(db: Db, tenantId: string, cartId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('cart_lines')
+    .select('product_id')
+    .distinct()
+    .where('cart_id', '=', cartId)
+    .where('tenant_id', '=', tenantId)
+    .execute();
+  return rows.map((row) => row.product_id);
+}
+
 export async function findLines(db: Db, cartIds: readonly string[]): Promise<CartLineRow[]> {
   if (cartIds.length === 0) return [];
   return db
@@ -141,4 +154,120 @@ export async function claimCheckout(db: Db, id: string, started: number, now: nu
     .where('checkout_started', '=', started)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Serializes the holds of a store (its `tenants` row lock on PostgreSQL; SQLite's one writer
+ * already does): two carts of one buyer address held at once still count each other. `NO KEY
+ * UPDATE`, so that it leaves alone the rows that name the store by foreign key (events, orders,
+ * customers): their writers take the row's `KEY SHARE` lock, which this one does not block.
+ */
+export async function lockHolds(db: Db, tenantId: string): Promise<void> {
+  await db.selectFrom('tenants').select('id').where('id', '=', tenantId).forNoKeyUpdate().execute();
+}
+
+/** The holds of `address` at the store that still run at `now`, but that of cart `exceptId`; soonest end first. */
+export async function holdsOf(
+  db: Db,
+  tenantId: string,
+  address: string,
+  now: number,
+  exceptId: string,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('carts')
+    .select('hold_expires')
+    .where('tenant_id', '=', tenantId)
+    .where('hold_ip', '=', address)
+    .where('hold_expires', '>', now)
+    .where('id', '<>', exceptId)
+    .orderBy('hold_expires')
+    .execute();
+  return rows.map((row) => row.hold_expires ?? 0);
+}
+
+/** Carts whose hold ran out by `now`, soonest first (their units still taken until a sweep gives them back). */
+export async function expiredHolds(
+  db: Db,
+  now: number,
+  limit: number,
+): Promise<{ tenant_id: string; id: string }[]> {
+  return db
+    .selectFrom('carts')
+    .select(['tenant_id', 'id'])
+    .where('hold_expires', 'is not', null)
+    .where('hold_expires', '<=', now)
+    .orderBy('hold_expires')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Open carts not announced yet, with an email and a line and no completion in flight, unchanged
+ * since their store's `storefront_abandoned_after_minutes` but not for `lifetimeMs` (then they
+ * are expired): the carts `cart.abandoned` is due for, oldest change first.
+ */
+export async function abandonedDue(
+  db: Db,
+  now: number,
+  lifetimeMs: number,
+  limit: number,
+): Promise<{ tenant_id: string; id: string; updated: number }[]> {
+  return db
+    .selectFrom('carts as c')
+    .innerJoin('tenants as t', 't.id', 'c.tenant_id')
+    .select(['c.tenant_id', 'c.id', 'c.updated'])
+    .where('c.status', '=', 'open')
+    .where('c.updated', '>', now - lifetimeMs)
+    .where(
+      'c.updated',
+      '<=',
+      // As bigint, as the instant it is taken from (PostgreSQL would compute it as an integer).
+      sql<number>`${now} - CAST(t.storefront_abandoned_after_minutes AS BIGINT) * 60000`,
+    )
+    .where('c.abandoned_at', 'is', null)
+    .where('c.email', 'is not', null)
+    .where('c.checkout', 'is', null)
+    .where((eb) =>
+      eb.exists(eb.selectFrom('cart_lines as l').select('l.id').whereRef('l.cart_id', '=', 'c.id')),
+    )
+    .orderBy('c.updated')
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Marks the cart announced at `now`, if it is still as it was found (open, unchanged since
+ * `updated`, not announced): true for the one caller that marked it (several sweepers may find it).
+ */
+export async function markAbandoned(db: Db, id: string, updated: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('carts')
+    .set({ abandoned_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .where('updated', '=', updated)
+    .where('abandoned_at', 'is', null)
+    .where('checkout', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Open carts unchanged since `before` (expired, not marked yet) and not being completed, oldest first. */
+export async function idleCarts(
+  db: Db,
+  before: number,
+  limit: number,
+): Promise<{ tenant_id: string; id: string }[]> {
+  return db
+    .selectFrom('carts')
+    .select(['tenant_id', 'id'])
+    .where('status', '=', 'open')
+    .where('updated', '<=', before)
+    .where('checkout', 'is', null)
+    .orderBy('updated')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }

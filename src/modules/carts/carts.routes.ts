@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../../http/auth.js';
-import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
+import { buyerIpOf, principalOf } from '../../http/auth.js';
+import { clientAddressKey } from '../../http/client-address.js';
+import { BODY_ERRORS, EmptyBody, errorResponses } from '../../http/schemas.js';
 import type { Services } from '../../kernel/module.js';
 import { AppError } from '../../lib/errors.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
@@ -106,7 +107,7 @@ export function storeCartRoutes(
     app.patch(
       '/store/carts/:id',
       {
-        config,
+        config: { ...config, rateLimit: 'cart' },
         schema: {
           tags: ['Carts'],
           summary: 'Change a cart’s email, address, shipping rate or discount codes',
@@ -123,7 +124,7 @@ export function storeCartRoutes(
     app.post(
       '/store/carts/:id/lines',
       {
-        config,
+        config: { ...config, rateLimit: 'cart' },
         schema: {
           tags: ['Carts'],
           summary: 'Add a variant to a cart',
@@ -146,7 +147,7 @@ export function storeCartRoutes(
     app.patch(
       '/store/carts/:id/lines/:line_id',
       {
-        config,
+        config: { ...config, rateLimit: 'cart' },
         schema: {
           tags: ['Carts'],
           summary: 'Set a cart line’s quantity',
@@ -168,7 +169,7 @@ export function storeCartRoutes(
     app.delete(
       '/store/carts/:id/lines/:line_id',
       {
-        config,
+        config: { ...config, rateLimit: 'cart' },
         schema: {
           tags: ['Carts'],
           summary: 'Remove a cart line',
@@ -181,9 +182,27 @@ export function storeCartRoutes(
     );
 
     app.post(
+      '/store/carts/:id/hold',
+      {
+        config: { ...config, rateLimit: 'cart' },
+        schema: {
+          tags: ['Carts'],
+          summary: 'Hold a cart’s stock',
+          description:
+            'Takes the cart’s units out of stock for the store’s `storefront.hold_minutes`, as a pending order would: every other cart, order and the catalog see them gone. Answers the cart with `hold: {expires_at}`; called again, it renews the hold for as long again. The hold ends at `expires_at` (its units back in stock), when the cart’s lines change (the cart answers `hold: null`: hold it again) or when the cart is completed (its order takes the held units). 409 `holds_disabled` when the store does not hold stock; 409 `too_many_holds` when the shopper’s address (a secret key’s `X-Buyer-IP`) already holds 3 other carts of the store; 422 `cart_not_ready` listing the lines that cannot be held (`cart_empty`, `variant_unavailable`, `insufficient_stock`).',
+          params: CartIdParams,
+          body: EmptyBody,
+          response: { 200: CartSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
+        },
+      },
+      async (request) =>
+        carts.hold(principalOf(request).tenant.id, request.params.id, clientAddressKey(buyerIpOf(request))),
+    );
+
+    app.post(
       '/store/carts/:id/complete',
       {
-        config: { auth: 'storefront', resource: 'order' },
+        config: { auth: 'storefront', resource: 'order', rateLimit: 'checkout' },
         schema: {
           tags: ['Carts'],
           summary: 'Complete a cart: its order, paid, exactly once',

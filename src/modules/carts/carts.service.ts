@@ -7,9 +7,12 @@ import { newId } from '../../lib/ids.js';
 import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import { normaliseAddresses } from '../customers/index.js';
 import { findProductsByIds, findVariantsByIds } from '../products/index.js';
+import { MAX_HOLDS_PER_ADDRESS, holdsDisabled, releaseHold, takeUnits, tooManyHolds } from './carts.holds.js';
 import {
+  asProblem,
   CART_LIFETIME_MS,
   loadCartContext,
+  notReady,
   presentCart,
   presentCompleted,
   statusOf,
@@ -18,6 +21,7 @@ import * as repo from './carts.repository.js';
 import {
   type AddLineBody,
   type CartLineInput,
+  type CartProblem,
   type CartListQuery,
   type CartObject,
   type CreateCartBody,
@@ -31,8 +35,16 @@ import {
  * priced at every read and change (carts.pricing.ts); completing one is carts.checkout.ts's. Every
  * change locks the cart's row (PostgreSQL; SQLite's write transaction already excludes writers),
  * refuses a cart that is not open (409 `cart_not_open`: completed, expired, or being completed),
- * and answers the cart as that change left it, priced in the same transaction.
+ * and answers the cart as that change left it, priced in the same transaction. A change of its
+ * lines gives back its stock hold (carts.holds.ts); any change re-arms `cart.abandoned`.
  */
+
+/** What stops a cart's units from being held: the problems of its lines. */
+const HOLD_PROBLEMS: ReadonlySet<CartProblem['code']> = new Set([
+  'cart_empty',
+  'variant_unavailable',
+  'insufficient_stock',
+]);
 
 export interface CartServiceDeps {
   store: Store;
@@ -41,6 +53,8 @@ export interface CartServiceDeps {
   orders: Pick<Services['orders'], 'get'>;
   /** The store's `storefront.abandoned_after_minutes`. */
   abandonedAfterMinutes: (tenantId: string) => Promise<number>;
+  /** The store's `storefront.hold_minutes` (null: holds are off). */
+  holdMinutes: (tenantId: string) => Promise<number | null>;
 }
 
 export type CartService = ReturnType<typeof createCartService>;
@@ -164,19 +178,24 @@ export function createCartService(deps: CartServiceDeps) {
     });
   }
 
-  /** Locks the cart, applies `change` to it, marks it changed, and answers it priced. */
+  /**
+   * Locks the cart, applies `change` to it, marks it changed (and not announced as abandoned), and
+   * answers it priced. A change of its `lines` gives its stock hold back first.
+   */
   async function change(
     tenantId: string,
     id: string,
     idempotent: IdempotentWrite,
+    of: 'lines' | 'details',
     apply: (trx: Db, cart: repo.CartRow, lines: repo.CartLineRow[], now: number) => Promise<void>,
   ): Promise<CartObject> {
     if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
     const now = clock.now();
     return store.transaction(async (trx) => {
       const cart = await openForChange(trx, tenantId, id, now);
+      if (of === 'lines') await releaseHold(trx, cart, now);
       await apply(trx, cart, await repo.findLines(trx, [id]), now);
-      await repo.updateCart(trx, id, { updated: now });
+      await repo.updateCart(trx, id, { updated: now, abandoned_at: null });
       await idempotent.mark(trx, id);
       const changed = (await repo.findCart(trx, tenantId, id)) as repo.CartRow; // locked above
       return view(trx, changed, await repo.findLines(trx, [id]), now);
@@ -213,6 +232,10 @@ export function createCartService(deps: CartServiceDeps) {
           created: now,
           updated: now,
           completed_at: null,
+          hold_lines: null,
+          hold_expires: null,
+          hold_ip: null,
+          abandoned_at: null,
         };
         await repo.insertCart(trx, cart);
         const lines = await newLines(trx, cart, items, 0, now);
@@ -225,10 +248,14 @@ export function createCartService(deps: CartServiceDeps) {
     /** The cart, priced now; read with a shopper's token, it becomes theirs (see `currentFor`). */
     get: currentFor,
 
+    /** The products in a cart, unpriced: what the per-product completion limit counts. */
+    productIds: (tenantId: string, id: string): Promise<string[]> =>
+      repo.findProductIds(store.db, tenantId, id),
+
     /** Changes the members given (null clears one). */
     async update(tenantId: string, id: string, body: UpdateCartBody): Promise<CartObject> {
       const address = body.shipping_address === null ? null : addressIn(body.shipping_address);
-      return change(tenantId, id, NO_IDEMPOTENCY, async (trx) => {
+      return change(tenantId, id, NO_IDEMPOTENCY, 'details', async (trx) => {
         const changes: Partial<repo.CartRow> = {};
         if (body.email !== undefined) changes.email = body.email?.toLowerCase() ?? null;
         if (body.shipping_address !== undefined) changes.shipping_address = address ?? null;
@@ -245,7 +272,7 @@ export function createCartService(deps: CartServiceDeps) {
       body: AddLineBody,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<CartObject> {
-      return change(tenantId, id, idempotent, async (trx, cart, lines, now) => {
+      return change(tenantId, id, idempotent, 'lines', async (trx, cart, lines, now) => {
         const existing = lines.find((line) => line.variant_id === body.variant_id);
         if (existing !== undefined) {
           const quantity = existing.quantity + body.quantity;
@@ -274,7 +301,7 @@ export function createCartService(deps: CartServiceDeps) {
 
     /** Sets a line's quantity; 0 removes it. */
     async setLine(tenantId: string, id: string, lineId: string, quantity: number): Promise<CartObject> {
-      return change(tenantId, id, NO_IDEMPOTENCY, async (trx, _cart, lines) => {
+      return change(tenantId, id, NO_IDEMPOTENCY, 'lines', async (trx, _cart, lines) => {
         if (!lines.some((line) => line.id === lineId)) throw notFound('cart line');
         if (quantity === 0) await repo.deleteLine(trx, lineId);
         else await repo.setLineQuantity(trx, lineId, quantity);
@@ -282,9 +309,47 @@ export function createCartService(deps: CartServiceDeps) {
     },
 
     async removeLine(tenantId: string, id: string, lineId: string): Promise<CartObject> {
-      return change(tenantId, id, NO_IDEMPOTENCY, async (trx, _cart, lines) => {
+      return change(tenantId, id, NO_IDEMPOTENCY, 'lines', async (trx, _cart, lines) => {
         if (!lines.some((line) => line.id === lineId)) throw notFound('cart line');
         await repo.deleteLine(trx, lineId);
+      });
+    },
+
+    /**
+     * Holds the cart's units for the store's `storefront.hold_minutes` (carts.holds.ts), or renews
+     * its hold for as long again: 409 `holds_disabled` when the store has none, 409
+     * `too_many_holds` when `address` (the buyer's, an IPv6 address by its /64) holds
+     * `MAX_HOLDS_PER_ADDRESS` other carts of the store, 422 `cart_not_ready` when a line cannot be
+     * had (empty, no longer sold, not enough in stock). The hold is recorded with the address.
+     */
+    async hold(tenantId: string, id: string, address: string): Promise<CartObject> {
+      const minutes = await deps.holdMinutes(tenantId);
+      if (minutes === null) throw holdsDisabled();
+      const now = clock.now();
+      return store.transaction(async (trx) => {
+        const cart = await openForChange(trx, tenantId, id, now);
+        await repo.lockHolds(trx, tenantId);
+        const others = await repo.holdsOf(trx, tenantId, address, now, id);
+        if (others.length >= MAX_HOLDS_PER_ADDRESS) throw tooManyHolds(others[0] ?? now);
+        const lines = await repo.findLines(trx, [id]);
+        if (cart.hold_expires === null || cart.hold_expires <= now) {
+          // Nothing held, or a hold that ran out and is not given back yet: hold anew.
+          await releaseHold(trx, cart, now);
+          const free = { ...cart, hold_lines: null, hold_expires: null, hold_ip: null };
+          const shown = presentCart(free, lines, await loadCartContext(trx, free, lines, now), now);
+          const problems = shown.problems.filter((problem) => HOLD_PROBLEMS.has(problem.code));
+          if (problems.length > 0) throw notReady(problems, 'held');
+          let taken;
+          try {
+            taken = await takeUnits(trx, tenantId, lines, now);
+          } catch (error) {
+            throw asProblem(error, lines, 'held'); // PostgreSQL: another took the stock meanwhile
+          }
+          await repo.updateCart(trx, id, { hold_lines: JSON.stringify(taken) });
+        }
+        await repo.updateCart(trx, id, { hold_expires: now + minutes * 60_000, hold_ip: address });
+        const held = (await repo.findCart(trx, tenantId, id)) as repo.CartRow; // locked above
+        return view(trx, held, lines, now);
       });
     },
 

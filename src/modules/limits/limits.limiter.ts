@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TenantSummary } from '../../lib/principal.js';
+import { type BucketLevels, type BucketsInput, createMemoryBuckets } from './limits.buckets.js';
 import { createMemoryCounters } from './limits.memory.js';
 import { AI_LIMIT_PER_MINUTE, limitsOf, type TenantLimits } from './limits.plans.js';
 import {
@@ -15,6 +16,13 @@ import {
   type TakeInput,
 } from './limits.policy.js';
 import { createSharedCounters } from './limits.shared.js';
+import {
+  decideStorefront,
+  STOREFRONT_LIMITS,
+  type StorefrontDecision,
+  type StorefrontRouteLimit,
+  storefrontRules,
+} from './limits.storefront.js';
 
 /**
  * Rate limits and the monthly quota (docs/rate-limits-and-usage.md), per tenant (all of its keys together).
@@ -37,10 +45,37 @@ import { createSharedCounters } from './limits.shared.js';
  * an emptied Redis) is seeded from it. While Redis is unreachable, see "Redis outages" in
  * limits.shared.ts.
  *
+ * Storefront calls (`/v1/store/*`) count against none of these but against the storefront's own
+ * buckets, per buyer address, cart and product (limits.storefront.ts), in the same counters.
+ *
  * The module, one job a file: limits.plans.ts (the plan table), limits.policy.ts (the buckets and
- * the decision), limits.memory.ts (one process's counters), limits.redis.ts (the same rules in Lua),
- * limits.shared.ts (Redis with a fallback through outages), this file (the limiter they make).
+ * the decision), limits.memory.ts (one process's counters), limits.buckets.ts (named buckets, for
+ * the storefront), limits.redis.ts (the same rules in Lua), limits.shared.ts (Redis with a fallback
+ * through outages), limits.storefront.ts (the storefront's policies), this file (the limiter they
+ * make).
  */
+
+/** What the storefront's limits read of a store: the usage module wires them to its services. */
+export interface StorefrontLookups {
+  /** The store's `storefront.requests_per_minute`: synchronous when it is at hand. */
+  requestsPerMinute(tenantId: string): number | Promise<number>;
+  /** The products in a cart (none for an unknown cart), for the per-product completion limit. */
+  cartProducts(tenantId: string, cartId: string): Promise<readonly string[]>;
+}
+
+/** A storefront call, as the gate sees it. */
+export interface StorefrontCheck {
+  /** The buyer's address as limits count it (`clientAddressKey` of `buyerIpOf`). */
+  buyer: string;
+  /** What the route adds (its `config.rateLimit`), and the cart it names. */
+  route?: StorefrontRouteLimit | undefined;
+  cartId?: string | undefined;
+}
+
+/** A value now, or once a promise settles: keeps the common path free of promises. */
+function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
 
 export interface RateLimiterOptions {
   clock: Clock;
@@ -50,6 +85,8 @@ export interface RateLimiterOptions {
   redisUrl?: string | undefined;
   keyPrefix?: string;
   aiPerMinute?: number;
+  /** Without them, every store allows the default per-address rate and no per-product limit. */
+  storefront?: StorefrontLookups | undefined;
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
@@ -106,6 +143,48 @@ export function createRateLimiter(options: RateLimiterOptions) {
       })
     : undefined;
   const memory = shared ? undefined : createMemoryCounters(seed);
+  const memoryBuckets = shared ? undefined : createMemoryBuckets();
+
+  function takeBuckets(input: BucketsInput): BucketLevels | Promise<BucketLevels> {
+    // Exactly one of them exists.
+    return memoryBuckets ? memoryBuckets.take(input) : (shared as NonNullable<typeof shared>).buckets(input);
+  }
+
+  /**
+   * A storefront call's buckets, taken. A completion first looks at the per-address and per-cart
+   * buckets without counting, so a refused caller costs no read of its cart's products; then it
+   * takes them all, the products' too, at once.
+   */
+  function storefront(
+    tenantId: string,
+    check: StorefrontCheck,
+    requestsPerMinute: number,
+  ): StorefrontDecision | Promise<StorefrontDecision> {
+    const { buyer, route } = check;
+    const cartId = route === undefined ? undefined : check.cartId;
+    const lookups = options.storefront;
+    const now = clock.now();
+    const checkout = route === 'checkout' && cartId !== undefined;
+    if (!checkout || lookups === undefined) {
+      const rules = storefrontRules({
+        buyer,
+        requestsPerMinute,
+        cartId,
+        checkout: checkout ? { productIds: [] } : undefined,
+      });
+      return then(takeBuckets({ tenantId, rules, now, consume: true }), (taken) =>
+        decideStorefront(taken, rules, now),
+      );
+    }
+    const first = storefrontRules({ buyer, requestsPerMinute, cartId, checkout: { productIds: [] } });
+    return then(takeBuckets({ tenantId, rules: first, now, consume: false }), async (looked) => {
+      if (!looked.admitted) return decideStorefront(looked, first, now);
+      const productIds = await lookups.cartProducts(tenantId, cartId);
+      const rules = storefrontRules({ buyer, requestsPerMinute, cartId, checkout: { productIds } });
+      const at = clock.now();
+      return decideStorefront(await takeBuckets({ tenantId, rules, now: at, consume: true }), rules, at);
+    });
+  }
 
   function run(
     tenant: TenantSummary,
@@ -138,6 +217,19 @@ export function createRateLimiter(options: RateLimiterOptions) {
      */
     check(tenant: TenantSummary, ai: boolean): LimitDecision | Promise<LimitDecision> {
       return run(tenant, ai ? aiPerMinute : 0, true);
+    },
+    /**
+     * A storefront call: admits and counts it in the storefront's buckets (never the tenant's
+     * hourly limit or quota), or refuses it counting nothing. Synchronous with this process's
+     * counters once the store's settings are at hand, except for a completion.
+     */
+    storefront(
+      tenant: TenantSummary,
+      check: StorefrontCheck,
+    ): StorefrontDecision | Promise<StorefrontDecision> {
+      const perMinute =
+        options.storefront?.requestsPerMinute(tenant.id) ?? STOREFRONT_LIMITS.requestsPerMinute;
+      return then(perMinute, (requestsPerMinute) => storefront(tenant.id, check, requestsPerMinute));
     },
     /** The tenant's counters as they stand, counting nothing. */
     peek(tenant: TenantSummary): LimitDecision | Promise<LimitDecision> {

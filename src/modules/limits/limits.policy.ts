@@ -15,7 +15,12 @@ const MONTH_POLICY_SECONDS = 2_592_000;
 export const IDLE_MS = HOUR_MS + AI_WINDOW_MS;
 export const SWEEP_EVERY_MS = 10 * 60_000;
 
-export type RouteRateLimit = 'ai';
+/**
+ * What a route's `config.rateLimit` adds: `ai`, the tenant's AI per-minute limit; on a storefront
+ * route, `cart` (a change to the cart it names: the per-cart limit) or `checkout` (its completion:
+ * the per-cart and the completion limits; limits.storefront.ts).
+ */
+export type RouteRateLimit = 'ai' | 'cart' | 'checkout';
 export type PolicyName = 'hourly' | 'monthly' | 'ai';
 
 /** The `RateLimit-Policy` values of a tenant's limits, without and with the AI policy. */

@@ -1,33 +1,22 @@
 import { Redis, type Result } from 'ioredis';
 import type { Logger } from '../../lib/logger.js';
+import type { BucketLevels, BucketsInput } from './limits.buckets.js';
 import type { Batch } from './limits.memory.js';
 import { AI_WINDOW_MS, type Counters, drained, HOUR_MS, type TakeInput } from './limits.policy.js';
 
 /**
  * Redis counters: the rules of limits.policy.ts in one Lua script, so check-and-count is one atomic
- * round trip; and the scripts that seed a month counter, hand over what a fallback counted and
- * count the processes sharing the limits.
+ * round trip; the same buckets, named, for the storefront's limits; and the scripts that seed a
+ * month counter, hand over what a fallback counted and count the processes sharing the limits.
  */
 
 /**
- * KEYS: hourly bucket (hash l, t), month counter, AI bucket, the month counter's seeded mark.
- * ARGV: now, consume (1/0), hourly limit, monthly limit, AI limit (0: none), hour window, AI
- * window. Returns {admitted, hourly level, month count, AI level, seeded mark}, or
- * {-1, 0, 0, 0, 0} when the month counter must be seeded first. Levels are integers below 2^53;
- * string.format('%.0f') writes them without exponent notation.
+ * A GCRA bucket in Redis, for the scripts that take from buckets (ARGV[1] is `now`): a hash of its
+ * level `l` and instant `t`, drained at `limit` units per millisecond (the arithmetic of
+ * limits.policy.ts), and kept until it has drained to empty.
  */
-const TAKE_SCRIPT = `
+const GCRA_LUA = `
 local now = tonumber(ARGV[1])
-local consume = ARGV[2] == '1'
-local hourlyLimit = tonumber(ARGV[3])
-local monthlyLimit = tonumber(ARGV[4])
-local aiLimit = tonumber(ARGV[5])
-local hourWindow = tonumber(ARGV[6])
-local aiWindow = tonumber(ARGV[7])
-
-local used = tonumber(redis.call('GET', KEYS[2]))
-if used == nil then return {-1, 0, 0, 0, 0} end
-local seeded = tonumber(redis.call('GET', KEYS[4])) or 0
 
 local function current(key, limit)
   local state = redis.call('HMGET', key, 'l', 't')
@@ -45,6 +34,26 @@ local function store(key, level, at, limit, window)
   redis.call('HSET', key, 'l', string.format('%.0f', level), 't', string.format('%.0f', at))
   redis.call('PEXPIRE', key, string.format('%.0f', math.ceil(level / limit) + window))
 end
+`;
+
+/**
+ * KEYS: hourly bucket (hash l, t), month counter, AI bucket, the month counter's seeded mark.
+ * ARGV: now, consume (1/0), hourly limit, monthly limit, AI limit (0: none), hour window, AI
+ * window. Returns {admitted, hourly level, month count, AI level, seeded mark}, or
+ * {-1, 0, 0, 0, 0} when the month counter must be seeded first. Levels are integers below 2^53;
+ * string.format('%.0f') writes them without exponent notation.
+ */
+const TAKE_SCRIPT = `${GCRA_LUA}
+local consume = ARGV[2] == '1'
+local hourlyLimit = tonumber(ARGV[3])
+local monthlyLimit = tonumber(ARGV[4])
+local aiLimit = tonumber(ARGV[5])
+local hourWindow = tonumber(ARGV[6])
+local aiWindow = tonumber(ARGV[7])
+
+local used = tonumber(redis.call('GET', KEYS[2]))
+if used == nil then return {-1, 0, 0, 0, 0} end
+local seeded = tonumber(redis.call('GET', KEYS[4])) or 0
 
 local hourly, hourlyAt = current(KEYS[1], hourlyLimit)
 local ai, aiAt = 0, now
@@ -64,6 +73,33 @@ if aiLimit > 0 then
   store(KEYS[3], ai, aiAt, aiLimit, aiWindow)
 end
 return {1, hourly, used, ai, seeded}
+`;
+
+/**
+ * Named buckets checked and counted together (the storefront's limits; limits.buckets.ts does the
+ * same in memory). KEYS: the buckets. ARGV: now, consume (1/0), then each bucket's limit and window.
+ * The request is admitted only if every bucket has room for it, and then counted in each.
+ * Returns {admitted (1/0), each bucket's level}.
+ */
+const BUCKETS_SCRIPT = `${GCRA_LUA}
+local consume = ARGV[2] == '1'
+local levels, ats = {}, {}
+local admitted = 1
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[i * 2 + 1]), tonumber(ARGV[i * 2 + 2])
+  levels[i], ats[i] = current(KEYS[i], limit)
+  if levels[i] + window > limit * window then admitted = 0 end
+end
+if admitted == 1 and consume then
+  for i = 1, #KEYS do
+    local limit, window = tonumber(ARGV[i * 2 + 1]), tonumber(ARGV[i * 2 + 2])
+    levels[i] = levels[i] + window
+    store(KEYS[i], levels[i], ats[i], limit, window)
+  end
+end
+local result = {admitted}
+for i = 1, #KEYS do result[i + 1] = levels[i] end
+return result
 `;
 
 /**
@@ -164,6 +200,8 @@ declare module 'ioredis' {
       ...args: number[]
     ): Result<[number, number, number, number, number], Context>;
     rateLimitSeed(monthKey: string, seededKey: string, ...args: number[]): Result<number, Context>;
+    /** The first argument is the number of keys (the buckets) that follow. */
+    rateLimitBuckets(...args: (string | number)[]): Result<number[], Context>;
     rateLimitFold(
       hourKey: string,
       monthKey: string,
@@ -217,6 +255,7 @@ export function createRedisCounters(options: { url: string; keyPrefix: string; l
   });
   redis.defineCommand('rateLimitTake', { numberOfKeys: 4, lua: TAKE_SCRIPT });
   redis.defineCommand('rateLimitSeed', { numberOfKeys: 2, lua: SEED_SCRIPT });
+  redis.defineCommand('rateLimitBuckets', { lua: BUCKETS_SCRIPT });
   redis.defineCommand('rateLimitFold', { numberOfKeys: 4, lua: FOLD_SCRIPT });
   redis.defineCommand('rateLimitHeartbeat', { numberOfKeys: 1, lua: HEARTBEAT_SCRIPT });
   let connecting: Promise<void> | undefined;
@@ -263,6 +302,20 @@ export function createRedisCounters(options: { url: string; keyPrefix: string; l
       );
       if (admitted === -1) return undefined;
       return { admitted: admitted === 1, hourly, used, ai, share: 1, seeded };
+    },
+    /** Named buckets of a tenant, checked and counted in one script. */
+    async buckets(input: BucketsInput): Promise<BucketLevels> {
+      const { tenantId, rules } = input;
+      // The tenant's hash tag: its buckets share a slot with its other keys.
+      const base = `${keyPrefix}rl:{${tenantId}}:b:`;
+      const [admitted, ...levels] = await redis.rateLimitBuckets(
+        rules.length,
+        ...rules.map((rule) => base + rule.key),
+        input.now,
+        input.consume ? 1 : 0,
+        ...rules.flatMap((rule) => [rule.limit, rule.window]),
+      );
+      return { admitted: admitted === 1, levels, share: 1 };
     },
     async seed(input: TakeInput, used: number, at: number): Promise<void> {
       const key = keys(input.tenantId, input.month.key);

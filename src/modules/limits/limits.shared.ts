@@ -1,6 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
+import { type BucketLevels, type BucketsInput, createMemoryBuckets } from './limits.buckets.js';
 import { createMemoryCounters } from './limits.memory.js';
 import {
   type Counters,
@@ -85,6 +86,13 @@ export function createSharedCounters(deps: {
     share: () => processes,
     batchId: () => `${processId}:${(batches += 1)}`,
   });
+
+  /**
+   * The storefront's buckets while Redis is away: each process charges a request P times, as for
+   * the hourly limit, starting empty. Being minutes (an hour at most) long, they are not handed
+   * over to Redis afterwards.
+   */
+  const fallbackBuckets = createMemoryBuckets();
 
   /** The id of Redis's data set when this process last reconciled with it. */
   let epoch: string | undefined;
@@ -264,8 +272,25 @@ export function createSharedCounters(deps: {
     return counters;
   }
 
+  /** Named buckets (the storefront's limits): in Redis, or this process's while Redis is away. */
+  async function buckets(input: BucketsInput): Promise<BucketLevels> {
+    await redis.ready(degrade);
+    if (redis.usable() && behind()) await reconcile();
+    if (!redis.usable() || degraded) {
+      if (!degraded) degrade(new Error(`Redis connection is ${redis.redis.status}`));
+      return fallbackBuckets.take(input, processes);
+    }
+    try {
+      return await redis.buckets(input);
+    } catch (error) {
+      degrade(error);
+      return fallbackBuckets.take(input, processes);
+    }
+  }
+
   return {
     take,
+    buckets,
     /** Whether Redis is in use right now (not the fallback), and how many processes share it. */
     state(): { inUse: boolean; processes: number } {
       return { inUse: redis.usable() && !degraded && reconciling === undefined, processes };

@@ -105,7 +105,8 @@ export default defineModule({
   },
   needs: ['events', 'wallet', 'orderCustomers', 'customers'],
   services: (deps) => {
-    const paymentProvider = deps.overrides.paymentProvider ?? createSandboxProvider();
+    const paymentProvider =
+      deps.overrides.paymentProvider ?? createSandboxProvider(deps.config.paymentSandbox);
     const payments = createPaymentService({ ...deps, provider: paymentProvider });
     const refunds = createRefundService({ ...deps, payments });
     const orders = createOrderService({ ...deps, payments, refunds, customers: deps.orderCustomers });

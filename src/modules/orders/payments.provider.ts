@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBase62 } from '../../lib/ids.js';
 
 /**
@@ -57,19 +59,41 @@ export const SANDBOX_METHODS: Readonly<Record<string, { failureCode: string; mes
   },
 };
 
+/** How the sandbox behaves in a rehearsal (the configuration's `paymentSandbox`). */
+export interface SandboxOptions {
+  /** Answers each charge this many milliseconds late: a slow provider. */
+  delayMs?: number;
+  /**
+   * Appends each charge it makes to this file (a JSON line `{payment_id, amount, currency,
+   * reference}`, written before it answers), as a provider keeps its own record: what a crash
+   * test compares with the store's orders.
+   */
+  journal?: string | undefined;
+}
+
 /** The built-in `sandbox` provider: no network, deterministic outcomes per test method. */
-export function createSandboxProvider(): PaymentProvider {
+export function createSandboxProvider(options: SandboxOptions = {}): PaymentProvider {
+  const { delayMs = 0, journal } = options;
   return {
     name: 'sandbox',
     accepts: (method) => Object.hasOwn(SANDBOX_METHODS, method),
     describeMethods: () => Object.keys(SANDBOX_METHODS).join(', '),
     async charge(input) {
+      if (delayMs > 0) await sleep(delayMs);
       const failure = SANDBOX_METHODS[input.method];
       if (failure === undefined) {
         return { status: 'failed', failureCode: 'invalid_payment_method', message: 'Unknown test method.' };
       }
       if (failure !== null) return { status: 'failed', ...failure };
-      return { status: 'succeeded', reference: `ch_sandbox_${randomBase62(20)}` };
+      const reference = `ch_sandbox_${randomBase62(20)}`;
+      if (journal !== undefined) {
+        const { paymentId, amount, currency } = input;
+        appendFileSync(
+          journal,
+          `${JSON.stringify({ payment_id: paymentId, amount, currency, reference })}\n`,
+        );
+      }
+      return { status: 'succeeded', reference };
     },
     async refund() {
       return { reference: `re_sandbox_${randomBase62(20)}` };

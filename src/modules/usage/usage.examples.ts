@@ -1,6 +1,6 @@
 /**
  * What `GET /usage` answers, for the OpenAPI document: the last 7 days of a store on the pro plan,
- * with one installed plugin calling the API. src/http/openapi-document.test.ts checks it against
+ * with one installed plugin calling the API, and its storefront's calls apart. src/http/openapi-document.test.ts checks it against
  * its schema.
  */
 
@@ -46,4 +46,31 @@ export const USAGE_EXAMPLE = {
       top_endpoints: [{ endpoint: 'PATCH /products/{id}', calls: 877, errors: 2 }],
     },
   ],
+  storefront: {
+    calls: 15230,
+    errors: 96,
+    rate_limited: 12,
+    average_response_time_ms: 6.3,
+    top_endpoints: [
+      { endpoint: 'GET /store/products', calls: 9812, errors: 0, average_response_time_ms: 3.1 },
+      {
+        endpoint: 'GET /store/products/{id_or_handle}',
+        calls: 3120,
+        errors: 41,
+        average_response_time_ms: 2.8,
+      },
+      { endpoint: 'POST /store/carts/{id}/lines', calls: 1508, errors: 37, average_response_time_ms: 14.2 },
+      { endpoint: 'POST /store/carts', calls: 702, errors: 6, average_response_time_ms: 12.9 },
+      { endpoint: 'POST /store/carts/{id}/complete', calls: 88, errors: 12, average_response_time_ms: 61.5 },
+    ],
+    days: [
+      { date: '2026-11-21', calls: 2410, errors: 14 },
+      { date: '2026-11-22', calls: 2983, errors: 21 },
+      { date: '2026-11-23', calls: 3105, errors: 19 },
+      { date: '2026-11-24', calls: 1877, errors: 9 },
+      { date: '2026-11-25', calls: 1960, errors: 15 },
+      { date: '2026-11-26', calls: 2112, errors: 13 },
+      { date: '2026-11-27', calls: 783, errors: 5 },
+    ],
+  },
 };

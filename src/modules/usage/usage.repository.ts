@@ -4,6 +4,18 @@ import type { Db } from '../../db/store.js';
 export type UsageRow = UsageDailyTable;
 export type AppUsageRow = UsageAppsDailyTable;
 
+/**
+ * The endpoints of the storefront's routes (`GET /store/products`), as a LIKE pattern: every
+ * `/v1/store/*` route is a storefront route and every storefront route lives there (the route
+ * hooks refuse anything else), so a row's endpoint says whether its calls were storefront calls,
+ * which count against neither the quota nor the hourly limit, and `/usage` reports apart.
+ */
+export const STOREFRONT_ENDPOINTS = '% /store/%';
+
+export function isStorefrontEndpoint(endpoint: string): boolean {
+  return endpoint.includes(' /store/');
+}
+
 /** Adds the rows' counts to the stored ones: one upsert, the same SQL on SQLite and PostgreSQL. */
 export async function addUsage(db: Db, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -21,7 +33,10 @@ export async function addUsage(db: Db, rows: readonly UsageRow[]): Promise<void>
     .execute();
 }
 
-/** Calls that counted against the quota (all but the refused ones) on days in [from, to). */
+/**
+ * Calls that counted against the quota (all but the refused ones, and no storefront call) on days
+ * in [from, to).
+ */
 export async function countedCalls(db: Db, tenantId: string, from: number, to: number): Promise<number> {
   const row = await db
     .selectFrom('usage_daily')
@@ -32,6 +47,7 @@ export async function countedCalls(db: Db, tenantId: string, from: number, to: n
     .where('tenant_id', '=', tenantId)
     .where('day', '>=', from)
     .where('day', '<', to)
+    .where('endpoint', 'not like', STOREFRONT_ENDPOINTS)
     .executeTakeFirstOrThrow();
   return Number(row.calls ?? 0) - Number(row.rejected ?? 0);
 }
@@ -43,14 +59,20 @@ export interface EndpointUsage {
   duration_us: number;
 }
 
+export interface EndpointCalls extends EndpointUsage {
+  /** Refused by a limit (429), or answered before a limit decided. */
+  rejected: number;
+}
+
 /** Totals per endpoint over the days from `from` on. */
-export async function usageByEndpoint(db: Db, tenantId: string, from: number): Promise<EndpointUsage[]> {
+export async function usageByEndpoint(db: Db, tenantId: string, from: number): Promise<EndpointCalls[]> {
   const rows = await db
     .selectFrom('usage_daily')
     .select((eb) => [
       'endpoint',
       eb.fn.sum<number>('calls').as('calls'),
       eb.fn.sum<number>('errors').as('errors'),
+      eb.fn.sum<number>('rejected').as('rejected'),
       eb.fn.sum<number>('duration_us').as('duration_us'),
     ])
     .where('tenant_id', '=', tenantId)
@@ -61,6 +83,7 @@ export async function usageByEndpoint(db: Db, tenantId: string, from: number): P
     endpoint: row.endpoint,
     calls: Number(row.calls),
     errors: Number(row.errors),
+    rejected: Number(row.rejected),
     duration_us: Number(row.duration_us),
   }));
 }
@@ -71,13 +94,19 @@ export interface DayUsage {
   errors: number;
 }
 
-/** Totals per UTC day from `from` on. */
-export async function usageByDay(db: Db, tenantId: string, from: number): Promise<DayUsage[]> {
+/** Totals per UTC day from `from` on: of the storefront's calls, or of all the others. */
+export async function usageByDay(
+  db: Db,
+  tenantId: string,
+  from: number,
+  storefront: boolean,
+): Promise<DayUsage[]> {
   const rows = await db
     .selectFrom('usage_daily')
     .select((eb) => ['day', eb.fn.sum<number>('calls').as('calls'), eb.fn.sum<number>('errors').as('errors')])
     .where('tenant_id', '=', tenantId)
     .where('day', '>=', from)
+    .where('endpoint', storefront ? 'like' : 'not like', STOREFRONT_ENDPOINTS)
     .groupBy('day')
     .execute();
   return rows.map((row) => ({ day: Number(row.day), calls: Number(row.calls), errors: Number(row.errors) }));

@@ -14,13 +14,16 @@ export function usageRoutes(deps: Pick<Services, 'usage'>): FastifyPluginAsyncTy
           tags: ['Usage'],
           summary: 'Calls, errors, response times, monthly quota and hourly limit of the calling tenant',
           description:
-            'Counts every authenticated request of the tenant (all keys), by endpoint and UTC day. Calls show up within 2 seconds.',
+            'Counts every authenticated request of the tenant (all keys), by endpoint and UTC day; the storefront’s calls (`/store/*`), which count against neither the quota nor the hourly limit, apart in `storefront`. Calls show up within 2 seconds.',
           querystring: UsageQuery,
           response: { 200: UsageSchema },
         },
       },
-      async (request) =>
-        usage.summary(principalOf(request).tenant, request.query.period ?? 'month', request.limits),
+      async (request) => {
+        // The tenant's decision (this is no storefront route): the body agrees with the headers.
+        const limits = request.limits !== null && 'monthly' in request.limits ? request.limits : null;
+        return usage.summary(principalOf(request).tenant, request.query.period ?? 'month', limits);
+      },
     );
   };
 }

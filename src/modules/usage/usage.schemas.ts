@@ -28,16 +28,52 @@ const DayCalls = Type.Object({
   errors: Count,
 });
 const Milliseconds = Type.Number({ minimum: 0, description: 'Milliseconds, one decimal.' });
+const EndpointCalls = Type.Object({
+  endpoint: Type.String({ examples: ['GET /products'] }),
+  calls: Count,
+  errors: Count,
+  average_response_time_ms: Milliseconds,
+});
+
+const StorefrontUsageSchema = Type.Object(
+  {
+    calls: Type.Integer({
+      minimum: 0,
+      description:
+        'Calls to the storefront routes (`/store/*`) in the period, those refused with 429 included.',
+    }),
+    errors: Type.Integer({ minimum: 0, description: 'Storefront responses with status 4xx or 5xx.' }),
+    rate_limited: Type.Integer({
+      minimum: 0,
+      description: 'Storefront calls refused with 429 `rate_limited` by the storefront’s limits.',
+    }),
+    average_response_time_ms: Milliseconds,
+    top_endpoints: Type.Array(EndpointCalls, {
+      description: 'The 10 most called storefront endpoints of the period, most calls first.',
+    }),
+    days: Type.Array(DayCalls, {
+      description: 'Every UTC day of the period, oldest first; days without storefront calls are 0.',
+    }),
+  },
+  {
+    description:
+      'The storefront’s calls (`/store/*`, by publishable and secret keys alike), reported apart: they count against neither the quota nor the hourly limit, and are not in `total_calls`, `total_errors`, `top_endpoints`, `daily_calls` or `days`. From version 2027-01-20.',
+  },
+);
 
 export const UsageSchema = Type.Object(
   {
     period: Type.Object({ from: Timestamp, to: Timestamp }),
     total_calls: Type.Integer({
       minimum: 0,
-      description: 'Authenticated requests in the period, those refused with 429 included.',
+      description:
+        'Authenticated requests in the period, those refused with 429 included; storefront calls are in `storefront`.',
     }),
     average_response_time_ms: Milliseconds,
-    total_errors: Type.Integer({ minimum: 0, description: 'Responses with status 4xx or 5xx.' }),
+    total_errors: Type.Integer({
+      minimum: 0,
+      description: 'Responses with status 4xx or 5xx (storefront calls excepted).',
+    }),
     quota: Type.Object({
       used: Type.Integer({
         minimum: 0,
@@ -57,15 +93,9 @@ export const UsageSchema = Type.Object(
         description: 'When the whole hourly allowance is available again.',
       }),
     }),
-    top_endpoints: Type.Array(
-      Type.Object({
-        endpoint: Type.String({ examples: ['GET /products'] }),
-        calls: Count,
-        errors: Count,
-        average_response_time_ms: Milliseconds,
-      }),
-      { description: 'The 10 most called endpoints of the period, most calls first.' },
-    ),
+    top_endpoints: Type.Array(EndpointCalls, {
+      description: 'The 10 most called endpoints of the period, most calls first.',
+    }),
     daily_calls: Type.Array(DayCalls, {
       description: 'The last 7 UTC days, today included, oldest first; days without calls are 0.',
     }),
@@ -74,6 +104,7 @@ export const UsageSchema = Type.Object(
         'Every UTC day of the period (`period.from` to today), oldest first; days without calls are 0. From version 2026-12-15.',
     }),
     apps: AppsUsageSchema,
+    storefront: StorefrontUsageSchema,
   },
   { examples: [USAGE_EXAMPLE] },
 );

@@ -17,6 +17,33 @@ function averageMs(durationUs: number, calls: number): number {
   return calls === 0 ? 0 : Math.round(durationUs / calls / 100) / 10;
 }
 
+function totals(rows: readonly repo.EndpointCalls[]) {
+  let calls = 0;
+  let errors = 0;
+  let rejected = 0;
+  let durationUs = 0;
+  for (const row of rows) {
+    calls += row.calls;
+    errors += row.errors;
+    rejected += row.rejected;
+    durationUs += row.duration_us;
+  }
+  return { calls, errors, rejected, durationUs };
+}
+
+/** The most called endpoints, most calls first (then by name). */
+function topEndpoints(rows: readonly repo.EndpointCalls[]) {
+  return [...rows]
+    .sort((a, b) => b.calls - a.calls || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0))
+    .slice(0, TOP_ENDPOINTS)
+    .map((row) => ({
+      endpoint: row.endpoint,
+      calls: row.calls,
+      errors: row.errors,
+      average_response_time_ms: averageMs(row.duration_us, row.calls),
+    }));
+}
+
 function startOfDay(instant: number): number {
   return instant - (instant % DAY_MS);
 }
@@ -50,27 +77,26 @@ export function createUsageService(deps: {
       const today = startOfDay(now);
       const from = period === 'month' ? monthWindow(now).start : today - (period === '7d' ? 6 : 29) * DAY_MS;
       const week = today - 6 * DAY_MS;
-      const [endpoints, days] = await Promise.all([
+      const [rows, days, storefrontDays] = await Promise.all([
         repo.usageByEndpoint(store.db, tenant.id, from),
-        repo.usageByDay(store.db, tenant.id, Math.min(from, week)),
+        repo.usageByDay(store.db, tenant.id, Math.min(from, week), false),
+        repo.usageByDay(store.db, tenant.id, from, true),
       ]);
+      // Storefront calls are reported apart: they count against neither the quota nor the hour.
+      const endpoints = rows.filter((row) => !repo.isStorefrontEndpoint(row.endpoint));
+      const storefront = rows.filter((row) => repo.isStorefrontEndpoint(row.endpoint));
+      const { calls, errors, durationUs } = totals(endpoints);
+      const shop = totals(storefront);
 
-      let calls = 0;
-      let errors = 0;
-      let durationUs = 0;
-      for (const row of endpoints) {
-        calls += row.calls;
-        errors += row.errors;
-        durationUs += row.duration_us;
-      }
-      const byDay = new Map(days.map((row) => [row.day, row]));
       /** Each UTC day from `first` to today, oldest first, zero-filled. */
-      const daysFrom = (first: number) =>
-        Array.from({ length: (today - first) / DAY_MS + 1 }, (_, index) => {
+      const daysFrom = (first: number, stored: readonly repo.DayUsage[]) => {
+        const byDay = new Map(stored.map((row) => [row.day, row]));
+        return Array.from({ length: (today - first) / DAY_MS + 1 }, (_, index) => {
           const day = first + index * DAY_MS;
           const row = byDay.get(day);
           return { date: iso(day).slice(0, 10), calls: row?.calls ?? 0, errors: row?.errors ?? 0 };
         });
+      };
       const { monthly, hourly } = state;
       return {
         period: { from: iso(from), to: iso(now) },
@@ -86,20 +112,18 @@ export function createUsageService(deps: {
           warning: monthly.used * 100 >= monthly.limit * WARNING_PERCENT,
         },
         rate_limit: { limit: hourly.limit, remaining: hourly.remaining, resets_at: iso(hourly.resetAt) },
-        top_endpoints: endpoints
-          .sort(
-            (a, b) => b.calls - a.calls || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0),
-          )
-          .slice(0, TOP_ENDPOINTS)
-          .map((row) => ({
-            endpoint: row.endpoint,
-            calls: row.calls,
-            errors: row.errors,
-            average_response_time_ms: averageMs(row.duration_us, row.calls),
-          })),
-        daily_calls: daysFrom(week),
-        days: daysFrom(from),
+        top_endpoints: topEndpoints(endpoints),
+        daily_calls: daysFrom(week, days),
+        days: daysFrom(from, days),
         apps: await appUsage(store.db, tenant.id, from),
+        storefront: {
+          calls: shop.calls,
+          errors: shop.errors,
+          rate_limited: shop.rejected,
+          average_response_time_ms: averageMs(shop.durationUs, shop.calls),
+          top_endpoints: topEndpoints(storefront),
+          days: daysFrom(from, storefrontDays),
+        },
       };
     },
   };

@@ -5,990 +5,1115 @@ import type { Caller } from '../caller.js';
 import type { RequestOptions } from '../request-options.js';
 import type { Body, Query } from '../types.js';
 
-function namespaces(call: Caller) {
+/**
+ * AI: Product descriptions from the built-in writer or an AI model
+ */
+export function aiNamespace(call: Caller) {
   return {
-    ai: {
-      /**
-       * Generate a product description (same as /ai/generate-description)
-       *
-       * `POST /v1/ai/describe` (`describeProduct`)
-       */
-      describeProduct: (body?: Body<'describeProduct'>, options?: RequestOptions) =>
-        call.one('describeProduct', { body }, options),
-      /**
-       * Generate a product description
-       *
-       * `POST /v1/ai/generate-description` (`generateProductDescription`)
-       */
-      generateProductDescription: (body?: Body<'generateProductDescription'>, options?: RequestOptions) =>
-        call.one('generateProductDescription', { body }, options),
-    },
-    analytics: {
-      /**
-       * Revenue, orders, customers, top products and categories of a period, with the period before
-       *
-       * `GET /v1/analytics` (`getAnalytics`)
-       */
-      get: (query?: Query<'getAnalytics'>, options?: RequestOptions) =>
-        call.one('getAnalytics', { query }, options),
-      /**
-       * Orders, revenue and first and last order per customer
-       *
-       * `GET /v1/analytics/reports/customers` (`getCustomersReport`): every page with `for await`, one page with `await`
-       */
-      getCustomersReport: (query?: Query<'getCustomersReport'>, options?: RequestOptions) =>
-        call.list('getCustomersReport', { query }, options),
-      /**
-       * Units sold and revenue per product
-       *
-       * `GET /v1/analytics/reports/products` (`getProductsReport`): every page with `for await`, one page with `await`
-       */
-      getProductsReport: (query?: Query<'getProductsReport'>, options?: RequestOptions) =>
-        call.list('getProductsReport', { query }, options),
-      /**
-       * Sales by time bucket: every figure of the summary per day, week or month
-       *
-       * `GET /v1/analytics/reports/sales` (`getSalesReport`): every page with `for await`, one page with `await`
-       */
-      getSalesReport: (query?: Query<'getSalesReport'>, options?: RequestOptions) =>
-        call.list('getSalesReport', { query }, options),
-    },
-    apiKeys: {
-      /**
-       * Create a key; a secret key is in full in this response only
-       *
-       * `POST /v1/api-keys` (`createApiKey`)
-       */
-      create: (body: Body<'createApiKey'>, options?: RequestOptions) =>
-        call.one('createApiKey', { body }, options),
-      /**
-       * Get one key (a secret key masked)
-       *
-       * `GET /v1/api-keys/{id}` (`getApiKey`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getApiKey', { path: { id } }, options),
-      /**
-       * List the keys that still work (secret keys masked), newest first
-       *
-       * `GET /v1/api-keys` (`listApiKeys`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listApiKeys'>, options?: RequestOptions) =>
-        call.list('listApiKeys', { query }, options),
-      /**
-       * Revoke a key; it stops working at once
-       *
-       * `DELETE /v1/api-keys/{id}` (`revokeApiKey`)
-       */
-      revoke: (id: string, options?: RequestOptions) => call.one('revokeApiKey', { path: { id } }, options),
-      /**
-       * Replace a key with a new one; the old one works for `expires_in_seconds` more
-       *
-       * `POST /v1/api-keys/{id}/roll` (`rollApiKey`)
-       */
-      roll: (id: string, body?: Body<'rollApiKey'>, options?: RequestOptions) =>
-        call.one('rollApiKey', { path: { id }, body }, options),
-    },
-    carts: {
-      /**
-       * Get a cart
-       *
-       * `GET /v1/carts/{id}` (`getCart`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getCart', { path: { id } }, options),
-      /**
-       * List carts, newest first
-       *
-       * `GET /v1/carts` (`listCarts`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listCarts'>, options?: RequestOptions) =>
-        call.list('listCarts', { query }, options),
-    },
-    customers: {
-      /**
-       * Create a customer
-       *
-       * `POST /v1/customers` (`createCustomer`)
-       */
-      create: (body: Body<'createCustomer'>, options?: RequestOptions) =>
-        call.one('createCustomer', { body }, options),
-      /**
-       * Delete a customer without orders
-       *
-       * `DELETE /v1/customers/{id}` (`deleteCustomer`)
-       */
-      delete: (id: string, options?: RequestOptions) => call.one('deleteCustomer', { path: { id } }, options),
-      /**
-       * Export everything held about a customer (GDPR article 15)
-       *
-       * `GET /v1/customers/{id}/export` (`exportCustomerData`)
-       */
-      exportData: (id: string, options?: RequestOptions) =>
-        call.one('exportCustomerData', { path: { id } }, options),
-      /**
-       * Get one customer
-       *
-       * `GET /v1/customers/{id}` (`getCustomer`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getCustomer', { path: { id } }, options),
-      /**
-       * List customers
-       *
-       * `GET /v1/customers` (`listCustomers`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listCustomers'>, options?: RequestOptions) =>
-        call.list('listCustomers', { query }, options),
-      /**
-       * A customer's orders, newest first
-       *
-       * `GET /v1/customers/{id}/orders` (`listCustomerOrders`): every page with `for await`, one page with `await`
-       */
-      listOrders: (id: string, query?: Query<'listCustomerOrders'>, options?: RequestOptions) =>
-        call.list('listCustomerOrders', { path: { id }, query }, options),
-      /**
-       * Erase a customer's personal data, irreversibly (GDPR article 17)
-       *
-       * `POST /v1/customers/{id}/redact` (`redactCustomer`)
-       */
-      redact: (id: string, body?: Body<'redactCustomer'>, options?: RequestOptions) =>
-        call.one('redactCustomer', { path: { id }, body }, options),
-      /**
-       * Change a customer
-       *
-       * `PATCH /v1/customers/{id}` (`updateCustomer`)
-       */
-      update: (id: string, body?: Body<'updateCustomer'>, options?: RequestOptions) =>
-        call.one('updateCustomer', { path: { id }, body }, options),
-    },
-    discounts: {
-      /**
-       * Create a discount
-       *
-       * `POST /v1/discounts` (`createDiscount`)
-       */
-      create: (body: Body<'createDiscount'>, options?: RequestOptions) =>
-        call.one('createDiscount', { body }, options),
-      /**
-       * Delete a discount
-       *
-       * `DELETE /v1/discounts/{id}` (`deleteDiscount`)
-       */
-      delete: (id: string, options?: RequestOptions) => call.one('deleteDiscount', { path: { id } }, options),
-      /**
-       * Get one discount
-       *
-       * `GET /v1/discounts/{id}` (`getDiscount`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getDiscount', { path: { id } }, options),
-      /**
-       * List discounts, newest first
-       *
-       * `GET /v1/discounts` (`listDiscounts`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listDiscounts'>, options?: RequestOptions) =>
-        call.list('listDiscounts', { query }, options),
-      /**
-       * Change a discount
-       *
-       * `PATCH /v1/discounts/{id}` (`updateDiscount`)
-       */
-      update: (id: string, body?: Body<'updateDiscount'>, options?: RequestOptions) =>
-        call.one('updateDiscount', { path: { id }, body }, options),
-    },
-    events: {
-      /**
-       * Get one event
-       *
-       * `GET /v1/events/{id}` (`getEvent`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getEvent', { path: { id } }, options),
-      /**
-       * List events, newest first
-       *
-       * `GET /v1/events` (`listEvents`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listEvents'>, options?: RequestOptions) =>
-        call.list('listEvents', { query }, options),
-      /**
-       * An event's deliveries to every endpoint: one entry per attempt, newest first
-       *
-       * `GET /v1/events/{id}/deliveries` (`listEventDeliveries`): every page with `for await`, one page with `await`
-       */
-      listDeliveries: (id: string, query?: Query<'listEventDeliveries'>, options?: RequestOptions) =>
-        call.list('listEventDeliveries', { path: { id }, query }, options),
-    },
-    exports: {
-      /**
-       * Export every customer as CSV or JSON Lines
-       *
-       * `GET /v1/exports/customers` (`exportCustomers`)
-       */
-      customers: (query?: Query<'exportCustomers'>, options?: RequestOptions) =>
-        call.one('exportCustomers', { query }, options),
-      /**
-       * Export every order as CSV or JSON Lines
-       *
-       * `GET /v1/exports/orders` (`exportOrders`)
-       */
-      orders: (query?: Query<'exportOrders'>, options?: RequestOptions) =>
-        call.one('exportOrders', { query }, options),
-      /**
-       * Export every product as CSV or JSON Lines
-       *
-       * `GET /v1/exports/products` (`exportProducts`)
-       */
-      products: (query?: Query<'exportProducts'>, options?: RequestOptions) =>
-        call.one('exportProducts', { query }, options),
-    },
-    health: {
-      /**
-       * Liveness: the process answers
-       *
-       * `GET /healthz` (`checkLiveness`)
-       */
-      checkLiveness: (options?: RequestOptions) => call.one('checkLiveness', {}, options),
-      /**
-       * Readiness: the database answers and takes new connections
-       *
-       * `GET /readyz` (`checkReadiness`)
-       */
-      checkReadiness: (options?: RequestOptions) => call.one('checkReadiness', {}, options),
-    },
-    imports: {
-      /**
-       * Import products or customers from a file
-       *
-       * `POST /v1/imports` (`createImport`)
-       */
-      create: (body: Body<'createImport'>, query: Query<'createImport'>, options?: RequestOptions) =>
-        call.one('createImport', { body, query }, options),
-      /**
-       * An import's progress and outcome
-       *
-       * `GET /v1/imports/{id}` (`getImport`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getImport', { path: { id } }, options),
-      /**
-       * List imports, newest first
-       *
-       * `GET /v1/imports` (`listImports`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listImports'>, options?: RequestOptions) =>
-        call.list('listImports', { query }, options),
-      /**
-       * Every error of an import, in the order found
-       *
-       * `GET /v1/imports/{id}/errors` (`listImportErrors`): every page with `for await`, one page with `await`
-       */
-      listErrors: (id: string, query?: Query<'listImportErrors'>, options?: RequestOptions) =>
-        call.list('listImportErrors', { path: { id }, query }, options),
-    },
-    orders: {
-      /**
-       * Cancel a pending or paid order
-       *
-       * `POST /v1/orders/{id}/cancel` (`cancelOrder`)
-       */
-      cancel: (id: string, body?: Body<'cancelOrder'>, options?: RequestOptions) =>
-        call.one('cancelOrder', { path: { id }, body }, options),
-      /**
-       * Create an order; reserves its stock
-       *
-       * `POST /v1/orders` (`createOrder`)
-       */
-      create: (body: Body<'createOrder'>, options?: RequestOptions) =>
-        call.one('createOrder', { body }, options),
-      /**
-       * Refund a part of a paid order, or all that is left
-       *
-       * `POST /v1/orders/{id}/refunds` (`createRefund`)
-       */
-      createRefund: (id: string, body?: Body<'createRefund'>, options?: RequestOptions) =>
-        call.one('createRefund', { path: { id }, body }, options),
-      /**
-       * Mark a shipped order delivered
-       *
-       * `POST /v1/orders/{id}/deliver` (`deliverOrder`)
-       */
-      deliver: (id: string, body?: Body<'deliverOrder'>, options?: RequestOptions) =>
-        call.one('deliverOrder', { path: { id }, body }, options),
-      /**
-       * Get one order
-       *
-       * `GET /v1/orders/{id}` (`getOrder`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getOrder', { path: { id } }, options),
-      /**
-       * List orders, newest first
-       *
-       * `GET /v1/orders` (`listOrders`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listOrders'>, options?: RequestOptions) =>
-        call.list('listOrders', { query }, options),
-      /**
-       * List an order’s refunds, oldest first
-       *
-       * `GET /v1/orders/{id}/refunds` (`listOrderRefunds`): every page with `for await`, one page with `await`
-       */
-      listRefunds: (id: string, options?: RequestOptions) =>
-        call.list('listOrderRefunds', { path: { id } }, options),
-      /**
-       * Pay a pending order
-       *
-       * `POST /v1/orders/{id}/pay` (`payOrder`)
-       */
-      pay: (id: string, body: Body<'payOrder'>, options?: RequestOptions) =>
-        call.one('payOrder', { path: { id }, body }, options),
-      /**
-       * Price an order without making it
-       *
-       * `POST /v1/orders/preview` (`previewOrder`)
-       */
-      preview: (body: Body<'previewOrder'>, options?: RequestOptions) =>
-        call.one('previewOrder', { body }, options),
-      /**
-       * Refund a paid, shipped or delivered order
-       *
-       * `POST /v1/orders/{id}/refund` (`refundOrder`)
-       */
-      refund: (id: string, body?: Body<'refundOrder'>, options?: RequestOptions) =>
-        call.one('refundOrder', { path: { id }, body }, options),
-      /**
-       * Ship a paid order
-       *
-       * `POST /v1/orders/{id}/ship` (`shipOrder`)
-       */
-      ship: (id: string, body?: Body<'shipOrder'>, options?: RequestOptions) =>
-        call.one('shipOrder', { path: { id }, body }, options),
-    },
-    plugins: {
-      /**
-       * Accept the permissions and events a plugin now asks for
-       *
-       * `POST /v1/plugins/{id}/install/accept` (`acceptPluginInstallation`)
-       */
-      acceptInstallation: (id: string, body?: Body<'acceptPluginInstallation'>, options?: RequestOptions) =>
-        call.one('acceptPluginInstallation', { path: { id }, body }, options),
-      /**
-       * Publish a plugin (created as a draft)
-       *
-       * `POST /v1/plugins` (`createPlugin`)
-       */
-      create: (body: Body<'createPlugin'>, options?: RequestOptions) =>
-        call.one('createPlugin', { body }, options),
-      /**
-       * Get one plugin by id or slug
-       *
-       * `GET /v1/plugins/{id}` (`getPlugin`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getPlugin', { path: { id } }, options),
-      /**
-       * Install a plugin, granting it its permissions and events
-       *
-       * `POST /v1/plugins/{id}/install` (`installPlugin`)
-       */
-      install: (id: string, body?: Body<'installPlugin'>, options?: RequestOptions) =>
-        call.one('installPlugin', { path: { id }, body }, options),
-      /**
-       * Browse the plugin marketplace
-       *
-       * `GET /v1/plugins` (`listPlugins`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listPlugins'>, options?: RequestOptions) =>
-        call.list('listPlugins', { query }, options),
-      /**
-       * The delivery log of your plugin
-       *
-       * `GET /v1/plugins/{id}/deliveries` (`listPluginDeliveries`): every page with `for await`, one page with `await`
-       */
-      listDeliveries: (id: string, query?: Query<'listPluginDeliveries'>, options?: RequestOptions) =>
-        call.list('listPluginDeliveries', { path: { id }, query }, options),
-      /**
-       * The stores that have your plugin installed
-       *
-       * `GET /v1/plugins/{id}/installations` (`listPluginInstallations`): every page with `for await`, one page with `await`
-       */
-      listInstallations: (id: string, query?: Query<'listPluginInstallations'>, options?: RequestOptions) =>
-        call.list('listPluginInstallations', { path: { id }, query }, options),
-      /**
-       * Rate a plugin (one rating per store; a new one replaces the store's previous one)
-       *
-       * `POST /v1/plugins/{id}/ratings` (`ratePlugin`)
-       */
-      rate: (id: string, body: Body<'ratePlugin'>, options?: RequestOptions) =>
-        call.one('ratePlugin', { path: { id }, body }, options),
-      /**
-       * Submit your plugin for review
-       *
-       * `POST /v1/plugins/{id}/submit` (`submitPlugin`)
-       */
-      submit: (id: string, body?: Body<'submitPlugin'>, options?: RequestOptions) =>
-        call.one('submitPlugin', { path: { id }, body }, options),
-      /**
-       * Uninstall a plugin
-       *
-       * `DELETE /v1/plugins/{id}/install` (`uninstallPlugin`)
-       */
-      uninstall: (id: string, options?: RequestOptions) =>
-        call.one('uninstallPlugin', { path: { id } }, options),
-      /**
-       * Change one of your plugins
-       *
-       * `PATCH /v1/plugins/{id}` (`updatePlugin`)
-       */
-      update: (id: string, body?: Body<'updatePlugin'>, options?: RequestOptions) =>
-        call.one('updatePlugin', { path: { id }, body }, options),
-    },
-    products: {
-      /**
-       * Create a product
-       *
-       * `POST /v1/products` (`createProduct`)
-       */
-      create: (body: Body<'createProduct'>, options?: RequestOptions) =>
-        call.one('createProduct', { body }, options),
-      /**
-       * Add a variant
-       *
-       * `POST /v1/products/{id}/variants` (`createVariant`)
-       */
-      createVariant: (id: string, body: Body<'createVariant'>, options?: RequestOptions) =>
-        call.one('createVariant', { path: { id }, body }, options),
-      /**
-       * Delete a product and its variants; past orders keep their own copy
-       *
-       * `DELETE /v1/products/{id}` (`deleteProduct`)
-       */
-      delete: (id: string, options?: RequestOptions) => call.one('deleteProduct', { path: { id } }, options),
-      /**
-       * Delete a variant
-       *
-       * `DELETE /v1/products/{id}/variants/{variant_id}` (`deleteVariant`)
-       */
-      deleteVariant: (id: string, variantId: string, options?: RequestOptions) =>
-        call.one('deleteVariant', { path: { id, variant_id: variantId } }, options),
-      /**
-       * Get one product
-       *
-       * `GET /v1/products/{id}` (`getProduct`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getProduct', { path: { id } }, options),
-      /**
-       * Get one variant
-       *
-       * `GET /v1/products/{id}/variants/{variant_id}` (`getVariant`)
-       */
-      getVariant: (id: string, variantId: string, options?: RequestOptions) =>
-        call.one('getVariant', { path: { id, variant_id: variantId } }, options),
-      /**
-       * List products
-       *
-       * `GET /v1/products` (`listProducts`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listProducts'>, options?: RequestOptions) =>
-        call.list('listProducts', { query }, options),
-      /**
-       * List a product's variants
-       *
-       * `GET /v1/products/{id}/variants` (`listVariants`): every page with `for await`, one page with `await`
-       */
-      listVariants: (id: string, query?: Query<'listVariants'>, options?: RequestOptions) =>
-        call.list('listVariants', { path: { id }, query }, options),
-      /**
-       * Change a product
-       *
-       * `PATCH /v1/products/{id}` (`updateProduct`)
-       */
-      update: (id: string, body?: Body<'updateProduct'>, options?: RequestOptions) =>
-        call.one('updateProduct', { path: { id }, body }, options),
-      /**
-       * Change a variant
-       *
-       * `PATCH /v1/products/{id}/variants/{variant_id}` (`updateVariant`)
-       */
-      updateVariant: (
-        id: string,
-        variantId: string,
-        body?: Body<'updateVariant'>,
-        options?: RequestOptions,
-      ) => call.one('updateVariant', { path: { id, variant_id: variantId }, body }, options),
-    },
-    settings: {
-      /**
-       * The store’s settings
-       *
-       * `GET /v1/settings` (`getSettings`)
-       */
-      get: (options?: RequestOptions) => call.one('getSettings', {}, options),
-      /**
-       * Change the store’s settings
-       *
-       * `PATCH /v1/settings` (`updateSettings`)
-       */
-      update: (body?: Body<'updateSettings'>, options?: RequestOptions) =>
-        call.one('updateSettings', { body }, options),
-    },
-    shippingRates: {
-      /**
-       * Create a shipping rate
-       *
-       * `POST /v1/shipping-rates` (`createShippingRate`)
-       */
-      create: (body: Body<'createShippingRate'>, options?: RequestOptions) =>
-        call.one('createShippingRate', { body }, options),
-      /**
-       * Delete a shipping rate
-       *
-       * `DELETE /v1/shipping-rates/{id}` (`deleteShippingRate`)
-       */
-      delete: (id: string, options?: RequestOptions) =>
-        call.one('deleteShippingRate', { path: { id } }, options),
-      /**
-       * Get one shipping rate
-       *
-       * `GET /v1/shipping-rates/{id}` (`getShippingRate`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getShippingRate', { path: { id } }, options),
-      /**
-       * List shipping rates, newest first
-       *
-       * `GET /v1/shipping-rates` (`listShippingRates`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listShippingRates'>, options?: RequestOptions) =>
-        call.list('listShippingRates', { query }, options),
-      /**
-       * Change a shipping rate
-       *
-       * `PATCH /v1/shipping-rates/{id}` (`updateShippingRate`)
-       */
-      update: (id: string, body?: Body<'updateShippingRate'>, options?: RequestOptions) =>
-        call.one('updateShippingRate', { path: { id }, body }, options),
-    },
-    store: {
-      /**
-       * Add a variant to a cart
-       *
-       * `POST /v1/store/carts/{id}/lines` (`addStoreCartLine`)
-       */
-      addCartLine: (id: string, body: Body<'addStoreCartLine'>, options?: RequestOptions) =>
-        call.one('addStoreCartLine', { path: { id }, body }, options),
-      /**
-       * Complete a cart: its order, paid, exactly once
-       *
-       * `POST /v1/store/carts/{id}/complete` (`completeStoreCart`)
-       */
-      completeCart: (id: string, body: Body<'completeStoreCart'>, options?: RequestOptions) =>
-        call.one('completeStoreCart', { path: { id }, body }, options),
-      /**
-       * Set a new password with a reset token
-       *
-       * `POST /v1/store/customers/password-reset/confirm` (`confirmStorePasswordReset`)
-       */
-      confirmPasswordReset: (body: Body<'confirmStorePasswordReset'>, options?: RequestOptions) =>
-        call.one('confirmStorePasswordReset', { body }, options),
-      /**
-       * Create a cart
-       *
-       * `POST /v1/store/carts` (`createStoreCart`)
-       */
-      createCart: (body?: Body<'createStoreCart'>, options?: RequestOptions) =>
-        call.one('createStoreCart', { body }, options),
-      /**
-       * Sign up a shopper
-       *
-       * `POST /v1/store/customers` (`createStoreCustomer`)
-       */
-      createCustomer: (body: Body<'createStoreCustomer'>, options?: RequestOptions) =>
-        call.one('createStoreCustomer', { body }, options),
-      /**
-       * Sign a shopper in
-       *
-       * `POST /v1/store/sessions` (`createStoreSession`)
-       */
-      createSession: (body: Body<'createStoreSession'>, options?: RequestOptions) =>
-        call.one('createStoreSession', { body }, options),
-      /**
-       * Sign the shopper out
-       *
-       * `DELETE /v1/store/sessions/current` (`deleteStoreSession`)
-       */
-      deleteSession: (options?: RequestOptions) => call.one('deleteStoreSession', {}, options),
-      /**
-       * Get a cart, priced now
-       *
-       * `GET /v1/store/carts/{id}` (`getStoreCart`)
-       */
-      getCart: (id: string, options?: RequestOptions) => call.one('getStoreCart', { path: { id } }, options),
-      /**
-       * The signed-in shopper
-       *
-       * `GET /v1/store/customers/me` (`getStoreCustomer`)
-       */
-      getCustomer: (options?: RequestOptions) => call.one('getStoreCustomer', {}, options),
-      /**
-       * Get one product by id or handle
-       *
-       * `GET /v1/store/products/{id_or_handle}` (`getStoreProduct`)
-       */
-      getProduct: (idOrHandle: string, options?: RequestOptions) =>
-        call.one('getStoreProduct', { path: { id_or_handle: idOrHandle } }, options),
-      /**
-       * The signed-in shopper’s orders, newest first
-       *
-       * `GET /v1/store/customers/me/orders` (`listStoreCustomerOrders`): every page with `for await`, one page with `await`
-       */
-      listCustomerOrders: (query?: Query<'listStoreCustomerOrders'>, options?: RequestOptions) =>
-        call.list('listStoreCustomerOrders', { query }, options),
-      /**
-       * List the products a shopper may buy
-       *
-       * `GET /v1/store/products` (`listStoreProducts`): every page with `for await`, one page with `await`
-       */
-      listProducts: (query?: Query<'listStoreProducts'>, options?: RequestOptions) =>
-        call.list('listStoreProducts', { query }, options),
-      /**
-       * List the shipping rates a cart to a country may choose
-       *
-       * `GET /v1/store/shipping-rates` (`listStoreShippingRates`)
-       */
-      listShippingRates: (query: Query<'listStoreShippingRates'>, options?: RequestOptions) =>
-        call.one('listStoreShippingRates', { query }, options),
-      /**
-       * Remove a cart line
-       *
-       * `DELETE /v1/store/carts/{id}/lines/{line_id}` (`removeStoreCartLine`)
-       */
-      removeCartLine: (id: string, lineId: string, options?: RequestOptions) =>
-        call.one('removeStoreCartLine', { path: { id, line_id: lineId } }, options),
-      /**
-       * Ask for a password reset
-       *
-       * `POST /v1/store/customers/password-reset` (`requestStorePasswordReset`)
-       */
-      requestPasswordReset: (body: Body<'requestStorePasswordReset'>, options?: RequestOptions) =>
-        call.one('requestStorePasswordReset', { body }, options),
-      /**
-       * Change a cart’s email, address, shipping rate or discount codes
-       *
-       * `PATCH /v1/store/carts/{id}` (`updateStoreCart`)
-       */
-      updateCart: (id: string, body?: Body<'updateStoreCart'>, options?: RequestOptions) =>
-        call.one('updateStoreCart', { path: { id }, body }, options),
-      /**
-       * Set a cart line’s quantity
-       *
-       * `PATCH /v1/store/carts/{id}/lines/{line_id}` (`updateStoreCartLine`)
-       */
-      updateCartLine: (
-        id: string,
-        lineId: string,
-        body: Body<'updateStoreCartLine'>,
-        options?: RequestOptions,
-      ) => call.one('updateStoreCartLine', { path: { id, line_id: lineId }, body }, options),
-      /**
-       * Change the signed-in shopper’s profile or password
-       *
-       * `PATCH /v1/store/customers/me` (`updateStoreCustomer`)
-       */
-      updateCustomer: (body?: Body<'updateStoreCustomer'>, options?: RequestOptions) =>
-        call.one('updateStoreCustomer', { body }, options),
-    },
-    taxRates: {
-      /**
-       * Create a tax rate
-       *
-       * `POST /v1/tax-rates` (`createTaxRate`)
-       */
-      create: (body: Body<'createTaxRate'>, options?: RequestOptions) =>
-        call.one('createTaxRate', { body }, options),
-      /**
-       * Delete a tax rate
-       *
-       * `DELETE /v1/tax-rates/{id}` (`deleteTaxRate`)
-       */
-      delete: (id: string, options?: RequestOptions) => call.one('deleteTaxRate', { path: { id } }, options),
-      /**
-       * Get one tax rate
-       *
-       * `GET /v1/tax-rates/{id}` (`getTaxRate`)
-       */
-      get: (id: string, options?: RequestOptions) => call.one('getTaxRate', { path: { id } }, options),
-      /**
-       * List tax rates, newest first
-       *
-       * `GET /v1/tax-rates` (`listTaxRates`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listTaxRates'>, options?: RequestOptions) =>
-        call.list('listTaxRates', { query }, options),
-      /**
-       * Change a tax rate
-       *
-       * `PATCH /v1/tax-rates/{id}` (`updateTaxRate`)
-       */
-      update: (id: string, body?: Body<'updateTaxRate'>, options?: RequestOptions) =>
-        call.one('updateTaxRate', { path: { id }, body }, options),
-    },
-    usage: {
-      /**
-       * Calls, errors, response times, monthly quota and hourly limit of the calling tenant
-       *
-       * `GET /v1/usage` (`getUsage`)
-       */
-      get: (query?: Query<'getUsage'>, options?: RequestOptions) => call.one('getUsage', { query }, options),
-    },
-    users: {
-      /**
-       * The user who owns the calling key, with its tenant and key
-       *
-       * `GET /v1/users/me` (`getCurrentUser`)
-       */
-      getCurrent: (options?: RequestOptions) => call.one('getCurrentUser', {}, options),
-    },
-    versions: {
-      /**
-       * The dated API versions, their releases and changelogs
-       *
-       * `GET /v1/versions` (`listVersions`)
-       */
-      list: (options?: RequestOptions) => call.one('listVersions', {}, options),
-      /**
-       * Pin the tenant to a newer version (default: the latest)
-       *
-       * `POST /v1/versions/upgrade` (`upgradeVersion`)
-       */
-      upgrade: (body?: Body<'upgradeVersion'>, options?: RequestOptions) =>
-        call.one('upgradeVersion', { body }, options),
-    },
-    wallet: {
-      /**
-       * Transfer money to another wallet
-       *
-       * `POST /v1/wallet/transfer` (`createTransfer`)
-       */
-      createTransfer: (body: Body<'createTransfer'>, options?: RequestOptions) =>
-        call.one('createTransfer', { body }, options),
-      /**
-       * Get the wallet balance and latest transactions
-       *
-       * `GET /v1/wallet/balance` (`getWalletBalance`)
-       */
-      getBalance: (query?: Query<'getWalletBalance'>, options?: RequestOptions) =>
-        call.one('getWalletBalance', { query }, options),
-      /**
-       * Get one transfer you sent or received
-       *
-       * `GET /v1/wallet/transfers/{id}` (`getTransfer`)
-       */
-      getTransfer: (id: string, options?: RequestOptions) =>
-        call.one('getTransfer', { path: { id } }, options),
-      /**
-       * List the balance of every wallet (one per currency)
-       *
-       * `GET /v1/wallet/balances` (`listWalletBalances`)
-       */
-      listBalances: (options?: RequestOptions) => call.one('listWalletBalances', {}, options),
-      /**
-       * List wallet transactions, newest first
-       *
-       * `GET /v1/wallet/transactions` (`listWalletTransactions`): every page with `for await`, one page with `await`
-       */
-      listTransactions: (query?: Query<'listWalletTransactions'>, options?: RequestOptions) =>
-        call.list('listWalletTransactions', { query }, options),
-      /**
-       * List the transfers you sent or received, newest first
-       *
-       * `GET /v1/wallet/transfers` (`listTransfers`): every page with `for await`, one page with `await`
-       */
-      listTransfers: (query?: Query<'listTransfers'>, options?: RequestOptions) =>
-        call.list('listTransfers', { query }, options),
-    },
-    webhooks: {
-      /**
-       * Register an endpoint; its signing secret is in this response only
-       *
-       * `POST /v1/webhooks` (`createWebhookEndpoint`)
-       */
-      create: (body: Body<'createWebhookEndpoint'>, options?: RequestOptions) =>
-        call.one('createWebhookEndpoint', { body }, options),
-      /**
-       * Delete an endpoint and its delivery log
-       *
-       * `DELETE /v1/webhooks/{id}` (`deleteWebhookEndpoint`)
-       */
-      delete: (id: string, options?: RequestOptions) =>
-        call.one('deleteWebhookEndpoint', { path: { id } }, options),
-      /**
-       * Get one endpoint
-       *
-       * `GET /v1/webhooks/{id}` (`getWebhookEndpoint`)
-       */
-      get: (id: string, options?: RequestOptions) =>
-        call.one('getWebhookEndpoint', { path: { id } }, options),
-      /**
-       * List endpoints, newest first
-       *
-       * `GET /v1/webhooks` (`listWebhookEndpoints`): every page with `for await`, one page with `await`
-       */
-      list: (query?: Query<'listWebhookEndpoints'>, options?: RequestOptions) =>
-        call.list('listWebhookEndpoints', { query }, options),
-      /**
-       * The delivery log of an endpoint: one entry per attempt, newest first
-       *
-       * `GET /v1/webhooks/{id}/deliveries` (`listWebhookDeliveries`): every page with `for await`, one page with `await`
-       */
-      listDeliveries: (id: string, query?: Query<'listWebhookDeliveries'>, options?: RequestOptions) =>
-        call.list('listWebhookDeliveries', { path: { id }, query }, options),
-      /**
-       * Send a delivery's event to this endpoint again, now
-       *
-       * `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry` (`retryWebhookDelivery`)
-       */
-      retryDelivery: (
-        id: string,
-        deliveryId: string,
-        body?: Body<'retryWebhookDelivery'>,
-        options?: RequestOptions,
-      ) => call.one('retryWebhookDelivery', { path: { id, delivery_id: deliveryId }, body }, options),
-      /**
-       * Replace the signing secret; the old one keeps signing beside it for 24 hours
-       *
-       * `POST /v1/webhooks/{id}/rotate-secret` (`rotateWebhookSecret`)
-       */
-      rotateSecret: (id: string, body?: Body<'rotateWebhookSecret'>, options?: RequestOptions) =>
-        call.one('rotateWebhookSecret', { path: { id }, body }, options),
-      /**
-       * Send a `webhook.test` event to this endpoint
-       *
-       * `POST /v1/webhooks/{id}/test` (`testWebhookEndpoint`)
-       */
-      test: (id: string, body?: Body<'testWebhookEndpoint'>, options?: RequestOptions) =>
-        call.one('testWebhookEndpoint', { path: { id }, body }, options),
-      /**
-       * Change the URL, events or description, or disable / re-enable an endpoint
-       *
-       * `PATCH /v1/webhooks/{id}` (`updateWebhookEndpoint`)
-       */
-      update: (id: string, body?: Body<'updateWebhookEndpoint'>, options?: RequestOptions) =>
-        call.one('updateWebhookEndpoint', { path: { id }, body }, options),
-    },
+    /**
+     * Generate a product description (same as /ai/generate-description)
+     *
+     * `POST /v1/ai/describe` (`describeProduct`)
+     */
+    describeProduct: (body?: Body<'describeProduct'>, options?: RequestOptions) =>
+      call.one('describeProduct', { body }, options),
+    /**
+     * Generate a product description
+     *
+     * `POST /v1/ai/generate-description` (`generateProductDescription`)
+     */
+    generateProductDescription: (body?: Body<'generateProductDescription'>, options?: RequestOptions) =>
+      call.one('generateProductDescription', { body }, options),
   };
 }
 
-type Namespaces = ReturnType<typeof namespaces>;
+/**
+ * Analytics: Revenue, orders, customers and products over time, and reports
+ */
+export function analyticsNamespace(call: Caller) {
+  return {
+    /**
+     * Revenue, orders, customers, top products and categories of a period, with the period before
+     *
+     * `GET /v1/analytics` (`getAnalytics`)
+     */
+    get: (query?: Query<'getAnalytics'>, options?: RequestOptions) =>
+      call.one('getAnalytics', { query }, options),
+    /**
+     * Orders, revenue and first and last order per customer
+     *
+     * `GET /v1/analytics/reports/customers` (`getCustomersReport`): every page with `for await`, one page with `await`
+     */
+    getCustomersReport: (query?: Query<'getCustomersReport'>, options?: RequestOptions) =>
+      call.list('getCustomersReport', { query }, options),
+    /**
+     * Units sold and revenue per product
+     *
+     * `GET /v1/analytics/reports/products` (`getProductsReport`): every page with `for await`, one page with `await`
+     */
+    getProductsReport: (query?: Query<'getProductsReport'>, options?: RequestOptions) =>
+      call.list('getProductsReport', { query }, options),
+    /**
+     * Sales by time bucket: every figure of the summary per day, week or month
+     *
+     * `GET /v1/analytics/reports/sales` (`getSalesReport`): every page with `for await`, one page with `await`
+     */
+    getSalesReport: (query?: Query<'getSalesReport'>, options?: RequestOptions) =>
+      call.list('getSalesReport', { query }, options),
+  };
+}
+
+/**
+ * API keys: Scoped keys: create, roll with a grace period, revoke
+ */
+export function apiKeysNamespace(call: Caller) {
+  return {
+    /**
+     * Create a key; a secret key is in full in this response only
+     *
+     * `POST /v1/api-keys` (`createApiKey`)
+     */
+    create: (body: Body<'createApiKey'>, options?: RequestOptions) =>
+      call.one('createApiKey', { body }, options),
+    /**
+     * Get one key (a secret key masked)
+     *
+     * `GET /v1/api-keys/{id}` (`getApiKey`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getApiKey', { path: { id } }, options),
+    /**
+     * List the keys that still work (secret keys masked), newest first
+     *
+     * `GET /v1/api-keys` (`listApiKeys`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listApiKeys'>, options?: RequestOptions) =>
+      call.list('listApiKeys', { query }, options),
+    /**
+     * Revoke a key; it stops working at once
+     *
+     * `DELETE /v1/api-keys/{id}` (`revokeApiKey`)
+     */
+    revoke: (id: string, options?: RequestOptions) => call.one('revokeApiKey', { path: { id } }, options),
+    /**
+     * Replace a key with a new one; the old one works for `expires_in_seconds` more
+     *
+     * `POST /v1/api-keys/{id}/roll` (`rollApiKey`)
+     */
+    roll: (id: string, body?: Body<'rollApiKey'>, options?: RequestOptions) =>
+      call.one('rollApiKey', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them
+ */
+export function cartsNamespace(call: Caller) {
+  return {
+    /**
+     * Get a cart
+     *
+     * `GET /v1/carts/{id}` (`getCart`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getCart', { path: { id } }, options),
+    /**
+     * List carts, newest first
+     *
+     * `GET /v1/carts` (`listCarts`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listCarts'>, options?: RequestOptions) =>
+      call.list('listCarts', { query }, options),
+  };
+}
+
+/**
+ * Customers: Profiles with exact order figures, their orders, a privacy export and erasure
+ */
+export function customersNamespace(call: Caller) {
+  return {
+    /**
+     * Create a customer
+     *
+     * `POST /v1/customers` (`createCustomer`)
+     */
+    create: (body: Body<'createCustomer'>, options?: RequestOptions) =>
+      call.one('createCustomer', { body }, options),
+    /**
+     * Delete a customer without orders
+     *
+     * `DELETE /v1/customers/{id}` (`deleteCustomer`)
+     */
+    delete: (id: string, options?: RequestOptions) => call.one('deleteCustomer', { path: { id } }, options),
+    /**
+     * Export everything held about a customer (GDPR article 15)
+     *
+     * `GET /v1/customers/{id}/export` (`exportCustomerData`)
+     */
+    exportData: (id: string, options?: RequestOptions) =>
+      call.one('exportCustomerData', { path: { id } }, options),
+    /**
+     * Get one customer
+     *
+     * `GET /v1/customers/{id}` (`getCustomer`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getCustomer', { path: { id } }, options),
+    /**
+     * List customers
+     *
+     * `GET /v1/customers` (`listCustomers`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listCustomers'>, options?: RequestOptions) =>
+      call.list('listCustomers', { query }, options),
+    /**
+     * A customer's orders, newest first
+     *
+     * `GET /v1/customers/{id}/orders` (`listCustomerOrders`): every page with `for await`, one page with `await`
+     */
+    listOrders: (id: string, query?: Query<'listCustomerOrders'>, options?: RequestOptions) =>
+      call.list('listCustomerOrders', { path: { id }, query }, options),
+    /**
+     * Erase a customer's personal data, irreversibly (GDPR article 17)
+     *
+     * `POST /v1/customers/{id}/redact` (`redactCustomer`)
+     */
+    redact: (id: string, body?: Body<'redactCustomer'>, options?: RequestOptions) =>
+      call.one('redactCustomer', { path: { id }, body }, options),
+    /**
+     * Change a customer
+     *
+     * `PATCH /v1/customers/{id}` (`updateCustomer`)
+     */
+    update: (id: string, body?: Body<'updateCustomer'>, options?: RequestOptions) =>
+      call.one('updateCustomer', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Pricing: Discounts, shipping rates and tax rates that price orders
+ */
+export function discountsNamespace(call: Caller) {
+  return {
+    /**
+     * Create a discount
+     *
+     * `POST /v1/discounts` (`createDiscount`)
+     */
+    create: (body: Body<'createDiscount'>, options?: RequestOptions) =>
+      call.one('createDiscount', { body }, options),
+    /**
+     * Delete a discount
+     *
+     * `DELETE /v1/discounts/{id}` (`deleteDiscount`)
+     */
+    delete: (id: string, options?: RequestOptions) => call.one('deleteDiscount', { path: { id } }, options),
+    /**
+     * Get one discount
+     *
+     * `GET /v1/discounts/{id}` (`getDiscount`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getDiscount', { path: { id } }, options),
+    /**
+     * List discounts, newest first
+     *
+     * `GET /v1/discounts` (`listDiscounts`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listDiscounts'>, options?: RequestOptions) =>
+      call.list('listDiscounts', { query }, options),
+    /**
+     * Change a discount
+     *
+     * `PATCH /v1/discounts/{id}` (`updateDiscount`)
+     */
+    update: (id: string, body?: Body<'updateDiscount'>, options?: RequestOptions) =>
+      call.one('updateDiscount', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Events: The event log: every change, as webhooks deliver it
+ */
+export function eventsNamespace(call: Caller) {
+  return {
+    /**
+     * Get one event
+     *
+     * `GET /v1/events/{id}` (`getEvent`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getEvent', { path: { id } }, options),
+    /**
+     * List events, newest first
+     *
+     * `GET /v1/events` (`listEvents`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listEvents'>, options?: RequestOptions) =>
+      call.list('listEvents', { query }, options),
+    /**
+     * An event's deliveries to every endpoint: one entry per attempt, newest first
+     *
+     * `GET /v1/events/{id}/deliveries` (`listEventDeliveries`): every page with `for await`, one page with `await`
+     */
+    listDeliveries: (id: string, query?: Query<'listEventDeliveries'>, options?: RequestOptions) =>
+      call.list('listEventDeliveries', { path: { id }, query }, options),
+  };
+}
+
+/**
+ * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
+ */
+export function exportsNamespace(call: Caller) {
+  return {
+    /**
+     * Export every customer as CSV or JSON Lines
+     *
+     * `GET /v1/exports/customers` (`exportCustomers`)
+     */
+    customers: (query?: Query<'exportCustomers'>, options?: RequestOptions) =>
+      call.one('exportCustomers', { query }, options),
+    /**
+     * Export every order as CSV or JSON Lines
+     *
+     * `GET /v1/exports/orders` (`exportOrders`)
+     */
+    orders: (query?: Query<'exportOrders'>, options?: RequestOptions) =>
+      call.one('exportOrders', { query }, options),
+    /**
+     * Export every product as CSV or JSON Lines
+     *
+     * `GET /v1/exports/products` (`exportProducts`)
+     */
+    products: (query?: Query<'exportProducts'>, options?: RequestOptions) =>
+      call.one('exportProducts', { query }, options),
+  };
+}
+
+/**
+ * Health: Liveness and readiness, for load balancers and orchestrators
+ */
+export function healthNamespace(call: Caller) {
+  return {
+    /**
+     * Liveness: the process answers
+     *
+     * `GET /healthz` (`checkLiveness`)
+     */
+    checkLiveness: (options?: RequestOptions) => call.one('checkLiveness', {}, options),
+    /**
+     * Readiness: the database answers and takes new connections
+     *
+     * `GET /readyz` (`checkReadiness`)
+     */
+    checkReadiness: (options?: RequestOptions) => call.one('checkReadiness', {}, options),
+  };
+}
+
+/**
+ * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
+ */
+export function importsNamespace(call: Caller) {
+  return {
+    /**
+     * Import products or customers from a file
+     *
+     * `POST /v1/imports` (`createImport`)
+     */
+    create: (body: Body<'createImport'>, query: Query<'createImport'>, options?: RequestOptions) =>
+      call.one('createImport', { body, query }, options),
+    /**
+     * An import's progress and outcome
+     *
+     * `GET /v1/imports/{id}` (`getImport`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getImport', { path: { id } }, options),
+    /**
+     * List imports, newest first
+     *
+     * `GET /v1/imports` (`listImports`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listImports'>, options?: RequestOptions) =>
+      call.list('listImports', { query }, options),
+    /**
+     * Every error of an import, in the order found
+     *
+     * `GET /v1/imports/{id}/errors` (`listImportErrors`): every page with `for await`, one page with `await`
+     */
+    listErrors: (id: string, query?: Query<'listImportErrors'>, options?: RequestOptions) =>
+      call.list('listImportErrors', { path: { id }, query }, options),
+  };
+}
+
+/**
+ * Orders: Orders, their lifecycle and payments
+ */
+export function ordersNamespace(call: Caller) {
+  return {
+    /**
+     * Cancel a pending or paid order
+     *
+     * `POST /v1/orders/{id}/cancel` (`cancelOrder`)
+     */
+    cancel: (id: string, body?: Body<'cancelOrder'>, options?: RequestOptions) =>
+      call.one('cancelOrder', { path: { id }, body }, options),
+    /**
+     * Create an order; reserves its stock
+     *
+     * `POST /v1/orders` (`createOrder`)
+     */
+    create: (body: Body<'createOrder'>, options?: RequestOptions) =>
+      call.one('createOrder', { body }, options),
+    /**
+     * Refund a part of a paid order, or all that is left
+     *
+     * `POST /v1/orders/{id}/refunds` (`createRefund`)
+     */
+    createRefund: (id: string, body?: Body<'createRefund'>, options?: RequestOptions) =>
+      call.one('createRefund', { path: { id }, body }, options),
+    /**
+     * Mark a shipped order delivered
+     *
+     * `POST /v1/orders/{id}/deliver` (`deliverOrder`)
+     */
+    deliver: (id: string, body?: Body<'deliverOrder'>, options?: RequestOptions) =>
+      call.one('deliverOrder', { path: { id }, body }, options),
+    /**
+     * Get one order
+     *
+     * `GET /v1/orders/{id}` (`getOrder`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getOrder', { path: { id } }, options),
+    /**
+     * List orders, newest first
+     *
+     * `GET /v1/orders` (`listOrders`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listOrders'>, options?: RequestOptions) =>
+      call.list('listOrders', { query }, options),
+    /**
+     * List an order’s refunds, oldest first
+     *
+     * `GET /v1/orders/{id}/refunds` (`listOrderRefunds`): every page with `for await`, one page with `await`
+     */
+    listRefunds: (id: string, options?: RequestOptions) =>
+      call.list('listOrderRefunds', { path: { id } }, options),
+    /**
+     * Pay a pending order
+     *
+     * `POST /v1/orders/{id}/pay` (`payOrder`)
+     */
+    pay: (id: string, body: Body<'payOrder'>, options?: RequestOptions) =>
+      call.one('payOrder', { path: { id }, body }, options),
+    /**
+     * Price an order without making it
+     *
+     * `POST /v1/orders/preview` (`previewOrder`)
+     */
+    preview: (body: Body<'previewOrder'>, options?: RequestOptions) =>
+      call.one('previewOrder', { body }, options),
+    /**
+     * Refund a paid, shipped or delivered order
+     *
+     * `POST /v1/orders/{id}/refund` (`refundOrder`)
+     */
+    refund: (id: string, body?: Body<'refundOrder'>, options?: RequestOptions) =>
+      call.one('refundOrder', { path: { id }, body }, options),
+    /**
+     * Ship a paid order
+     *
+     * `POST /v1/orders/{id}/ship` (`shipOrder`)
+     */
+    ship: (id: string, body?: Body<'shipOrder'>, options?: RequestOptions) =>
+      call.one('shipOrder', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Plugins: The marketplace, installing apps with scoped tokens, and publishing your own
+ */
+export function pluginsNamespace(call: Caller) {
+  return {
+    /**
+     * Accept the permissions and events a plugin now asks for
+     *
+     * `POST /v1/plugins/{id}/install/accept` (`acceptPluginInstallation`)
+     */
+    acceptInstallation: (id: string, body?: Body<'acceptPluginInstallation'>, options?: RequestOptions) =>
+      call.one('acceptPluginInstallation', { path: { id }, body }, options),
+    /**
+     * Publish a plugin (created as a draft)
+     *
+     * `POST /v1/plugins` (`createPlugin`)
+     */
+    create: (body: Body<'createPlugin'>, options?: RequestOptions) =>
+      call.one('createPlugin', { body }, options),
+    /**
+     * Get one plugin by id or slug
+     *
+     * `GET /v1/plugins/{id}` (`getPlugin`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getPlugin', { path: { id } }, options),
+    /**
+     * Install a plugin, granting it its permissions and events
+     *
+     * `POST /v1/plugins/{id}/install` (`installPlugin`)
+     */
+    install: (id: string, body?: Body<'installPlugin'>, options?: RequestOptions) =>
+      call.one('installPlugin', { path: { id }, body }, options),
+    /**
+     * Browse the plugin marketplace
+     *
+     * `GET /v1/plugins` (`listPlugins`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listPlugins'>, options?: RequestOptions) =>
+      call.list('listPlugins', { query }, options),
+    /**
+     * The delivery log of your plugin
+     *
+     * `GET /v1/plugins/{id}/deliveries` (`listPluginDeliveries`): every page with `for await`, one page with `await`
+     */
+    listDeliveries: (id: string, query?: Query<'listPluginDeliveries'>, options?: RequestOptions) =>
+      call.list('listPluginDeliveries', { path: { id }, query }, options),
+    /**
+     * The stores that have your plugin installed
+     *
+     * `GET /v1/plugins/{id}/installations` (`listPluginInstallations`): every page with `for await`, one page with `await`
+     */
+    listInstallations: (id: string, query?: Query<'listPluginInstallations'>, options?: RequestOptions) =>
+      call.list('listPluginInstallations', { path: { id }, query }, options),
+    /**
+     * Rate a plugin (one rating per store; a new one replaces the store's previous one)
+     *
+     * `POST /v1/plugins/{id}/ratings` (`ratePlugin`)
+     */
+    rate: (id: string, body: Body<'ratePlugin'>, options?: RequestOptions) =>
+      call.one('ratePlugin', { path: { id }, body }, options),
+    /**
+     * Submit your plugin for review
+     *
+     * `POST /v1/plugins/{id}/submit` (`submitPlugin`)
+     */
+    submit: (id: string, body?: Body<'submitPlugin'>, options?: RequestOptions) =>
+      call.one('submitPlugin', { path: { id }, body }, options),
+    /**
+     * Uninstall a plugin
+     *
+     * `DELETE /v1/plugins/{id}/install` (`uninstallPlugin`)
+     */
+    uninstall: (id: string, options?: RequestOptions) =>
+      call.one('uninstallPlugin', { path: { id } }, options),
+    /**
+     * Change one of your plugins
+     *
+     * `PATCH /v1/plugins/{id}` (`updatePlugin`)
+     */
+    update: (id: string, body?: Body<'updatePlugin'>, options?: RequestOptions) =>
+      call.one('updatePlugin', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Products: The catalog: products, their options and variants
+ */
+export function productsNamespace(call: Caller) {
+  return {
+    /**
+     * Create a product
+     *
+     * `POST /v1/products` (`createProduct`)
+     */
+    create: (body: Body<'createProduct'>, options?: RequestOptions) =>
+      call.one('createProduct', { body }, options),
+    /**
+     * Add a variant
+     *
+     * `POST /v1/products/{id}/variants` (`createVariant`)
+     */
+    createVariant: (id: string, body: Body<'createVariant'>, options?: RequestOptions) =>
+      call.one('createVariant', { path: { id }, body }, options),
+    /**
+     * Delete a product and its variants; past orders keep their own copy
+     *
+     * `DELETE /v1/products/{id}` (`deleteProduct`)
+     */
+    delete: (id: string, options?: RequestOptions) => call.one('deleteProduct', { path: { id } }, options),
+    /**
+     * Delete a variant
+     *
+     * `DELETE /v1/products/{id}/variants/{variant_id}` (`deleteVariant`)
+     */
+    deleteVariant: (id: string, variantId: string, options?: RequestOptions) =>
+      call.one('deleteVariant', { path: { id, variant_id: variantId } }, options),
+    /**
+     * Get one product
+     *
+     * `GET /v1/products/{id}` (`getProduct`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getProduct', { path: { id } }, options),
+    /**
+     * Get one variant
+     *
+     * `GET /v1/products/{id}/variants/{variant_id}` (`getVariant`)
+     */
+    getVariant: (id: string, variantId: string, options?: RequestOptions) =>
+      call.one('getVariant', { path: { id, variant_id: variantId } }, options),
+    /**
+     * List products
+     *
+     * `GET /v1/products` (`listProducts`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listProducts'>, options?: RequestOptions) =>
+      call.list('listProducts', { query }, options),
+    /**
+     * List a product's variants
+     *
+     * `GET /v1/products/{id}/variants` (`listVariants`): every page with `for await`, one page with `await`
+     */
+    listVariants: (id: string, query?: Query<'listVariants'>, options?: RequestOptions) =>
+      call.list('listVariants', { path: { id }, query }, options),
+    /**
+     * Change a product
+     *
+     * `PATCH /v1/products/{id}` (`updateProduct`)
+     */
+    update: (id: string, body?: Body<'updateProduct'>, options?: RequestOptions) =>
+      call.one('updateProduct', { path: { id }, body }, options),
+    /**
+     * Change a variant
+     *
+     * `PATCH /v1/products/{id}/variants/{variant_id}` (`updateVariant`)
+     */
+    updateVariant: (id: string, variantId: string, body?: Body<'updateVariant'>, options?: RequestOptions) =>
+      call.one('updateVariant', { path: { id, variant_id: variantId }, body }, options),
+  };
+}
+
+/**
+ * Settings: The store’s name and currency, unpaid order expiry and storefront settings
+ */
+export function settingsNamespace(call: Caller) {
+  return {
+    /**
+     * The store’s settings
+     *
+     * `GET /v1/settings` (`getSettings`)
+     */
+    get: (options?: RequestOptions) => call.one('getSettings', {}, options),
+    /**
+     * Change the store’s settings
+     *
+     * `PATCH /v1/settings` (`updateSettings`)
+     */
+    update: (body?: Body<'updateSettings'>, options?: RequestOptions) =>
+      call.one('updateSettings', { body }, options),
+  };
+}
+
+/**
+ * Pricing: Discounts, shipping rates and tax rates that price orders
+ */
+export function shippingRatesNamespace(call: Caller) {
+  return {
+    /**
+     * Create a shipping rate
+     *
+     * `POST /v1/shipping-rates` (`createShippingRate`)
+     */
+    create: (body: Body<'createShippingRate'>, options?: RequestOptions) =>
+      call.one('createShippingRate', { body }, options),
+    /**
+     * Delete a shipping rate
+     *
+     * `DELETE /v1/shipping-rates/{id}` (`deleteShippingRate`)
+     */
+    delete: (id: string, options?: RequestOptions) =>
+      call.one('deleteShippingRate', { path: { id } }, options),
+    /**
+     * Get one shipping rate
+     *
+     * `GET /v1/shipping-rates/{id}` (`getShippingRate`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getShippingRate', { path: { id } }, options),
+    /**
+     * List shipping rates, newest first
+     *
+     * `GET /v1/shipping-rates` (`listShippingRates`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listShippingRates'>, options?: RequestOptions) =>
+      call.list('listShippingRates', { query }, options),
+    /**
+     * Change a shipping rate
+     *
+     * `PATCH /v1/shipping-rates/{id}` (`updateShippingRate`)
+     */
+    update: (id: string, body?: Body<'updateShippingRate'>, options?: RequestOptions) =>
+      call.one('updateShippingRate', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Storefront catalog: What a shopper sees of the store: its active products (never stock counts, costs or drafts) and the shipping rates a cart may choose; Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them; Shopper accounts: Storefront sign-up, sign-in and sign-out, the signed-in shopper’s profile and orders, and password resets
+ */
+export function storeNamespace(call: Caller) {
+  return {
+    /**
+     * Add a variant to a cart
+     *
+     * `POST /v1/store/carts/{id}/lines` (`addStoreCartLine`)
+     */
+    addCartLine: (id: string, body: Body<'addStoreCartLine'>, options?: RequestOptions) =>
+      call.one('addStoreCartLine', { path: { id }, body }, options),
+    /**
+     * Complete a cart: its order, paid, exactly once
+     *
+     * `POST /v1/store/carts/{id}/complete` (`completeStoreCart`)
+     */
+    completeCart: (id: string, body: Body<'completeStoreCart'>, options?: RequestOptions) =>
+      call.one('completeStoreCart', { path: { id }, body }, options),
+    /**
+     * Set a new password with a reset token
+     *
+     * `POST /v1/store/customers/password-reset/confirm` (`confirmStorePasswordReset`)
+     */
+    confirmPasswordReset: (body: Body<'confirmStorePasswordReset'>, options?: RequestOptions) =>
+      call.one('confirmStorePasswordReset', { body }, options),
+    /**
+     * Create a cart
+     *
+     * `POST /v1/store/carts` (`createStoreCart`)
+     */
+    createCart: (body?: Body<'createStoreCart'>, options?: RequestOptions) =>
+      call.one('createStoreCart', { body }, options),
+    /**
+     * Sign up a shopper
+     *
+     * `POST /v1/store/customers` (`createStoreCustomer`)
+     */
+    createCustomer: (body: Body<'createStoreCustomer'>, options?: RequestOptions) =>
+      call.one('createStoreCustomer', { body }, options),
+    /**
+     * Sign a shopper in
+     *
+     * `POST /v1/store/sessions` (`createStoreSession`)
+     */
+    createSession: (body: Body<'createStoreSession'>, options?: RequestOptions) =>
+      call.one('createStoreSession', { body }, options),
+    /**
+     * Sign the shopper out
+     *
+     * `DELETE /v1/store/sessions/current` (`deleteStoreSession`)
+     */
+    deleteSession: (options?: RequestOptions) => call.one('deleteStoreSession', {}, options),
+    /**
+     * Get a cart, priced now
+     *
+     * `GET /v1/store/carts/{id}` (`getStoreCart`)
+     */
+    getCart: (id: string, options?: RequestOptions) => call.one('getStoreCart', { path: { id } }, options),
+    /**
+     * The signed-in shopper
+     *
+     * `GET /v1/store/customers/me` (`getStoreCustomer`)
+     */
+    getCustomer: (options?: RequestOptions) => call.one('getStoreCustomer', {}, options),
+    /**
+     * Get one product by id or handle
+     *
+     * `GET /v1/store/products/{id_or_handle}` (`getStoreProduct`)
+     */
+    getProduct: (idOrHandle: string, options?: RequestOptions) =>
+      call.one('getStoreProduct', { path: { id_or_handle: idOrHandle } }, options),
+    /**
+     * Hold a cart’s stock
+     *
+     * `POST /v1/store/carts/{id}/hold` (`holdStoreCart`)
+     */
+    holdCart: (id: string, body?: Body<'holdStoreCart'>, options?: RequestOptions) =>
+      call.one('holdStoreCart', { path: { id }, body }, options),
+    /**
+     * The signed-in shopper’s orders, newest first
+     *
+     * `GET /v1/store/customers/me/orders` (`listStoreCustomerOrders`): every page with `for await`, one page with `await`
+     */
+    listCustomerOrders: (query?: Query<'listStoreCustomerOrders'>, options?: RequestOptions) =>
+      call.list('listStoreCustomerOrders', { query }, options),
+    /**
+     * List the products a shopper may buy
+     *
+     * `GET /v1/store/products` (`listStoreProducts`): every page with `for await`, one page with `await`
+     */
+    listProducts: (query?: Query<'listStoreProducts'>, options?: RequestOptions) =>
+      call.list('listStoreProducts', { query }, options),
+    /**
+     * List the shipping rates a cart to a country may choose
+     *
+     * `GET /v1/store/shipping-rates` (`listStoreShippingRates`)
+     */
+    listShippingRates: (query: Query<'listStoreShippingRates'>, options?: RequestOptions) =>
+      call.one('listStoreShippingRates', { query }, options),
+    /**
+     * Remove a cart line
+     *
+     * `DELETE /v1/store/carts/{id}/lines/{line_id}` (`removeStoreCartLine`)
+     */
+    removeCartLine: (id: string, lineId: string, options?: RequestOptions) =>
+      call.one('removeStoreCartLine', { path: { id, line_id: lineId } }, options),
+    /**
+     * Ask for a password reset
+     *
+     * `POST /v1/store/customers/password-reset` (`requestStorePasswordReset`)
+     */
+    requestPasswordReset: (body: Body<'requestStorePasswordReset'>, options?: RequestOptions) =>
+      call.one('requestStorePasswordReset', { body }, options),
+    /**
+     * Change a cart’s email, address, shipping rate or discount codes
+     *
+     * `PATCH /v1/store/carts/{id}` (`updateStoreCart`)
+     */
+    updateCart: (id: string, body?: Body<'updateStoreCart'>, options?: RequestOptions) =>
+      call.one('updateStoreCart', { path: { id }, body }, options),
+    /**
+     * Set a cart line’s quantity
+     *
+     * `PATCH /v1/store/carts/{id}/lines/{line_id}` (`updateStoreCartLine`)
+     */
+    updateCartLine: (
+      id: string,
+      lineId: string,
+      body: Body<'updateStoreCartLine'>,
+      options?: RequestOptions,
+    ) => call.one('updateStoreCartLine', { path: { id, line_id: lineId }, body }, options),
+    /**
+     * Change the signed-in shopper’s profile or password
+     *
+     * `PATCH /v1/store/customers/me` (`updateStoreCustomer`)
+     */
+    updateCustomer: (body?: Body<'updateStoreCustomer'>, options?: RequestOptions) =>
+      call.one('updateStoreCustomer', { body }, options),
+  };
+}
+
+/**
+ * Pricing: Discounts, shipping rates and tax rates that price orders
+ */
+export function taxRatesNamespace(call: Caller) {
+  return {
+    /**
+     * Create a tax rate
+     *
+     * `POST /v1/tax-rates` (`createTaxRate`)
+     */
+    create: (body: Body<'createTaxRate'>, options?: RequestOptions) =>
+      call.one('createTaxRate', { body }, options),
+    /**
+     * Delete a tax rate
+     *
+     * `DELETE /v1/tax-rates/{id}` (`deleteTaxRate`)
+     */
+    delete: (id: string, options?: RequestOptions) => call.one('deleteTaxRate', { path: { id } }, options),
+    /**
+     * Get one tax rate
+     *
+     * `GET /v1/tax-rates/{id}` (`getTaxRate`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getTaxRate', { path: { id } }, options),
+    /**
+     * List tax rates, newest first
+     *
+     * `GET /v1/tax-rates` (`listTaxRates`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listTaxRates'>, options?: RequestOptions) =>
+      call.list('listTaxRates', { query }, options),
+    /**
+     * Change a tax rate
+     *
+     * `PATCH /v1/tax-rates/{id}` (`updateTaxRate`)
+     */
+    update: (id: string, body?: Body<'updateTaxRate'>, options?: RequestOptions) =>
+      call.one('updateTaxRate', { path: { id }, body }, options),
+  };
+}
+
+/**
+ * Usage: Calls, errors, monthly quota and rate limits
+ */
+export function usageNamespace(call: Caller) {
+  return {
+    /**
+     * Calls, errors, response times, monthly quota and hourly limit of the calling tenant
+     *
+     * `GET /v1/usage` (`getUsage`)
+     */
+    get: (query?: Query<'getUsage'>, options?: RequestOptions) => call.one('getUsage', { query }, options),
+  };
+}
+
+/**
+ * Users: The user, store and key behind the calling credentials
+ */
+export function usersNamespace(call: Caller) {
+  return {
+    /**
+     * The user who owns the calling key, with its tenant and key
+     *
+     * `GET /v1/users/me` (`getCurrentUser`)
+     */
+    getCurrent: (options?: RequestOptions) => call.one('getCurrentUser', {}, options),
+  };
+}
+
+/**
+ * Versions: Dated API versions, their changelogs, and pinning a store to one
+ */
+export function versionsNamespace(call: Caller) {
+  return {
+    /**
+     * The dated API versions, their releases and changelogs
+     *
+     * `GET /v1/versions` (`listVersions`)
+     */
+    list: (options?: RequestOptions) => call.one('listVersions', {}, options),
+    /**
+     * Pin the tenant to a newer version (default: the latest)
+     *
+     * `POST /v1/versions/upgrade` (`upgradeVersion`)
+     */
+    upgrade: (body?: Body<'upgradeVersion'>, options?: RequestOptions) =>
+      call.one('upgradeVersion', { body }, options),
+  };
+}
+
+/**
+ * Wallet: Balances, transactions and transfers on a double-entry ledger
+ */
+export function walletNamespace(call: Caller) {
+  return {
+    /**
+     * Transfer money to another wallet
+     *
+     * `POST /v1/wallet/transfer` (`createTransfer`)
+     */
+    createTransfer: (body: Body<'createTransfer'>, options?: RequestOptions) =>
+      call.one('createTransfer', { body }, options),
+    /**
+     * Get the wallet balance and latest transactions
+     *
+     * `GET /v1/wallet/balance` (`getWalletBalance`)
+     */
+    getBalance: (query?: Query<'getWalletBalance'>, options?: RequestOptions) =>
+      call.one('getWalletBalance', { query }, options),
+    /**
+     * Get one transfer you sent or received
+     *
+     * `GET /v1/wallet/transfers/{id}` (`getTransfer`)
+     */
+    getTransfer: (id: string, options?: RequestOptions) => call.one('getTransfer', { path: { id } }, options),
+    /**
+     * List the balance of every wallet (one per currency)
+     *
+     * `GET /v1/wallet/balances` (`listWalletBalances`)
+     */
+    listBalances: (options?: RequestOptions) => call.one('listWalletBalances', {}, options),
+    /**
+     * List wallet transactions, newest first
+     *
+     * `GET /v1/wallet/transactions` (`listWalletTransactions`): every page with `for await`, one page with `await`
+     */
+    listTransactions: (query?: Query<'listWalletTransactions'>, options?: RequestOptions) =>
+      call.list('listWalletTransactions', { query }, options),
+    /**
+     * List the transfers you sent or received, newest first
+     *
+     * `GET /v1/wallet/transfers` (`listTransfers`): every page with `for await`, one page with `await`
+     */
+    listTransfers: (query?: Query<'listTransfers'>, options?: RequestOptions) =>
+      call.list('listTransfers', { query }, options),
+  };
+}
+
+/**
+ * Webhooks: Endpoints, signed deliveries and the delivery log
+ */
+export function webhooksNamespace(call: Caller) {
+  return {
+    /**
+     * Register an endpoint; its signing secret is in this response only
+     *
+     * `POST /v1/webhooks` (`createWebhookEndpoint`)
+     */
+    create: (body: Body<'createWebhookEndpoint'>, options?: RequestOptions) =>
+      call.one('createWebhookEndpoint', { body }, options),
+    /**
+     * Delete an endpoint and its delivery log
+     *
+     * `DELETE /v1/webhooks/{id}` (`deleteWebhookEndpoint`)
+     */
+    delete: (id: string, options?: RequestOptions) =>
+      call.one('deleteWebhookEndpoint', { path: { id } }, options),
+    /**
+     * Get one endpoint
+     *
+     * `GET /v1/webhooks/{id}` (`getWebhookEndpoint`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getWebhookEndpoint', { path: { id } }, options),
+    /**
+     * List endpoints, newest first
+     *
+     * `GET /v1/webhooks` (`listWebhookEndpoints`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listWebhookEndpoints'>, options?: RequestOptions) =>
+      call.list('listWebhookEndpoints', { query }, options),
+    /**
+     * The delivery log of an endpoint: one entry per attempt, newest first
+     *
+     * `GET /v1/webhooks/{id}/deliveries` (`listWebhookDeliveries`): every page with `for await`, one page with `await`
+     */
+    listDeliveries: (id: string, query?: Query<'listWebhookDeliveries'>, options?: RequestOptions) =>
+      call.list('listWebhookDeliveries', { path: { id }, query }, options),
+    /**
+     * Send a delivery's event to this endpoint again, now
+     *
+     * `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry` (`retryWebhookDelivery`)
+     */
+    retryDelivery: (
+      id: string,
+      deliveryId: string,
+      body?: Body<'retryWebhookDelivery'>,
+      options?: RequestOptions,
+    ) => call.one('retryWebhookDelivery', { path: { id, delivery_id: deliveryId }, body }, options),
+    /**
+     * Replace the signing secret; the old one keeps signing beside it for 24 hours
+     *
+     * `POST /v1/webhooks/{id}/rotate-secret` (`rotateWebhookSecret`)
+     */
+    rotateSecret: (id: string, body?: Body<'rotateWebhookSecret'>, options?: RequestOptions) =>
+      call.one('rotateWebhookSecret', { path: { id }, body }, options),
+    /**
+     * Send a `webhook.test` event to this endpoint
+     *
+     * `POST /v1/webhooks/{id}/test` (`testWebhookEndpoint`)
+     */
+    test: (id: string, body?: Body<'testWebhookEndpoint'>, options?: RequestOptions) =>
+      call.one('testWebhookEndpoint', { path: { id }, body }, options),
+    /**
+     * Change the URL, events or description, or disable / re-enable an endpoint
+     *
+     * `PATCH /v1/webhooks/{id}` (`updateWebhookEndpoint`)
+     */
+    update: (id: string, body?: Body<'updateWebhookEndpoint'>, options?: RequestOptions) =>
+      call.one('updateWebhookEndpoint', { path: { id }, body }, options),
+  };
+}
 
 /** The client's namespaces: one per resource, a method per operation (src/http/operation-names.ts). */
 export class ApiNamespaces {
   /**
    * AI: Product descriptions from the built-in writer or an AI model
    */
-  readonly ai: Namespaces['ai'];
+  readonly ai: ReturnType<typeof aiNamespace>;
   /**
    * Analytics: Revenue, orders, customers and products over time, and reports
    */
-  readonly analytics: Namespaces['analytics'];
+  readonly analytics: ReturnType<typeof analyticsNamespace>;
   /**
    * API keys: Scoped keys: create, roll with a grace period, revoke
    */
-  readonly apiKeys: Namespaces['apiKeys'];
+  readonly apiKeys: ReturnType<typeof apiKeysNamespace>;
   /**
-   * Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, completed into a paid order exactly once; and the store’s view of them
+   * Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them
    */
-  readonly carts: Namespaces['carts'];
+  readonly carts: ReturnType<typeof cartsNamespace>;
   /**
    * Customers: Profiles with exact order figures, their orders, a privacy export and erasure
    */
-  readonly customers: Namespaces['customers'];
+  readonly customers: ReturnType<typeof customersNamespace>;
   /**
    * Pricing: Discounts, shipping rates and tax rates that price orders
    */
-  readonly discounts: Namespaces['discounts'];
+  readonly discounts: ReturnType<typeof discountsNamespace>;
   /**
    * Events: The event log: every change, as webhooks deliver it
    */
-  readonly events: Namespaces['events'];
+  readonly events: ReturnType<typeof eventsNamespace>;
   /**
    * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
    */
-  readonly exports: Namespaces['exports'];
+  readonly exports: ReturnType<typeof exportsNamespace>;
   /**
    * Health: Liveness and readiness, for load balancers and orchestrators
    */
-  readonly health: Namespaces['health'];
+  readonly health: ReturnType<typeof healthNamespace>;
   /**
    * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
    */
-  readonly imports: Namespaces['imports'];
+  readonly imports: ReturnType<typeof importsNamespace>;
   /**
    * Orders: Orders, their lifecycle and payments
    */
-  readonly orders: Namespaces['orders'];
+  readonly orders: ReturnType<typeof ordersNamespace>;
   /**
    * Plugins: The marketplace, installing apps with scoped tokens, and publishing your own
    */
-  readonly plugins: Namespaces['plugins'];
+  readonly plugins: ReturnType<typeof pluginsNamespace>;
   /**
    * Products: The catalog: products, their options and variants
    */
-  readonly products: Namespaces['products'];
+  readonly products: ReturnType<typeof productsNamespace>;
   /**
    * Settings: The store’s name and currency, unpaid order expiry and storefront settings
    */
-  readonly settings: Namespaces['settings'];
+  readonly settings: ReturnType<typeof settingsNamespace>;
   /**
    * Pricing: Discounts, shipping rates and tax rates that price orders
    */
-  readonly shippingRates: Namespaces['shippingRates'];
+  readonly shippingRates: ReturnType<typeof shippingRatesNamespace>;
   /**
-   * Storefront catalog: What a shopper sees of the store: its active products (never stock counts, costs or drafts) and the shipping rates a cart may choose; Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, completed into a paid order exactly once; and the store’s view of them; Shopper accounts: Storefront sign-up, sign-in and sign-out, the signed-in shopper’s profile and orders, and password resets
+   * Storefront catalog: What a shopper sees of the store: its active products (never stock counts, costs or drafts) and the shipping rates a cart may choose; Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them; Shopper accounts: Storefront sign-up, sign-in and sign-out, the signed-in shopper’s profile and orders, and password resets
    */
-  readonly store: Namespaces['store'];
+  readonly store: ReturnType<typeof storeNamespace>;
   /**
    * Pricing: Discounts, shipping rates and tax rates that price orders
    */
-  readonly taxRates: Namespaces['taxRates'];
+  readonly taxRates: ReturnType<typeof taxRatesNamespace>;
   /**
    * Usage: Calls, errors, monthly quota and rate limits
    */
-  readonly usage: Namespaces['usage'];
+  readonly usage: ReturnType<typeof usageNamespace>;
   /**
    * Users: The user, store and key behind the calling credentials
    */
-  readonly users: Namespaces['users'];
+  readonly users: ReturnType<typeof usersNamespace>;
   /**
    * Versions: Dated API versions, their changelogs, and pinning a store to one
    */
-  readonly versions: Namespaces['versions'];
+  readonly versions: ReturnType<typeof versionsNamespace>;
   /**
    * Wallet: Balances, transactions and transfers on a double-entry ledger
    */
-  readonly wallet: Namespaces['wallet'];
+  readonly wallet: ReturnType<typeof walletNamespace>;
   /**
    * Webhooks: Endpoints, signed deliveries and the delivery log
    */
-  readonly webhooks: Namespaces['webhooks'];
+  readonly webhooks: ReturnType<typeof webhooksNamespace>;
 
   constructor(call: Caller) {
-    const all = namespaces(call);
-    this.ai = all.ai;
-    this.analytics = all.analytics;
-    this.apiKeys = all.apiKeys;
-    this.carts = all.carts;
-    this.customers = all.customers;
-    this.discounts = all.discounts;
-    this.events = all.events;
-    this.exports = all.exports;
-    this.health = all.health;
-    this.imports = all.imports;
-    this.orders = all.orders;
-    this.plugins = all.plugins;
-    this.products = all.products;
-    this.settings = all.settings;
-    this.shippingRates = all.shippingRates;
-    this.store = all.store;
-    this.taxRates = all.taxRates;
-    this.usage = all.usage;
-    this.users = all.users;
-    this.versions = all.versions;
-    this.wallet = all.wallet;
-    this.webhooks = all.webhooks;
+    this.ai = aiNamespace(call);
+    this.analytics = analyticsNamespace(call);
+    this.apiKeys = apiKeysNamespace(call);
+    this.carts = cartsNamespace(call);
+    this.customers = customersNamespace(call);
+    this.discounts = discountsNamespace(call);
+    this.events = eventsNamespace(call);
+    this.exports = exportsNamespace(call);
+    this.health = healthNamespace(call);
+    this.imports = importsNamespace(call);
+    this.orders = ordersNamespace(call);
+    this.plugins = pluginsNamespace(call);
+    this.products = productsNamespace(call);
+    this.settings = settingsNamespace(call);
+    this.shippingRates = shippingRatesNamespace(call);
+    this.store = storeNamespace(call);
+    this.taxRates = taxRatesNamespace(call);
+    this.usage = usageNamespace(call);
+    this.users = usersNamespace(call);
+    this.versions = versionsNamespace(call);
+    this.wallet = walletNamespace(call);
+    this.webhooks = webhooksNamespace(call);
   }
 }

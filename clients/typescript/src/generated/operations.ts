@@ -576,6 +576,15 @@ export const OPERATIONS = {
     paged: false,
     requestTypes: [],
   },
+  holdStoreCart: {
+    method: 'POST',
+    path: '/v1/store/carts/{id}/hold',
+    tag: 'Carts',
+    namespace: 'store',
+    name: 'holdCart',
+    paged: false,
+    requestTypes: ['application/json'],
+  },
   installPlugin: {
     method: 'POST',
     path: '/v1/plugins/{id}/install',

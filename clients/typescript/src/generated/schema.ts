@@ -846,7 +846,7 @@ export interface paths {
     };
     /**
      * Get a cart, priced now
-     * @description A storefront route: a publishable key, or a secret key with `read:products`.
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Read with a shopper’s `X-Customer-Token`, a cart of nobody becomes theirs (with their email if it has none); another shopper’s cart is a 404.
      */
     get: operations['getStoreCart'];
     put?: never;
@@ -903,6 +903,26 @@ export interface paths {
      * @description A storefront route: a publishable key, or a secret key with `read:products`. 0 removes the line. An unknown line is 404.
      */
     patch: operations['updateStoreCartLine'];
+    trace?: never;
+  };
+  '/v1/store/carts/{id}/hold': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hold a cart’s stock
+     * @description A storefront route: a publishable key, or a secret key with `read:products`. Takes the cart’s units out of stock for the store’s `storefront.hold_minutes`, as a pending order would: every other cart, order and the catalog see them gone. Answers the cart with `hold: {expires_at}`; called again, it renews the hold for as long again. The hold ends at `expires_at` (its units back in stock), when the cart’s lines change (the cart answers `hold: null`: hold it again) or when the cart is completed (its order takes the held units). 409 `holds_disabled` when the store does not hold stock; 409 `too_many_holds` when the shopper’s address (a secret key’s `X-Buyer-IP`) already holds 3 other carts of the store; 422 `cart_not_ready` listing the lines that cannot be held (`cart_empty`, `variant_unavailable`, `insufficient_stock`).
+     */
+    post: operations['holdStoreCart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/v1/store/carts/{id}/complete': {
@@ -1670,7 +1690,7 @@ export interface paths {
     };
     /**
      * Calls, errors, response times, monthly quota and hourly limit of the calling tenant
-     * @description Requires the `read:usage` permission. Counts every authenticated request of the tenant (all keys), by endpoint and UTC day. Calls show up within 2 seconds.
+     * @description Requires the `read:usage` permission. Counts every authenticated request of the tenant (all keys), by endpoint and UTC day; the storefront’s calls (`/store/*`), which count against neither the quota nor the hourly limit, apart in `storefront`. Calls show up within 2 seconds.
      */
     get: operations['getUsage'];
     put?: never;
@@ -2227,6 +2247,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'cart.abandoned': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** cart.abandoned */
+    post: operations['onCartAbandoned'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'customer.password_reset': {
     parameters: {
       query?: never;
@@ -2403,6 +2440,8 @@ export interface components {
         | 'shipping_rate_overlap'
         | 'cart_not_open'
         | 'cart_changed'
+        | 'holds_disabled'
+        | 'too_many_holds'
         | 'payload_too_large'
         | 'unsupported_media_type'
         | 'idempotency_key_reused'
@@ -5026,6 +5065,7 @@ export interface components {
         | 'payment.received'
         | 'payment.failed'
         | 'refund.created'
+        | 'cart.abandoned'
         | 'customer.password_reset'
         | 'transfer.created'
         | 'webhook.test'
@@ -5524,6 +5564,7 @@ export interface components {
         | 'payment.received'
         | 'payment.failed'
         | 'refund.created'
+        | 'cart.abandoned'
         | 'customer.password_reset'
         | 'transfer.created'
         | 'webhook.test'
@@ -5605,6 +5646,7 @@ export interface components {
           | 'payment.received'
           | 'payment.failed'
           | 'refund.created'
+          | 'cart.abandoned'
           | 'customer.password_reset'
           | 'transfer.created'
           | 'webhook.test'
@@ -5675,6 +5717,7 @@ export interface components {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
             | 'webhook.test'
@@ -5796,6 +5839,7 @@ export interface components {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
             | 'import.completed'
@@ -6359,9 +6403,9 @@ export interface components {
     'X-Request-Id': string;
     /** @description The version the answer is in. */
     'X-Service-Version': string;
-    /** @description The rate-limit policies (RFC draft `RateLimit-Policy`). */
+    /** @description The rate-limit policies (RFC draft `RateLimit-Policy`): the tenant’s hourly and monthly ones; on a storefront route (`/store/*`), the store’s per-address one (`"storefront";q=120;w=60`), or on a 429 the one that refused. */
     'RateLimit-Policy': string;
-    /** @description What is left of the hourly limit and when it resets (RFC draft `RateLimit`). */
+    /** @description What is left of the most constraining policy and when it is whole again, in seconds (RFC draft `RateLimit`); on a 429, the refusing policy and when to retry. */
     RateLimit: string;
     /** @description Calls an hour. */
     'X-RateLimit-Limit': number;
@@ -6929,7 +6973,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7300,7 +7344,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7817,7 +7861,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8192,7 +8236,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8676,7 +8720,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9243,7 +9287,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9635,7 +9679,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9982,7 +10026,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10182,7 +10226,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10551,7 +10595,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10896,7 +10940,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11094,7 +11138,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11671,7 +11715,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12060,7 +12104,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12605,7 +12649,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12959,7 +13003,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13479,7 +13523,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13814,7 +13858,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14327,7 +14371,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14705,7 +14749,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15152,7 +15196,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15517,7 +15561,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15737,7 +15781,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15949,7 +15993,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16161,7 +16205,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16380,7 +16424,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16912,7 +16956,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17064,9 +17108,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -17081,9 +17122,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17107,9 +17145,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17123,9 +17158,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17140,9 +17172,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17156,9 +17185,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17195,9 +17221,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -17212,9 +17235,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17238,9 +17258,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17254,9 +17271,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17270,9 +17284,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17287,9 +17298,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17303,9 +17311,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17347,9 +17352,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -17364,9 +17366,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17390,9 +17389,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17406,9 +17402,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17423,9 +17416,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17439,9 +17429,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17459,6 +17446,11 @@ export interface operations {
         'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
         'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        /**
+         * @description The shopper’s session token (`cst_...`, from `POST /store/sessions`).
+         * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+         */
+        'X-Customer-Token'?: string;
       };
       path?: never;
       cookie?: never;
@@ -17515,9 +17507,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -17532,9 +17521,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17558,25 +17544,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17590,9 +17570,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17606,9 +17583,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17622,9 +17596,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17638,9 +17609,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17655,9 +17623,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17671,9 +17636,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17691,6 +17653,11 @@ export interface operations {
         'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
         'If-None-Match'?: components['parameters']['If-None-Match'];
+        /**
+         * @description The shopper’s session token (`cst_...`, from `POST /store/sessions`).
+         * @example cst_7Hq2mZ9xWv4LbR1tKc8NyP3dFs6GjU0aEo5YiQwT
+         */
+        'X-Customer-Token'?: string;
       };
       path: {
         id: string;
@@ -17706,9 +17673,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -17723,9 +17687,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17749,9 +17710,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17765,9 +17723,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17781,9 +17736,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17798,9 +17750,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17814,9 +17763,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -17873,9 +17819,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17889,9 +17832,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17915,9 +17855,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17931,25 +17868,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17963,9 +17894,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17979,9 +17907,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -17995,9 +17920,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18012,9 +17934,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18028,9 +17947,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18085,9 +18001,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -18102,9 +18015,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18128,9 +18038,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18144,25 +18051,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18176,9 +18077,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18192,9 +18090,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18208,9 +18103,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18224,9 +18116,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18241,9 +18130,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18257,9 +18143,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18291,9 +18174,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18307,9 +18187,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18333,9 +18210,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18349,25 +18223,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18381,9 +18249,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18398,9 +18263,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18414,9 +18276,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18460,9 +18319,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18476,9 +18332,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18502,9 +18355,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18518,25 +18368,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18550,9 +18394,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18566,9 +18407,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18582,9 +18420,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18599,9 +18434,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18615,9 +18447,185 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  holdStoreCart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description A shopper’s cart, priced at every read and change by the code that prices orders: it never shows a stale price, discount, rate or tax. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18671,9 +18679,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -18688,9 +18693,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -18705,9 +18707,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18731,9 +18730,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18747,25 +18743,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18779,9 +18769,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18795,9 +18782,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18811,9 +18795,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18827,9 +18808,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -18844,9 +18822,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -18860,9 +18835,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19196,9 +19168,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -19213,9 +19182,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19239,25 +19205,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19271,9 +19231,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19287,9 +19244,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19303,9 +19257,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19319,9 +19270,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19336,9 +19284,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19352,9 +19297,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19402,9 +19344,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -19419,9 +19358,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19445,25 +19381,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19477,9 +19407,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19493,9 +19420,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19509,9 +19433,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19525,9 +19446,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19542,9 +19460,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19558,9 +19473,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19594,9 +19506,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content?: never;
@@ -19608,9 +19517,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19634,9 +19540,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19650,9 +19553,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19667,9 +19567,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19683,9 +19580,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19721,9 +19615,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -19738,9 +19629,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19764,9 +19652,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19780,9 +19665,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19797,9 +19679,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19813,9 +19692,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19871,9 +19747,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19887,9 +19760,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19913,9 +19783,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19929,9 +19796,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19945,9 +19809,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19961,9 +19822,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -19978,9 +19836,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -19994,9 +19849,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -20041,9 +19893,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
@@ -20058,9 +19907,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20084,9 +19930,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20100,9 +19943,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -20117,9 +19957,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20133,9 +19970,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -20181,9 +20015,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -20196,9 +20027,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20222,25 +20050,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20254,9 +20076,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20270,9 +20089,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20286,9 +20102,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20302,9 +20115,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -20319,9 +20129,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20335,9 +20142,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -20389,9 +20193,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -20406,9 +20207,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20432,25 +20230,19 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20464,9 +20256,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20480,9 +20269,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20496,9 +20282,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20512,9 +20295,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -20529,9 +20309,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -20545,9 +20322,6 @@ export interface operations {
           'X-Service-Version': components['headers']['X-Service-Version'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -21079,7 +20853,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21506,6 +21280,7 @@ export interface operations {
           | 'payment.received'
           | 'payment.failed'
           | 'refund.created'
+          | 'cart.abandoned'
           | 'customer.password_reset'
           | 'transfer.created'
           | 'webhook.test'
@@ -21964,6 +21739,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
             | 'webhook.test'
@@ -22053,7 +21829,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22491,6 +22267,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
             | 'webhook.test'
@@ -22793,7 +22570,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23022,7 +22799,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23558,7 +23335,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23940,6 +23717,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
             | 'import.completed'
@@ -24049,7 +23827,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24404,6 +24182,7 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
             | 'import.completed'
@@ -24496,7 +24275,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24709,7 +24488,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25246,7 +25025,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25601,7 +25380,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25839,7 +25618,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26106,7 +25885,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26405,7 +26184,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26721,7 +26500,82 @@ export interface operations {
            *             }
            *           ]
            *         }
-           *       ]
+           *       ],
+           *       "storefront": {
+           *         "calls": 15230,
+           *         "errors": 96,
+           *         "rate_limited": 12,
+           *         "average_response_time_ms": 6.3,
+           *         "top_endpoints": [
+           *           {
+           *             "endpoint": "GET /store/products",
+           *             "calls": 9812,
+           *             "errors": 0,
+           *             "average_response_time_ms": 3.1
+           *           },
+           *           {
+           *             "endpoint": "GET /store/products/{id_or_handle}",
+           *             "calls": 3120,
+           *             "errors": 41,
+           *             "average_response_time_ms": 2.8
+           *           },
+           *           {
+           *             "endpoint": "POST /store/carts/{id}/lines",
+           *             "calls": 1508,
+           *             "errors": 37,
+           *             "average_response_time_ms": 14.2
+           *           },
+           *           {
+           *             "endpoint": "POST /store/carts",
+           *             "calls": 702,
+           *             "errors": 6,
+           *             "average_response_time_ms": 12.9
+           *           },
+           *           {
+           *             "endpoint": "POST /store/carts/{id}/complete",
+           *             "calls": 88,
+           *             "errors": 12,
+           *             "average_response_time_ms": 61.5
+           *           }
+           *         ],
+           *         "days": [
+           *           {
+           *             "date": "2026-11-21",
+           *             "calls": 2410,
+           *             "errors": 14
+           *           },
+           *           {
+           *             "date": "2026-11-22",
+           *             "calls": 2983,
+           *             "errors": 21
+           *           },
+           *           {
+           *             "date": "2026-11-23",
+           *             "calls": 3105,
+           *             "errors": 19
+           *           },
+           *           {
+           *             "date": "2026-11-24",
+           *             "calls": 1877,
+           *             "errors": 9
+           *           },
+           *           {
+           *             "date": "2026-11-25",
+           *             "calls": 1960,
+           *             "errors": 15
+           *           },
+           *           {
+           *             "date": "2026-11-26",
+           *             "calls": 2112,
+           *             "errors": 13
+           *           },
+           *           {
+           *             "date": "2026-11-27",
+           *             "calls": 783,
+           *             "errors": 5
+           *           }
+           *         ]
+           *       }
            *     }
            */
           'application/json': {
@@ -26737,11 +26591,11 @@ export interface operations {
                */
               to: string;
             };
-            /** @description Authenticated requests in the period, those refused with 429 included. */
+            /** @description Authenticated requests in the period, those refused with 429 included; storefront calls are in `storefront`. */
             total_calls: number;
             /** @description Milliseconds, one decimal. */
             average_response_time_ms: number;
-            /** @description Responses with status 4xx or 5xx. */
+            /** @description Responses with status 4xx or 5xx (storefront calls excepted). */
             total_errors: number;
             quota: {
               /** @description Calls counted this calendar month (UTC), this one included; refused ones never count. */
@@ -26818,6 +26672,36 @@ export interface operations {
                 errors: number;
               }[];
             }[];
+            /** @description The storefront’s calls (`/store/*`, by publishable and secret keys alike), reported apart: they count against neither the quota nor the hourly limit, and are not in `total_calls`, `total_errors`, `top_endpoints`, `daily_calls` or `days`. From version 2027-01-20. */
+            storefront: {
+              /** @description Calls to the storefront routes (`/store/*`) in the period, those refused with 429 included. */
+              calls: number;
+              /** @description Storefront responses with status 4xx or 5xx. */
+              errors: number;
+              /** @description Storefront calls refused with 429 `rate_limited` by the storefront’s limits. */
+              rate_limited: number;
+              /** @description Milliseconds, one decimal. */
+              average_response_time_ms: number;
+              /** @description The 10 most called storefront endpoints of the period, most calls first. */
+              top_endpoints: {
+                /** @example GET /products */
+                endpoint: string;
+                calls: number;
+                errors: number;
+                /** @description Milliseconds, one decimal. */
+                average_response_time_ms: number;
+              }[];
+              /** @description Every UTC day of the period, oldest first; days without storefront calls are 0. */
+              days: {
+                /**
+                 * Format: date
+                 * @example 2026-11-21
+                 */
+                date: string;
+                calls: number;
+                errors: number;
+              }[];
+            };
           };
         };
       };
@@ -28087,7 +27971,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -29825,6 +29709,59 @@ export interface operations {
           api_version: string;
           data: {
             object: components['schemas']['Refund'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCartAbandoned: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'cart.abandoned';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Cart'];
+            /**
+             * @description The store’s `storefront.recovery_url_template` with `{cart_id}` filled in: the link the store mails the shopper; null when the store has none.
+             * @example https://shop.example.com/cart?id=cart_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs
+             */
+            recovery_url: string | null;
           };
         };
       };
