@@ -114,7 +114,7 @@ export interface ProcessReply<T> {
 }
 
 /** Calls a spawned server's API with `key` (JSON in and out), for tests that spread calls over processes. */
-export function caller(key: string) {
+export function caller(key: string, headers: Record<string, string> = {}) {
   return async <T>(
     server: ServerProcess,
     method: string,
@@ -124,6 +124,7 @@ export function caller(key: string) {
     const res = await fetch(`${server.url}${path}`, {
       method,
       headers: {
+        ...headers,
         authorization: `Bearer ${key}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
