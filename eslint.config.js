@@ -47,8 +47,8 @@ export default tseslint.config(
   facesOnly(['src/modules/*/*/*.ts'], '\\.\\./\\.\\./'),
   facesOnly(['src/*.ts'], '\\./modules/'),
   facesOnly(['src/{cli,db,http,kernel,lib}/**/*.ts'], '\\.\\./modules/'),
-  // The developer console (React): the rules of hooks.
-  { files: ['console/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
+  // The developer console and the shop (React): the rules of hooks.
+  { files: ['console/src/**/*.{ts,tsx}', 'shop/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
   {
     files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

@@ -30,8 +30,8 @@ import { call, getting, group, label, type Settings } from './rounds.js';
  * throughput over the small one's, both measured back to back in rounds (bench/rounds.ts).
  *
  * The customers are bulk-inserted through Kysely in big transactions, rows made as the service
- * makes them (`email_key` the lower-cased email, one `customer_tags` row per tag, the kept
- * `customer_counts`; SQLite's triggers fill the search table), and the bench stops if a customer
+ * makes them (`email_key` the lower-cased email, one `customer_tags` row per tag, the kept counts'
+ * +n rows; SQLite's triggers fill the search table), and the bench stops if a customer
  * created through POST /v1/customers is stored differently, or if a page's `total` is not what the
  * generated customers say it must be.
  *

@@ -59,6 +59,8 @@ function productRow(tenantId: string, i: number, base: number): products.NewProd
     tags: '[]',
     options: '[]',
     variant_count: 1,
+    seo_title: null,
+    seo_description: null,
     price_max: 100 + ((i * 7919) % 100_000),
     search_extra: '',
     created: base + i * 1000,

@@ -20,6 +20,8 @@ import { load, machine, type Measurement, root, startProcess } from './lib.js';
  *   BENCH_VARIANTS=1000000 variants in the large catalog of the variants measurement
  *   BENCH_CUSTOMERS=1000000 customers in the large store of the customers measurement
  *   BENCH_IMPORT_ROWS=100000 product rows imported; BENCH_EXPORT_VARIANTS=1000000 variants exported
+ *   BENCH_ORDERS_ONLY=spread,hot,wallet,sqlite  the orders pairs to run; BENCH_ORDERS_ROUNDS=2
+ *   BENCH_SALE_SHOPPERS=1000 BENCH_SALE_STOCK=100 BENCH_SALE_CONCURRENCY=100  the flash sale's size
  *   BENCH_DATABASE_URL=postgres://...  the imports measurement also on PostgreSQL
  *   BENCH_ONLY=users-me,wallet   run only these scenarios
  *   BENCH_NO_BUILD=1       use dist/ as it is
@@ -37,6 +39,8 @@ const SCENARIOS = [
   'variants',
   'customers',
   'pricing',
+  'orders',
+  'flash-sale',
   'imports',
 ] as const;
 type ScenarioName = (typeof SCENARIOS)[number];

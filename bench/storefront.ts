@@ -23,7 +23,8 @@ import { call, group, type Settings } from './rounds.js';
  * bytes in the same run: `GET /v1/store/products?limit=20` (the catalog's first page, 20 products
  * of three variants each, from the catalog read cache after the first request) and
  * `GET /v1/store/carts/{id}` (a cart of three lines with a discount code, a shipping address and a
- * tax rate: read and priced in full at every request, never cached). Each is answered by our
+ * tax rate: priced in full at the first request, then answered from the cart answers kept while
+ * nothing it was priced from changes, src/modules/carts/carts.answers.ts). Each is answered by our
  * server, by bare Fastify returning the bytes our server answered for that URL
  * (bench/bare-server.ts, BARE_PAGES_FILE), and by bare Fastify returning them with the seven
  * headers the API puts on every authenticated answer (BARE_HEADERS=api). Every request comes from
@@ -178,7 +179,7 @@ export async function run(options: StorefrontOptions = {}): Promise<Measurement[
     const pages: [string, string][] = [
       [`catalog's first page (20 of ${products} products, 3 variants each)`, '/v1/store/products?limit=20'],
       [
-        'cart (3 lines, a discount code, shipping and tax: priced at every read)',
+        'cart (3 lines, a discount code, shipping and tax: kept while nothing it is priced from changes)',
         `/v1/store/carts/${cartId}`,
       ],
     ];

@@ -42,12 +42,12 @@ export interface WalletBenchOptions {
   wallets?: number;
 }
 
-interface Party {
+export interface Party {
   key: string;
   walletId: string;
 }
 
-interface Store {
+export interface Store {
   name: string;
   env: Record<string, string>;
   server?: BenchServer;
@@ -70,7 +70,7 @@ function median(values: number[]): number {
     : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
 }
 
-async function databaseAnswers(url: string): Promise<boolean> {
+export async function databaseAnswers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
   try {
     await client.connect();
@@ -84,7 +84,7 @@ async function databaseAnswers(url: string): Promise<boolean> {
 }
 
 /** `count` tenants, each with a funded USD wallet and limits far above what the load reaches. */
-async function seed(env: Record<string, string>, count: number): Promise<Party[]> {
+export async function seed(env: Record<string, string>, count: number): Promise<Party[]> {
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'warn' }), {
     logger: pino({ level: 'warn' }),
   });
@@ -106,7 +106,7 @@ async function seed(env: Record<string, string>, count: number): Promise<Party[]
   }
 }
 
-async function verify(env: Record<string, string>): Promise<void> {
+export async function verify(env: Record<string, string>): Promise<void> {
   const deps = await createDeps(loadConfig({ ...env, LOG_LEVEL: 'warn' }), {
     logger: pino({ level: 'warn' }),
   });
@@ -138,7 +138,7 @@ function processCpu(pid: number): number | undefined {
   }
 }
 
-async function postgresStore(url: string): Promise<Store> {
+export async function postgresStore(url: string): Promise<Store> {
   const dataDir = tempDataDir();
   const schema = `bench_wallet_${randomBase62(10).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: url });
@@ -204,7 +204,7 @@ function hot(parties: Party[]) {
   return transfers((n) => (n % 2 === 0 ? [a, b] : [b, a]));
 }
 
-function spread(parties: Party[], keyed = true) {
+export function spread(parties: Party[], keyed = true) {
   return transfers(() => {
     const i = Math.floor(Math.random() * parties.length);
     const j = (i + 1 + Math.floor(Math.random() * (parties.length - 1))) % parties.length;

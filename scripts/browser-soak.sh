@@ -12,6 +12,7 @@ for i in $(seq 1 "$runs"); do
   start=$(date +%s)
   if ! node scripts/test.mjs src/modules/console/console.browser.test.ts \
     src/modules/console/console.imports.browser.test.ts src/modules/console/console.store.browser.test.ts \
+    src/modules/console/console.admin.browser.test.ts \
     > "/tmp/browser-soak-$i.log" 2>&1; then
     echo "run $i of $runs failed after $(($(date +%s) - start)) s: /tmp/browser-soak-$i.log"
     exit 1

@@ -7,11 +7,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const steps = [['node_modules/.bin/tsc', ['-p', 'tsconfig.build.json']]];
-if (fs.existsSync(path.join(root, 'console', 'vite.config.ts'))) {
-  steps.push([
-    'node_modules/.bin/vite',
-    ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
-  ]);
+// The web apps the server serves: the console at /console, the shop at /shop/.
+for (const app of ['console', 'shop']) {
+  if (fs.existsSync(path.join(root, app, 'vite.config.ts'))) {
+    steps.push([
+      'node_modules/.bin/vite',
+      ['build', '--config', `${app}/vite.config.ts`, '--logLevel', 'warn'],
+    ]);
+  }
 }
 fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 for (const [command, args] of steps) {

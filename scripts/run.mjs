@@ -28,6 +28,9 @@ function newestMtime(dir) {
 const sources = Math.max(
   newestMtime(path.join(root, 'src')),
   newestMtime(path.join(root, 'console')),
+  newestMtime(path.join(root, 'shop')),
+  // The shop bundles the TypeScript client's browser entry.
+  newestMtime(path.join(root, 'clients', 'typescript', 'src')),
   ...['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) =>
     fs.existsSync(path.join(root, f)) ? fs.statSync(path.join(root, f)).mtimeMs : 0,
   ),

@@ -5,7 +5,7 @@ import { openStore, type Store } from './db/store.js';
 import { createIdempotency } from './http/idempotency.js';
 import { createReadCache } from './http/read-cache.js';
 import type { Every, Overrides, Platform, Services } from './kernel/module.js';
-import { type AnyManifest, composeServices, inOrder, loadModules } from './kernel/modules.js';
+import { type AnyManifest, composeServices, declareModules, inOrder, loadModules } from './kernel/modules.js';
 import { createVocabulary } from './kernel/vocabulary.js';
 import { systemClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
@@ -49,6 +49,7 @@ export type Deps = Platform &
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   setScryptCost(config.passwordScryptLog2N);
   const modules = inOrder(overrides.modules ?? (await loadModules()));
+  if (overrides.modules) declareModules(modules);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const vocabulary = createVocabulary(modules);
@@ -63,7 +64,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     ...(overrides.poolSize ? { poolSize: overrides.poolSize } : {}),
   });
   try {
-    await migrateToLatest(store);
+    await migrateToLatest(store, modules);
   } catch (error) {
     await store.close();
     throw error;

@@ -81,6 +81,11 @@ function relative(file: string): string {
   return rel.startsWith('..') ? file : `./${rel}`;
 }
 
+/** The demo store's shop, served at /shop/ and opened with the store's publishable key. */
+function shopLink(url: string, publishableKey: string): string {
+  return `${url}/shop/?key=${publishableKey}`;
+}
+
 function banner(server: RunningServer): string {
   const { url, tls, demo, deps } = server;
   const lines = [
@@ -103,6 +108,7 @@ function banner(server: RunningServer): string {
       `  Login:     ${demo.email} / ${demo.password} (at ${url}/console)`,
       `  API key:   ${demo.api_key}`,
       `  Publishable key (public, for /v1/store/*): ${demo.publishable_key}`,
+      `  Shop:      ${shopLink(url, demo.publishable_key)}`,
       '',
       'Try it:',
       `  curl ${curlTls}-H "Authorization: Bearer ${demo.api_key}" ${url}/v1/users/me`,
@@ -112,7 +118,12 @@ function banner(server: RunningServer): string {
     lines.push(
       '',
       'Demo credentials: ' + demoCredentialsPath(deps.config.dataDir),
-      ...(publishable ? [`  Publishable key (public, for /v1/store/*): ${publishable}`] : []),
+      ...(publishable
+        ? [
+            `  Publishable key (public, for /v1/store/*): ${publishable}`,
+            `  Shop:      ${shopLink(url, publishable)}`,
+          ]
+        : []),
       'Try it:',
       `  curl ${curlTls}-H "Authorization: Bearer $(node -p "require('${demoCredentialsPath(deps.config.dataDir)}').api_key")" ${url}/v1/users/me`,
     );

@@ -511,6 +511,7 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       const credentials = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as {
         api_key: string;
         password: string;
+        publishable_key: string;
       };
       assert.ok(server.output().includes(`Authorization: Bearer ${credentials.api_key}`));
       // The console's address, on the API's host and port, and the login to use there.
@@ -519,6 +520,9 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       assert.ok(
         banner.includes(`Login:     demo@example.com / ${credentials.password} (at ${server.url}/console)`),
       );
+      // The demo store's shop, opened with its publishable key.
+      const shop = `  Shop:      ${server.url}/shop/?key=${credentials.publishable_key}\n`;
+      assert.ok(banner.includes(shop), banner);
       const me = await httpsGet(`${server.url}/v1/users/me`, ca, {
         authorization: `Bearer ${credentials.api_key}`,
       });
@@ -544,6 +548,7 @@ describe('server process', { skip: SKIP_IN_UNIT_RUN }, () => {
       assert.equal(fs.readFileSync(certPath, 'utf8'), ca);
       assert.ok(!again.output().includes(credentials.api_key));
       assert.ok(again.output().includes(`  Console:   ${again.url}/console\n`), again.output());
+      assert.ok(again.output().includes(`/shop/?key=${credentials.publishable_key}\n`), again.output());
       assert.equal(await again.stop(), 0);
     } finally {
       await fresh.drop();

@@ -5,6 +5,14 @@ import { ErrorState, Loading } from './components/States.js';
 import { ToastProvider } from './components/Toast.js';
 import { PAGES } from './routes.js';
 import { ApiKeys } from './pages/ApiKeys.js';
+import { Carts } from './pages/Carts.js';
+import { CustomerPage } from './pages/customers/CustomerPage.js';
+import { Customers } from './pages/customers/Customers.js';
+import { OrderPage } from './pages/orders/OrderPage.js';
+import { Orders } from './pages/orders/Orders.js';
+import { NewProduct, ProductPage } from './pages/products/ProductPage.js';
+import { Products } from './pages/products/Products.js';
+import { Settings } from './pages/Settings.js';
 import { Events } from './pages/Events.js';
 import { Imports } from './pages/Imports.js';
 import { Login, Signup } from './pages/Auth.js';
@@ -103,6 +111,15 @@ export function App() {
               }
             >
               <Route index element={<Overview />} />
+              <Route path={PAGES.products} element={<Products />} />
+              <Route path={PAGES.productNew} element={<NewProduct />} />
+              <Route path={PAGES.product} element={<ProductPage />} />
+              <Route path={PAGES.orders} element={<Orders />} />
+              <Route path={PAGES.order} element={<OrderPage />} />
+              <Route path={PAGES.customers} element={<Customers />} />
+              <Route path={PAGES.customer} element={<CustomerPage />} />
+              <Route path={PAGES.carts} element={<Carts />} />
+              <Route path={PAGES.settings} element={<Settings />} />
               <Route path={PAGES.keys} element={<ApiKeys />} />
               <Route path={PAGES.webhooks} element={<Webhooks />} />
               <Route path={PAGES.webhook} element={<WebhookDetail />} />

@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { createQueryClient } from './api/query.js';
 import { App } from './App.js';
 import './styles.css';
+import './store.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

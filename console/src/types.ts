@@ -39,6 +39,14 @@ export type Usage = Answer<'getUsage'>;
 export type VersionList = Answer<'listVersions'>;
 export type Import = Schemas['Import'];
 export type ImportError = Schemas['ImportError'];
+export type Variant = Schemas['Variant'];
+export type ProductOption = Schemas['ProductOption'];
+export type Customer = Schemas['Customer'];
+export type Address = Schemas['Address'];
+export type Refund = Schemas['Refund'];
+export type Cart = Schemas['Cart'];
+export type Settings = Schemas['Settings'];
+export type Generation = Schemas['Generation'];
 
 /** `GET /v1/versions` with what the console shows of it: the releases' names, and whether to upgrade. */
 export interface Versions extends VersionList {

@@ -34,3 +34,22 @@ export function commitMarks(file: string): CommitMarks {
     },
   };
 }
+
+/**
+ * A count of the commits seen through `marks`: it moves whenever the mark read differs from the
+ * one read before it (one `pread` a call). Something read while the count was `n` is still as it
+ * was stored while the count is `n`, provided it was read after the count was taken.
+ */
+export function commitCount(marks: CommitMarks): () => number {
+  const seen = Buffer.alloc(COMMIT_MARK_BYTES);
+  const now = Buffer.alloc(COMMIT_MARK_BYTES);
+  let count = 0;
+  return () => {
+    marks.read(now);
+    if (!now.equals(seen)) {
+      now.copy(seen);
+      count += 1;
+    }
+    return count;
+  };
+}

@@ -7,7 +7,10 @@ import type { Db, Store } from './store.js';
  * writing transaction. The lists:
  *
  * - `events`, keyed by event type;
- * - `deliveries:<endpoint id>`, an endpoint's delivery log, keyed by status.
+ * - `deliveries:<endpoint id>`, an endpoint's delivery log, keyed by status;
+ * - `orders`, keyed by status (migration 0045: triggers on `orders`);
+ * - `customers`, keyed by tag, '' for every customer (migration 0045: added by the customers'
+ *   writers, src/modules/customers/customers.repository.ts `adjustCounts`).
  *
  * A count is both tables, read in one statement (one snapshot); `foldListCounts` moves deltas into
  * the folded counts, so few are ever left to add up, and drops a folded count that comes to zero

@@ -35,6 +35,9 @@ export interface ProductsTable {
   price_max: number;
   /** Variant SKUs and option values, newline-separated, which `q` searches beside the fields. */
   search_extra: string;
+  /** What search engines show of it (migration 0046); null when not given. */
+  seo_title: string | null;
+  seo_description: string | null;
   created: number;
   updated: number;
 }
@@ -60,6 +63,14 @@ export interface ProductVariantsTable {
   stock: number;
   weight_grams: number | null;
   barcode: string | null;
+  /** The variant's own image, an https URL (migration 0046). */
+  image: string | null;
+  /** What it costs the merchant, minor units of the product's currency; never shown to shoppers. */
+  cost: number | null;
+  /** 1 or 0: only lines that require shipping weigh and need a rate. */
+  requires_shipping: number;
+  /** 1 or 0: an untaxable line gets no tax. */
+  taxable: number;
   /** 1-based and contiguous within the product. */
   position: number;
   created: number;
@@ -113,41 +124,6 @@ export interface CustomerTagsTable {
   tag: string;
   customer_id: string;
   created: number;
-}
-
-/** Customers per tenant (`tag` '') and per tag: a list's `total`. */
-export interface CustomerCountsTable {
-  tenant_id: string;
-  tag: string;
-  n: number;
-}
-
-/** A customer's storefront login (migration 0040): the scrypt hash of its password, never shown. */
-export interface CustomerLoginsTable {
-  tenant_id: string;
-  customer_id: string;
-  password_hash: string;
-  created: number;
-  /** When the password was last set. */
-  updated: number;
-}
-
-/** A shopper's session (`cst_...`), keyed by the SHA-256 (hex) of the token; the token is never stored. */
-export interface CustomerSessionsTable {
-  token_hash: string;
-  tenant_id: string;
-  customer_id: string;
-  created: number;
-  expires_at: number;
-}
-
-/** A pending password reset, keyed by the SHA-256 (hex) of its single-use `reset_token`. */
-export interface CustomerPasswordResetsTable {
-  token_hash: string;
-  tenant_id: string;
-  customer_id: string;
-  created: number;
-  expires_at: number;
 }
 
 export type OrderStatus = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
@@ -251,12 +227,6 @@ export interface RefundsTable {
   created: number;
 }
 
-export interface OrderCountsTable {
-  tenant_id: string;
-  status: OrderStatus;
-  n: number;
-}
-
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
 export interface PaymentsTable {
@@ -349,66 +319,4 @@ export interface TaxRatesTable {
   shipping_taxable: number;
   created: number;
   updated: number;
-}
-
-export type CartStatus = 'open' | 'completed' | 'expired';
-
-/**
- * A shopper's cart (migration 0039). Its prices are never stored: it is priced at every read and
- * change (src/modules/carts/carts.pricing.ts). An open cart unchanged for 30 days reads as expired.
- */
-export interface CartsTable {
-  /** `cart_` and 24 base62 characters (143 random bits): with the publishable key, all a shopper needs. */
-  id: string;
-  tenant_id: string;
-  status: CartStatus;
-  currency: string;
-  email: string | null;
-  /** The shopper signed in when it was made (none yet). */
-  customer_id: string | null;
-  /** JSON array of the codes as typed, kept whether they apply or not. */
-  discount_codes: string;
-  /** JSON address in its stored form (src/lib/addresses.ts), or null. */
-  shipping_address: string | null;
-  shipping_rate_id: string | null;
-  /** The order its completion made. */
-  order_id: string | null;
-  /**
-   * JSON of the completion in flight (src/modules/carts/carts.checkout.ts): the payment about to be
-   * charged and the order held for it (stock and discount uses taken); null otherwise.
-   */
-  checkout: string | null;
-  /** When that completion took its lease; a sweep finishes one whose lease is over. */
-  checkout_started: number | null;
-  created: number;
-  /** Its last change by the shopper: what `expires_at` and `abandoned` are counted from. */
-  updated: number;
-  completed_at: number | null;
-  /**
-   * JSON of the units a stock hold took out of stock (`[{product_id, variant_id, quantity}]`,
-   * migration 0043; src/modules/carts/carts.holds.ts), given back once; null without a hold.
-   */
-  hold_lines: string | null;
-  /** When the hold runs out (a sweep gives its units back then). */
-  hold_expires: number | null;
-  /** The buyer address holding it (an IPv6 address by its /64): at most 3 holds each per store. */
-  hold_ip: string | null;
-  /** When `cart.abandoned` was emitted for it; a change clears it. */
-  abandoned_at: number | null;
-}
-
-/** A line of a cart: one variant. Name, title and SKU are kept as last seen, for a variant deleted since. */
-export interface CartLinesTable {
-  id: string;
-  cart_id: string;
-  tenant_id: string;
-  variant_id: string;
-  product_id: string;
-  name: string;
-  variant_title: string;
-  sku: string | null;
-  quantity: number;
-  /** The order lines were added in. */
-  position: number;
-  created: number;
 }

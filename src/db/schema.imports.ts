@@ -1,8 +1,11 @@
 /** Table types of bulk imports (see schema.ts). */
 
 export type ImportResource = 'products' | 'customers';
-/** `shopify` is a CSV whose header is Shopify's product export, recognised at upload. */
-export type ImportFormat = 'csv' | 'jsonl' | 'shopify';
+/**
+ * `shopify` and `woocommerce` are CSVs whose header is Shopify's or WooCommerce's product export,
+ * recognised at upload.
+ */
+export type ImportFormat = 'csv' | 'jsonl' | 'shopify' | 'woocommerce';
 export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 /** `validate` reads the whole file first (errors, counts); `write` then commits it in batches. */
 export type ImportPhase = 'validate' | 'write' | 'done';
@@ -40,6 +43,8 @@ export interface ImportsTable {
   updated: number;
   started_at: number | null;
   finished_at: number | null;
+  /** A JSON array of the file's columns the import does not use (migration 0046). */
+  ignored_columns: string;
 }
 
 /** One error of an import, numbered in the order found (`seq`, from 0). */

@@ -22,17 +22,10 @@ import type {
   UsageDailyTable,
 } from './schema.apps.js';
 import type {
-  CartLinesTable,
-  CartsTable,
-  CustomerCountsTable,
-  CustomerLoginsTable,
-  CustomerPasswordResetsTable,
-  CustomerSessionsTable,
   CustomersTable,
   CustomerTagsTable,
   DiscountCustomerUsesTable,
   DiscountsTable,
-  OrderCountsTable,
   OrderItemsTable,
   OrdersTable,
   PaymentsTable,
@@ -57,7 +50,14 @@ import type {
  * integer minor units, flags are 0/1 integers and structured values are JSON text, so the same
  * SQL runs on SQLite and PostgreSQL. The tenants, keys, events and webhooks are here; the other
  * areas' tables are in the schema.<area>.ts files beside it, and every table type is exported from
- * here too.
+ * here too. A module may declare its own tables instead (`<m>.tables.ts`), which its manifest adds
+ * to `Database` by declaration merging, as it may add columns to a table here:
+ *
+ *     declare module '../../db/schema.js' {
+ *       interface Database {
+ *         carts: CartsTable;
+ *       }
+ *     }
  */
 
 export type * from './schema.analytics.js';
@@ -76,16 +76,6 @@ export interface TenantsTable {
   monthly_limit: number | null;
   created: number;
   updated: number;
-  /** The store's settings (`/settings`, migration 0041): a pending order older than this is cancelled; 0: never. */
-  unpaid_order_expiry_minutes: number;
-  /** How long a storefront cart's stock hold lasts; null: holds are off. */
-  storefront_hold_minutes: number | null;
-  /** An open cart unchanged this long is abandoned (`cart.abandoned`). */
-  storefront_abandoned_after_minutes: number;
-  /** An https URL with `{cart_id}`, the `recovery_url` of `cart.abandoned`; or null. */
-  storefront_recovery_url_template: string | null;
-  /** Storefront requests a minute per buyer IP. */
-  storefront_requests_per_minute: number;
 }
 
 export interface UsersTable {
@@ -233,6 +223,11 @@ export interface ListCountDeltasTable {
 export interface CatalogVersionsTable {
   tenant_id: string;
   version: number;
+  /**
+   * Its pricing version, moved by every write of its discounts and their uses, customers' emails,
+   * shipping and tax rates and settings (migration 0044); a pricing write leaves `version` alone.
+   */
+  pricing_version: number;
 }
 
 export interface Database {
@@ -250,15 +245,8 @@ export interface Database {
   product_variants: ProductVariantsTable;
   customers: CustomersTable;
   customer_tags: CustomerTagsTable;
-  customer_counts: CustomerCountsTable;
-  customer_logins: CustomerLoginsTable;
-  customer_sessions: CustomerSessionsTable;
-  customer_password_resets: CustomerPasswordResetsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
-  carts: CartsTable;
-  cart_lines: CartLinesTable;
-  order_counts: OrderCountsTable;
   refunds: RefundsTable;
   discounts: DiscountsTable;
   discount_customer_uses: DiscountCustomerUsesTable;

@@ -36,6 +36,14 @@ export interface Store {
    */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn`, a write outside any transaction, without waiting for the disk: for bookkeeping whose
+   * loss in a power cut is harmless because whatever depends on it commits durably after it (a
+   * request's claim of its Idempotency-Key before its use case commits). SQLite: its statements run
+   * with `synchronous = NORMAL`, and the next durable commit writes them to disk too (the WAL is
+   * written in order). PostgreSQL: `fn` on the store as is.
+   */
+  unsynced<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
    * Calls `fn` once the transaction `trx` belongs to has committed: never when it rolls back, and
    * on PostgreSQL only for the attempt that committed. Outside a transaction, at once. `fn` must
    * not throw: the change is committed by then.
@@ -311,6 +319,16 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
       return result;
     },
     afterCommit: committed.add,
+    unsynced(fn) {
+      return db.connection().execute(async (conn) => {
+        await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+        try {
+          return await fn(conn);
+        } finally {
+          await sql`PRAGMA synchronous = FULL`.execute(conn);
+        }
+      });
+    },
     async ping() {
       await sql`SELECT 1`.execute(db);
     },
@@ -470,6 +488,7 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
       }
     },
     afterCommit: committed.add,
+    unsynced: (fn) => fn(db),
     ping() {
       // One at a time: however often /readyz is asked, it takes one pool connection at most.
       pinging ??= within(

@@ -216,9 +216,14 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
      * On a storefront route: the shopper's address, and the CORS headers of a publishable key's
      * call from one of its origins (before the limits, so a browser can read a 429 too).
      */
-    function storefrontCall(request: FastifyRequest, reply: FastifyReply, principal: Principal): void {
+    function storefrontCall(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      principal: Principal,
+      address: string,
+    ): void {
       const publishable = principal.key.type === 'publishable';
-      request.buyerIp = (publishable ? undefined : namedBuyerIp(request)) ?? request.ip;
+      request.buyerIp = (publishable ? undefined : namedBuyerIp(request)) ?? address;
       const origin = request.headers.origin;
       if (publishable && origin !== undefined && principal.key.allowedOrigins?.has(origin)) {
         allowOrigin(reply, origin);
@@ -255,13 +260,15 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
       else enforceDecision(request, reply, decision);
     }
 
+    /** `address`: the client's (`request.ip`) when already read; reading it parses X-Forwarded-For. */
     function limit(
       request: FastifyRequest,
       reply: FastifyReply,
       principal: Principal,
+      address?: string,
     ): Promise<void> | undefined {
       request.principal = principal;
-      if (storefront) storefrontCall(request, reply, principal);
+      if (storefront) storefrontCall(request, reply, principal, address ?? request.ip);
       if (!limiter) {
         permit(request, principal);
         return undefined;
@@ -286,11 +293,12 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
       const header = request.headers.authorization;
       const session = header === undefined ? sessions?.(request) : undefined;
       if (session !== undefined) return session.then((authenticated) => limit(request, reply, authenticated));
-      const principal = apiKeys.authenticate(header, request.ip);
+      const address = request.ip;
+      const principal = apiKeys.authenticate(header, address);
       if (principal instanceof Promise) {
-        return principal.then((authenticated) => limit(request, reply, authenticated));
+        return principal.then((authenticated) => limit(request, reply, authenticated, address));
       }
-      return limit(request, reply, principal);
+      return limit(request, reply, principal, address);
     }
 
     if (storefront) {

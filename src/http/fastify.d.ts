@@ -1,5 +1,6 @@
 import type { Principal } from '../lib/principal.js';
 import type { RouteAuth } from './auth.js';
+import type { RouteAnswerCache } from './read-cache.js';
 import type { IdempotencyState } from '../lib/idempotent-write.js';
 import type { LimitDecision, RouteRateLimit, StorefrontDecision } from '../modules/limits/index.js';
 
@@ -13,9 +14,10 @@ declare module 'fastify' {
     list?: boolean;
     /**
      * `'catalog'`: answers are kept in the read cache (src/http/read-cache.ts) with the tenant's
-     * catalog version, and served from it while that version holds.
+     * catalog version, and served from it while that version holds. A `RouteAnswerCache`: the
+     * route's answers are kept in that one (a module's own, with its own rule of what holds).
      */
-    cache?: 'catalog';
+    cache?: 'catalog' | RouteAnswerCache;
     /**
      * `'ai'`: the tenant's tighter per-minute AI limit applies on top of the hourly and monthly ones.
      * On a storefront route, `'cart'`: the route changes the cart `:id` (the per-cart limit applies

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../db/store.js';
+import type { Db, Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
 import type { IdempotencyState } from '../lib/idempotent-write.js';
 import { AppError } from '../lib/errors.js';
@@ -62,21 +62,24 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
   async function claim(tenantId: string, key: string, print: string): Promise<Claimed | Replay> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = clock.now();
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({
-          tenant_id: tenantId,
-          key,
-          fingerprint: print,
-          state: 'in_flight',
-          locked_until: now + LEASE_MS,
-          response_status: null,
-          response_body: null,
-          resource_id: null,
-          created: now,
-        })
-        .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
-        .executeTakeFirst();
+      // Not waited to disk (SQLite): lost in a power cut only with nothing after it committed.
+      const inserted = await store.unsynced((unsynced) =>
+        unsynced
+          .insertInto('idempotency_keys')
+          .values({
+            tenant_id: tenantId,
+            key,
+            fingerprint: print,
+            state: 'in_flight',
+            locked_until: now + LEASE_MS,
+            response_status: null,
+            response_body: null,
+            resource_id: null,
+            created: now,
+          })
+          .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
+          .executeTakeFirst(),
+      );
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { committed: null };
 
       const row = await db
@@ -124,8 +127,8 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
     throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.');
   }
 
-  const inFlight = (state: IdempotencyState) =>
-    db
+  const inFlight = (state: IdempotencyState, on: Db = db) =>
+    on
       .updateTable('idempotency_keys')
       .where('tenant_id', '=', state.tenantId)
       .where('key', '=', state.key)
@@ -198,9 +201,14 @@ export function createIdempotency(deps: { store: Store; clock: Clock }) {
         typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
       if (replayed && reply.statusCode < 400 && body !== '')
         body = JSON.stringify(replayed(JSON.parse(body) as Record<string, unknown>));
-      const stored = inFlight(state)
-        .set({ state: 'completed', response_status: reply.statusCode, response_body: body })
-        .execute();
+      const write = (on: Db) =>
+        inFlight(state, on)
+          .set({ state: 'completed', response_status: reply.statusCode, response_body: body })
+          .execute();
+      // A success whose use case marked the key committed that mark durably: should the stored
+      // answer be lost in a power cut, a retry resumes the marked resource. So it is not waited to
+      // disk (SQLite); any other answer is.
+      const stored = reply.statusCode < 400 && state.marked === true ? store.unsynced(write) : write(db);
       if (reply.statusCode < 400) {
         // A success that cannot be recorded is not sent: the error handler answers 5xx instead,
         // so the key is let go as for any 5xx.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { client, createTenant, createTestContext, type TestContext } from '../../test/helpers/context.js';
-import { ERROR_STATUS, type ErrorCode } from '../lib/errors.js';
+import { type ErrorCode, problemCodes, problemStatus } from '../lib/errors.js';
 import { problemExample } from './openapi-problems.js';
 
 /**
@@ -29,10 +29,7 @@ describe('the example problems of the OpenAPI document', () => {
   after(() => ctx.close());
 
   it('shows each problem response the examples of its status’s codes, each a problem of that code', () => {
-    const codesOf = (status: number) =>
-      (Object.entries(ERROR_STATUS) as [ErrorCode, number][])
-        .filter(([, s]) => s === status)
-        .map(([code]) => code);
+    const codesOf = (status: number) => problemCodes().filter((code) => problemStatus(code) === status);
     let responses = 0;
     const wrong: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -62,9 +59,7 @@ describe('the example problems of the OpenAPI document', () => {
       assert.equal(value.type, `/docs#error-${code}`, name);
       assert.match(String(value.request_id), /^req_[0-9a-f]{32}$/, name);
     }
-    for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number][]) {
-      assert.equal(problemExample(code).status, status, code);
-    }
+    for (const code of problemCodes()) assert.equal(problemExample(code).status, problemStatus(code), code);
   });
 
   it('shows what the server answers, member for member', async () => {
@@ -94,7 +89,7 @@ describe('the example problems of the OpenAPI document', () => {
       const { status, body } = await answer;
       const { request_id: _served, ...served } = body as Node;
       const { request_id: _shown, ...shown } = problemExample(code);
-      assert.equal(status, ERROR_STATUS[code], code);
+      assert.equal(status, problemStatus(code), code);
       assert.deepEqual(served, shown, code);
     }
   });

@@ -1,27 +1,34 @@
 import {
   AppError,
-  type AppErrorOptions,
-  ERROR_STATUS,
   type ErrorCode,
   notFound,
+  problemCodes,
+  type ProblemExample,
+  problemExampleOf,
+  problemStatus,
+  type SharedErrorCode,
   validationFailed,
 } from '../lib/errors.js';
-import { CART_EXAMPLE } from '../modules/carts/index.js';
 import { type Problem, problemFor } from './problem.js';
 
 /**
- * The OpenAPI document's example problems: one per error code (`problem-<code>` under
- * `components/examples`), each built by `problemFor` as the server renders it, with a detail and
- * members the server gives that code. Every problem response of an operation shows the examples of
+ * The OpenAPI document's problem codes and example problems. Every problem response lists the
+ * codes its status answers, the `Problem` schema every code (`withProblemCodes`: the modules'
+ * codes are known once they are loaded). Each code has one example (`problem-<code>` under
+ * `components/examples`), built by `problemFor` as the server renders it, with a detail and
+ * members the server gives that code; every problem response of an operation shows the examples of
  * its status's codes (`withProblemExamples`), so a `404` shows a `not_found`, not a validation failure.
  */
 
-type Sample = AppError | { detail: string; options?: AppErrorOptions };
+type Sample = AppError | ProblemExample;
 
 const REQUEST_ID = 'req_e5271c6676bad1dce738723622f39149';
 
-/** What each code's example says: a detail and the members the server adds to that code. */
-const SAMPLES: Record<ErrorCode, Sample> = {
+/**
+ * What each shared code's example says: a detail and the members the server adds to that code (a
+ * module declares its own codes' examples with them, in its manifest).
+ */
+const SAMPLES: Record<SharedErrorCode, Sample> = {
   invalid_json: { detail: 'The request body is not valid JSON.' },
   validation_failed: validationFailed([
     { field: 'items[0].quantity', message: 'must be >= 1' },
@@ -35,10 +42,6 @@ const SAMPLES: Record<ErrorCode, Sample> = {
   authentication_required: { detail: 'Send an API key as "Authorization: Bearer sk_live_...".' },
   invalid_api_key: { detail: 'The API key is not valid.' },
   api_key_expired: { detail: 'The API key has expired.' },
-  invalid_credentials: { detail: 'The email or password is incorrect.' },
-  invalid_customer_token: {
-    detail: 'The X-Customer-Token is unknown, ended or expired; sign in again (POST /v1/store/sessions).',
-  },
   insufficient_permissions: {
     detail: 'This API key lacks the write:orders permission.',
     options: { extra: { required_permission: 'write:orders' } },
@@ -86,24 +89,6 @@ const SAMPLES: Record<ErrorCode, Sample> = {
   duplicate_tax_rate: {
     detail: 'There is already a tax rate for DE (txr_4kQz8mN2pLx7Vb3Rt9Wc1Hd6); change that one instead.',
     options: { extra: { conflicting_rate_id: 'txr_4kQz8mN2pLx7Vb3Rt9Wc1Hd6' } },
-  },
-  cart_not_open: {
-    detail: 'The cart is completed: it takes no changes.',
-    options: { extra: { cart_status: 'completed' } },
-  },
-  cart_changed: {
-    detail:
-      'The cart now totals 9329 USD (minor units), not the 8829 expected; show the shopper the cart in `cart` and complete it with its total.',
-    options: { extra: { cart: CART_EXAMPLE } },
-  },
-  holds_disabled: {
-    detail:
-      'This store does not hold stock for carts (its storefront.hold_minutes is not set); units are taken when the cart is completed.',
-  },
-  too_many_holds: {
-    detail:
-      'This shopper already holds 3 carts at this store; complete one, change its lines or let its hold run out (2027-01-20T10:42:00.000Z) first.',
-    options: { extra: { max_holds: 3, next_release_at: '2027-01-20T10:42:00.000Z' } },
   },
   shipping_rate_overlap: {
     detail:
@@ -158,31 +143,6 @@ const SAMPLES: Record<ErrorCode, Sample> = {
       ],
     },
   },
-  cart_not_ready: {
-    detail:
-      'The cart cannot be completed: Linen shirt / M / Sand: not enough in stock for 2 units. (and 1 more: see problems)',
-    options: {
-      extra: {
-        problems: [
-          {
-            code: 'insufficient_stock',
-            line_id: 'cli_4mRt8YpW2bX9sT2uV7wY3cE5',
-            message: 'Linen shirt / M / Sand: not enough in stock for 2 units.',
-          },
-          {
-            code: 'email_required',
-            message: 'Give the shopper’s email (PATCH the cart’s email) before completing it.',
-          },
-        ],
-      },
-    },
-  },
-  invalid_import: { detail: 'The body is not JSON Lines: its first line is not a JSON object.' },
-  invalid_reset_token: {
-    detail:
-      'This reset token is unknown, used or expired; ask for a new one (POST /v1/store/customers/password-reset).',
-    options: { errors: [{ field: 'reset_token', message: 'is unknown, used or expired' }] },
-  },
   rate_limited: { detail: 'Over the hourly limit of 1000 requests; retry in 1742 s.' },
   quota_exceeded: {
     detail: 'The monthly quota of 10000 calls is used up; it resets at 2026-12-01T00:00:00.000Z.',
@@ -205,7 +165,7 @@ function exampleName(code: ErrorCode): string {
 
 /** The example problem of `code`, as the server renders that code. */
 export function problemExample(code: ErrorCode): Problem {
-  const sample = SAMPLES[code];
+  const sample = problemExampleOf(code) ?? SAMPLES[code as SharedErrorCode];
   const error = sample instanceof AppError ? sample : new AppError(code, sample.detail, sample.options);
   if (error.code !== code) throw new Error(`The example of ${code} is a ${error.code}`);
   return problemFor(error, REQUEST_ID);
@@ -217,17 +177,18 @@ function isObject(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * The document with every operation's problem responses (`application/problem+json`) showing the
- * examples of the codes their status answers, each referenced from `components/examples`, which
- * holds the example of every code some response shows.
- */
-export function withProblemExamples<T extends Schema>(document: T): T {
+/** Every code, by its status. */
+function codesByStatus(): Map<number, ErrorCode[]> {
   const codesOf = new Map<number, ErrorCode[]>();
-  for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number][]) {
+  for (const code of problemCodes()) {
+    const status = problemStatus(code);
     codesOf.set(status, [...(codesOf.get(status) ?? []), code]);
   }
-  const shown = new Set<ErrorCode>();
+  return codesOf;
+}
+
+/** Each problem response (`application/problem+json`) of the document's operations, with its status. */
+function* problemResponses(document: Schema): Generator<[number, Schema, Schema]> {
   const paths = isObject(document.paths) ? document.paths : {};
   for (const item of Object.values(paths)) {
     if (!isObject(item)) continue;
@@ -238,24 +199,57 @@ export function withProblemExamples<T extends Schema>(document: T): T {
           isObject(response) && isObject(response.content)
             ? response.content['application/problem+json']
             : undefined;
-        const codes = codesOf.get(Number(status));
-        if (
-          !isObject(media) ||
-          codes === undefined ||
-          media.example !== undefined ||
-          media.examples !== undefined
-        )
-          continue;
-        for (const code of codes) shown.add(code);
-        media.examples = Object.fromEntries(
-          codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]),
-        );
+        if (isObject(response) && isObject(media)) yield [Number(status), response, media];
       }
     }
   }
+}
+
+/**
+ * The document with every code listed: each problem response's description names the codes its
+ * status answers (after what the status means), and the `Problem` schema's `code` lists them all.
+ */
+export function withProblemCodes<T extends Schema>(document: T): T {
+  const codesOf = codesByStatus();
+  // A response object two operations share is named once.
+  const named = new WeakSet<Schema>();
+  for (const [status, response] of problemResponses(document)) {
+    if (named.has(response)) continue;
+    named.add(response);
+    const codes = (codesOf.get(status) ?? []).map((code) => `\`${code}\``);
+    response.description = `${String(response.description)}: ${codes.join(', ')}`;
+  }
+  const components = isObject(document.components) ? document.components : {};
+  const schemas = isObject(components.schemas) ? components.schemas : {};
+  const problem = isObject(schemas.Problem) ? schemas.Problem : undefined;
+  const properties = problem && isObject(problem.properties) ? problem.properties : undefined;
+  if (!problem || !properties || !isObject(properties.code)) {
+    throw new Error('the document has no Problem schema with a code');
+  }
+  const code = { ...properties.code, enum: problemCodes() };
+  schemas.Problem = { ...problem, properties: { ...properties, code } };
+  return document;
+}
+
+/**
+ * The document with every operation's problem responses (`application/problem+json`) showing the
+ * examples of the codes their status answers, each referenced from `components/examples`, which
+ * holds the example of every code some response shows.
+ */
+export function withProblemExamples<T extends Schema>(document: T): T {
+  const codesOf = codesByStatus();
+  const shown = new Set<ErrorCode>();
+  for (const [status, , media] of problemResponses(document)) {
+    const codes = codesOf.get(status);
+    if (codes === undefined || media.example !== undefined || media.examples !== undefined) continue;
+    for (const code of codes) shown.add(code);
+    media.examples = Object.fromEntries(
+      codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]),
+    );
+  }
   const components = isObject(document.components) ? document.components : {};
   const examples: Schema = isObject(components.examples) ? components.examples : {};
-  for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
+  for (const code of problemCodes()) {
     if (!shown.has(code)) continue;
     const value = problemExample(code);
     examples[exampleName(code)] = { summary: `${value.status} ${code}: ${value.title}`, value };

@@ -8,7 +8,7 @@ import {
   withHeaders,
   withParameterRefs,
 } from './openapi-headers.js';
-import { withProblemExamples } from './openapi-problems.js';
+import { withProblemCodes, withProblemExamples } from './openapi-problems.js';
 import { withCodeSamples } from './openapi-samples.js';
 import { withStandardSchemas } from './openapi-standard.js';
 import { webhooksSection } from './openapi-webhooks.js';
@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { AnyManifest } from '../kernel/modules.js';
 import type { Vocabulary } from '../kernel/vocabulary.js';
-import { ERROR_STATUS, MAX_FIELD_ERRORS } from '../lib/errors.js';
+import { MAX_FIELD_ERRORS, problemCodes, problemStatus } from '../lib/errors.js';
 import { AI_LIMIT_PER_MINUTE, planLimitsText } from '../modules/limits/index.js';
 import { MAX_DEPTH } from './validation.js';
 
@@ -27,12 +27,14 @@ import { MAX_DEPTH } from './validation.js';
  * served at `GET /v1/openapi.json` and browsable at `/docs`.
  */
 
-const API_DESCRIPTION = `
+/** The API's description, made once the modules are loaded: it lists every problem code. */
+const apiDescription = (): string =>
+  `
 Multi-tenant commerce platform API. Authenticate with \`Authorization: Bearer sk_live_...\`.
 
 * **Errors** are RFC 9457 \`application/problem+json\` bodies with a stable \`code\`:
-${Object.entries(ERROR_STATUS)
-  .map(([code, status]) => `  <a id="error-${code}"></a>\`${status} ${code}\``)
+${problemCodes()
+  .map((code) => `  <a id="error-${code}"></a>\`${problemStatus(code)} ${code}\``)
   .join(',\n')}.
 * **Request bodies** are JSON in UTF-8 (other bytes are \`400 invalid_json\`; \`POST /imports\` takes a CSV or JSON Lines file of up to 50 MiB instead), at most 1 MiB, with objects and
   arrays nested at most ${MAX_DEPTH} levels. Text must be well-formed Unicode without NUL; names and other one-line
@@ -104,14 +106,16 @@ export async function registerOpenApi(app: FastifyInstance, parts: DocumentParts
       url,
     }),
     // Once the document is made: each request and response header once, under
-    // components/parameters and components/headers, every problem response with the example
-    // problems of its status's codes, under components/examples, and every schema in plain JSON
-    // Schema (no Ajv keyword, every union with its type).
+    // components/parameters and components/headers, every problem response with the codes of its
+    // status and their example problems, under components/examples, and every schema in plain
+    // JSON Schema (no Ajv keyword, every union with its type).
     transformObject: (document) =>
       withStandardSchemas(
         withProblemExamples(
-          withParameterRefs(
-            withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+          withProblemCodes(
+            withParameterRefs(
+              withHeaderRefs('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+            ),
           ),
         ),
       ),
@@ -120,7 +124,7 @@ export async function registerOpenApi(app: FastifyInstance, parts: DocumentParts
       info: {
         title: 'Commerce Platform API',
         version: release,
-        description: API_DESCRIPTION,
+        description: apiDescription(),
         // The code is not open source and grants no license (the package is private, its client
         // UNLICENSED): a license outside SPDX's list, named as SPDX names such a one.
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

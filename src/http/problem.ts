@@ -1,4 +1,4 @@
-import { type AppError, ERROR_TITLES, type ErrorCode, type FieldError } from '../lib/errors.js';
+import { type AppError, type ErrorCode, type FieldError, problemTitle } from '../lib/errors.js';
 
 /** An `AppError` as an RFC 9457 problem details body. */
 export interface Problem {
@@ -18,7 +18,7 @@ export const PROBLEM_TYPE_BASE = '/docs#error-';
 export function problemFor(error: AppError, requestId: string): Problem {
   return {
     type: PROBLEM_TYPE_BASE + error.code,
-    title: ERROR_TITLES[error.code],
+    title: problemTitle(error.code),
     status: error.status,
     detail: error.detail,
     code: error.code,

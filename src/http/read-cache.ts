@@ -39,6 +39,19 @@ interface Pending {
 
 export type ReadCache = ReturnType<typeof createReadCache>;
 
+/**
+ * A cache of a route's answers, attached where a route's `config.cache` names one (the catalog's
+ * below, or a module's own: src/modules/carts/carts.answers.ts) by route-hooks.ts: `lookup`
+ * (preHandler, last) answers from it or lets the handler run, `keep` (onSend, after the version
+ * transform) keeps what the handler answered, and `answered` tells whether the request was
+ * answered from it (its body is final: no version transform again).
+ */
+export interface RouteAnswerCache {
+  lookup(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void;
+  keep(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone): void;
+  answered(request: FastifyRequest): boolean;
+}
+
 /** Keys of a plain object in order, nested ones too: one key per meaning of a query. */
 function stable(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
@@ -90,7 +103,10 @@ function catalogVersions(store: Store): (tenantId: string) => number | Promise<n
   };
 }
 
-export function createReadCache(deps: { store: Store }, options: { maxBytes?: number } = {}) {
+export function createReadCache(
+  deps: { store: Store },
+  options: { maxBytes?: number } = {},
+): RouteAnswerCache & { clear(): void } {
   const entries = new LRUCache<string, Entry>({
     maxSize: options.maxBytes ?? MAX_BYTES,
     sizeCalculation: (entry, key) => entry.body.length + key.length + 64,

@@ -2,7 +2,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import type { AnyManifest } from '../kernel/modules.js';
 import type { Platform } from '../kernel/module.js';
 import type { Idempotency } from './idempotency.js';
-import type { ReadCache } from './read-cache.js';
+import type { ReadCache, RouteAnswerCache } from './read-cache.js';
 import { type UsageMeter, meteringHook } from '../modules/usage/index.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
@@ -16,11 +16,11 @@ import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS
  * empty body for a POST or PATCH without one (preValidation), idempotency (preHandler and onSend)
  * for an authenticated POST, its response rendered in the requested version (onSend) where
  * `config.resource` is set, the read cache where `config.cache` is set (preHandler and onSend,
- * read-cache.ts), an ETag on a GET's answer (onSend, etag.ts), and usage metering (onResponse) when
- * it takes a key. A hook is attached only where it does something, which keeps GET routes off the
- * hot path. The same pass adds the shared error responses, the security requirement (none for a
- * public route) and the permission line to the route's OpenAPI schema, and refuses a /v1 route that
- * declares no `config.auth`.
+ * read-cache.ts: the catalog's, or the route's own), an ETag on a GET's answer (onSend, etag.ts),
+ * and usage metering (onResponse) when it takes a key. A hook is attached only where it does
+ * something, which keeps GET routes off the hot path. The same pass adds the shared error
+ * responses, the security requirement (none for a public route) and the permission line to the
+ * route's OpenAPI schema, and refuses a /v1 route that declares no `config.auth`.
  */
 export function installRouteHooks(
   app: FastifyInstance,
@@ -41,13 +41,13 @@ export function installRouteHooks(
   // Per route, with the route's resource: `request.routeOptions` builds a new object per access.
   // A callback hook: no promise per response, most of which need no transform.
   const renderVersion =
-    (resource: string, list: boolean) =>
+    (resource: string, list: boolean, cache: RouteAnswerCache | undefined) =>
     (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone): void => {
       if (
         typeof payload !== 'string' ||
         reply.statusCode >= 300 ||
         !versions.differs(resource, request.apiVersion) ||
-        readCache.answered(request)
+        cache?.answered(request) === true
       ) {
         done(null, payload);
         return;
@@ -113,11 +113,12 @@ export function installRouteHooks(
     }
     // onSend hooks run in order: render the version first, then keep or record what is sent.
     const onSend: unknown[] = [];
+    const cache = route.config?.cache === 'catalog' ? readCache : route.config?.cache;
     if (route.config?.resource !== undefined)
-      onSend.push(renderVersion(route.config.resource, route.config.list === true));
-    if (route.config?.cache === 'catalog') {
-      route.preHandler = [...hooks(route.preHandler), readCache.lookup] as typeof route.preHandler;
-      onSend.push(readCache.keep);
+      onSend.push(renderVersion(route.config.resource, route.config.list === true, cache));
+    if (cache !== undefined) {
+      route.preHandler = [...hooks(route.preHandler), cache.lookup] as typeof route.preHandler;
+      onSend.push(cache.keep);
     }
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { Migration } from 'kysely';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
 import type { createGate } from '../http/auth.js';
 import type { Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
+import type { ProblemDeclarations } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { EmitListener } from '../modules/events/index.js';
 import type { VersionChange, VersionRegistry } from '../modules/versions/index.js';
@@ -16,7 +18,9 @@ import type { EventDeclaration, Vocabulary } from './vocabulary.js';
  * (src/deps.ts, src/app.ts) finds the manifests (kernel/modules.ts) and loops over them: it builds
  * each module's services once what they need is built, registers its routes, its event effects and
  * its background jobs; the OpenAPI document takes its tags, operation ids and components from
- * them, the version registry its version changes, and the vocabulary its permissions and events.
+ * them, the version registry its version changes, the vocabulary its permissions and events, the
+ * problem codes its codes, the ids its prefixes and the migrator its migrations. Its tables'
+ * types it adds to the `Database` interface (src/db/schema.ts) by declaration merging.
  */
 
 /**
@@ -101,6 +105,20 @@ export interface ModuleManifest<N extends ServiceName = ServiceName, P extends P
   components?: (vocabulary: Vocabulary) => Readonly<Record<string, TSchema>>;
   /** Changes of dated versions to the module's resources, by version (`2026-12-15`). */
   versionChanges?: Readonly<Record<string, readonly VersionChange[]>>;
+  /**
+   * The problem codes only this module answers, with their status, title and example (named in
+   * `ProblemCodeNames` too, so `AppError` takes them); the codes the house shares are in
+   * src/lib/errors.ts.
+   */
+  problems?: ProblemDeclarations;
+  /** The prefixes of the ids it makes (named in `IdPrefixNames` too, so `newId` takes them). */
+  idPrefixes?: readonly string[];
+  /**
+   * Its migrations, by name: the number of the one list every migration shares, then what it
+   * does (`0039_carts`). The migrator runs them with src/db/migrations/ in name order; a number
+   * taken twice fails the start. A migration is frozen: plain SQL, no module code.
+   */
+  migrations?: Readonly<Record<string, Migration>>;
   /** The services of other modules it uses. */
   needs?: readonly N[];
   /** Builds its services, once every service it needs is built. */

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { declareProblems } from '../lib/errors.js';
+import { declareIdPrefixes } from '../lib/ids.js';
 import type { ModuleManifest, ServiceName } from './module.js';
 import { createVocabulary, type Vocabulary } from './vocabulary.js';
 
@@ -45,7 +47,20 @@ async function findModules(): Promise<readonly AnyManifest[]> {
     }
     modules.push(manifest);
   }
+  declareModules(modules);
   return inOrder(modules);
+}
+
+/**
+ * Hands each module's problem codes and id prefixes to the house (src/lib/errors.ts, ids.ts): the
+ * manifests found, and the modules a process composes instead (a test's own). A code or a prefix
+ * two modules declare fails, naming both.
+ */
+export function declareModules(modules: readonly AnyManifest[]): void {
+  for (const module of modules) {
+    declareProblems(module.name, module.problems ?? {});
+    declareIdPrefixes(module.name, module.idPrefixes ?? []);
+  }
 }
 
 /** Modules in their `position` order, then by name. */

@@ -15,6 +15,8 @@ export interface IdempotencyState {
   key: string;
   /** The resource an earlier attempt with this key committed, when there was one. */
   committed: string | null;
+  /** Set once the use case marked the key in its transaction (`IdempotentWrite.mark`). */
+  marked?: boolean;
 }
 
 /** A request's idempotency key as a use case sees it (`idempotentWrite` makes one). */
@@ -51,6 +53,7 @@ export function idempotentWrite(state: IdempotencyState | null): IdempotentWrite
           'Another request with this Idempotency-Key got there first.',
         );
       }
+      state.marked = true;
     },
   };
 }

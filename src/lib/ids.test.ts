@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { newId, newRequestId, randomBase62 } from './ids.js';
+import { after, describe, it } from 'node:test';
+import { loadModules } from '../kernel/modules.js';
+import { declareIdPrefixes, newId, newRequestId, randomBase62 } from './ids.js';
 
 describe('ids', () => {
   it('makes request ids of 128 random bits, distinct across refills of the entropy pool', () => {
@@ -17,5 +18,29 @@ describe('ids', () => {
   it('makes resource ids with their prefix and 24 base62 characters', () => {
     assert.match(newId('ord'), /^ord_[0-9A-Za-z]{24}$/);
     assert.match(randomBase62(40), /^[0-9A-Za-z]{40}$/);
+    // A module's own prefix (the carts module declares `cart` and `cli`).
+    assert.match(newId('cart'), /^cart_[0-9A-Za-z]{24}$/);
+    // @ts-expect-error -- a prefix no module declares is refused by the compiler
+    assert.match(newId('nope'), /^nope_/);
+  });
+});
+
+describe('id prefixes modules declare', () => {
+  // The registry is the process's: what a test declares, it takes back.
+  after(() => declareIdPrefixes('clash-probe', []));
+
+  it('refuses a prefix declared twice, naming both owners', async () => {
+    await loadModules();
+    assert.throws(
+      () => declareIdPrefixes('clash-probe', ['ord']),
+      /id prefix ord is declared twice: by module clash-probe and by the shared prefixes/,
+    );
+    assert.throws(
+      () => declareIdPrefixes('clash-probe', ['png', 'cli']),
+      /id prefix cli is declared twice: by module clash-probe and by carts/,
+    );
+    // A refused declaration keeps nothing: the prefix it named first is free.
+    declareIdPrefixes('clash-other', ['png']);
+    declareIdPrefixes('clash-other', []);
   });
 });

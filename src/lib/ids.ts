@@ -24,32 +24,66 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix =
-  | 'ten'
-  | 'usr'
-  | 'key'
-  | 'prod'
-  | 'var'
-  | 'cus'
-  | 'dsc'
-  | 'shr'
-  | 'txr'
-  | 'ord'
-  | 'cart'
-  | 'cli'
-  | 'pay'
-  | 're'
-  | 'wal'
-  | 'txn'
-  | 'tr'
-  | 'wh'
-  | 'evt'
-  | 'del'
-  | 'plg'
-  | 'gen'
-  | 'imp'
-  | 'ins'
-  | 'req';
+/**
+ * The prefixes of the ids the house's shared tables and the older modules make (`ord_...`). A
+ * module may declare its own instead: its manifest lists them (`idPrefixes`) and names them in
+ * `IdPrefixNames` by declaration merging, so `newId` takes them; a prefix declared twice fails the
+ * start, as two resources sharing one could not be told apart.
+ */
+export const SHARED_ID_PREFIXES = [
+  'ten',
+  'usr',
+  'key',
+  'prod',
+  'var',
+  'cus',
+  'dsc',
+  'shr',
+  'txr',
+  'ord',
+  'pay',
+  're',
+  'wal',
+  'txn',
+  'tr',
+  'wh',
+  'evt',
+  'del',
+  'plg',
+  'gen',
+  'imp',
+  'ins',
+  'req',
+] as const;
+
+/**
+ * The modules' own prefixes, by name: each manifest adds its own by declaration merging
+ * (`interface IdPrefixNames extends Names<typeof ID_PREFIXES> {}`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the modules' manifests
+export interface IdPrefixNames {}
+
+export type IdPrefix = (typeof SHARED_ID_PREFIXES)[number] | Extract<keyof IdPrefixNames, string>;
+
+/** The modules' prefixes, with the module that declared each. */
+const declaredPrefixes = new Map<string, string>();
+
+/**
+ * Adds a module's prefixes (the kernel does, from each manifest it loads). Declaring a module's
+ * prefixes again replaces them; a prefix the house or another module has fails, naming both.
+ */
+export function declareIdPrefixes(module: string, prefixes: readonly string[]): void {
+  for (const prefix of prefixes) {
+    const owner = (SHARED_ID_PREFIXES as readonly string[]).includes(prefix)
+      ? 'the shared prefixes (src/lib/ids.ts)'
+      : declaredPrefixes.get(prefix);
+    if (owner !== undefined && owner !== module) {
+      throw new Error(`id prefix ${prefix} is declared twice: by module ${module} and by ${owner}`);
+    }
+  }
+  for (const [prefix, owner] of declaredPrefixes) if (owner === module) declaredPrefixes.delete(prefix);
+  for (const prefix of prefixes) declaredPrefixes.set(prefix, module);
+}
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;

@@ -4,13 +4,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 
 /**
- * What the developer console's browser tests share: Debian's Chromium driven through
- * playwright-core, the console built as `npm run build` builds it, the two screen sizes every page
- * must fit, and steps on a page (an expression in it, waiting for it to paint or settle,
- * screenshots at both sizes, the sidebar's links).
+ * What the browser tests of the developer console and the shop share: Debian's Chromium driven
+ * through playwright-core, the apps built as `npm run build` builds them, the two screen sizes
+ * every page must fit, and steps on a page (an expression in it, waiting for it to paint or
+ * settle, screenshots at both sizes, the sidebar's links).
  */
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -26,15 +26,19 @@ export const chromiumMissing: string | false = fs.existsSync(CHROMIUM)
 export const WIDE = { width: 1280, height: 860 };
 export const NARROW = { width: 390, height: 844 };
 
-const DIST = path.join(root, 'dist', 'console');
-/** The digest of the sources the last build here was made from, beside it (a dot file: never served). */
-const STAMP = path.join(DIST, '.sources-sha256');
-/** Held while one test process builds: another waits, then finds the build up to date. */
-const LOCK = path.join(root, 'dist', '.console-build.lock');
-/** What the bundle is made of: the app, the generated client it imports (types, enums), the dependencies. */
-const SOURCES = ['console', 'clients/typescript/src/generated', 'package-lock.json'];
+/** The web apps the server serves, built by vite as `npm run build` builds them. */
+type WebApp = 'console' | 'shop';
 
-function digestOfSources(): string {
+/**
+ * What each app's bundle is made of: the app, the part of the TypeScript client it imports (the
+ * console its generated types and enums, the shop its browser entry), the dependencies.
+ */
+const SOURCES: Record<WebApp, string[]> = {
+  console: ['console', 'clients/typescript/src/generated', 'package-lock.json'],
+  shop: ['shop', 'clients/typescript/src', 'package-lock.json'],
+};
+
+function digestOfSources(app: WebApp): string {
   const hash = createHash('sha256');
   const add = (file: string) => {
     const stat = fs.statSync(file);
@@ -45,7 +49,7 @@ function digestOfSources(): string {
       hash.update(fs.readFileSync(file));
     }
   };
-  for (const source of SOURCES) add(path.join(root, source));
+  for (const source of SOURCES[app]) add(path.join(root, source));
   return hash.digest('hex');
 }
 
@@ -54,41 +58,59 @@ function sleep(ms: number): void {
 }
 
 /**
- * Builds the console into dist/console, as `npm run build` does, so the server serves this code.
- * Test files run side by side: one builds at a time (a build empties the folder first, under a
- * server another file is using), and a build of the same sources is not made again.
+ * Builds a web app into dist/<app> (the console into dist/console, the shop into dist/shop), as
+ * `npm run build` does, so the server serves this code. Test files run side by side: one builds an
+ * app at a time (a build empties the folder first, under a server another file is using), and a
+ * build of the same sources is not made again: the digest of the sources the last build was made
+ * from is kept beside it (a dot file: never served).
  */
-export function buildConsole(): void {
-  fs.mkdirSync(path.dirname(LOCK), { recursive: true });
+export function buildWebApp(app: WebApp): string {
+  const dist = path.join(root, 'dist', app);
+  const stamp = path.join(dist, '.sources-sha256');
+  /** Held while one test process builds: another waits, then finds the build up to date. */
+  const lock = path.join(root, 'dist', `.${app}-build.lock`);
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + 180_000;
   for (;;) {
     try {
-      fs.mkdirSync(LOCK);
+      fs.mkdirSync(lock);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // A lock older than any build is one a killed run left behind.
-      const age = Date.now() - (fs.statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 120_000) fs.rmSync(LOCK, { recursive: true, force: true });
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 120_000) fs.rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline)
-        throw new Error(`another test has been building the console for 3 minutes (${LOCK})`);
+        throw new Error(`another test has been building the ${app} for 3 minutes (${lock})`);
       sleep(200);
     }
   }
   try {
-    const digest = digestOfSources();
-    const built = fs.existsSync(path.join(DIST, 'index.html')) && fs.existsSync(STAMP);
-    if (built && fs.readFileSync(STAMP, 'utf8') === digest) return;
+    const digest = digestOfSources(app);
+    const built = fs.existsSync(path.join(dist, 'index.html')) && fs.existsSync(stamp);
+    if (built && fs.readFileSync(stamp, 'utf8') === digest) return dist;
     const result = spawnSync(
       path.join(root, 'node_modules', '.bin', 'vite'),
-      ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
-      { cwd: root, encoding: 'utf8' },
+      ['build', '--config', `${app}/vite.config.ts`, '--logLevel', 'warn'],
+      // The shop as `npm run build` makes it (its size is measured): tests run with NODE_ENV=test,
+      // which would make vite bundle React's development build.
+      {
+        cwd: root,
+        encoding: 'utf8',
+        ...(app === 'shop' ? { env: { ...process.env, NODE_ENV: 'production' } } : {}),
+      },
     );
     if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-    fs.writeFileSync(STAMP, digest);
+    fs.writeFileSync(stamp, digest);
+    return dist;
   } finally {
-    fs.rmSync(LOCK, { recursive: true, force: true });
+    fs.rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** Builds the console into dist/console (see buildWebApp). */
+export function buildConsole(): void {
+  buildWebApp('console');
 }
 
 /** Headless Chromium, without what would reach the network on its own. */
@@ -128,6 +150,32 @@ export async function settled<T>(read: () => Promise<T>, done: (value: T) => boo
     if (done(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The requests whose URL `url` matches that the page sends while its clock runs `ms` ahead at once,
+ * every timer due meanwhile firing in its turn: how a test shows that a page asks for something no
+ * more (a refresh stopped), without waiting that long. The page's context must have its clock
+ * installed (`context.clock.install()`, before the page set its timers). The timers' requests are
+ * sent before a request the page makes afterwards: once that one is seen, so are they.
+ */
+export async function requestsWhileTimeRuns(page: Page, url: RegExp, ms: number): Promise<string[]> {
+  const seen: string[] = [];
+  const watch = (request: Request) => {
+    if (url.test(request.url())) seen.push(request.url());
+  };
+  page.on('request', watch);
+  try {
+    await page.clock.runFor(ms);
+    const marker = `/healthz?after-timers=${ms}`;
+    await Promise.all([
+      page.waitForRequest((request) => request.url().endsWith(marker)),
+      inPage(page, `void fetch(${JSON.stringify(marker)})`),
+    ]);
+  } finally {
+    page.off('request', watch);
+  }
+  return seen;
 }
 
 /**

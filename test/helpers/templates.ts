@@ -19,13 +19,33 @@ import { randomBase62 } from '../../src/lib/ids.js';
  */
 
 const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
+/** Where modules keep the migrations their manifests declare: `src/modules/<m>/migrations/`. */
+const modulesDir = path.resolve(migrationsDir, '../../modules');
+
+/** The migration files modules keep (their manifests declare them). */
+function moduleMigrationFiles(): string[] {
+  return fs
+    .readdirSync(modulesDir)
+    .sort()
+    .map((module) => path.join(modulesDir, module, 'migrations'))
+    .filter((dir) => fs.existsSync(dir))
+    .flatMap((dir) =>
+      fs
+        .readdirSync(dir)
+        .sort()
+        .map((name) => path.join(dir, name)),
+    );
+}
 
 /** The schema a context's PostgreSQL database holds its tables in, as `DATABASE_SCHEMA`. */
 export const TEMPLATE_SCHEMA = 'app';
 
 let hash: string | undefined;
 
-/** A hash of every migration file and of the code that runs them: the name of the templates that hold them. */
+/**
+ * A hash of every migration file (the house's and the modules') and of the code that runs them: the
+ * name of the templates that hold them.
+ */
 function migrationsHash(): string {
   if (hash === undefined) {
     const digest = crypto.createHash('sha256');
@@ -34,6 +54,7 @@ function migrationsHash(): string {
         .readdirSync(migrationsDir)
         .sort()
         .map((name) => path.join(migrationsDir, name)),
+      ...moduleMigrationFiles(),
       path.join(migrationsDir, '../migrate.ts'),
     ];
     for (const file of files) {

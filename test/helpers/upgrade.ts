@@ -3,9 +3,9 @@ import { Migrator } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
-import { isCatalogRace } from '../../src/db/migrate.js';
-import { migrations } from '../../src/db/migrations/index.js';
+import { allMigrations, isCatalogRace } from '../../src/db/migrate.js';
 import { type Db, type DialectName, openStore, type Store } from '../../src/db/store.js';
+import { loadModules } from '../../src/kernel/modules.js';
 import { type Client, client, freshStore } from './context.js';
 
 /** This release running on a store an earlier release wrote. */
@@ -18,11 +18,12 @@ export interface UpgradedStore {
 }
 
 /**
- * Applies the migrations up to `name` only, as a store made by an earlier release has them. Another
- * test dropping its schema meanwhile fails Kysely's catalog read; it reads again, as
- * migrateToLatest does.
+ * Applies the migrations up to `name` only (the house's and the modules'), as a store made by an
+ * earlier release has them. Another test dropping its schema meanwhile fails Kysely's catalog
+ * read; it reads again, as migrateToLatest does.
  */
 export async function migrateStoreTo(store: Store, name: string): Promise<void> {
+  const migrations = allMigrations(await loadModules());
   const migrator = new Migrator({
     db: store.db,
     provider: { getMigrations: async () => migrations },

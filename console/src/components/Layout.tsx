@@ -4,9 +4,15 @@ import { useAccount, useSession } from '../session.js';
 import { humanize } from '../format.js';
 import { StaleData } from './Stale.js';
 
+/** The store's pages, then the developer's. */
 const NAV = [
   { to: '/', label: 'Overview', end: true },
-  { to: '/keys', label: 'API keys', end: false },
+  { to: '/products', label: 'Products', end: false },
+  { to: '/orders', label: 'Orders', end: false },
+  { to: '/customers', label: 'Customers', end: false },
+  { to: '/carts', label: 'Carts', end: false },
+  { to: '/settings', label: 'Settings', end: false },
+  { to: '/keys', label: 'API keys', end: false, first: true },
   { to: '/webhooks', label: 'Webhooks', end: false },
   { to: '/events', label: 'Events', end: false },
   { to: '/imports', label: 'Imports', end: false },
@@ -45,7 +51,7 @@ export function Layout() {
         <nav aria-label="Console">
           <ul className="nav">
             {NAV.map((item) => (
-              <li key={item.to}>
+              <li key={item.to} className={item.first ? 'nav-group-start' : undefined}>
                 <NavLink
                   to={item.to}
                   end={item.end}

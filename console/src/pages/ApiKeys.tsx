@@ -6,7 +6,7 @@ import { type Permission, PERMISSIONS } from '../catalog.js';
 import { Chips, StatusBadge } from '../components/Badge.js';
 import { CopyField } from '../components/CopyField.js';
 import { ConfirmDialog, FormDialog, SecretDialog } from '../components/Dialog.js';
-import { CheckboxGroups, Field } from '../components/Form.js';
+import { CheckboxGroups, Field, SelectField } from '../components/Form.js';
 import { PageHeader } from '../components/Layout.js';
 import { Async, Empty } from '../components/States.js';
 import { useToast } from '../components/Toast.js';
@@ -76,8 +76,32 @@ const PRESETS: { label: string; permissions: Permission[] }[] = [
   { label: 'Everything', permissions: [...PERMISSIONS] },
 ];
 
-/** The create form's fields, by their name in the API, and their labels. */
-const KEY_FIELDS = { name: 'Name', expires_at: 'Expires on' };
+/** The create form's fields, by their name in the API, and their labels (each allowed origin by its line). */
+const KEY_FIELDS: Record<string, string> = {
+  name: 'Name',
+  expires_at: 'Expires on',
+  allowed_origins: 'Allowed origins',
+  ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`allowed_origins[${i}]`, `Origin ${i + 1}`])),
+};
+
+/** The shop this server serves at /shop/, opened with a publishable key. */
+export function shopLink(key: string, origin = window.location.origin): string {
+  return `${origin}/shop/?key=${key}`;
+}
+
+/** The origins typed in the create form: one a line (or separated by commas or spaces), blanks dropped. */
+function originsOf(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+}
+
+/** The first error among the allowed origins' (the list's own, or one origin's). */
+function originError(fields: Record<string, string>): string | undefined {
+  const first = Object.keys(fields).find((field) => field.startsWith('allowed_origins'));
+  return first === undefined ? undefined : fields[first];
+}
 
 /** The calendar date `days` from today where the browser is, as a date input's value ("2026-11-22"). */
 function localDate(days: number): string {
@@ -90,6 +114,9 @@ function localDate(days: number): string {
 
 function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (key: ApiKey) => void }) {
   const [name, setName] = useState('');
+  const [type, setType] = useState<'secret' | 'publishable'>('secret');
+  const [origins, setOrigins] = useState('');
+  const originsId = useId();
   const [permissions, setPermissions] = useState<Set<Permission>>(new Set());
   const [expires, setExpires] = useState('');
   const create = useCreateApiKey();
@@ -114,14 +141,16 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
     // Blanks only would be sent as an empty name: refused here, under the field.
     setBlankName(name.trim() === '');
     if (name.trim() === '') return;
-    if (permissions.size === 0) {
+    if (type === 'secret' && permissions.size === 0) {
       setUnsent('Choose at least one permission.');
       return;
     }
     create.mutate(
       {
         name: name.trim(),
-        permissions: PERMISSIONS.filter((p) => permissions.has(p)),
+        ...(type === 'secret'
+          ? { permissions: PERMISSIONS.filter((p) => permissions.has(p)) }
+          : { type: 'publishable' as const, allowed_origins: originsOf(origins) }),
         ...(expires ? { expires_at: new Date(`${expires}T23:59:59`).toISOString() } : {}),
       },
       {
@@ -130,6 +159,20 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
           onCreated(key);
         },
       },
+    );
+  }
+
+  if (created?.type === 'publishable') {
+    return (
+      <SecretDialog
+        title="Your new publishable key"
+        description="It is public: every read shows it, and it opens the storefront's routes only."
+        label={`Key “${created.name}”`}
+        value={created.key}
+        onClose={onClose}
+      >
+        <CopyField label="Your shop" value={shopLink(created.key)} />
+      </SecretDialog>
     );
   }
 
@@ -172,33 +215,71 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         error={blankName ? 'Enter a name for the key.' : fields.name}
         autoFocus
       />
-      <fieldset className="fieldset">
-        <legend>Permissions</legend>
-        <div className="presets">
-          {PRESETS.map((preset) => (
-            <button
-              key={preset.label}
-              type="button"
-              className="button button-small"
-              onClick={() => setPermissions(new Set(preset.permissions))}
-            >
-              {preset.label}
-            </button>
-          ))}
-          <button
-            type="button"
-            className="button button-small button-ghost"
-            onClick={() => setPermissions(new Set())}
-          >
-            Clear
-          </button>
+      <SelectField
+        label="Type"
+        value={type}
+        onChange={(e) => setType(e.target.value === 'publishable' ? 'publishable' : 'secret')}
+        hint={
+          type === 'secret'
+            ? 'For your servers: holds the permissions you choose. Keep it secret.'
+            : 'For a shop’s pages: public, holds no permission, opens /v1/store/* only. The shop this server serves at /shop/ takes it in its link.'
+        }
+      >
+        <option value="secret">Secret key</option>
+        <option value="publishable">Publishable key (storefront)</option>
+      </SelectField>
+      {type === 'publishable' ? (
+        <div className="field">
+          <label htmlFor={originsId}>Allowed origins</label>
+          <textarea
+            id={originsId}
+            rows={3}
+            value={origins}
+            onChange={(e) => setOrigins(e.target.value)}
+            placeholder="https://shop.example.com"
+            aria-invalid={originError(fields) ? true : undefined}
+            aria-describedby={`${originsId}-note`}
+          />
+          {originError(fields) ? (
+            <p id={`${originsId}-note`} className="field-error">
+              {originError(fields)}
+            </p>
+          ) : (
+            <p id={`${originsId}-note`} className="hint">
+              The browser origins of your own shop’s pages, one a line (https://, or http://localhost:PORT).
+              Leave it empty for the shop at /shop/ only: this server’s own pages need none.
+            </p>
+          )}
         </div>
-        <CheckboxGroups
-          groups={groupPermissions()}
-          checked={(permission) => permissions.has(permission)}
-          onChange={toggle}
-        />
-      </fieldset>
+      ) : (
+        <fieldset className="fieldset">
+          <legend>Permissions</legend>
+          <div className="presets">
+            {PRESETS.map((preset) => (
+              <button
+                key={preset.label}
+                type="button"
+                className="button button-small"
+                onClick={() => setPermissions(new Set(preset.permissions))}
+              >
+                {preset.label}
+              </button>
+            ))}
+            <button
+              type="button"
+              className="button button-small button-ghost"
+              onClick={() => setPermissions(new Set())}
+            >
+              Clear
+            </button>
+          </div>
+          <CheckboxGroups
+            groups={groupPermissions()}
+            checked={(permission) => permissions.has(permission)}
+            onChange={toggle}
+          />
+        </fieldset>
+      )}
       <Field
         label={KEY_FIELDS.expires_at}
         type="date"
@@ -324,7 +405,25 @@ export function ApiKeys() {
                         {key.key}
                       </td>
                       <td data-label="Permissions">
-                        <Chips items={key.permissions} max={3} />
+                        {key.type === 'publishable' ? (
+                          <div className="publishable">
+                            <span className="muted">Storefront only (publishable)</span>
+                            {key.allowed_origins.length > 0 ? (
+                              <span className="hint mono">{key.allowed_origins.join(', ')}</span>
+                            ) : null}
+                            <a
+                              href={shopLink(key.key)}
+                              target="_blank"
+                              rel="noreferrer"
+                              className="shop-link"
+                              aria-label={`Open the shop of ${key.name}`}
+                            >
+                              Shop: /shop/?key=…{key.key.slice(-4)}
+                            </a>
+                          </div>
+                        ) : (
+                          <Chips items={key.permissions} max={3} />
+                        )}
                       </td>
                       <td data-label="Created" className="nowrap">
                         <time dateTime={key.created} title={formatDateTime(key.created)}>

@@ -203,6 +203,13 @@ export function UsageCards({ usage }: { usage: Usage }) {
         </p>
         <QuotaBar used={usage.quota.used} limit={usage.quota.limit} label="Monthly quota used" />
         <p className="stat-note">Resets {formatUtcDate(usage.quota.resets_at)}</p>
+        {usage.quota.used > usage.total_calls ? (
+          <p className="stat-note" data-testid="quota-ahead">
+            {usage.total_calls === 0
+              ? 'This page’s own calls count here at once; Total API calls adds them a second later.'
+              : 'Counts each call as it is made; Total API calls adds them a second later.'}
+          </p>
+        ) : null}
       </section>
     </div>
   );
@@ -283,6 +290,37 @@ function StoreFigures({ analytics, wallets }: { analytics: Analytics; wallets: W
   );
 }
 
+/** No order in the last 60 days: nothing to chart (an axis of $0 says nothing). */
+function noSales(analytics: Analytics): boolean {
+  return analytics.summary.orders === 0 && analytics.previous_period.orders === 0;
+}
+
+/** What a store without sales does next, in place of the sales figures and chart. */
+function FirstSteps() {
+  return (
+    <section className="card" aria-labelledby="first-steps" data-testid="first-steps">
+      <div className="card-header">
+        <h2 id="first-steps">No sales yet</h2>
+        <span className="hint">Revenue and orders show here, day by day, from the first order</span>
+      </div>
+      <ol className="first-steps">
+        <li>
+          <Link to="/products/new">Add a product</Link>, or bring your catalogue in from a CSV file (Shopify
+          exports too) on the <Link to="/imports">Imports</Link> page.
+        </li>
+        <li>
+          Set your currency and how your shop behaves in <Link to="/settings">Settings</Link>.
+        </li>
+        <li>
+          Make a publishable key on the <Link to="/keys">API keys</Link> page for your shop, or place an order
+          with <code>POST /v1/orders</code>: it shows on the <Link to="/orders">Orders</Link> page, to ship or
+          refund.
+        </li>
+      </ol>
+    </section>
+  );
+}
+
 function SalesChart({ analytics }: { analytics: Analytics }) {
   return (
     <section className="card" aria-labelledby="sales-title">
@@ -303,12 +341,24 @@ function RecentOrders({ orders }: { orders: Resource<Page<Order>> }) {
     <section className="card" aria-labelledby="recent-orders">
       <div className="card-header">
         <h2 id="recent-orders">Recent orders</h2>
-        {orders.data ? <span className="hint">{plural(orders.data.total, 'order')} in all</span> : null}
+        {orders.data ? (
+          <span className="hint">
+            {plural(orders.data.total, 'order')} in all
+            {orders.data.total > 0 ? (
+              <>
+                {' · '}
+                <Link to="/orders">See all</Link>
+              </>
+            ) : null}
+          </span>
+        ) : null}
       </div>
       <Async resource={orders} loadingLabel="Loading orders">
         {(page) =>
           page.data.length === 0 ? (
-            <Empty title="No orders yet">Orders placed through the API show up here.</Empty>
+            <Empty title="No orders yet">
+              Orders from your shop and from <code>POST /v1/orders</code> show up here as they are placed.
+            </Empty>
           ) : (
             <div className="table-wrap">
               <table className="table table-orders">
@@ -325,8 +375,12 @@ function RecentOrders({ orders }: { orders: Resource<Page<Order>> }) {
                   {page.data.map((order) => (
                     <tr key={order.id} data-order-id={order.id}>
                       <td data-label="Customer" className="break-anywhere">
-                        {order.customer.name ?? order.customer.email}
-                        <div className="hint mono">{order.id}</div>
+                        <div>
+                          <Link to={`/orders/${order.id}`}>
+                            {order.customer.name ?? order.customer.email}
+                          </Link>
+                          <div className="hint mono">{order.id}</div>
+                        </div>
                       </td>
                       <td data-label="Status">
                         <span className={`badge badge-${ORDER_TONES[order.status] ?? 'neutral'}`}>
@@ -377,8 +431,8 @@ function Attention({
       tone: 'info',
       body: (
         <>
-          <strong>{plural(toShip.total, 'paid order')} to ship.</strong> Mark each shipped with{' '}
-          <code>POST /v1/orders/{'{id}'}/ship</code>.
+          <strong>{plural(toShip.total, 'paid order')} to ship.</strong>{' '}
+          <Link to="/orders?status=paid">Open the paid orders</Link> and mark each shipped.
         </>
       ),
     });
@@ -392,7 +446,8 @@ function Attention({
       body: (
         <>
           <strong>{plural(soldOut.total, 'product')} sold out:</strong> {names.join(', ')}
-          {more > 0 ? ` and ${formatNumber(more)} more` : ''}.
+          {more > 0 ? ` and ${formatNumber(more)} more` : ''}.{' '}
+          <Link to="/products?stock=out">Restock them</Link>
         </>
       ),
     });
@@ -455,7 +510,9 @@ export function Overview() {
       <PageHeader title="Overview" description={`${account.tenant.name} · your store at a glance.`} />
       {versions ? <VersionBanner versions={versions} /> : null}
       <Attention soldOut={soldOut.data} toShip={toShip.data} webhooks={webhooks.data} usage={usage.data} />
-      {analytics.data ? (
+      {analytics.data && noSales(analytics.data) ? (
+        <FirstSteps />
+      ) : analytics.data ? (
         <>
           <StoreFigures analytics={analytics.data} wallets={wallets.data} />
           <SalesChart analytics={analytics.data} />

@@ -36,12 +36,15 @@ import * as normalisedStates from './0035_normalised_states.js';
 import * as redactRefundReasons from './0036_redact_refund_reasons.js';
 import * as publishableKeys from './0037_publishable_keys.js';
 import * as productHandles from './0038_product_handles.js';
-import * as carts from './0039_carts.js';
-import * as customerLogins from './0040_customer_logins.js';
-import * as storeSettings from './0041_store_settings.js';
-import * as cartHolds from './0043_cart_holds.js';
+import * as pricingVersions from './0044_pricing_versions.js';
+import * as selling from './0045_selling.js';
+import * as catalogDetails from './0046_catalog_details.js';
 
-/** Every migration, in order. Names sort lexically; a module adds its own file here. */
+/**
+ * The house's migrations, in order: the shared tables' and the older modules'. A module may keep
+ * its own instead, declared by its manifest (`migrations`); src/db/migrate.ts runs them all in name
+ * order, and refuses a number taken twice.
+ */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_events': events,
@@ -80,8 +83,7 @@ export const migrations: Record<string, Migration> = {
   '0036_redact_refund_reasons': redactRefundReasons,
   '0037_publishable_keys': publishableKeys,
   '0038_product_handles': productHandles,
-  '0039_carts': carts,
-  '0040_customer_logins': customerLogins,
-  '0041_store_settings': storeSettings,
-  '0043_cart_holds': cartHolds,
+  '0044_pricing_versions': pricingVersions,
+  '0045_selling': selling,
+  '0046_catalog_details': catalogDetails,
 };

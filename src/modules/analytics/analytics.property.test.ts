@@ -17,6 +17,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import { flushQueue } from './analytics.queue.js';
 
 /**
  * Random order histories (orders at any instant and on UTC day edges, priced with a discount,
@@ -837,6 +838,7 @@ for (const dialect of DIALECTS) {
       // Orders as release v2.4 made them: migration 0010's frozen SQL knows no pricing or partial refund.
       const specs = fc.sample(v24OrderArbitrary, { numRuns: 12, seed: 8 });
       await playHistory(api, specs, true, []);
+      await flushQueue(ctx.deps.store, ctx.deps.logger);
       const kept = await rollupSnapshot(ctx.deps.store.db, tenant.tenant.id);
       assert.ok((kept.analytics_orders?.length ?? 0) === 12);
       const db = ctx.deps.store.db as unknown as Kysely<unknown>;

@@ -17,6 +17,7 @@ import type { OrderObject } from '../orders/orders.schemas.js';
 import type { ProductObject } from '../products/products.schemas.js';
 import { type RefundedLine, refundShares, spread } from './analytics.refunds.js';
 import type { Analytics, Summary } from './analytics.schemas.js';
+import { flushQueue } from './analytics.queue.js';
 
 /**
  * Refunds in the rollups: how a refund is split over an order's lines (pure), and the listener on
@@ -193,8 +194,9 @@ for (const dialect of DIALECTS) {
       return res.body;
     };
     const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-    /** Every rollup row of the tenant, in key order. */
+    /** Every rollup row of the tenant, in key order, once what is queued is taken in. */
     const snapshot = async () => {
+      await flushQueue(ctx.deps.store, ctx.deps.logger);
       const out: Record<string, unknown[]> = {};
       for (const table of [
         'analytics_currencies',

@@ -1,19 +1,17 @@
-import type { EventsTable, OrderStatus } from '../../db/schema.js';
+import type { AnalyticsOrdersTable, EventsTable, OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import type { Logger } from '../../lib/logger.js';
-import type { EmitListener } from '../events/index.js';
 import type { OrderObject } from '../orders/index.js';
 import { dayOf } from './analytics.periods.js';
 import { type RefundedLine, type RefundEvent, refundShares } from './analytics.refunds.js';
-import { type DailyCounts, statusColumn } from './analytics.tables.js';
+import { type DailyCounts, type Dimension, statusColumn } from './analytics.tables.js';
 import * as repo from './analytics.writes.js';
 
 /**
- * Keeps the analytics rollups in the transaction of every order change and refund: the events are
- * emitted inside that transaction (transactional outbox) and this listener runs there too, so a
- * change and its rollups commit together or not at all. Figures are placed by the business
- * instants inside the event's object (the order's `created` and `paid_at`, the refund's
- * `created`), never by when the event was written.
+ * Rolls a batch of order and refund events up (taken from the queue in analytics.queue.ts, oldest
+ * first, in one transaction): what each event moves is gathered in memory, then every row written
+ * once. Figures are placed by the business instants inside the event's object (the order's
+ * `created` and `paid_at`, the refund's `created`), never by when the event was written or taken in.
  *
  * - Orders: counted on the UTC day they were created, with their current status (moved from the
  *   old status to the new one on every transition) and, once captured, as paid orders.
@@ -30,6 +28,11 @@ import * as repo from './analytics.writes.js';
  * A payment captured after its order was cancelled (a race the orders module settles by returning
  * the money at once, without an order event) never paid for an order and is not counted, nor is
  * any refund of it.
+ *
+ * Gathering is exact: every write adds (daily counts, customer days, running totals from a day on)
+ * or keeps an extreme (a member's first and last day, its newest name), so a batch's sum written
+ * once equals its events written one by one; the reach points, which depend on the customer's
+ * other order days, are worked out in event order against the stored days and the batch's own.
  */
 
 const TRANSITION_TO: Readonly<Record<string, OrderStatus>> = {
@@ -40,79 +43,174 @@ const TRANSITION_TO: Readonly<Record<string, OrderStatus>> = {
   'order.refunded': 'refunded',
 };
 
-function instant(value: string | null, what: string, order: OrderObject): number {
+function instant(value: string | null, what: string, order: { id: string }): number {
   const at = value === null ? Number.NaN : Date.parse(value);
   if (Number.isNaN(at)) throw new Error(`order ${order.id}: event without a valid ${what}`);
   return at;
 }
 
-async function created(trx: Db, tenantId: string, order: OrderObject): Promise<void> {
+const key = (...parts: (string | number)[]) => parts.join('\u0000');
+
+/** What a batch writes, gathered by row. */
+class Gathered {
+  readonly currencies = new Map<string, repo.CurrencyCount>();
+  /** The rolled-up orders the batch read or made, by id; `write` says what to store. */
+  readonly orders = new Map<string, { row: AnalyticsOrdersTable; write: 'insert' | 'status' | null }>();
+  readonly daily = new Map<string, repo.DailyDelta>();
+  readonly members = new Map<string, repo.MemberTouch>();
+  readonly running = new Map<string, repo.RunningMove>();
+  readonly customerDays = new Map<string, repo.CustomerDayRow>();
+  readonly reach: repo.ReachMove[] = [];
+  /** Per customer (tenant, currency, id): its stored order days around each day asked, and the batch's. */
+  readonly orderDays = new Map<string, { stored: Map<number, repo.OrderDays>; added: Set<number> }>();
+
+  currency(tenantId: string, currency: string, orders: number): void {
+    const row = this.currencies.get(key(tenantId, currency)) ?? { tenant_id: tenantId, currency, orders: 0 };
+    row.orders += orders;
+    this.currencies.set(key(tenantId, currency), row);
+  }
+
+  addDaily(tenantId: string, currency: string, day: number, counts: Partial<DailyCounts>): void {
+    const id = key(tenantId, currency, day);
+    const row = this.daily.get(id) ?? { tenantId, currency, day, counts: {} };
+    for (const [column, value] of Object.entries(counts) as [keyof DailyCounts, number][]) {
+      row.counts[column] = (row.counts[column] ?? 0) + value;
+    }
+    this.daily.set(id, row);
+  }
+
+  touch(member: repo.MemberKey, day: number, name?: { name: string; at: number }): void {
+    const id = key(member.tenantId, member.currency, member.dimension, member.member);
+    const row = this.members.get(id) ?? { ...member, firstDay: day, lastDay: day, name: undefined };
+    row.firstDay = Math.min(row.firstDay, day);
+    row.lastDay = Math.max(row.lastDay, day);
+    if (name !== undefined && (row.name === undefined || newer(name, row.name))) row.name = name;
+    this.members.set(id, row);
+  }
+
+  addRunning(member: repo.MemberKey & { dimension: Dimension }, day: number, delta: repo.RunningDelta): void {
+    const id = key(member.tenantId, member.currency, member.dimension, member.member, day);
+    const row = this.running.get(id) ?? { key: member, day, delta: { units: 0, revenue: 0, lines: 0 } };
+    row.delta.units += delta.units;
+    row.delta.revenue += delta.revenue;
+    row.delta.lines += delta.lines;
+    this.running.set(id, row);
+  }
+
+  addCustomerDay(
+    tenantId: string,
+    currency: string,
+    customerId: string,
+    day: number,
+    delta: { orders: number; revenue: number; orderAt?: number },
+  ): void {
+    const id = key(tenantId, currency, customerId, day);
+    const row = this.customerDays.get(id) ?? {
+      tenant_id: tenantId,
+      currency,
+      customer_id: customerId,
+      day,
+      orders: 0,
+      revenue: 0,
+      first_order_at: null,
+      last_order_at: null,
+    };
+    row.orders += delta.orders;
+    row.revenue += delta.revenue;
+    if (delta.orderAt !== undefined) {
+      row.first_order_at = Math.min(row.first_order_at ?? delta.orderAt, delta.orderAt);
+      row.last_order_at = Math.max(row.last_order_at ?? delta.orderAt, delta.orderAt);
+    }
+    this.customerDays.set(id, row);
+  }
+}
+
+/** The latest sighting of a name wins; on a tie, the greater name (arrival order never matters). */
+function newer(a: { name: string; at: number }, b: { name: string; at: number }): boolean {
+  return a.at > b.at || (a.at === b.at && a.name > b.name);
+}
+
+/** What the batch reads before it gathers: the orders its events move, with their lines and money. */
+interface Known {
+  lines: Map<string, repo.RollupLine[]>;
+  money: Map<string, repo.OrderMoney>;
+}
+
+async function readKnown(trx: Db, events: readonly EventsTable[], gathered: Gathered): Promise<Known> {
+  const moved = new Set<string>();
+  const captured = new Set<string>();
+  for (const event of events) {
+    if (event.type === 'order.created') continue;
+    const orderId =
+      event.type === 'refund.created' ? (JSON.parse(event.data) as RefundEvent).order_id : event.object_id;
+    moved.add(orderId);
+    if (event.type === 'order.paid' || event.type === 'refund.created') captured.add(orderId);
+  }
+  for (const row of await repo.findOrders(trx, [...moved]))
+    gathered.orders.set(row.order_id, { row, write: null });
+  const [lines, money] = await Promise.all([
+    repo.orderLines(trx, [...captured]),
+    repo.orderMoney(trx, [...captured]),
+  ]);
+  return { lines, money };
+}
+
+/**
+ * The customer's order days around `day` (the stored ones, read once per day asked, and those the
+ * batch added), and the day added.
+ */
+async function addOrderDay(
+  trx: Db,
+  gathered: Gathered,
+  customer: { tenantId: string; currency: string; id: string },
+  day: number,
+): Promise<void> {
+  const id = key(customer.tenantId, customer.currency, customer.id);
+  const days = gathered.orderDays.get(id) ?? { stored: new Map(), added: new Set<number>() };
+  gathered.orderDays.set(id, days);
+  let stored = days.stored.get(day);
+  if (stored === undefined) {
+    stored = await repo.customerOrderDays(trx, customer.tenantId, customer.currency, customer.id, day);
+    days.stored.set(day, stored);
+  }
+  if (stored.already || days.added.has(day)) return;
+  let previous = stored.previous;
+  let next = stored.next;
+  for (const other of days.added) {
+    if (other < day && (previous === undefined || other > previous)) previous = other;
+    if (other > day && (next === undefined || other < next)) next = other;
+  }
+  days.added.add(day);
+  const { tenantId, currency } = customer;
+  gathered.reach.push({ tenantId, currency, day, since: repo.clampSince(previous, day), delta: 1 });
+  if (next !== undefined) {
+    // An order placed before the customer's next order day becomes that day's previous one.
+    gathered.reach.push({ tenantId, currency, day: next, since: repo.clampSince(previous, next), delta: -1 });
+    gathered.reach.push({ tenantId, currency, day: next, since: repo.clampSince(day, next), delta: 1 });
+  }
+}
+
+async function created(trx: Db, gathered: Gathered, tenantId: string, order: OrderObject): Promise<void> {
   const at = instant(order.created, 'created', order);
   const day = dayOf(at);
   const { currency } = order;
   // Customers are counted by who they are, not by the email an order gave (a customer may change it).
   const customer = order.customer.id;
   const status = order.status as OrderStatus;
-  await repo.lockCurrency(trx, tenantId, currency, 1);
-  await repo.insertOrder(trx, {
-    order_id: order.id,
-    tenant_id: tenantId,
-    currency,
-    day,
-    status,
-    customer_id: customer,
+  gathered.currency(tenantId, currency, 1);
+  gathered.orders.set(order.id, {
+    row: { order_id: order.id, tenant_id: tenantId, currency, day, status, customer_id: customer },
+    write: 'insert',
   });
-  await repo.addDaily(trx, tenantId, currency, day, { orders: 1, [statusColumn(status)]: 1 });
-
-  const days = await repo.customerOrderDays(trx, tenantId, currency, customer, day);
-  if (!days.already) {
-    await repo.moveReach(trx, tenantId, currency, day, repo.clampSince(days.previous, day), 1);
-    if (days.next !== undefined) {
-      // An order placed before the customer's next order day becomes that day's previous one.
-      await repo.moveReach(trx, tenantId, currency, days.next, repo.clampSince(days.previous, days.next), -1);
-      await repo.moveReach(trx, tenantId, currency, days.next, repo.clampSince(day, days.next), 1);
-    }
-  }
-  await repo.addCustomerDay(trx, tenantId, currency, customer, day, { orders: 1, revenue: 0, orderAt: at });
+  gathered.addDaily(tenantId, currency, day, { orders: 1, [statusColumn(status)]: 1 });
+  await addOrderDay(trx, gathered, { tenantId, currency, id: customer }, day);
+  gathered.addCustomerDay(tenantId, currency, customer, day, { orders: 1, revenue: 0, orderAt: at });
   const name = order.customer.name;
-  await repo.touchMember(
-    trx,
+  gathered.touch(
     { tenantId, currency, dimension: 'customer', member: customer },
     day,
     name === null ? undefined : { name, at },
   );
-}
-
-/**
- * A capture at `at`: the order's total, units, discounts, shipping and tax to the day, and what the
- * buyer paid for each line to its product and category (read from the lines: the event carries
- * neither `paid` nor the category snapshot), and the total to the customer's day.
- */
-async function captured(
-  trx: Db,
-  tenantId: string,
-  order: OrderObject,
-  customer: string,
-  at: number,
-): Promise<void> {
-  const day = dayOf(at);
-  const { currency } = order;
-  const lines = await repo.orderLines(trx, order.id);
-  const money = await repo.orderMoney(trx, order.id);
-  await repo.addDaily(trx, tenantId, currency, day, {
-    captured_amount: order.total,
-    units_sold: lines.reduce((sum, line) => sum + line.quantity, 0),
-    discount_total: money?.discount_total ?? 0,
-    shipping_total: money?.shipping_total ?? 0,
-    tax_total: money?.tax_total ?? 0,
-  });
-  await moveLines(
-    trx,
-    { tenantId, currency, day },
-    lines.map((line) => ({ line, units: line.quantity, revenue: line.paid, name: { name: line.name, at } })),
-  );
-  await repo.addCustomerDay(trx, tenantId, currency, customer, day, { orders: 0, revenue: order.total });
-  await repo.touchMember(trx, { tenantId, currency, dimension: 'customer', member: customer }, day);
 }
 
 interface LineMove {
@@ -125,42 +223,54 @@ interface LineMove {
 }
 
 /** Lines' units and money to their products' and categories' running totals, from `day` on. */
-async function moveLines(
-  trx: Db,
+function moveLines(
+  gathered: Gathered,
   at: { tenantId: string; currency: string; day: number },
   moves: readonly LineMove[],
-): Promise<void> {
+): void {
   const { tenantId, currency, day } = at;
-  const products = new Map<string, repo.RunningDelta & { name?: { name: string; at: number } }>();
-  const byCategory = new Map<string, repo.RunningDelta>();
   for (const move of moves) {
-    const product = products.get(move.line.product_id) ?? { units: 0, revenue: 0, lines: 0 };
-    product.units += move.units;
-    product.revenue += move.revenue;
-    product.lines += 1;
-    if (move.name !== undefined) product.name = move.name;
-    products.set(move.line.product_id, product);
-    const key = move.line.category ?? '';
-    const category = byCategory.get(key) ?? { units: 0, revenue: 0, lines: 0 };
-    category.units += move.units;
-    category.revenue += move.revenue;
-    category.lines += 1;
-    byCategory.set(key, category);
-  }
-  for (const [member, { name, ...delta }] of [...products].sort(([a], [b]) => byText(a, b))) {
-    const key = { tenantId, currency, dimension: 'product', member } as const;
-    await repo.touchMember(trx, key, day, name);
-    await repo.addRunning(trx, key, day, delta);
-  }
-  for (const [member, delta] of [...byCategory].sort(([a], [b]) => byText(a, b))) {
-    const key = { tenantId, currency, dimension: 'category', member } as const;
-    await repo.touchMember(trx, key, day);
-    await repo.addRunning(trx, key, day, delta);
+    const delta = { units: move.units, revenue: move.revenue, lines: 1 };
+    const product = { tenantId, currency, dimension: 'product', member: move.line.product_id } as const;
+    gathered.touch(product, day, move.name);
+    gathered.addRunning(product, day, delta);
+    const category = { tenantId, currency, dimension: 'category', member: move.line.category ?? '' } as const;
+    gathered.touch(category, day);
+    gathered.addRunning(category, day, delta);
   }
 }
 
-function byText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * A capture at `at`: the order's total, units, discounts, shipping and tax to the day, and what the
+ * buyer paid for each line to its product and category (read from the lines: the event carries
+ * neither `paid` nor the category snapshot), and the total to the customer's day.
+ */
+function captured(
+  gathered: Gathered,
+  known: Known,
+  order: OrderObject,
+  rolled: AnalyticsOrdersTable,
+  at: number,
+): void {
+  const day = dayOf(at);
+  const { currency } = order;
+  const tenantId = rolled.tenant_id;
+  const lines = known.lines.get(order.id) ?? [];
+  const money = known.money.get(order.id);
+  gathered.addDaily(tenantId, currency, day, {
+    captured_amount: order.total,
+    units_sold: lines.reduce((sum, line) => sum + line.quantity, 0),
+    discount_total: money?.discount_total ?? 0,
+    shipping_total: money?.shipping_total ?? 0,
+    tax_total: money?.tax_total ?? 0,
+  });
+  moveLines(
+    gathered,
+    { tenantId, currency, day },
+    lines.map((line) => ({ line, units: line.quantity, revenue: line.paid, name: { name: line.name, at } })),
+  );
+  gathered.addCustomerDay(tenantId, currency, rolled.customer_id, day, { orders: 0, revenue: order.total });
+  gathered.touch({ tenantId, currency, dimension: 'customer', member: rolled.customer_id }, day);
 }
 
 /**
@@ -169,10 +279,16 @@ function byText(a: string, b: string): number {
  * A refund of an order whose payment was never captured (a charge returned at once) is not
  * counted, as its capture was not.
  */
-async function refunded(trx: Db, tenantId: string, refund: RefundEvent, logger: Logger): Promise<void> {
-  await repo.lockCurrency(trx, tenantId, refund.currency, 0);
-  const known = await repo.findOrder(trx, refund.order_id);
-  if (!known) {
+function refunded(
+  gathered: Gathered,
+  known: Known,
+  tenantId: string,
+  refund: RefundEvent,
+  logger: Logger,
+): void {
+  gathered.currency(tenantId, refund.currency, 0);
+  const rolled = gathered.orders.get(refund.order_id)?.row;
+  if (!rolled) {
     // Only orders written without the event effects (see `rebuild`) get here.
     logger.warn(
       { order_id: refund.order_id, refund_id: refund.id, tenant_id: tenantId },
@@ -180,37 +296,38 @@ async function refunded(trx: Db, tenantId: string, refund: RefundEvent, logger: 
     );
     return;
   }
-  const money = await repo.orderMoney(trx, refund.order_id);
+  const money = known.money.get(refund.order_id);
   if (money === undefined || money.paid_at === null) return;
-  const lines = await repo.orderLines(trx, refund.order_id);
+  const lines = known.lines.get(refund.order_id) ?? [];
   const at = Date.parse(refund.created);
   if (Number.isNaN(at)) throw new Error(`refund ${refund.id}: event without a valid created`);
   const day = dayOf(at);
-  const { currency, customer_id: customer } = known;
+  const { currency, customer_id: customer } = rolled;
   const shares = refundShares(lines, money.shipping_paid, refund);
-  await repo.addDaily(trx, tenantId, currency, day, {
+  gathered.addDaily(tenantId, currency, day, {
     refunded_amount: refund.amount,
     units_sold: -shares.reduce((sum, share) => sum + share.units, 0),
   });
-  await moveLines(
-    trx,
+  moveLines(
+    gathered,
     { tenantId, currency, day },
     shares.map((share) => ({ line: share.line, units: -share.units, revenue: -share.revenue })),
   );
-  await repo.addCustomerDay(trx, tenantId, currency, customer, day, { orders: 0, revenue: -refund.amount });
-  await repo.touchMember(trx, { tenantId, currency, dimension: 'customer', member: customer }, day);
+  gathered.addCustomerDay(tenantId, currency, customer, day, { orders: 0, revenue: -refund.amount });
+  gathered.touch({ tenantId, currency, dimension: 'customer', member: customer }, day);
 }
 
-async function transition(
-  trx: Db,
+function transition(
+  gathered: Gathered,
+  known: Known,
   tenantId: string,
   order: OrderObject,
   to: OrderStatus,
   logger: Logger,
-): Promise<void> {
-  await repo.lockCurrency(trx, tenantId, order.currency, 0);
-  const known = await repo.findOrder(trx, order.id);
-  if (!known) {
+): void {
+  gathered.currency(tenantId, order.currency, 0);
+  const entry = gathered.orders.get(order.id);
+  if (!entry) {
     // Only orders written without the event effects (see `rebuild`) get here.
     logger.warn(
       { order_id: order.id, tenant_id: tenantId },
@@ -218,37 +335,55 @@ async function transition(
     );
     return;
   }
-  const from = known.status;
+  const rolled = entry.row;
+  const from = rolled.status;
   if (from === to) return;
-  await repo.setOrderStatus(trx, order.id, to);
+  rolled.status = to;
+  entry.write ??= 'status';
   const counts: Partial<DailyCounts> = { [statusColumn(from)]: -1, [statusColumn(to)]: 1 };
   if (to === 'paid') {
     counts.paid_orders = 1;
     counts.paid_value = order.total;
   }
-  await repo.addDaily(trx, tenantId, known.currency, known.day, counts);
-  if (to === 'paid') {
-    await captured(trx, tenantId, order, known.customer_id, instant(order.paid_at, 'paid_at', order));
-  }
+  gathered.addDaily(tenantId, rolled.currency, rolled.day, counts);
+  if (to === 'paid') captured(gathered, known, order, rolled, instant(order.paid_at, 'paid_at', order));
 }
 
-/** The rollup effect, declared in analytics.module.ts (its manifest's `effects`). */
-export function rollupListener(logger: Logger): EmitListener {
-  const apply = async (trx: Db, event: EventsTable) => {
+/** Rolls `events` up (in their order) in `trx`, writing each row they move once. */
+export async function rollUp(trx: Db, events: readonly EventsTable[], logger: Logger): Promise<void> {
+  const gathered = new Gathered();
+  const known = await readKnown(trx, events, gathered);
+  for (const event of events) {
     if (event.type === 'refund.created') {
-      await refunded(trx, event.tenant_id, JSON.parse(event.data) as RefundEvent, logger);
-      return;
+      refunded(gathered, known, event.tenant_id, JSON.parse(event.data) as RefundEvent, logger);
+      continue;
     }
-    if (event.object_type !== 'order') return;
+    if (event.object_type !== 'order') continue;
+    const order = JSON.parse(event.data) as OrderObject;
     if (event.type === 'order.created') {
-      await created(trx, event.tenant_id, JSON.parse(event.data) as OrderObject);
-      return;
+      await created(trx, gathered, event.tenant_id, order);
+      continue;
     }
     const to = TRANSITION_TO[event.type];
-    if (to !== undefined)
-      await transition(trx, event.tenant_id, JSON.parse(event.data) as OrderObject, to, logger);
-  };
-  return async (trx, events) => {
-    for (const event of events) await apply(trx, event);
-  };
+    if (to !== undefined) transition(gathered, known, event.tenant_id, order, to, logger);
+  }
+  await write(trx, gathered);
+}
+
+/** The gathered rows, the store's figures row first (as every writer of the rollups locks it first). */
+async function write(trx: Db, gathered: Gathered): Promise<void> {
+  await repo.addCurrencies(trx, [...gathered.currencies.values()]);
+  const orders = [...gathered.orders.values()];
+  await repo.insertOrders(
+    trx,
+    orders.filter((entry) => entry.write === 'insert').map((entry) => entry.row),
+  );
+  for (const entry of orders.filter((order) => order.write === 'status')) {
+    await repo.setOrderStatus(trx, entry.row.order_id, entry.row.status);
+  }
+  await repo.addDailyRows(trx, [...gathered.daily.values()]);
+  for (const move of gathered.reach) await repo.moveReach(trx, move);
+  await repo.addCustomerDays(trx, [...gathered.customerDays.values()]);
+  await repo.touchMembers(trx, [...gathered.members.values()]);
+  for (const move of gathered.running.values()) await repo.addRunning(trx, move.key, move.day, move.delta);
 }

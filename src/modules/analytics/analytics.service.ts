@@ -16,6 +16,7 @@ import {
   resolvePeriod,
 } from './analytics.periods.js';
 import * as repo from './analytics.reads.js';
+import { flushForRead, flushIn } from './analytics.queue.js';
 import { rebuildRollups } from './analytics.rebuild.js';
 import {
   type Analytics,
@@ -30,8 +31,9 @@ import {
 import { type DailyCounts, EMPTY_DAILY } from './analytics.tables.js';
 
 /**
- * Store analytics, read from the rollups that analytics.rollups.ts keeps in the transaction of
- * every order change (an event effect, declared in analytics.module.ts). A period of up to 366 days costs a bounded
+ * Store analytics, read from the rollups that analytics.rollups.ts keeps from the events of every
+ * order change (queued in the change's transaction by the module's effect, analytics.queue.ts);
+ * every read first takes in what is queued, so it answers every change committed before it. A period of up to 366 days costs a bounded
  * number of rows and index seeks whatever the number of orders: at most 732 daily rows (the period
  * and the one before it), one seek per day with orders for distinct customers, and two seeks per
  * product and category with sales in the period. The customers report reads one row per customer
@@ -291,6 +293,7 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
     /** `GET /analytics`: the period's summary, the one before it, buckets, products, categories, statuses. */
     async overview(tenant: TenantSummary, query: PeriodQuery): Promise<Analytics> {
       const period = periodOf(tenant, query);
+      await flushForRead(store, logger);
       const previous = previousOf(period);
       const { currency } = period;
       const buckets = bucketsOf(period.from, period.to, period.interval);
@@ -343,6 +346,7 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
       tenant: TenantSummary,
       query: PeriodQuery & PageQuery,
     ): Promise<Report<SalesRow> | Report<ProductRow> | Report<CustomerRow>> {
+      await flushForRead(store, logger);
       if (name === 'sales') return salesReport(tenant, query);
       if (name === 'products') return productsReport(tenant, query);
       return customersReport(tenant, query);
@@ -364,6 +368,7 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
       columns: readonly string[] = CSV_COLUMNS[name],
     ): Promise<{ filename: string; body: Readable }> {
       const period = periodOf(tenant, query);
+      await flushForRead(store, logger);
       let rows: Iterable<object> | AsyncIterable<object>;
       if (name === 'sales') rows = await salesRows(tenant.id, period);
       else if (name === 'products') rows = await allProducts(tenant.id, period);
@@ -387,10 +392,14 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock; logge
 
     /**
      * Recomputes the rollups of one tenant (or all) from the orders and their lines: for orders
-     * written without the rollup effect (bulk loads, a seeding event service of its own).
+     * written without the rollup effect (bulk loads, a seeding event service of its own). What was
+     * queued is taken in first, so the rebuild's rows replace every figure it moved.
      */
     async rebuild(tenantId?: string): Promise<void> {
-      await store.transaction((trx) => rebuildRollups(trx, tenantId));
+      await store.transaction(async (trx) => {
+        await flushIn(trx, store, logger);
+        await rebuildRollups(trx, tenantId);
+      });
     },
   };
 }

@@ -1,14 +1,19 @@
 import { type SqlBool, sql } from 'kysely';
-import type { AnalyticsMembersTable, AnalyticsOrdersTable, OrderStatus } from '../../db/schema.js';
+import type {
+  AnalyticsCustomerDaysTable,
+  AnalyticsMembersTable,
+  AnalyticsOrdersTable,
+  OrderStatus,
+} from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { DAY_MS, MAX_PERIOD_DAYS } from './analytics.periods.js';
 import type { RefundedLine } from './analytics.refunds.js';
 import { DAILY_COLUMNS, type DailyCounts, type Dimension, EMPTY_DAILY } from './analytics.tables.js';
 
 /**
- * Writes to the rollup tables of the analytics module (migration 0010), made by the event listener
- * (analytics.rollups.ts) inside the transaction of the order change, and the reads of the order
- * they need there. Plain functions on `trx`.
+ * Writes to the rollup tables of the analytics module (migration 0010), made by a batch of queued
+ * events (analytics.rollups.ts) in the transaction that takes them off the queue, and the reads of
+ * the orders they need there. Plain functions on `trx`; a batch's rows written a statement at a time.
  */
 
 /** Where a distinct-customer point's previous day is clamped: older days answer the same. */
@@ -17,20 +22,22 @@ export function clampSince(previous: number | undefined, day: number): number {
   return previous === undefined || previous < floor ? floor : previous;
 }
 
+/** The store's figures in a currency: the row every writer of the rollups locks first; `orders` rolled up. */
+export interface CurrencyCount {
+  tenant_id: string;
+  currency: string;
+  orders: number;
+}
+
 /**
- * Locks the tenant's rollups in `currency` for the rest of the transaction (PostgreSQL: the row
- * lock of the upsert), so every later statement of the transaction reads what the transactions
- * before it committed. Adds `orders` to the count of orders rolled up.
+ * Adds each row's `orders` to the count of its tenant's orders rolled up in its currency, locking
+ * those rows for the rest of the transaction (PostgreSQL: the upsert's row lock), in key order.
  */
-export async function lockCurrency(
-  trx: Db,
-  tenantId: string,
-  currency: string,
-  orders: number,
-): Promise<void> {
+export async function addCurrencies(trx: Db, rows: readonly CurrencyCount[]): Promise<void> {
+  if (rows.length === 0) return;
   await trx
     .insertInto('analytics_currencies')
-    .values({ tenant_id: tenantId, currency, orders })
+    .values([...rows].sort((a, b) => byKey([a.tenant_id, a.currency], [b.tenant_id, b.currency])))
     .onConflict((oc) =>
       oc
         .columns(['tenant_id', 'currency'])
@@ -39,49 +46,81 @@ export async function lockCurrency(
     .execute();
 }
 
-export async function findOrder(trx: Db, orderId: string): Promise<AnalyticsOrdersTable | undefined> {
-  const row = await trx
-    .selectFrom('analytics_orders')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .executeTakeFirst();
-  return row && { ...row, day: Number(row.day) };
+/** Code-unit order of keys, part by part (the same on every machine). */
+function byKey(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as string | number;
+    const y = b[i] as string | number;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
 }
 
-export async function insertOrder(trx: Db, row: AnalyticsOrdersTable): Promise<void> {
-  await trx.insertInto('analytics_orders').values(row).execute();
+/** Rows a multi-row statement writes at most (well under either store's limit of parameters). */
+const ROWS_PER_STATEMENT = 500;
+
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) out.push(rows.slice(i, i + ROWS_PER_STATEMENT));
+  return out;
+}
+
+/** The rolled-up orders among `orderIds`. */
+export async function findOrders(trx: Db, orderIds: readonly string[]): Promise<AnalyticsOrdersTable[]> {
+  const found: AnalyticsOrdersTable[] = [];
+  for (const ids of chunks(orderIds)) {
+    const rows = await trx.selectFrom('analytics_orders').selectAll().where('order_id', 'in', ids).execute();
+    found.push(...rows.map((row) => ({ ...row, day: Number(row.day) })));
+  }
+  return found;
+}
+
+export async function insertOrders(trx: Db, rows: readonly AnalyticsOrdersTable[]): Promise<void> {
+  for (const chunk of chunks(rows)) await trx.insertInto('analytics_orders').values(chunk).execute();
 }
 
 export async function setOrderStatus(trx: Db, orderId: string, status: OrderStatus): Promise<void> {
   await trx.updateTable('analytics_orders').set({ status }).where('order_id', '=', orderId).execute();
 }
 
-/** Adds `counts` to the day's row. */
-export async function addDaily(
-  trx: Db,
-  tenantId: string,
-  currency: string,
-  day: number,
-  counts: Partial<DailyCounts>,
-): Promise<void> {
-  const columns = DAILY_COLUMNS.filter((column) => (counts[column] ?? 0) !== 0);
-  if (columns.length === 0) return;
-  await trx
-    .insertInto('analytics_daily')
-    .values({ tenant_id: tenantId, currency, day, ...EMPTY_DAILY, ...counts })
-    .onConflict((oc) =>
-      oc
-        .columns(['tenant_id', 'currency', 'day'])
-        .doUpdateSet((eb) =>
-          Object.fromEntries(
-            columns.map((column) => [
-              column,
-              eb(`analytics_daily.${column}`, '+', eb.ref(`excluded.${column}`)),
-            ]),
+/** Counts to add to one day's row. */
+export interface DailyDelta {
+  tenantId: string;
+  currency: string;
+  day: number;
+  counts: Partial<DailyCounts>;
+}
+
+/** Adds each delta to its day's row (one statement per 500 days). */
+export async function addDailyRows(trx: Db, deltas: readonly DailyDelta[]): Promise<void> {
+  const rows = deltas
+    .filter((delta) => DAILY_COLUMNS.some((column) => (delta.counts[column] ?? 0) !== 0))
+    .map((delta) => ({
+      tenant_id: delta.tenantId,
+      currency: delta.currency,
+      day: delta.day,
+      ...EMPTY_DAILY,
+      ...delta.counts,
+    }))
+    .sort((a, b) => byKey([a.tenant_id, a.currency, a.day], [b.tenant_id, b.currency, b.day]));
+  for (const chunk of chunks(rows)) {
+    await trx
+      .insertInto('analytics_daily')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'currency', 'day'])
+          .doUpdateSet((eb) =>
+            Object.fromEntries(
+              DAILY_COLUMNS.map((column) => [
+                column,
+                eb(`analytics_daily.${column}`, '+', eb.ref(`excluded.${column}`)),
+              ]),
+            ),
           ),
-        ),
-    )
-    .execute();
+      )
+      .execute();
+  }
 }
 
 export interface MemberKey {
@@ -91,46 +130,66 @@ export interface MemberKey {
   member: string;
 }
 
+/** A member's activity gathered from a batch: its first and last day, and its newest name seen. */
+export interface MemberTouch extends MemberKey {
+  firstDay: number;
+  lastDay: number;
+  name: { name: string; at: number } | undefined;
+}
+
 /**
- * Records activity of a member on `day`, and its name as seen at `nameAt`: the latest sighting
- * wins (on a tie, the greater name, so the order of arrival never matters).
+ * Records members' activity: each row's days widen the member's first and last day, and its name
+ * (as seen at `at`) replaces the stored one when newer: the latest sighting wins (on a tie, the
+ * greater name, so the order of arrival never matters). One row per member.
  */
-export async function touchMember(
-  trx: Db,
-  key: MemberKey,
-  day: number,
-  name?: { name: string; at: number },
-): Promise<void> {
+export async function touchMembers(trx: Db, touches: readonly MemberTouch[]): Promise<void> {
   const newer = sql<SqlBool>`excluded.name_at IS NOT NULL AND (analytics_members.name_at IS NULL
     OR excluded.name_at > analytics_members.name_at
     OR (excluded.name_at = analytics_members.name_at AND excluded.name > analytics_members.name))`;
-  await trx
-    .insertInto('analytics_members')
-    .values({
-      tenant_id: key.tenantId,
-      currency: key.currency,
-      dimension: key.dimension,
-      member: key.member,
-      name: name?.name ?? null,
-      name_at: name?.at ?? null,
-      first_day: day,
-      last_day: day,
-    })
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'currency', 'dimension', 'member']).doUpdateSet({
-        name: sql`CASE WHEN ${newer} THEN excluded.name ELSE analytics_members.name END`,
-        name_at: sql`CASE WHEN ${newer} THEN excluded.name_at ELSE analytics_members.name_at END`,
-        first_day: sql`CASE WHEN excluded.first_day < analytics_members.first_day THEN excluded.first_day ELSE analytics_members.first_day END`,
-        last_day: sql`CASE WHEN excluded.last_day > analytics_members.last_day THEN excluded.last_day ELSE analytics_members.last_day END`,
-      }),
-    )
-    .execute();
+  const rows = touches
+    .map((touch) => ({
+      tenant_id: touch.tenantId,
+      currency: touch.currency,
+      dimension: touch.dimension,
+      member: touch.member,
+      name: touch.name?.name ?? null,
+      name_at: touch.name?.at ?? null,
+      first_day: touch.firstDay,
+      last_day: touch.lastDay,
+    }))
+    .sort((a, b) =>
+      byKey(
+        [a.tenant_id, a.currency, a.dimension, a.member],
+        [b.tenant_id, b.currency, b.dimension, b.member],
+      ),
+    );
+  for (const chunk of chunks(rows)) {
+    await trx
+      .insertInto('analytics_members')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'currency', 'dimension', 'member']).doUpdateSet({
+          name: sql`CASE WHEN ${newer} THEN excluded.name ELSE analytics_members.name END`,
+          name_at: sql`CASE WHEN ${newer} THEN excluded.name_at ELSE analytics_members.name_at END`,
+          first_day: sql`CASE WHEN excluded.first_day < analytics_members.first_day THEN excluded.first_day ELSE analytics_members.first_day END`,
+          last_day: sql`CASE WHEN excluded.last_day > analytics_members.last_day THEN excluded.last_day ELSE analytics_members.last_day END`,
+        }),
+      )
+      .execute();
+  }
 }
 
 export interface RunningDelta {
   units: number;
   revenue: number;
   lines: number;
+}
+
+/** A delta to a member's running totals from `day` on. */
+export interface RunningMove {
+  key: MemberKey & { dimension: Dimension };
+  day: number;
+  delta: RunningDelta;
 }
 
 /** Adds `delta` to a member's running totals from `day` on (a row on `day`, and every later one). */
@@ -184,48 +243,36 @@ export async function addRunning(
     .execute();
 }
 
-export interface CustomerDayDelta {
-  orders: number;
-  revenue: number;
-  /** The creation instant of an order created that day. */
-  orderAt?: number;
-}
+export type CustomerDayRow = AnalyticsCustomerDaysTable;
 
-export async function addCustomerDay(
-  trx: Db,
-  tenantId: string,
-  currency: string,
-  customerId: string,
-  day: number,
-  delta: CustomerDayDelta,
-): Promise<void> {
-  await trx
-    .insertInto('analytics_customer_days')
-    .values({
-      tenant_id: tenantId,
-      currency,
-      customer_id: customerId,
-      day,
-      orders: delta.orders,
-      revenue: delta.revenue,
-      first_order_at: delta.orderAt ?? null,
-      last_order_at: delta.orderAt ?? null,
-    })
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'currency', 'customer_id', 'day']).doUpdateSet((eb) => ({
-        orders: eb('analytics_customer_days.orders', '+', eb.ref('excluded.orders')),
-        revenue: eb('analytics_customer_days.revenue', '+', eb.ref('excluded.revenue')),
-        first_order_at: sql`CASE WHEN analytics_customer_days.first_order_at IS NULL
+/**
+ * Adds each row to its customer's day: orders and revenue summed, the first and last order instants
+ * widened. One row per customer and day.
+ */
+export async function addCustomerDays(trx: Db, days: readonly CustomerDayRow[]): Promise<void> {
+  const rows = [...days].sort((a, b) =>
+    byKey([a.tenant_id, a.currency, a.customer_id, a.day], [b.tenant_id, b.currency, b.customer_id, b.day]),
+  );
+  for (const chunk of chunks(rows)) {
+    await trx
+      .insertInto('analytics_customer_days')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'currency', 'customer_id', 'day']).doUpdateSet((eb) => ({
+          orders: eb('analytics_customer_days.orders', '+', eb.ref('excluded.orders')),
+          revenue: eb('analytics_customer_days.revenue', '+', eb.ref('excluded.revenue')),
+          first_order_at: sql`CASE WHEN analytics_customer_days.first_order_at IS NULL
           OR excluded.first_order_at < analytics_customer_days.first_order_at
           THEN COALESCE(excluded.first_order_at, analytics_customer_days.first_order_at)
           ELSE analytics_customer_days.first_order_at END`,
-        last_order_at: sql`CASE WHEN analytics_customer_days.last_order_at IS NULL
+          last_order_at: sql`CASE WHEN analytics_customer_days.last_order_at IS NULL
           OR excluded.last_order_at > analytics_customer_days.last_order_at
           THEN COALESCE(excluded.last_order_at, analytics_customer_days.last_order_at)
           ELSE analytics_customer_days.last_order_at END`,
-      })),
-    )
-    .execute();
+        })),
+      )
+      .execute();
+  }
 }
 
 export interface OrderDays {
@@ -261,18 +308,21 @@ export async function customerOrderDays(
   };
 }
 
+/** One customer added to (+1) or removed from (-1) the reach of `day` with previous order day `since`. */
+export interface ReachMove {
+  tenantId: string;
+  currency: string;
+  day: number;
+  since: number;
+  delta: 1 | -1;
+}
+
 /**
  * Adds (+1) or removes (-1) one customer whose order day is `day` and whose previous order day
  * (clamped) is `since`. Rows exist exactly for the `since` values some customer has.
  */
-export async function moveReach(
-  trx: Db,
-  tenantId: string,
-  currency: string,
-  day: number,
-  since: number,
-  delta: 1 | -1,
-): Promise<void> {
+export async function moveReach(trx: Db, move: ReachMove): Promise<void> {
+  const { tenantId, currency, day, since, delta } = move;
   const scope = trx
     .selectFrom('analytics_reach')
     .where('tenant_id', '=', tenantId)
@@ -318,20 +368,29 @@ export interface RollupLine extends RefundedLine {
   quantity: number;
 }
 
-/** The order's lines, in position order. */
-export async function orderLines(trx: Db, orderId: string): Promise<RollupLine[]> {
-  const rows = await trx
-    .selectFrom('order_items')
-    .select(['position', 'product_id', 'variant_id', 'category', 'name', 'quantity', 'paid'])
-    .where('order_id', '=', orderId)
-    .orderBy('position')
-    .execute();
-  return rows.map((row) => ({
-    ...row,
-    position: Number(row.position),
-    quantity: Number(row.quantity),
-    paid: Number(row.paid),
-  }));
+/** The lines of each of `orderIds`, in position order. */
+export async function orderLines(trx: Db, orderIds: readonly string[]): Promise<Map<string, RollupLine[]>> {
+  const lines = new Map<string, RollupLine[]>();
+  for (const ids of chunks(orderIds)) {
+    const rows = await trx
+      .selectFrom('order_items')
+      .select(['order_id', 'position', 'product_id', 'variant_id', 'category', 'name', 'quantity', 'paid'])
+      .where('order_id', 'in', ids)
+      .orderBy('order_id')
+      .orderBy('position')
+      .execute();
+    for (const { order_id, ...row } of rows) {
+      const list = lines.get(order_id) ?? [];
+      list.push({
+        ...row,
+        position: Number(row.position),
+        quantity: Number(row.quantity),
+        paid: Number(row.paid),
+      });
+      lines.set(order_id, list);
+    }
+  }
+  return lines;
 }
 
 export interface OrderMoney {
@@ -342,20 +401,24 @@ export interface OrderMoney {
   shipping_paid: number;
 }
 
-/** The money columns of an order, which its events do not all carry. */
-export async function orderMoney(trx: Db, orderId: string): Promise<OrderMoney | undefined> {
-  const row = await trx
-    .selectFrom('orders')
-    .select(['paid_at', 'discount_total', 'shipping_total', 'tax_total', 'shipping_paid'])
-    .where('id', '=', orderId)
-    .executeTakeFirst();
-  return (
-    row && {
-      paid_at: row.paid_at === null ? null : Number(row.paid_at),
-      discount_total: Number(row.discount_total),
-      shipping_total: Number(row.shipping_total),
-      tax_total: Number(row.tax_total),
-      shipping_paid: Number(row.shipping_paid),
+/** The money columns of each of `orderIds`, which their events do not all carry. */
+export async function orderMoney(trx: Db, orderIds: readonly string[]): Promise<Map<string, OrderMoney>> {
+  const money = new Map<string, OrderMoney>();
+  for (const ids of chunks(orderIds)) {
+    const rows = await trx
+      .selectFrom('orders')
+      .select(['id', 'paid_at', 'discount_total', 'shipping_total', 'tax_total', 'shipping_paid'])
+      .where('id', 'in', ids)
+      .execute();
+    for (const row of rows) {
+      money.set(row.id, {
+        paid_at: row.paid_at === null ? null : Number(row.paid_at),
+        discount_total: Number(row.discount_total),
+        shipping_total: Number(row.shipping_total),
+        tax_total: Number(row.tax_total),
+        shipping_paid: Number(row.shipping_paid),
+      });
     }
-  );
+  }
+  return money;
 }

@@ -174,15 +174,17 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
         await repo.updateCart(trx, id, { checkout: null, checkout_started: null });
         return { kind: 'failed', code: result.failureCode, message: result.message };
       }
-      const order = await orderCheckout.place(trx, intent.held, result.reference, now);
+      // The cart first (its row is this completion's, locked above): placing the order ends with
+      // the store's wallet, the row every payment takes, held from there to the commit.
       await repo.updateCart(trx, id, {
         status: 'completed',
-        order_id: order.id,
+        order_id: intent.held.order.id,
         checkout: null,
         checkout_started: null,
         completed_at: now,
         updated: now,
       });
+      const order = await orderCheckout.place(trx, intent.held, result.reference, now);
       return { kind: 'placed', order };
     });
   }

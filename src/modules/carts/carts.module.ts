@@ -2,27 +2,48 @@ import { Type } from 'typebox';
 import { Nullable } from '../../http/schemas.js';
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
+import type { CodesOf } from '../../lib/errors.js';
+import { createCartAnswers, type CartAnswers } from './carts.answers.js';
 import { createCartCheckout, type CartCheckout } from './carts.checkout.js';
+import { CART_PROBLEMS } from './carts.problems.js';
 import { adminCartRoutes, storeCartRoutes } from './carts.routes.js';
 import { CartListSchema, CartSchema } from './carts.schemas.js';
 import { createCartService, type CartService } from './carts.service.js';
 import { createCartSweeps, type CartSweeps } from './carts.sweeps.js';
+import type { CartLinesTable, CartsTable } from './carts.tables.js';
+import * as carts from './migrations/0039_carts.js';
+import * as cartHolds from './migrations/0043_cart_holds.js';
 
 /**
  * Carts: a shopper's cart (`/v1/store/carts`), priced at every read and change by the code that
  * prices orders, holding its stock for a while if the store wishes (carts.holds.ts), and completed
  * into a paid order exactly once (carts.checkout.ts); the store reads its carts at `/v1/carts`.
  * Sweeps finish completions a dead process left in flight, give back holds that ran out, announce
- * abandoned carts and expire idle ones (carts.sweeps.ts).
+ * abandoned carts and expire idle ones (carts.sweeps.ts). A shopper's read of a cart is answered
+ * from memory while nothing it was priced from has changed (carts.answers.ts).
  */
 
 const EVENTS = ['cart.abandoned'] as const;
+/** A cart's id (`cart_...`) and its lines' (`cli_...`). */
+const ID_PREFIXES = ['cart', 'cli'] as const;
 const SWEEP_EVERY_MS = 60_000;
 /** Holds that ran out are given back this often: their units come back within as long. */
 const HOLD_SWEEP_EVERY_MS = 15_000;
 
 declare module '../../kernel/vocabulary.js' {
   interface EventTypeNames extends Names<typeof EVENTS> {}
+}
+declare module '../../lib/errors.js' {
+  interface ProblemCodeNames extends CodesOf<typeof CART_PROBLEMS> {}
+}
+declare module '../../lib/ids.js' {
+  interface IdPrefixNames extends Names<typeof ID_PREFIXES> {}
+}
+declare module '../../db/schema.js' {
+  interface Database {
+    carts: CartsTable;
+    cart_lines: CartLinesTable;
+  }
 }
 declare module '../../kernel/module.js' {
   interface Services {
@@ -32,6 +53,8 @@ declare module '../../kernel/module.js' {
     cartCheckout: CartCheckout;
     /** What happens to carts while nobody calls: holds given back, abandoned carts, expiry. */
     cartSweeps: CartSweeps;
+    /** A shopper's cart answers, kept while nothing they were priced from has changed. */
+    cartAnswers: CartAnswers;
   }
 }
 
@@ -79,6 +102,9 @@ export default defineModule({
     'GET /v1/carts/:id': 'getCart',
   },
   components: () => ({ Cart: CartSchema, CartList: CartListSchema }),
+  problems: CART_PROBLEMS,
+  idPrefixes: ID_PREFIXES,
+  migrations: { '0039_carts': carts, '0043_cart_holds': cartHolds },
   needs: ['events', 'orders', 'orderCheckout', 'payments', 'settings', 'shopperSessions'],
   services: (deps) => ({
     carts: createCartService({
@@ -93,6 +119,10 @@ export default defineModule({
       leaseMs: deps.config.checkoutLeaseMs,
     }),
     cartSweeps: createCartSweeps(deps),
+    cartAnswers: createCartAnswers({
+      ...deps,
+      shopperFor: (tenantId, token) => deps.shopperSessions.customerForToken(tenantId, token),
+    }),
   }),
   routes: [{ plugin: storeCartRoutes }, { plugin: adminCartRoutes }],
   // Completions whose process died mid-way are finished once their lease is over (checked at

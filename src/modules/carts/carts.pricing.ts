@@ -103,6 +103,8 @@ export async function loadCartContext(
       unit_price: found.variant.price,
       quantity: line.quantity,
       weight_grams: found.variant.weight_grams ?? 0,
+      requires_shipping: found.variant.requires_shipping === 1,
+      taxable: found.variant.taxable === 1,
     });
   });
   // A customer's earlier uses count against a discount's per-customer limit, as for an order.
@@ -126,6 +128,19 @@ export async function loadCartContext(
     shippingRateId: cart.shipping_rate_id ?? undefined,
   });
   return { variants, products, priced, sellable };
+}
+
+/**
+ * The first instant after `now` at which the cart as `presentCart` shows it at `now` could read
+ * otherwise with nothing stored changed: the open cart expires, its hold runs out, a discount of
+ * its pricing starts or ends (Infinity when nothing will). Nothing else it shows depends on time.
+ */
+export function cartChangesAt(cart: CartRow, context: CartContext, now: number): number {
+  let next = context.priced.changesAt;
+  const expires = cart.updated + CART_LIFETIME_MS;
+  if (cart.status === 'open' && expires > now) next = Math.min(next, expires);
+  if (cart.hold_expires !== null && cart.hold_expires > now) next = Math.min(next, cart.hold_expires);
+  return next;
 }
 
 export function addressOf(cart: Pick<CartRow, 'shipping_address'>): Address | undefined {

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { CartLinesTable, CartsTable } from '../../db/schema.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
+import type { CartLinesTable, CartsTable } from './carts.tables.js';
 
 export type CartRow = CartsTable;
 export type CartLineRow = CartLinesTable;
@@ -32,14 +32,21 @@ export async function updateCart(
 }
 
 /** The lines of the given carts, each cart's in the order they were added. */
-/** The products of a cart's lines (none for an unknown cart or another tenant's). */
+/**
+ * The products of a cart's lines that its completion could still buy: the line's variant has
+ * units in stock, or the cart holds them (none for an unknown cart or another tenant's). A line
+ * sold out is refused by the completion itself (422 `cart_not_ready`), before anything is taken.
+ */
 export async function findProductIds(db: Db, tenantId: string, cartId: string): Promise<string[]> {
   const rows = await db
-    .selectFrom('cart_lines')
-    .select('product_id')
+    .selectFrom('cart_lines as l')
+    .innerJoin('carts as c', 'c.id', 'l.cart_id')
+    .innerJoin('product_variants as v', 'v.id', 'l.variant_id')
+    .select('l.product_id')
     .distinct()
-    .where('cart_id', '=', cartId)
-    .where('tenant_id', '=', tenantId)
+    .where('l.cart_id', '=', cartId)
+    .where('l.tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('v.stock', '>', 0), eb('c.hold_lines', 'is not', null)]))
     .execute();
   return rows.map((row) => row.product_id);
 }

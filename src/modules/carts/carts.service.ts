@@ -11,6 +11,7 @@ import { MAX_HOLDS_PER_ADDRESS, holdsDisabled, releaseHold, takeUnits, tooManyHo
 import {
   asProblem,
   CART_LIFETIME_MS,
+  cartChangesAt,
   loadCartContext,
   notReady,
   presentCart,
@@ -36,7 +37,9 @@ import {
  * change locks the cart's row (PostgreSQL; SQLite's write transaction already excludes writers),
  * refuses a cart that is not open (409 `cart_not_open`: completed, expired, or being completed),
  * and answers the cart as that change left it, priced in the same transaction. A change of its
- * lines gives back its stock hold (carts.holds.ts); any change re-arms `cart.abandoned`.
+ * lines gives back its stock hold (carts.holds.ts); any change re-arms `cart.abandoned`. A read
+ * says how long its answer holds (`CartAnswer`), which the shopper's reads are kept for
+ * (carts.answers.ts).
  */
 
 /** What stops a cart's units from being held: the problems of its lines. */
@@ -59,6 +62,17 @@ export interface CartServiceDeps {
 
 export type CartService = ReturnType<typeof createCartService>;
 
+/**
+ * A cart as read, with how long the answer holds: priced at `pricedAt`, it reads the same until
+ * `until` unless something stored changes (carts.answers.ts keeps it that long); `until` is null
+ * for a completed cart, which shows its order (read by the orders module) and is not kept.
+ */
+export interface CartAnswer {
+  cart: CartObject;
+  pricedAt: number;
+  until: number | null;
+}
+
 /** The signed-in shopper a request carries (`X-Customer-Token`), if any. */
 export interface CartShopper {
   id: string;
@@ -80,11 +94,26 @@ export function createCartService(deps: CartServiceDeps) {
    * The cart as the API shows it, priced in `db` at `now`. A completed cart's order is read from
    * the store directly: never inside a transaction (nothing changes a completed cart).
    */
-  async function view(db: Db, cart: repo.CartRow, lines: readonly repo.CartLineRow[], now: number) {
+  async function answer(
+    db: Db,
+    cart: repo.CartRow,
+    lines: readonly repo.CartLineRow[],
+    now: number,
+  ): Promise<CartAnswer> {
     if (cart.status === 'completed' && cart.order_id !== null) {
-      return presentCompleted(cart, lines, await orders.get(cart.tenant_id, cart.order_id), now);
+      const order = await orders.get(cart.tenant_id, cart.order_id);
+      return { cart: presentCompleted(cart, lines, order, now), pricedAt: now, until: null };
     }
-    return presentCart(cart, lines, await loadCartContext(db, cart, lines, now), now);
+    const context = await loadCartContext(db, cart, lines, now);
+    return {
+      cart: presentCart(cart, lines, context, now),
+      pricedAt: now,
+      until: cartChangesAt(cart, context, now),
+    };
+  }
+
+  async function view(db: Db, cart: repo.CartRow, lines: readonly repo.CartLineRow[], now: number) {
+    return (await answer(db, cart, lines, now)).cart;
   }
 
   /** Locks an open cart for a change: 404 unknown (or another tenant's), 409 not open. */
@@ -147,10 +176,14 @@ export function createCartService(deps: CartServiceDeps) {
     });
   }
 
-  async function current(tenantId: string, id: string): Promise<CartObject> {
+  async function currentAnswer(tenantId: string, id: string): Promise<CartAnswer> {
     const cart = await repo.findCart(store.db, tenantId, id);
     if (!cart) throw notFound('cart');
-    return view(store.db, cart, await repo.findLines(store.db, [id]), clock.now());
+    return answer(store.db, cart, await repo.findLines(store.db, [id]), clock.now());
+  }
+
+  async function current(tenantId: string, id: string): Promise<CartObject> {
+    return (await currentAnswer(tenantId, id)).cart;
   }
 
   /**
@@ -161,12 +194,12 @@ export function createCartService(deps: CartServiceDeps) {
     tenantId: string,
     id: string,
     shopper: CartShopper | null = null,
-  ): Promise<CartObject> {
-    if (shopper === null) return current(tenantId, id);
+  ): Promise<CartAnswer> {
+    if (shopper === null) return currentAnswer(tenantId, id);
     const cart = await repo.findCart(store.db, tenantId, id);
     if (!cart || (cart.customer_id !== null && cart.customer_id !== shopper.id)) throw notFound('cart');
     if (cart.customer_id === shopper.id || statusOf(cart, clock.now()) !== 'open' || cart.checkout !== null) {
-      return current(tenantId, id);
+      return currentAnswer(tenantId, id);
     }
     const now = clock.now();
     return store.transaction(async (trx) => {
@@ -174,7 +207,7 @@ export function createCartService(deps: CartServiceDeps) {
       if (locked.customer_id !== null && locked.customer_id !== shopper.id) throw notFound('cart');
       await repo.updateCart(trx, id, { customer_id: shopper.id, email: locked.email ?? shopper.email });
       const bound = (await repo.findCart(trx, tenantId, id)) as repo.CartRow; // locked above
-      return view(trx, bound, await repo.findLines(trx, [id]), now);
+      return answer(trx, bound, await repo.findLines(trx, [id]), now);
     });
   }
 
@@ -236,6 +269,7 @@ export function createCartService(deps: CartServiceDeps) {
           hold_expires: null,
           hold_ip: null,
           abandoned_at: null,
+          revision: 0,
         };
         await repo.insertCart(trx, cart);
         const lines = await newLines(trx, cart, items, 0, now);
@@ -246,7 +280,11 @@ export function createCartService(deps: CartServiceDeps) {
     },
 
     /** The cart, priced now; read with a shopper's token, it becomes theirs (see `currentFor`). */
-    get: currentFor,
+    get: async (tenantId: string, id: string, shopper: CartShopper | null = null): Promise<CartObject> =>
+      (await currentFor(tenantId, id, shopper)).cart,
+
+    /** As `get`, with how long the answer holds (`CartAnswer`). */
+    read: currentFor,
 
     /** The products in a cart, unpriced: what the per-product completion limit counts. */
     productIds: (tenantId: string, id: string): Promise<string[]> =>

@@ -2,7 +2,6 @@
  * The carts module's face: what other modules and the house may use of it. Anything not
  * here is the module's own (the lint's no-restricted-imports refuses an import of it).
  */
-export { CART_EXAMPLE } from './carts.examples.js';
 export type { CartCheckout, Completion } from './carts.checkout.js';
 export { type CartObject, CartSchema } from './carts.schemas.js';
 export type { CartService } from './carts.service.js';

@@ -87,7 +87,10 @@ async function ordered(trx: Db, tenantId: string, customerId: string, at: number
   }
 }
 
-/** `amount` (negative for a refund) into the customer's `total_spent` in `currency`, under its row lock. */
+/**
+ * `amount` (negative for a refund) into the customer's `total_spent` in `currency`, under its row
+ * lock; `total_spent_sort` follows the store's own currency (read with the customer, in one query).
+ */
 async function spent(
   trx: Db,
   tenantId: string,
@@ -95,18 +98,25 @@ async function spent(
   currency: string,
   amount: number,
 ): Promise<void> {
-  const customer = await repo.findCustomer(trx, tenantId, customerId, true);
+  const customer = await trx
+    .selectFrom('customers')
+    .select((eb) => [
+      'total_spent',
+      'total_spent_sort',
+      eb.selectFrom('tenants').select('currency').where('id', '=', tenantId).as('tenant_currency'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!customer) return;
   const totals = JSON.parse(customer.total_spent) as Record<string, number>;
   totals[currency] = (totals[currency] ?? 0) + amount;
-  const tenant = await trx
-    .selectFrom('tenants')
-    .select('currency')
-    .where('id', '=', tenantId)
-    .executeTakeFirst();
   const sorted = Object.fromEntries(Object.entries(totals).sort(([a], [b]) => (a < b ? -1 : 1)));
   await repo.updateCustomer(trx, tenantId, customerId, {
     total_spent: JSON.stringify(sorted),
-    ...(tenant?.currency === currency ? { total_spent_sort: customer.total_spent_sort + amount } : {}),
+    ...(customer.tenant_currency === currency
+      ? { total_spent_sort: Number(customer.total_spent_sort) + amount }
+      : {}),
   });
 }

@@ -2,11 +2,17 @@ import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
 import { AddressSchema } from './customers.address.js';
 import { figuresListener } from './customers.figures.js';
+import type {
+  CustomerLoginsTable,
+  CustomerPasswordResetsTable,
+  CustomerSessionsTable,
+} from './customers.logins.tables.js';
 import { createOrderCustomers, type OrderCustomers } from './customers.orders.js';
 import { createCustomerPrivacy, type CustomerPrivacy } from './customers.privacy.js';
 import { customerRoutes } from './customers.routes.js';
 import { CustomerListSchema, CustomerSchema } from './customers.schemas.js';
 import { createCustomerService, type CustomerService } from './customers.service.js';
+import * as customerLogins from './migrations/0040_customer_logins.js';
 
 /**
  * Customers: profiles with figures that follow their orders, the customer an order is for, and a
@@ -29,6 +35,13 @@ declare module '../../kernel/module.js' {
     customerPrivacy: CustomerPrivacy;
     /** Finds or creates the customer an order is for, in the order's transaction. */
     orderCustomers: OrderCustomers;
+  }
+}
+declare module '../../db/schema.js' {
+  interface Database {
+    customer_logins: CustomerLoginsTable;
+    customer_sessions: CustomerSessionsTable;
+    customer_password_resets: CustomerPasswordResetsTable;
   }
 }
 
@@ -58,6 +71,7 @@ export default defineModule({
     Customer: CustomerSchema,
     CustomerList: CustomerListSchema,
   }),
+  migrations: { '0040_customer_logins': customerLogins },
   versionChanges: {
     '2027-01-20': [
       {
@@ -69,7 +83,7 @@ export default defineModule({
       },
     ],
   },
-  needs: ['events'],
+  needs: ['events', 'analyticsRollups'],
   services: (deps) => ({
     customers: createCustomerService(deps),
     customerPrivacy: createCustomerPrivacy(deps),

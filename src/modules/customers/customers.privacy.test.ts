@@ -261,6 +261,8 @@ for (const dialect of DIALECTS) {
         'ada-42',
         'Wrapped in blue',
       ];
+      // The analytics rollups take the orders' events in (a read would first).
+      await ctx.deps.analyticsRollups.flush();
       const found = await scanStore(ctx.deps.store, needles);
       for (const table of [
         'customers',

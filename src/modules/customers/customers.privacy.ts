@@ -84,6 +84,8 @@ export function createCustomerPrivacy(deps: {
   store: Store;
   clock: Clock;
   events: EventService;
+  /** Takes the queued analytics events in, in the erasure's transaction, before it rewrites the rollups. */
+  analyticsRollups: { flushIn(trx: Db): Promise<void> };
   /** Smaller batches and windows (tests walk many of them over a few rows). */
   sizes?: Partial<PrivacySizes>;
 }) {
@@ -185,6 +187,9 @@ export function createCustomerPrivacy(deps: {
             if (body !== undefined) await privacy.rewriteIdempotencyBody(trx, tenantId, key.key, body);
           }
         }
+        // Rollups of events queued before this erasure are taken in now, under the queue's lock: none
+        // taken in later can bring a name back (they read the events rewritten above).
+        await deps.analyticsRollups.flushIn(trx);
         await eraseAnalytics(trx, { tenantId, customerId: id });
         // Its storefront login goes whole: the password hash, the sessions and pending resets.
         await forgetLogin(trx, tenantId, id);

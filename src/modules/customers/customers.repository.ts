@@ -1,6 +1,7 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { CustomersTable } from '../../db/schema.js';
 import { ftsPhrase, likePattern, pgFold } from '../../db/search.js';
+import { countList } from '../../db/list-counts.js';
 import { type Db, type DialectName, searchFold } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 import type { CustomerSort } from './customers.schemas.js';
@@ -151,27 +152,21 @@ export async function setTags(
 }
 
 /**
- * Moves the kept counts: all customers under tag '' and each tag's own, in one sorted pass (a
- * fixed lock order). Runs in the transaction of the change it accounts for.
+ * Moves the kept counts (list `customers` of the kept list counts, src/db/list-counts.ts: all
+ * customers under key '' and each tag under its own): +n and -n rows, one statement, in the
+ * transaction of the change it accounts for. Rows are only ever added, so two transactions making
+ * customers (an order each, for a new buyer) never wait for each other on a count.
  */
 export async function adjustCounts(
   db: Db,
   tenantId: string,
   deltas: ReadonlyMap<string, number>,
 ): Promise<void> {
-  for (const tag of [...deltas.keys()].sort()) {
-    const n = deltas.get(tag) ?? 0;
-    if (n === 0) continue;
-    await db
-      .insertInto('customer_counts')
-      .values({ tenant_id: tenantId, tag, n })
-      .onConflict((oc) =>
-        oc
-          .columns(['tenant_id', 'tag'])
-          .doUpdateSet((eb) => ({ n: eb('customer_counts.n', '+', eb.ref('excluded.n')) })),
-      )
-      .execute();
-  }
+  const rows = [...deltas]
+    .filter(([, n]) => n !== 0)
+    .map(([tag, n]) => ({ tenant_id: tenantId, list: 'customers', key: tag, delta: n }));
+  if (rows.length === 0) return;
+  await db.insertInto('list_count_deltas').values(rows).execute();
 }
 
 export interface CustomerFilter {
@@ -298,22 +293,14 @@ export async function listCustomers(
     .execute();
 }
 
-/** Exact total: from `customer_counts` when it can be, a COUNT otherwise. */
+/** Exact total: from the kept counts (list `customers`) when it can be, a COUNT otherwise. */
 export async function countCustomers(
   db: Db,
   dialect: DialectName,
   tenantId: string,
   filter: CustomerFilter,
 ): Promise<number> {
-  if (countable(filter)) {
-    const row = await db
-      .selectFrom('customer_counts')
-      .select('n')
-      .where('tenant_id', '=', tenantId)
-      .where('tag', '=', filter.tag ?? '')
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  }
+  if (countable(filter)) return countList(db, tenantId, 'customers', { only: filter.tag ?? '' });
   // A tag with a time range counts the tag's rows in it (the seek); with `q`, the search's matches.
   const seek = filter.tag !== undefined && filter.q === undefined;
   const { n } = await filtered(db, dialect, tenantId, filter, seek)

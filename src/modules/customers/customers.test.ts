@@ -15,7 +15,7 @@ import type { CustomerObject } from './customers.schemas.js';
 
 async function rowCounts(ctx: TestContext): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of ['customers', 'customer_tags', 'customer_counts', 'events'] as const) {
+  for (const table of ['customers', 'customer_tags', 'list_count_deltas', 'events'] as const) {
     const { n } = await ctx.deps.store.db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -19,6 +19,8 @@ export const PRODUCT_COLUMNS = [
   'currency',
   'images',
   'attributes',
+  'seo_title',
+  'seo_description',
   'option1_name',
   'option1_value',
   'option2_name',
@@ -31,6 +33,10 @@ export const PRODUCT_COLUMNS = [
   'stock',
   'weight_grams',
   'barcode',
+  'image',
+  'cost',
+  'requires_shipping',
+  'taxable',
 ] as const;
 export type ProductColumn = (typeof PRODUCT_COLUMNS)[number];
 
@@ -44,9 +50,21 @@ export const PRODUCT_OWN_COLUMNS: readonly ProductColumn[] = [
   'currency',
   'images',
   'attributes',
+  'seo_title',
+  'seo_description',
   'option1_name',
   'option2_name',
   'option3_name',
+];
+
+/** The product columns from version 2027-01-20: older versions' exports leave them out. */
+export const PRODUCT_COLUMNS_SINCE_2027_01_20: readonly ProductColumn[] = [
+  'seo_title',
+  'seo_description',
+  'image',
+  'cost',
+  'requires_shipping',
+  'taxable',
 ];
 
 /**

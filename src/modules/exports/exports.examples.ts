@@ -19,6 +19,8 @@ const PRODUCT_ROWS = [
     currency: 'USD',
     images: ['https://cdn.example.com/products/trail-runner-3.jpg'],
     attributes: { color: 'black' },
+    seo_title: 'Trail Runner 3 | Acme',
+    seo_description: null,
     option1_name: null,
     option1_value: null,
     option2_name: null,
@@ -31,6 +33,10 @@ const PRODUCT_ROWS = [
     stock: 4,
     weight_grams: 620,
     barcode: null,
+    image: null,
+    cost: 5400,
+    requires_shipping: true,
+    taxable: true,
   },
 ];
 
@@ -120,8 +126,8 @@ const ORDER_CSV_PREFIX =
 export const EXPORT_EXAMPLES = {
   products: {
     csv: csv([
-      'handle,name,description,category,status,tags,currency,images,attributes,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,weight_grams,barcode',
-      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",,,,,,,TR3-42,11999,12999,4,620,',
+      'handle,name,description,category,status,tags,currency,images,attributes,seo_title,seo_description,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,weight_grams,barcode,image,cost,requires_shipping,taxable',
+      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",Trail Runner 3 | Acme,,,,,,,,TR3-42,11999,12999,4,620,,,5400,true,true',
     ]),
     jsonl: jsonLines(PRODUCT_ROWS),
   },

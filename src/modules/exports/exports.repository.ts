@@ -21,6 +21,8 @@ const PRODUCT_COLUMNS = [
   'attributes',
   'options',
   'variant_count',
+  'seo_title',
+  'seo_description',
 ] as const;
 
 export async function productsAfter(db: Db, tenantId: string, afterSeq: number, limit: number) {
@@ -46,6 +48,10 @@ const VARIANT_COLUMNS = [
   'stock',
   'weight_grams',
   'barcode',
+  'image',
+  'cost',
+  'requires_shipping',
+  'taxable',
 ] as const;
 
 /**

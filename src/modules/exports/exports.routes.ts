@@ -4,7 +4,7 @@ import type { Platform, Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import type { Permission } from '../../kernel/vocabulary.js';
 import { ExportQuery, exportResponse } from './exports.schemas.js';
-import type { ExportFormat, ExportResource } from './exports.service.js';
+import { COLUMNS, type ExportFormat, type ExportResource } from './exports.service.js';
 
 const TAGS = ['Imports and exports'];
 
@@ -26,10 +26,27 @@ const EXPORTS: [ExportResource, Permission, string][] = [
   ],
 ];
 
+/** The resource type of a row of each export, as version changes name it (exports.module.ts). */
+const ROW_TYPES: Record<ExportResource, string> = {
+  products: 'product_file_row',
+  customers: 'customer_file_row',
+  orders: 'order_file_row',
+};
+
 export function exportRoutes(
-  deps: Pick<Platform, 'clock'> & Pick<Services, 'exporter'>,
+  deps: Pick<Platform, 'clock' | 'versions'> & Pick<Services, 'exporter'>,
 ): FastifyPluginAsyncTypebox {
-  const { exporter, clock } = deps;
+  const { exporter, clock, versions } = deps;
+
+  /** An export's columns in `version`: a version before a column was added has none of it. */
+  function columnsIn(resource: ExportResource, version: string): readonly string[] {
+    const latest = COLUMNS[resource];
+    const type = ROW_TYPES[resource];
+    if (!versions.differs(type, version)) return latest;
+    const row = versions.render(type, Object.fromEntries(latest.map((column) => [column, null])), version);
+    return Object.keys(row as Record<string, unknown>);
+  }
+
   return async (app) => {
     for (const [resource, permission, description] of EXPORTS) {
       app.get(
@@ -46,7 +63,13 @@ export function exportRoutes(
         },
         async (request, reply) => {
           const format = (request.query.format ?? 'csv') as ExportFormat;
-          const file = await exporter.stream(resource, principalOf(request).tenant.id, format, clock.now());
+          const file = await exporter.stream(
+            resource,
+            principalOf(request).tenant.id,
+            format,
+            clock.now(),
+            columnsIn(resource, request.apiVersion),
+          );
           // A stream, not the string the schema documents: sent as it is, never serialized.
           const raw = reply as FastifyReply;
           raw

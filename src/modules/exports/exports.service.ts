@@ -58,6 +58,8 @@ function variantRow(
     currency: first ? product.currency : null,
     images: first ? (JSON.parse(product.images) as string[]) : null,
     attributes: first ? (JSON.parse(product.attributes) as Record<string, string>) : null,
+    seo_title: first ? product.seo_title : null,
+    seo_description: first ? product.seo_description : null,
     option1_name: first ? (names[0] ?? null) : null,
     option1_value: option(0),
     option2_name: first ? (names[1] ?? null) : null,
@@ -70,6 +72,10 @@ function variantRow(
     stock: variant.stock,
     weight_grams: variant.weight_grams,
     barcode: variant.barcode,
+    image: variant.image,
+    cost: variant.cost,
+    requires_shipping: variant.requires_shipping === 1,
+    taxable: variant.taxable === 1,
   };
 }
 
@@ -231,7 +237,7 @@ async function rowsOf(db: Db, resource: ExportResource, tenantId: string): Promi
   })();
 }
 
-const COLUMNS: Record<ExportResource, readonly string[]> = {
+export const COLUMNS: Record<ExportResource, readonly string[]> = {
   products: PRODUCT_COLUMNS,
   customers: CUSTOMER_COLUMNS,
   orders: ORDER_COLUMNS,
@@ -255,15 +261,18 @@ export type ExportService = ReturnType<typeof createExportService>;
 export function createExportService(deps: { store: Store; logger: Logger }) {
   const { store, logger } = deps;
   return {
-    /** The export's body, streamed, with its media type and a file name. */
+    /**
+     * The export's body, streamed, with its media type and a file name; `columns`, the resource's
+     * columns as the caller's version has them (by default all of them).
+     */
     async stream(
       resource: ExportResource,
       tenantId: string,
       format: ExportFormat,
       now: number,
+      columns: readonly string[] = COLUMNS[resource],
     ): Promise<{ filename: string; contentType: string; body: Readable }> {
       const rows = await rowsOf(store.db, resource, tenantId);
-      const columns = COLUMNS[resource];
       const filename = `${resource}-${new Date(now).toISOString().slice(0, 10)}.${format}`;
       const onError = (error: unknown) => {
         if (error) logger.error({ err: error, export: resource }, 'export failed midway');

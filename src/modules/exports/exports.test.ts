@@ -78,6 +78,24 @@ async function seedCatalog(api: Client): Promise<void> {
         { options: { Format: 'A2' }, price: 2500, stock: 2 },
       ],
     },
+    {
+      // What a store moved in from elsewhere holds: SEO fields, variant images, costs and flags.
+      name: 'Gift Voucher',
+      seo: { title: 'Gift Voucher | Store', description: 'Give a choice, "any" amount.\nNo expiry.' },
+      options: [{ name: 'Amount', values: ['25', '50'] }],
+      variants: [
+        {
+          sku: 'GV-25',
+          options: { Amount: '25' },
+          price: 2500,
+          image: 'https://cdn.example.com/voucher,25.png',
+          cost: 0,
+          requires_shipping: false,
+          taxable: false,
+        },
+        { sku: 'GV-50', options: { Amount: '50' }, price: 5000, cost: 120, requires_shipping: true },
+      ],
+    },
   ];
   for (const body of bodies) {
     const res = await api('POST', '/v1/products', { body });
@@ -157,7 +175,7 @@ for (const dialect of DIALECTS) {
       assert.ok(text.includes('\r\n'), 'RFC 4180 line ends');
       const rows = parse(text) as string[][];
       assert.deepEqual(rows[0], [...PRODUCT_COLUMNS]);
-      assert.equal(rows.length, 1 + 3 + 1 + 1 + 2);
+      assert.equal(rows.length, 1 + 3 + 1 + 1 + 2 + 2);
       const column = (row: string[] | undefined, name: string) =>
         row?.[PRODUCT_COLUMNS.indexOf(name as never)];
       const [, tee, teeM, teeL, formula, mug] = rows;
@@ -186,6 +204,50 @@ for (const dialect of DIALECTS) {
         ['currency', 'stock', 'status'].map((name) => column(mug, name)),
         ['EUR', '41', 'archived'],
       );
+      const [voucher25, voucher50] = rows.slice(-2);
+      assert.deepEqual(
+        ['seo_title', 'seo_description', 'image', 'cost', 'requires_shipping', 'taxable'].map((name) =>
+          column(voucher25, name),
+        ),
+        [
+          'Gift Voucher | Store',
+          'Give a choice, "any" amount.\nNo expiry.',
+          'https://cdn.example.com/voucher,25.png',
+          '0',
+          'false',
+          'false',
+        ],
+      );
+      assert.deepEqual(
+        ['seo_title', 'image', 'cost', 'requires_shipping', 'taxable'].map((name) => column(voucher50, name)),
+        ['', '', '120', 'true', 'true'],
+      );
+    });
+
+    it('leaves out the columns a tenant pinned to an older version does not know', async () => {
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/exports/products?format=jsonl',
+        headers: { authorization: `Bearer ${key}`, 'x-service-version': '2026-12-15' },
+      });
+      assert.equal(res.statusCode, 200);
+      const header = parse(
+        (
+          await ctx.app.inject({
+            method: 'GET',
+            url: '/v1/exports/products',
+            headers: { authorization: `Bearer ${key}`, 'x-service-version': '2026-12-15' },
+          })
+        ).body,
+      )[0] as string[];
+      const gone = ['seo_title', 'seo_description', 'image', 'cost', 'requires_shipping', 'taxable'];
+      assert.deepEqual(
+        header,
+        PRODUCT_COLUMNS.filter((name) => !gone.includes(name)),
+      );
+      for (const line of res.body.trim().split('\n')) {
+        assert.deepEqual(Object.keys(JSON.parse(line) as object), header);
+      }
     });
 
     it('round-trips: export, import into an empty store, export again gives the same bytes but for ids', async () => {
@@ -319,7 +381,10 @@ for (const dialect of DIALECTS) {
         'Many Variants Jeans',
         ...Array.from({ length: 520 }, (_, i) => `Paged ${i}`),
       ]);
-      const waists = exported.slice(1, 1201).map((row) => `${row[10]}/${row[12]}`);
+      const [first, second] = ['option1_value', 'option2_value'].map((column) =>
+        (exported[0] as string[]).indexOf(column),
+      ) as [number, number];
+      const waists = exported.slice(1, 1201).map((row) => `${row[first]}/${row[second]}`);
       assert.equal(new Set(waists).size, 1200);
     });
 

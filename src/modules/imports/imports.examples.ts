@@ -39,6 +39,7 @@ export const IMPORT_EXAMPLE = {
   unchanged_count: 0,
   error_count: 1,
   errors: [IMPORT_ERROR_EXAMPLE],
+  ignored_columns: [],
   created: '2026-11-27T08:05:31.640Z',
   started_at: '2026-11-27T08:05:31.702Z',
   finished_at: '2026-11-27T08:05:31.955Z',

@@ -1,5 +1,7 @@
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
+import type { CodesOf } from '../../lib/errors.js';
+import { IMPORT_PROBLEMS } from './imports.problems.js';
 import { importRoutes } from './imports.routes.js';
 import { createImportRunner, type ImportRunner, type ImportRunnerOptions } from './imports.runner.js';
 import {
@@ -10,7 +12,16 @@ import {
 } from './imports.schemas.js';
 import { createImportService, type ImportService } from './imports.service.js';
 
-/** Bulk imports of products and customers (CSV, JSON Lines, a Shopify export), run in the background. */
+/**
+ * Bulk imports of products and customers (CSV, JSON Lines, a Shopify or WooCommerce export), run in
+ * the background.
+ */
+
+/** An import as versions before 2027-01-20 show it: no `ignored_columns`, no `woocommerce` format. */
+function importBefore(object: Record<string, unknown>): Record<string, unknown> {
+  const { ignored_columns: _ignored, ...before } = object;
+  return before.format === 'woocommerce' ? { ...before, format: 'csv' } : before;
+}
 
 const PERMISSIONS = ['read:imports', 'write:imports'] as const;
 const EVENTS = ['import.completed'] as const;
@@ -18,6 +29,9 @@ const EVENTS = ['import.completed'] as const;
 declare module '../../kernel/vocabulary.js' {
   interface PermissionNames extends Names<typeof PERMISSIONS> {}
   interface EventTypeNames extends Names<typeof EVENTS> {}
+}
+declare module '../../lib/errors.js' {
+  interface ProblemCodeNames extends CodesOf<typeof IMPORT_PROBLEMS> {}
 }
 declare module '../../kernel/module.js' {
   interface Services {
@@ -38,7 +52,8 @@ export default defineModule({
   tags: [
     {
       name: 'Imports and exports',
-      description: 'Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file',
+      description:
+        'Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file',
     },
   ],
   permissions: PERMISSIONS,
@@ -55,12 +70,22 @@ export default defineModule({
     ImportError: ImportErrorSchema,
     ImportErrorList: ImportErrorListSchema,
   }),
+  versionChanges: {
+    '2027-01-20': [
+      {
+        description:
+          'Imports read every Shopify product layout (classic, 2024 and the current one with `URL handle`) and WooCommerce’s product export (`format: "woocommerce"`), keep images, handles, costs and SEO fields, refuse numbers mangled into scientific notation and barcodes whose check digit fails, and list the columns they did not use in `ignored_columns`.',
+        toPrevious: { import: importBefore },
+      },
+    ],
+  },
   needs: ['events'],
   services: (deps) => {
     const importRunner = createImportRunner(deps, deps.overrides.imports);
     // A new import wakes this process's runner at once; other processes' runners poll.
     return { importRunner, imports: createImportService({ ...deps, wake: importRunner.wake }) };
   },
+  problems: IMPORT_PROBLEMS,
   routes: [{ plugin: importRoutes }],
   stop: async ({ importRunner }) => {
     await importRunner.stop();

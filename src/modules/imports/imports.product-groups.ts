@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import {
   CreateProductBody,
   checkImages,
+  checkImageUrl,
+  codeErrors,
   MAX_OPTION_VALUES,
   MAX_VARIANTS,
   optionKey,
@@ -22,6 +24,11 @@ import { compileCheck, ruleErrors } from './imports.validate.js';
 
 export interface ProductGroup {
   handle: string;
+  /**
+   * A row that carries the product but is no variant of it (a WooCommerce variable product, whose
+   * variations are `lines`); otherwise the first of `lines` carries the product (`carrierOf`).
+   */
+  head?: ProductLine;
   /** The rows that are variants, in file order. */
   lines: ProductLine[];
   /** Rows that change nothing (a Shopify export's image-only rows). */
@@ -46,6 +53,7 @@ const checkOwn = compileCheck(
       currency: Type.Optional(P.currency),
       images: Type.Optional(P.images),
       attributes: Type.Optional(P.attributes),
+      seo: Type.Optional(P.seo),
     },
     { additionalProperties: false },
   ),
@@ -72,10 +80,24 @@ const checkVariant = compileCheck(
       stock: Type.Optional(V.stock),
       weight_grams: Type.Optional(V.weight_grams),
       barcode: Type.Optional(V.barcode),
+      image: Type.Optional(V.image),
+      cost: Type.Optional(V.cost),
+      requires_shipping: Type.Optional(V.requires_shipping),
+      taxable: Type.Optional(V.taxable),
     },
     { additionalProperties: false },
   ),
 );
+
+/** The row that carries a product's own fields: its head, else its first variant row. */
+export function carrierOf(group: Pick<ProductGroup, 'head' | 'lines'>): ProductLine {
+  return group.head ?? (group.lines[0] as ProductLine);
+}
+
+/** Every row of a product: its head, its variants, its passive rows. */
+export function rowsOf(group: ProductGroup): ProductLine[] {
+  return [...(group.head ? [group.head] : []), ...group.lines, ...group.passive];
+}
 
 /** The product's own fields a row states, as the API's request would give them. */
 export function ownInput(own: ProductOwn): Record<string, unknown> {
@@ -88,6 +110,12 @@ export function ownInput(own: ProductOwn): Record<string, unknown> {
   if (typeof own.currency === 'string') input.currency = own.currency;
   if (own.images !== undefined) input.images = own.images ?? [];
   if (own.attributes !== undefined) input.attributes = own.attributes ?? {};
+  if (own.seo_title !== undefined || own.seo_description !== undefined) {
+    input.seo = {
+      ...(own.seo_title === undefined ? {} : { title: own.seo_title }),
+      ...(own.seo_description === undefined ? {} : { description: own.seo_description }),
+    };
+  }
   return input;
 }
 
@@ -104,6 +132,10 @@ export function variantInput(
   if (typeof fields.stock === 'number') input.stock = fields.stock;
   if (fields.weight_grams !== undefined) input.weight_grams = fields.weight_grams;
   if (fields.barcode !== undefined) input.barcode = fields.barcode;
+  if (fields.image !== undefined) input.image = fields.image;
+  if (fields.cost !== undefined) input.cost = fields.cost;
+  if (typeof fields.requires_shipping === 'boolean') input.requires_shipping = fields.requires_shipping;
+  if (typeof fields.taxable === 'boolean') input.taxable = fields.taxable;
   return input;
 }
 
@@ -120,14 +152,29 @@ export function ok(line: ProductLine): boolean {
   return line.errors.length === 0;
 }
 
-/** A Shopify row with no variant in it: images only. */
+/** A Shopify row with no variant in it: an image of its product only. */
 function isPassive(line: ProductLine): boolean {
   const v = line.variant;
   return (
-    [v.sku, v.price, v.compare_at_price, v.stock, v.weight_grams, v.barcode].every(
+    [v.sku, v.price, v.compare_at_price, v.stock, v.weight_grams, v.barcode, v.image, v.cost].every(
       (value) => value === undefined || value === null,
     ) && line.optionValues.every((value) => value === undefined || value === null)
   );
+}
+
+/**
+ * A product's images from its rows' (Shopify's `Image Src` and `Image Position`): by position,
+ * those without one after, in file order; each once. Undefined when the file has no image column.
+ */
+function imagesOfRows(lines: readonly ProductLine[]): string[] | null | undefined {
+  if (lines.every((line) => line.productImage === undefined)) return undefined;
+  const found = lines.flatMap((line, order) => (line.productImage ? [{ ...line.productImage, order }] : []));
+  found.sort(
+    (a, b) =>
+      (a.position ?? Number.MAX_SAFE_INTEGER) - (b.position ?? Number.MAX_SAFE_INTEGER) || a.order - b.order,
+  );
+  const urls = [...new Set(found.map((image) => image.url))];
+  return urls.length === 0 ? null : urls;
 }
 
 /**
@@ -138,9 +185,11 @@ function isPassive(line: ProductLine): boolean {
 export class ProductGrouper {
   private open: ProductLine[] = [];
   private readonly closedHandles = new Map<string, number>();
-  private readonly skus = new Map<string, number>();
+  private readonly checker: ProductChecker;
 
-  constructor(private readonly shopify: boolean) {}
+  constructor(private readonly shopify: boolean) {
+    this.checker = new ProductChecker(shopify);
+  }
 
   /** Adds a row; answers the products it completes. */
   push(line: ProductLine): ProductGroup[] {
@@ -195,13 +244,28 @@ export class ProductGrouper {
       values: new Map(),
       fatal: false,
     };
-    this.check(group);
+    // A product's images are its rows' in a file that gives one a row (Shopify's).
+    const images = imagesOfRows(lines);
+    if (images !== undefined) first.own.images = images;
+    this.checker.check(group);
     return group;
   }
+}
 
-  /** Everything the file alone tells about a product's rows. */
-  private check(group: ProductGroup): void {
-    const [first, ...rest] = group.lines as [ProductLine, ...ProductLine[]];
+/**
+ * What the file alone tells about a product's rows: its own fields and each variant's, checked by
+ * the schemas of `POST /products` and of a variant; its options and their values; its codes
+ * (variants.codes.ts); SKUs repeated across the file (this holds those already met).
+ */
+export class ProductChecker {
+  private readonly skus = new Map<string, number>();
+
+  constructor(private readonly shopify: boolean) {}
+
+  /** Everything the file alone tells about a product's rows; `group.fatal` when its product fails. */
+  check(group: ProductGroup): void {
+    const first = carrierOf(group);
+    const rest = group.head ? group.lines : group.lines.slice(1);
     // The product's own columns belong to its first row; later rows leave them empty or repeat them.
     for (const line of [...rest, ...group.passive]) {
       for (const [field, text] of line.ownText) {
@@ -220,6 +284,7 @@ export class ProductGrouper {
         fail(first, 'images', error.message);
       }
     }
+    for (const line of group.lines) this.checkVariantValues(line);
     group.optionNames = this.optionNames(group, first);
     const names = group.optionNames ?? [];
 
@@ -243,7 +308,7 @@ export class ProductGrouper {
       group.values.set(line, values);
     }
     if (names.length === 0) {
-      for (const line of rest) {
+      for (const line of group.head ? group.lines.slice(1) : rest) {
         fail(
           line,
           'handle',
@@ -312,6 +377,15 @@ export class ProductGrouper {
           fail(line, null, `not imported: the product's first row (line ${first.line}) has errors`);
       }
     }
+  }
+
+  /** A variant row's image URL and codes, beyond its schema (checked with the other fields). */
+  private checkVariantValues(line: ProductLine): void {
+    const image = line.variant.image;
+    if (typeof image === 'string' && /^https:\/\//.test(image)) {
+      for (const error of ruleErrors(() => checkImageUrl(image, 'image'))) fail(line, 'image', error.message);
+    }
+    for (const error of codeErrors(line.variant)) fail(line, error.field, error.message);
   }
 
   /** The product's option names from its first row, checked; undefined without option columns. */

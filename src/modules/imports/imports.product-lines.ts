@@ -1,19 +1,13 @@
 import type { ProductStatus } from '../../db/schema.js';
 import { PRODUCT_COLUMNS, PRODUCT_OWN_COLUMNS } from '../exports/index.js';
 import { type FileFormat, type FileRow, type RowError, RowReader, shown } from './imports.rows.js';
-import {
-  decimalToMinor,
-  grams,
-  htmlToText,
-  isShopifyHeader,
-  SHOPIFY_COLUMNS,
-  SHOPIFY_URL_HANDLE,
-} from './imports.shopify.js';
+import { decimalToMinor } from './imports.values.js';
 
 /**
- * A product file's rows as product lines: our own columns or Shopify's, read into one shape. Each
- * field is `undefined` when the file does not have its column, `null` when the cell is empty, or
- * its value; `columns` names the file's column for each field, for errors.
+ * A product file's rows as product lines: our own columns, Shopify's (imports.shopify.ts) or
+ * WooCommerce's (imports.woocommerce.ts), read into one shape. Each field is `undefined` when the
+ * file does not have its column, `null` when the cell is empty, or its value; `columnOf` names the
+ * file's column for each field, for errors.
  */
 
 export interface ProductOwn {
@@ -25,6 +19,8 @@ export interface ProductOwn {
   currency?: string | null;
   images?: string[] | null;
   attributes?: Record<string, string> | null;
+  seo_title?: string | null;
+  seo_description?: string | null;
 }
 
 export interface VariantFields {
@@ -34,6 +30,10 @@ export interface VariantFields {
   stock?: number | null;
   weight_grams?: number | null;
   barcode?: string | null;
+  image?: string | null;
+  cost?: number | null;
+  requires_shipping?: boolean | null;
+  taxable?: boolean | null;
 }
 
 export interface ProductLine {
@@ -47,6 +47,11 @@ export interface ProductLine {
   optionNames: (string | null | undefined)[];
   optionValues: (string | null | undefined)[];
   variant: VariantFields;
+  /**
+   * The row's image of its product, in a file that lists a product's images a row each (Shopify's
+   * `Image Src` and `Image Position`); undefined in one that lists them on the product's row.
+   */
+  productImage?: { url: string; position: number | null } | null;
   errors: RowError[];
   /** The file's column for a field (`price` is `Variant Price` in a Shopify file). */
   columnOf: (field: string) => string;
@@ -57,7 +62,8 @@ const STATUSES: readonly ProductStatus[] = ['active', 'draft', 'archived'];
 
 /**
  * The header's errors, on line 1: a column twice, a column we do not know (our format), or one it
- * needs. A Shopify header keeps the columns we do not read (images, SEO, metafields...).
+ * needs. A Shopify or WooCommerce header keeps the columns we do not read: the import lists them
+ * in `ignored_columns`.
  */
 export function productHeaderErrors(format: FileFormat, columns: readonly string[]): RowError[] {
   const errors: RowError[] = [];
@@ -68,13 +74,13 @@ export function productHeaderErrors(format: FileFormat, columns: readonly string
     }
     seen.add(column);
   }
-  if (format === 'shopify') return errors;
+  if (format === 'shopify' || format === 'woocommerce') return errors;
   for (const column of columns) {
     if (column === '' || !PRODUCT_COLUMN_SET.has(column)) {
       errors.push({
         line: 1,
         column,
-        message: `is not a column of a products file (the columns are ${PRODUCT_COLUMNS.join(', ')}; a Shopify export is recognised by its Handle and Title columns)`,
+        message: `is not a column of a products file (the columns are ${PRODUCT_COLUMNS.join(', ')}; a Shopify export is recognised by its Handle or URL handle and Title columns, a WooCommerce one by its ID, Type and Name columns)`,
       });
     }
   }
@@ -89,10 +95,7 @@ export function productHeaderErrors(format: FileFormat, columns: readonly string
   return errors;
 }
 
-/** For a CSV: whether its header is Shopify's (checked at upload, to name the format). */
-export { isShopifyHeader };
-
-function readStatus(reader: RowReader, field: string): ProductStatus | null | undefined {
+export function readStatus(reader: RowReader, field: string): ProductStatus | null | undefined {
   const value = reader.trimmed(field);
   if (typeof value !== 'string') return value;
   const status = value.toLowerCase() as ProductStatus;
@@ -101,7 +104,7 @@ function readStatus(reader: RowReader, field: string): ProductStatus | null | un
   return status;
 }
 
-function ownTextOf(
+export function ownTextOf(
   row: FileRow,
   fields: readonly string[],
   columnOf: (field: string) => string,
@@ -133,17 +136,22 @@ export function readOwnLine(row: FileRow): ProductLine {
       currency: reader.trimmed('currency'),
       images: reader.list('images'),
       attributes: reader.object('attributes'),
+      seo_title: reader.text('seo_title'),
+      seo_description: reader.text('seo_description'),
     },
     ownText: ownTextOf(row, PRODUCT_OWN_COLUMNS, (field) => field),
     optionNames: [1, 2, 3].map((k) => reader.text(`option${k}_name`)),
     optionValues: [1, 2, 3].map((k) => reader.text(`option${k}_value`)),
     variant: {
-      sku: reader.trimmed('sku'),
+      ...readVariantCodes(reader, { apostrophe: false }),
       price: reader.integer('price'),
       compare_at_price: reader.integer('compare_at_price'),
       stock: reader.integer('stock'),
       weight_grams: reader.integer('weight_grams'),
-      barcode: reader.trimmed('barcode'),
+      image: reader.trimmed('image'),
+      cost: reader.integer('cost'),
+      requires_shipping: reader.boolean('requires_shipping'),
+      taxable: reader.boolean('taxable'),
     },
     errors: reader.errors,
     columnOf: (field) => field,
@@ -158,91 +166,30 @@ export function readOwnLine(row: FileRow): ProductLine {
   return line;
 }
 
-const shopifyColumn = (field: string): string => SHOPIFY_COLUMNS[field] ?? field;
-
-/** Shopify's own columns on a product's first row. */
-const SHOPIFY_OWN_FIELDS = [
-  'name',
-  'description',
-  'vendor',
-  'category',
-  'product_category',
-  'tags',
-  'published',
-  'status',
-  'option1_name',
-  'option2_name',
-  'option3_name',
-];
+export interface ReadCodes {
+  sku: string | null | undefined;
+  barcode: string | null | undefined;
+}
 
 /**
- * A row of a Shopify export: prices in minor units of `currency` (the store's), the description
- * as plain text, `Type` (else the last level of `Product Category`) as the category, `Vendor` as
- * the `vendor` attribute, `Status` (else `Published`) as the status, negative inventory as 0.
+ * A row's SKU and barcode. `apostrophe`: another platform's file, where a barcode may start with
+ * the `'` that keeps a spreadsheet from dropping its leading zeros (`'0850064060010`), taken off.
  */
-export function readShopifyLine(row: FileRow, currency: string): ProductLine {
-  // The handle is `Handle`, or `URL handle` in a file without `Handle` (Shopify's current export).
-  const urlHandle = !row.cells.has('Handle') && row.cells.has(SHOPIFY_URL_HANDLE);
-  const columnOf = (field: string): string =>
-    urlHandle && field === 'handle' ? SHOPIFY_URL_HANDLE : shopifyColumn(field);
-  const reader = new RowReader(row, columnOf);
-  const money = (field: string): number | null | undefined => {
-    const text = reader.text(field);
-    if (typeof text !== 'string' || text.trim() === '') return text === undefined ? undefined : null;
-    const parsed = decimalToMinor(text, currency);
-    return 'value' in parsed ? parsed.value : reader.fail(field, parsed.error);
+export function readVariantCodes(reader: RowReader, options: { apostrophe: boolean }): ReadCodes {
+  const barcode = reader.trimmed('barcode');
+  return {
+    sku: reader.trimmed('sku'),
+    barcode:
+      options.apostrophe && typeof barcode === 'string' && barcode.startsWith("'") && barcode.length > 1
+        ? barcode.slice(1)
+        : barcode,
   };
-  const html = reader.text('description');
-  const description = typeof html === 'string' ? htmlToText(html) : html;
-  const type = reader.text('category');
-  const taxonomy = reader.text('product_category');
-  const lastLevel = typeof taxonomy === 'string' ? (taxonomy.split('>').pop()?.trim() ?? '') : '';
-  const category = typeof type === 'string' && type.trim() !== '' ? type.trim() : lastLevel || type;
-  const vendor = reader.text('vendor');
-  let status = readStatus(reader, 'status');
-  if (status === undefined || status === null) {
-    const published = reader.boolean('published');
-    if (typeof published === 'boolean') status = published ? 'active' : 'draft';
-  }
-  const stock = reader.integer('stock');
-  const weight = reader.text('weight_grams');
-  let weightGrams: number | null | undefined = weight === undefined ? undefined : null;
-  if (typeof weight === 'string' && weight.trim() !== '') {
-    const parsed = grams(weight);
-    weightGrams = 'value' in parsed ? parsed.value : reader.fail('weight_grams', parsed.error);
-  }
-  const first = reader.text('name');
-  const line: ProductLine = {
-    n: row.n,
-    line: row.line,
-    handle: reader.trimmed('handle') ?? null,
-    own: {
-      name: first,
-      description: description === '' ? null : description,
-      category: category === '' ? null : category,
-      status,
-      tags: reader.list('tags'),
-      // Shopify's prices are in the store's currency; a new product takes it, an existing one keeps its own.
-      currency: undefined,
-      images: undefined,
-      attributes:
-        typeof vendor === 'string' ? (vendor.trim() === '' ? null : { vendor: vendor.trim() }) : vendor,
-    },
-    ownText: ownTextOf(row, SHOPIFY_OWN_FIELDS, shopifyColumn),
-    optionNames: [1, 2, 3].map((k) => reader.text(`option${k}_name`)),
-    optionValues: [1, 2, 3].map((k) => reader.text(`option${k}_value`)),
-    variant: {
-      sku: reader.trimmed('sku'),
-      price: money('price'),
-      compare_at_price: money('compare_at_price'),
-      // Shopify counts oversold units as negative inventory; we hold none in stock then.
-      stock: typeof stock === 'number' ? Math.max(0, stock) : stock,
-      weight_grams: weightGrams,
-      barcode: reader.trimmed('barcode'),
-    },
-    errors: reader.errors,
-    columnOf,
-  };
-  if (row.problem) line.errors.unshift(row.problem);
-  return line;
+}
+
+/** A decimal price (`19.99`) in minor units of `currency`; an empty cell is null. */
+export function readMoney(reader: RowReader, field: string, currency: string): number | null | undefined {
+  const text = reader.text(field);
+  if (typeof text !== 'string' || text.trim() === '') return text === undefined ? undefined : null;
+  const parsed = decimalToMinor(text, currency);
+  return 'value' in parsed ? parsed.value : reader.fail(field, parsed.error);
 }

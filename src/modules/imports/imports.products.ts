@@ -24,8 +24,19 @@ import {
   takenSku,
   insertVariants,
   updateVariant,
+  newVariantDetails,
+  variantDetailChanges,
 } from '../products/index.js';
-import { fail, fieldHead, ok, ownInput, type ProductGroup, variantInput } from './imports.product-groups.js';
+import {
+  carrierOf,
+  fail,
+  fieldHead,
+  ok,
+  ownInput,
+  type ProductGroup,
+  rowsOf,
+  variantInput,
+} from './imports.product-groups.js';
 import type { ProductLine, ProductOwn, VariantFields } from './imports.product-lines.js';
 import * as repo from './imports.repository.js';
 import type { RowError } from './imports.rows.js';
@@ -96,21 +107,22 @@ async function variantsNamed(ctx: PlanContext, keys: readonly string[]): Promise
 
 /** The first row failed: the product's other rows are not imported either. */
 function skipProduct(group: ProductGroup, errors: () => RowError[]): ProductPlan {
-  const first = group.lines[0] as ProductLine;
-  for (const line of [...group.lines.slice(1), ...group.passive]) {
-    if (ok(line)) fail(line, null, `not imported: the product's first row (line ${first.line}) has errors`);
+  const first = carrierOf(group);
+  for (const line of rowsOf(group)) {
+    if (line !== first && ok(line))
+      fail(line, null, `not imported: the product's first row (line ${first.line}) has errors`);
   }
   return { outcomes: [], errors: errors(), action: undefined };
 }
 
-/** The column of `line` a field error of `buildProduct` is about. */
+/** The column of `line` a field error of `buildProduct` is about (`first` carries the product). */
 function buildErrorColumn(
   field: string,
+  first: ProductLine,
   good: ProductLine[],
   names: string[],
 ): { line: ProductLine; field: string } {
   const variant = /^variants\[(\d+)\]\.?(.*)$/.exec(field);
-  const first = good[0] as ProductLine;
   if (variant) {
     const line = good[Number(variant[1])] ?? first;
     const rest = variant[2] ?? '';
@@ -133,6 +145,16 @@ function canonical(json: string): string {
   );
 }
 
+/** A new variant's image, cost and flags from its row (its defaults where the row leaves them). */
+function detailsOf(fields: VariantFields): ReturnType<typeof newVariantDetails> {
+  return newVariantDetails({
+    image: fields.image ?? null,
+    cost: fields.cost ?? null,
+    ...(typeof fields.requires_shipping === 'boolean' ? { requires_shipping: fields.requires_shipping } : {}),
+    ...(typeof fields.taxable === 'boolean' ? { taxable: fields.taxable } : {}),
+  });
+}
+
 /** The product's own fields the first row changes. */
 function ownChanges(before: ProductRow, own: ProductOwn): Partial<ProductRow> {
   const next: Partial<ProductRow> = {};
@@ -144,6 +166,8 @@ function ownChanges(before: ProductRow, own: ProductOwn): Partial<ProductRow> {
   if (typeof own.currency === 'string') next.currency = own.currency;
   if (own.images !== undefined) next.images = JSON.stringify(own.images ?? []);
   if (own.attributes !== undefined) next.attributes = JSON.stringify(own.attributes ?? {});
+  if (own.seo_title !== undefined) next.seo_title = own.seo_title;
+  if (own.seo_description !== undefined) next.seo_description = own.seo_description;
   return Object.fromEntries(
     Object.entries(next).filter(([key, value]) => {
       const was = before[key as keyof ProductRow];
@@ -171,6 +195,17 @@ function variantChanges(before: VariantRow, fields: VariantFields): Partial<Vari
     changes.weight_grams = fields.weight_grams;
   }
   if (fields.barcode !== undefined && fields.barcode !== before.barcode) changes.barcode = fields.barcode;
+  Object.assign(
+    changes,
+    variantDetailChanges(before, {
+      ...(fields.image === undefined ? {} : { image: fields.image }),
+      ...(fields.cost === undefined ? {} : { cost: fields.cost }),
+      ...(typeof fields.requires_shipping === 'boolean'
+        ? { requires_shipping: fields.requires_shipping }
+        : {}),
+      ...(typeof fields.taxable === 'boolean' ? { taxable: fields.taxable } : {}),
+    }),
+  );
   return changes;
 }
 
@@ -179,9 +214,9 @@ function variantChanges(before: VariantRow, fields: VariantFields): Partial<Vari
  * outcome or errors, and the writes. Reads only; `applyProduct` writes.
  */
 export async function planProduct(ctx: PlanContext, group: ProductGroup): Promise<ProductPlan> {
-  const all = [...group.lines, ...group.passive];
+  const all = rowsOf(group);
   const errors = (): RowError[] => all.flatMap((line) => line.errors);
-  const first = group.lines[0] as ProductLine;
+  const first = carrierOf(group);
   const notWritten = (line: ProductLine) => !ok(line) || ctx.known.has(line.line);
   if (group.fatal || notWritten(first)) return { outcomes: [], errors: errors(), action: undefined };
   const lines = group.lines.filter((line) => !notWritten(line));
@@ -237,7 +272,7 @@ function planCreate(
   names: string[],
   errors: () => RowError[],
 ): ProductPlan {
-  const first = group.lines[0] as ProductLine;
+  const first = carrierOf(group);
   const skipRest = () => skipProduct(group, errors);
   if (typeof first.own.name !== 'string') {
     fail(first, 'name', 'is required to create a product');
@@ -254,22 +289,25 @@ function planCreate(
     name,
     values: [...new Set(good.map((line) => group.values.get(line)?.[name] as string))],
   }));
+  // Without options the product's one variant is its (first) variant row's.
+  const one = (group.lines[0] as ProductLine).variant;
   const input = (
     names.length === 0
       ? {
           ...own,
-          ...(typeof first.variant.sku === 'string' ? { sku: first.variant.sku } : {}),
-          price: first.variant.price,
-          ...(typeof first.variant.stock === 'number' ? { stock: first.variant.stock } : {}),
+          ...(typeof one.sku === 'string' ? { sku: one.sku } : {}),
+          price: one.price,
+          ...(typeof one.stock === 'number' ? { stock: one.stock } : {}),
         }
       : { ...own, options, variants: good.map(variant) }
   ) as CreateProductBody;
   let product: NewProduct;
   try {
-    product = buildProduct(ctx.tenant, input, ctx.now);
+    // SKUs and barcodes were checked with the file's other rules (imports.product-groups.ts).
+    product = buildProduct(ctx.tenant, input, ctx.now, false);
   } catch (error) {
     for (const { field, message } of fieldErrorsOf(error)) {
-      const at = buildErrorColumn(field, good, names);
+      const at = buildErrorColumn(field, first, good, names);
       fail(at.line, at.field, message);
     }
     return skipRest();
@@ -281,12 +319,14 @@ function planCreate(
   if (names.length === 0) {
     // A product without options takes its one variant's other fields as a PATCH of it would.
     const only = product.variants[0] as VariantRow;
-    only.compare_at_price = first.variant.compare_at_price ?? null;
-    only.weight_grams = first.variant.weight_grams ?? null;
-    only.barcode = first.variant.barcode ?? null;
+    only.compare_at_price = one.compare_at_price ?? null;
+    only.weight_grams = one.weight_grams ?? null;
+    only.barcode = one.barcode ?? null;
+    Object.assign(only, detailsOf(one));
   }
   return {
     outcomes: [
+      ...(group.head ? [{ line: group.head, outcome: 'created' as const }] : []),
       ...good.map((line) => ({ line, outcome: 'created' as const })),
       ...group.passive.filter(ok).map((line) => ({ line, outcome: 'unchanged' as const })),
     ],
@@ -303,7 +343,7 @@ async function planUpdate(
   matched: Map<ProductLine, VariantRow>,
   errors: () => RowError[],
 ): Promise<ProductPlan> {
-  const first = group.lines[0] as ProductLine;
+  const first = carrierOf(group);
   const existing = productOptions(before);
   const names = group.optionNames;
   const skip = () => skipProduct(group, errors);
@@ -423,6 +463,7 @@ async function planUpdate(
         stock: line.variant.stock ?? 0,
         weight_grams: line.variant.weight_grams ?? null,
         barcode: line.variant.barcode ?? null,
+        ...detailsOf(line.variant),
         position: before.variant_count + inserts.length + 1,
         created: ctx.now,
         updated: ctx.now,
@@ -436,6 +477,7 @@ async function planUpdate(
   const ownChanged = Object.keys(own).some((key) => key !== 'options');
   const firstOutcome = outcomes.find((entry) => entry.line === first);
   if (ownChanged && firstOutcome?.outcome === 'unchanged') firstOutcome.outcome = 'updated';
+  if (group.head) outcomes.unshift({ line: group.head, outcome: ownChanged ? 'updated' : 'unchanged' });
   outcomes.push(...group.passive.filter(ok).map((line) => ({ line, outcome: 'unchanged' as const })));
   const changed = ownChanged || own.options !== undefined || inserts.length > 0 || updates.length > 0;
   return {

@@ -76,7 +76,7 @@ export function importRoutes(
     app.get(
       '/imports',
       {
-        config: { auth: 'read:imports' },
+        config: { auth: 'read:imports', resource: 'import', list: true },
         schema: {
           tags: TAGS,
           summary: 'List imports, newest first',
@@ -90,7 +90,7 @@ export function importRoutes(
     app.get(
       '/imports/:id',
       {
-        config: { auth: 'read:imports' },
+        config: { auth: 'read:imports', resource: 'import' },
         schema: {
           tags: TAGS,
           summary: "An import's progress and outcome",
@@ -131,13 +131,13 @@ export function importRoutes(
       upload.post(
         '/imports',
         {
-          config: { auth: 'write:imports' },
+          config: { auth: 'write:imports', resource: 'import' },
           bodyLimit: MAX_IMPORT_BYTES,
           validatorCompiler: uploadValidator,
           schema: {
             tags: TAGS,
             summary: 'Import products or customers from a file',
-            description: `The body is the file: \`text/csv\` (the columns \`GET /exports/{resource}\` writes, or for products a Shopify product export as it comes) or \`application/x-ndjson\` (JSON Lines), in UTF-8, at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB (413 past it; 415 for another type; 422 \`invalid_import\` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (\`write:products\` or \`write:customers\`). Answers 202 at once: the import runs in the background, in batches; follow it with \`GET /imports/{id}\`. See docs/imports-and-exports.md.`,
+            description: `The body is the file: \`text/csv\` (the columns \`GET /exports/{resource}\` writes, or for products a Shopify or WooCommerce product export as it comes; the columns nothing is read from are listed in \`ignored_columns\`) or \`application/x-ndjson\` (JSON Lines), in UTF-8, at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB (413 past it; 415 for another type; 422 \`invalid_import\` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (\`write:products\` or \`write:customers\`). Answers 202 at once: the import runs in the background, in batches; follow it with \`GET /imports/{id}\`. See docs/imports-and-exports.md.`,
             querystring: CreateImportQuery,
             consumes: [CONTENT_TYPES.csv, CONTENT_TYPES.jsonl],
             body: ImportBodySchema,

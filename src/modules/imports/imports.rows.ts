@@ -39,7 +39,7 @@ export interface FileEnd {
 
 export type FileItem = FileHeader | FileRow | FileEnd;
 
-export type FileFormat = 'csv' | 'jsonl' | 'shopify';
+export type FileFormat = 'csv' | 'jsonl' | 'shopify' | 'woocommerce';
 
 /**
  * The rows of a file. A CSV yields its header first; `csv` is our own format, whose cells may carry

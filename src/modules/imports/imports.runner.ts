@@ -217,13 +217,15 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
 
     /** The writing pass's batch: plans and writes in one transaction, with the progress. */
     async function writeBatch(source: UnitSource, batch: Unit[]): Promise<void> {
-      const first = batch[0] as Unit;
       const last = batch[batch.length - 1] as Unit;
+      // A unit's rows may lie apart (a WooCommerce product and its variations), other units' between.
+      const fromLine = Math.min(...batch.map((unit) => unit.firstLine));
+      const toLine = Math.max(...batch.map((unit) => unit.lastLine));
       const done = await store.transaction(async (trx) => {
         const now = clock.now();
         // First: the claim (PostgreSQL locks the import's row until the commit).
         await hold(trx, {});
-        const known = await repo.linesWithErrors(trx, state.id, first.firstLine, last.lastLine);
+        const known = await repo.linesWithErrors(trx, state.id, fromLine, toLine);
         const ctx: UnitContext = {
           db: trx,
           tenant,
@@ -275,6 +277,7 @@ export function createImportRunner(deps: ImportRunnerDeps, options: ImportRunner
       phase: 'validate' | 'write',
     ): Promise<{ end: 'done' } | { end: 'header' | 'unreadable'; errors: RowError[] }> {
       const source = unitSource(state.resource, state.format, currency, events);
+      if (source.prescan) await source.prescan(fileRows(state.format, chunks(state)));
       let batch: Unit[] = [];
       let rows = 0;
       const flush = async () => {

@@ -36,9 +36,9 @@ export const ImportSchema = Type.Object(
     id: Type.String({ examples: ['imp_5jVs1bRY4dZ1uV4wX9yA5eG7'] }),
     resource: Type.String({ enum: [...IMPORT_RESOURCES] }),
     format: Type.String({
-      enum: ['csv', 'jsonl', 'shopify'],
+      enum: ['csv', 'jsonl', 'shopify', 'woocommerce'],
       description:
-        '`csv` (our columns), `shopify` (a Shopify product export, told by its header) or `jsonl`.',
+        '`csv` (our columns), `shopify` (a Shopify product export, in any of its layouts), `woocommerce` (a WooCommerce product export), both told by their header, or `jsonl`. `woocommerce` from version 2027-01-20 (`csv` before).',
     }),
     mode: Type.String({ enum: [...IMPORT_MODES] }),
     dry_run: Type.Boolean(),
@@ -56,6 +56,11 @@ export const ImportSchema = Type.Object(
     error_count: Type.Integer({ description: 'Errors found; a row may have several.' }),
     errors: Type.Array(ImportErrorSchema, {
       description: 'The first 100 errors, in the order found; `GET /imports/{id}/errors` pages them all.',
+    }),
+    ignored_columns: Type.Array(Type.String(), {
+      description:
+        'The columns of another platform’s file (Shopify, WooCommerce) that nothing was read from, as the file names them; empty for our own files, where an unknown column is an error. From version 2027-01-20.',
+      examples: [['Image Alt Text', 'Gift Card', 'Google Shopping / Gender']],
     }),
     created: Timestamp,
     started_at: Nullable(Timestamp),

@@ -89,6 +89,7 @@ export function createImportService(deps: {
           updated: now,
           started_at: null,
           finished_at: null,
+          ignored_columns: JSON.stringify(upload.ignoredColumns),
         });
         await idempotent.mark(trx, id);
         // Runners in other processes hear of it at once (PostgreSQL), this process's directly.

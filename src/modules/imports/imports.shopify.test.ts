@@ -13,7 +13,7 @@ import { importFile, upload } from '../../../test/helpers/imports.js';
 import type { Page } from '../../../test/helpers/responses.js';
 import type { ProductObject } from '../products/products.schemas.js';
 import { joinList, splitList } from '../exports/exports.columns.js';
-import { decimalToMinor, htmlToText } from './imports.shopify.js';
+import { decimalToMinor, htmlToText } from './imports.values.js';
 
 /** A Shopify product export as Shopify writes it: variants on continuation rows, an image-only row. */
 const FIXTURE = fs.readFileSync(new URL('./fixtures/shopify-products.csv', import.meta.url), 'utf8');
@@ -158,6 +158,31 @@ for (const dialect of DIALECTS) {
           ],
         ],
       );
+      // Images in their positions, the variants' own, costs and flags (a gift card is not shipped or taxed).
+      assert.deepEqual(tee.images, [
+        'https://cdn.shopify.com/s/files/1/0000/0001/products/tee-black.jpg?v=1700000000',
+        'https://cdn.shopify.com/s/files/1/0000/0001/products/tee-white.jpg?v=1700000000',
+        'https://cdn.shopify.com/s/files/1/0000/0001/products/tee-detail.jpg?v=1700000000',
+      ]);
+      assert.deepEqual(tee.seo, { title: 'Organic Cotton Tee', description: 'A soft organic tee' });
+      const image = (name: string) =>
+        `https://cdn.shopify.com/s/files/1/0000/0001/products/${name}?v=1700000000`;
+      assert.deepEqual(
+        tee.variants?.map((v) => [v.image, v.cost]),
+        [
+          [image('tee-black.jpg'), 950],
+          [image('tee-black.jpg'), 950],
+          [image('tee-white.jpg'), 950],
+          [image('tee-white.jpg'), 950],
+        ],
+      );
+      assert.deepEqual(
+        card.variants?.map((v) => [v.requires_shipping, v.taxable]),
+        [
+          [false, false],
+          [false, false],
+        ],
+      );
       // The same export again changes nothing: every row is found by its SKU.
       const again = await importFile(ctx, key, 'resource=products', FIXTURE);
       assert.deepEqual([again.created_count, again.updated_count, again.unchanged_count], [0, 0, 8]);
@@ -165,7 +190,10 @@ for (const dialect of DIALECTS) {
 
     it('converts prices in the store’s currency, and names Shopify’s columns in errors', async () => {
       const yen = (await createTenant(ctx, { currency: 'JPY' })).apiKey.key;
-      const file = FIXTURE.replace('25.00,30.00', '2500,3000.5').replace('14.99', '1499');
+      const file = FIXTURE.replace('25.00,30.00', '2500,3000.5')
+        .replace('14.99', '1499')
+        .replaceAll(',9.50,', ',950,')
+        .replace(',4.10,', ',410,');
       const done = await importFile(ctx, yen, 'resource=products&on_error=skip', file);
       assert.deepEqual(done.errors, [
         {

@@ -1,233 +1,224 @@
-import { minorUnitDigits } from '../../lib/money.js';
-import { shown } from './imports.rows.js';
+import type { FileRow } from './imports.rows.js';
+import { RowReader } from './imports.rows.js';
+import {
+  type ProductLine,
+  type ReadCodes,
+  readMoney,
+  readStatus,
+  readVariantCodes,
+  ownTextOf,
+} from './imports.product-lines.js';
+import { htmlToText, imageUrl, weightToGrams } from './imports.values.js';
 
 /**
- * Shopify's product CSV export, read as it comes: which header is Shopify's, which of its columns
- * feed which product field, its HTML descriptions as plain text and its decimal prices as minor
- * units. docs/imports-and-exports.md lists the mapping.
+ * Shopify's product CSV export, read as it comes, in each layout Shopify has written, told apart
+ * by its header:
+ *
+ * - classic (to 2023): `Handle`, `Title`, `Body (HTML)`, `Vendor`, `Type` (for a while `Standard
+ *   Product Type` and `Custom Product Type`), `Tags`, `Published`, `Option1 Name`..., `Variant SKU`,
+ *   `Variant Grams`, `Variant Inventory Qty`, `Variant Price`, ..., `Image Src`, `Image Position`,
+ *   `SEO Title`, `Variant Image`, `Cost per item`, `Status`;
+ * - 2024: the classic columns with `Product Category`, `Option1 Linked To`..., metafields and a
+ *   price per market (`Price / United States`);
+ * - current: `Title`, `URL handle`, `Description`, ..., `SKU`, `Barcode`, `Option1 name`...,
+ *   `Price`, `Compare-at price`, `Cost per item`, `Charge tax`, `Inventory quantity`, `Weight value
+ *   (grams)`, `Requires shipping`, `Product image URL`, `Image position`, `Variant image URL`,
+ *   `SEO title`, `SEO description`.
+ *
+ * Each field is read from whichever of its columns the file has; the columns no field reads are
+ * the import's `ignored_columns`. docs/imports-and-exports.md tables the mapping.
  */
 
-/**
- * A header is Shopify's when it has `Handle` (or `URL handle`, as Shopify's current export names
- * it) and one of these (our own files have `handle`).
- */
-const SHOPIFY_MARKERS = ['Title', 'Body (HTML)', 'Variant SKU', 'Variant Price', 'Option1 Name'];
+export type ShopifyLayout = 'classic' | '2024' | 'current';
 
-/** The column of a product's handle in Shopify's current export, where older ones have `Handle`. */
-export const SHOPIFY_URL_HANDLE = 'URL handle';
+/** The product fields and the columns of each layout they are read from, classic name first. */
+const FIELD_COLUMNS = {
+  handle: ['Handle', 'URL handle'],
+  name: ['Title'],
+  description: ['Body (HTML)', 'Description'],
+  vendor: ['Vendor'],
+  category: ['Type', 'Custom Product Type'],
+  product_category: ['Product Category', 'Product category', 'Standard Product Type'],
+  tags: ['Tags'],
+  published: ['Published', 'Published on online store'],
+  status: ['Status'],
+  option1_name: ['Option1 Name', 'Option1 name'],
+  option1_value: ['Option1 Value', 'Option1 value'],
+  option2_name: ['Option2 Name', 'Option2 name'],
+  option2_value: ['Option2 Value', 'Option2 value'],
+  option3_name: ['Option3 Name', 'Option3 name'],
+  option3_value: ['Option3 Value', 'Option3 value'],
+  sku: ['Variant SKU', 'SKU'],
+  weight_grams: ['Variant Grams', 'Weight value (grams)'],
+  stock: ['Variant Inventory Qty', 'Inventory quantity'],
+  price: ['Variant Price', 'Price'],
+  compare_at_price: ['Variant Compare At Price', 'Compare-at price'],
+  cost: ['Cost per item'],
+  barcode: ['Variant Barcode', 'Barcode'],
+  requires_shipping: ['Variant Requires Shipping', 'Requires shipping'],
+  taxable: ['Variant Taxable', 'Charge tax'],
+  image_src: ['Image Src', 'Product image URL'],
+  image_position: ['Image Position', 'Image position'],
+  image: ['Variant Image', 'Variant image URL'],
+  seo_title: ['SEO Title', 'SEO title'],
+  seo_description: ['SEO Description', 'SEO description'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ShopifyField = keyof typeof FIELD_COLUMNS;
+
+/** A header is Shopify's when it has `Handle` or `URL handle` and one of these (ours has `handle`). */
+const MARKERS = [
+  'Title',
+  'Body (HTML)',
+  'Variant SKU',
+  'Variant Price',
+  'Option1 Name',
+  'Option1 name',
+  'Price',
+];
 
 export function isShopifyHeader(columns: readonly string[]): boolean {
   return (
-    (columns.includes('Handle') || columns.includes(SHOPIFY_URL_HANDLE)) &&
-    SHOPIFY_MARKERS.some((marker) => columns.includes(marker))
+    (columns.includes('Handle') || columns.includes('URL handle')) &&
+    MARKERS.some((marker) => columns.includes(marker))
   );
 }
 
-/** The product fields and the Shopify columns they are read from. */
-export const SHOPIFY_COLUMNS: Readonly<Record<string, string>> = {
-  handle: 'Handle',
-  name: 'Title',
-  description: 'Body (HTML)',
-  vendor: 'Vendor',
-  category: 'Type',
-  product_category: 'Product Category',
-  tags: 'Tags',
-  published: 'Published',
-  status: 'Status',
-  option1_name: 'Option1 Name',
-  option1_value: 'Option1 Value',
-  option2_name: 'Option2 Name',
-  option2_value: 'Option2 Value',
-  option3_name: 'Option3 Name',
-  option3_value: 'Option3 Value',
-  sku: 'Variant SKU',
-  weight_grams: 'Variant Grams',
-  stock: 'Variant Inventory Qty',
-  price: 'Variant Price',
-  compare_at_price: 'Variant Compare At Price',
-  barcode: 'Variant Barcode',
-};
+export function shopifyLayout(columns: readonly string[]): ShopifyLayout {
+  if (!columns.includes('Handle')) return 'current';
+  return columns.includes('Product Category') || columns.some((column) => / Linked To$/.test(column))
+    ? '2024'
+    : 'classic';
+}
+
+/** The column each field is read from in a file with `columns` (a field without one is absent). */
+export function shopifyColumns(columns: readonly string[]): Partial<Record<ShopifyField, string>> {
+  const found: Partial<Record<ShopifyField, string>> = {};
+  for (const [field, names] of Object.entries(FIELD_COLUMNS) as [ShopifyField, readonly string[]][]) {
+    const name = names.find((candidate) => columns.includes(candidate));
+    if (name !== undefined) found[field] = name;
+  }
+  return found;
+}
+
+/** The columns of a Shopify file no field reads (images' alt text, Google Shopping, metafields...). */
+export function shopifyIgnoredColumns(columns: readonly string[]): string[] {
+  const used = new Set(Object.values(shopifyColumns(columns)));
+  return [...new Set(columns.filter((column) => !used.has(column)))];
+}
 
 /** What Shopify writes for the one variant of a product without options. */
 export const SHOPIFY_DEFAULT_OPTION = { name: 'Title', value: 'Default Title' };
 
-const ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  ndash: '–',
-  mdash: '—',
-  hellip: '…',
-  lsquo: '‘',
-  rsquo: '’',
-  ldquo: '“',
-  rdquo: '”',
-  copy: '©',
-  reg: '®',
-  trade: '™',
-  deg: '°',
-  euro: '€',
-  pound: '£',
-  yen: '¥',
-  times: '×',
-  middot: '·',
-  bull: '•',
-};
+/** Shopify's own columns on a product's first row (later rows leave them empty). */
+const OWN_FIELDS: readonly ShopifyField[] = [
+  'name',
+  'description',
+  'vendor',
+  'category',
+  'product_category',
+  'tags',
+  'published',
+  'status',
+  'seo_title',
+  'seo_description',
+  'option1_name',
+  'option2_name',
+  'option3_name',
+];
 
-/** Elements after which the text goes on on a new line. */
-const BLOCKS = new Set([
-  'p',
-  'div',
-  'br',
-  'li',
-  'ul',
-  'ol',
-  'tr',
-  'table',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'blockquote',
-  'section',
-  'article',
-  'header',
-  'footer',
-  'hr',
-  'pre',
-]);
-/** Blocks followed by a blank line. */
-const PARAGRAPHS = new Set([
-  'p',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'ul',
-  'ol',
-  'table',
-  'blockquote',
-  'pre',
-]);
-/** Elements whose content is not text a reader sees. */
-const HIDDEN = new Set(['script', 'style', 'template', 'head', 'title', 'noscript']);
+/** The category: `Type`, else the last level of the taxonomy (`... > T-Shirts`). */
+function categoryOf(reader: RowReader): string | null | undefined {
+  const type = reader.text('category');
+  const taxonomy = reader.text('product_category');
+  const lastLevel = typeof taxonomy === 'string' ? (taxonomy.split('>').pop()?.trim() ?? '') : '';
+  const category = typeof type === 'string' && type.trim() !== '' ? type.trim() : lastLevel || type;
+  return category === '' ? null : category;
+}
 
-function decodeEntity(name: string): string | undefined {
-  if (name.startsWith('#')) {
-    const code =
-      name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-    if (!Number.isInteger(code) || code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-      return undefined;
-    }
-    return String.fromCodePoint(code);
-  }
-  return ENTITIES[name.toLowerCase()];
+/** The row's product image (`Image Src` and its `Image Position`): a product's images are its rows'. */
+function productImageOf(reader: RowReader): ProductLine['productImage'] {
+  const src = reader.trimmed('image_src');
+  if (typeof src !== 'string') return src;
+  const url = imageUrl(src);
+  if ('error' in url) return reader.fail('image_src', url.error);
+  const position = reader.integer('image_position');
+  return { url: url.value, position: typeof position === 'number' ? position : null };
 }
 
 /**
- * A Shopify description (HTML) as the plain text our products hold: tags dropped, `<br>` and
- * block elements as line breaks (a blank line after a paragraph, list items with "- "), entities
- * decoded, runs of spaces and blank lines collapsed, scripts and styles left out. One pass over the text, no regular expression
- * that could backtrack on hostile input.
+ * A row of a Shopify export, whatever its layout (`columns`: `shopifyColumns` of its header):
+ * prices and costs in minor units of `currency` (the store's), the description as plain text,
+ * `Type` (else the taxonomy's last level) as the category, `Vendor` as the `vendor` attribute,
+ * `Status` (else `Published`) as the status, negative inventory as 0.
  */
-export function htmlToText(html: string): string {
-  let out = '';
-  let hidden: string | undefined;
-  let i = 0;
-  while (i < html.length) {
-    const char = html[i] as string;
-    // A tag starts with a letter, `/` or `!` after the `<`; any other `<` is text ("5 < 6").
-    if (char === '<' && /[a-zA-Z/!]/.test(html[i + 1] ?? '')) {
-      const close = html.indexOf('>', i + 1);
-      if (close === -1) {
-        if (hidden === undefined) out += html.slice(i);
-        break;
-      }
-      const inside = html.slice(i + 1, close).trim();
-      i = close + 1;
-      if (inside.startsWith('!')) continue; // comments and doctypes
-      const ending = inside.startsWith('/');
-      const name = (ending ? inside.slice(1) : inside).split(/[\s/]/, 1)[0]?.toLowerCase() ?? '';
-      if (hidden !== undefined) {
-        if (ending && name === hidden) hidden = undefined;
-        continue;
-      }
-      if (!ending && HIDDEN.has(name) && !inside.endsWith('/')) {
-        hidden = name;
-        continue;
-      }
-      if (name === 'br') out += '\n';
-      else if (BLOCKS.has(name)) {
-        // A block starts on a line of its own; a paragraph or heading ends with a blank line.
-        if (!out.endsWith('\n')) out += '\n';
-        if (ending && PARAGRAPHS.has(name)) out += '\n';
-      }
-      if (!ending && name === 'li') out += '- ';
-      continue;
-    }
-    if (hidden !== undefined) {
-      i += 1;
-      continue;
-    }
-    if (char === '&') {
-      const semi = html.indexOf(';', i + 1);
-      if (semi !== -1 && semi - i <= 10) {
-        const decoded = decodeEntity(html.slice(i + 1, semi));
-        if (decoded !== undefined) {
-          out += decoded;
-          i = semi + 1;
-          continue;
-        }
-      }
-    }
-    out += char;
-    i += 1;
+export function readShopifyLine(
+  row: FileRow,
+  currency: string,
+  columns: Partial<Record<ShopifyField, string>>,
+): ProductLine {
+  const columnOf = (field: string): string => columns[field as ShopifyField] ?? `(${field})`;
+  const reader = new RowReader(row, columnOf);
+  const html = reader.text('description');
+  const description = typeof html === 'string' ? htmlToText(html) : html;
+  const vendor = reader.text('vendor');
+  let status = readStatus(reader, 'status');
+  if (status === undefined || status === null) {
+    const published = reader.boolean('published');
+    if (typeof published === 'boolean') status = published ? 'active' : 'draft';
   }
-  return out
-    .split('\n')
-    .map((line) => line.replace(/[ \t\r\f\v\u00a0]+/g, ' ').trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
-/**
- * A decimal price ("19.99", "1,299.00" is refused: no thousands separators) in minor units of
- * `currency`: USD "19.99" is 1999, JPY "1999" is 1999, KWD "1.250" is 1250. Decimals past the
- * currency's own are allowed only as zeros ("1999.00" in JPY).
- */
-export function decimalToMinor(text: string, currency: string): { value: number } | { error: string } {
-  const trimmed = text.trim();
-  const match = /^(\d{1,15})(?:\.(\d{1,20}))?$/.exec(trimmed);
-  if (!match) return { error: `must be a price such as 19.99, not "${shown(trimmed)}"` };
-  const digits = minorUnitDigits(currency);
-  const whole = match[1] as string;
-  const fraction = match[2] ?? '';
-  const kept = fraction.slice(0, digits).padEnd(digits, '0');
-  if (/[^0]/.test(fraction.slice(digits))) {
-    return {
-      error:
-        digits === 0
-          ? `has decimals, but ${currency} has no minor unit: "${shown(trimmed)}"`
-          : `has more than ${digits} decimals, the minor unit of ${currency}: "${shown(trimmed)}"`,
-    };
+  const stock = reader.integer('stock');
+  const weight = reader.text('weight_grams');
+  let weightGrams: number | null | undefined = weight === undefined ? undefined : null;
+  if (typeof weight === 'string' && weight.trim() !== '') {
+    const parsed = weightToGrams(weight);
+    weightGrams = 'value' in parsed ? parsed.value : reader.fail('weight_grams', parsed.error);
   }
-  const value = Number(whole + kept);
-  if (!Number.isSafeInteger(value)) return { error: `is too large: "${shown(trimmed)}"` };
-  return { value };
-}
-
-/** Shopify's grams may come as "200" or "200.0": the nearest whole gram. */
-export function grams(text: string): { value: number } | { error: string } {
-  const trimmed = text.trim();
-  if (!/^\d{1,12}(\.\d+)?$/.test(trimmed))
-    return { error: `must be a weight in grams, not "${shown(trimmed)}"` };
-  return { value: Math.round(Number(trimmed)) };
+  const variantImage = reader.trimmed('image');
+  let image: string | null | undefined = variantImage;
+  if (typeof variantImage === 'string') {
+    const url = imageUrl(variantImage);
+    image = 'value' in url ? url.value : reader.fail('image', url.error);
+  }
+  const codes: ReadCodes = readVariantCodes(reader, { apostrophe: true });
+  const line: ProductLine = {
+    n: row.n,
+    line: row.line,
+    handle: reader.trimmed('handle') ?? null,
+    own: {
+      name: reader.text('name'),
+      description: description === '' ? null : description,
+      category: categoryOf(reader),
+      status,
+      tags: reader.list('tags'),
+      // Shopify's prices are in the store's currency; a new product takes it, an existing one keeps its own.
+      currency: undefined,
+      // A product's images are those of its rows (`productImage`), gathered by the grouper.
+      images: undefined,
+      attributes:
+        typeof vendor === 'string' ? (vendor.trim() === '' ? null : { vendor: vendor.trim() }) : vendor,
+      seo_title: reader.text('seo_title'),
+      seo_description: reader.text('seo_description'),
+    },
+    ownText: ownTextOf(row, OWN_FIELDS, columnOf),
+    optionNames: [1, 2, 3].map((k) => reader.text(`option${k}_name`)),
+    optionValues: [1, 2, 3].map((k) => reader.text(`option${k}_value`)),
+    variant: {
+      ...codes,
+      price: readMoney(reader, 'price', currency),
+      compare_at_price: readMoney(reader, 'compare_at_price', currency),
+      // Shopify counts oversold units as negative inventory; we hold none in stock then.
+      stock: typeof stock === 'number' ? Math.max(0, stock) : stock,
+      weight_grams: weightGrams,
+      image,
+      cost: readMoney(reader, 'cost', currency),
+      requires_shipping: reader.boolean('requires_shipping'),
+      taxable: reader.boolean('taxable'),
+    },
+    productImage: productImageOf(reader),
+    errors: reader.errors,
+    columnOf,
+  };
+  if (row.problem) line.errors.unshift(row.problem);
+  return line;
 }

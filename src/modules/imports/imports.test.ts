@@ -91,6 +91,7 @@ for (const dialect of DIALECTS) {
           unchanged_count: 0,
           error_count: 0,
           errors: [],
+          ignored_columns: [],
           created: undefined,
           started_at: null,
           finished_at: null,

@@ -10,8 +10,11 @@ import {
   planCustomer,
   readCustomerLine,
 } from './imports.customers.js';
-import { productHeaderErrors, readOwnLine, readShopifyLine } from './imports.product-lines.js';
-import { type ProductGroup, ProductGrouper } from './imports.product-groups.js';
+import { type ProductLine, productHeaderErrors, readOwnLine } from './imports.product-lines.js';
+import { ProductChecker, type ProductGroup, ProductGrouper, rowsOf } from './imports.product-groups.js';
+import { readShopifyLine, shopifyColumns } from './imports.shopify.js';
+import { readWooLine, wooHeader } from './imports.woocommerce.js';
+import { prescanWoo, WooGrouper, type WooPrescan } from './imports.woo-groups.js';
 import {
   applyNewProducts,
   applyProduct,
@@ -21,7 +24,7 @@ import {
   skuKeysOf,
 } from './imports.products.js';
 import { variantsBySkuKeys } from './imports.repository.js';
-import type { FileFormat, FileRow, RowError } from './imports.rows.js';
+import type { FileFormat, FileItem, FileRow, RowError } from './imports.rows.js';
 
 /**
  * What the runner works with, whatever the resource: a unit is one product or one customer (the
@@ -65,6 +68,11 @@ export interface Unit {
 }
 
 export interface UnitSource {
+  /**
+   * A first look at the file's rows before the pass, for a format whose products' rows need not
+   * be next to each other (WooCommerce's): the runner reads the file once more for it.
+   */
+  prescan?(items: AsyncIterable<FileItem>): Promise<void>;
   /** The header's errors (a CSV's first line): the file cannot be imported with them. */
   header(columns: readonly string[]): RowError[];
   push(row: FileRow): Unit[];
@@ -104,11 +112,50 @@ function unitOf<L extends Spanned>(
   };
 }
 
+/** How a product file's rows are read and gathered into products, by its format and header. */
+interface ProductReading {
+  read(row: FileRow): ProductLine;
+  push(line: ProductLine): ProductGroup[];
+  end(): ProductGroup[];
+}
+
+function ownReading(shopify: boolean, read: (row: FileRow) => ProductLine): ProductReading {
+  const grouper = new ProductGrouper(shopify);
+  return { read, push: (line) => grouper.push(line), end: () => grouper.end() };
+}
+
+function productReading(
+  format: FileFormat,
+  columns: readonly string[],
+  currency: string,
+  scan: WooPrescan | undefined,
+): ProductReading {
+  if (format === 'shopify') {
+    const found = shopifyColumns(columns);
+    return ownReading(true, (row) => readShopifyLine(row, currency, found));
+  }
+  if (format === 'woocommerce') {
+    const header = wooHeader(columns);
+    const grouper = new WooGrouper(
+      new ProductChecker(false),
+      scan ?? { parentOf: new Map(), lastOf: new Map() },
+    );
+    return {
+      read: (row) => readWooLine(row, currency, header),
+      push: (line) => grouper.push(line as ReturnType<typeof readWooLine>),
+      end: () => grouper.end(),
+    };
+  }
+  return ownReading(false, readOwnLine);
+}
+
 function productUnits(format: FileFormat, currency: string, events: EventService): UnitSource {
-  const grouper = new ProductGrouper(format === 'shopify');
+  // JSON Lines has no header: our own columns.
+  let reading = productReading(format, [], currency, undefined);
+  let scan: WooPrescan | undefined;
   const planOf = new WeakMap<UnitPlan, ProductPlan>();
   const toUnit = (group: ProductGroup): Unit =>
-    unitOf([...group.lines, ...group.passive], skuKeysOf(group), async (ctx) => {
+    unitOf(rowsOf(group), skuKeysOf(group), async (ctx) => {
       const plan = await planProduct(ctx, group);
       const unitPlan: UnitPlan = {
         outcomes: plan.outcomes.map((entry) => entry.outcome),
@@ -120,10 +167,19 @@ function productUnits(format: FileFormat, currency: string, events: EventService
       return unitPlan;
     });
   return {
-    header: (columns) => productHeaderErrors(format, columns),
-    push: (row) =>
-      grouper.push(format === 'shopify' ? readShopifyLine(row, currency) : readOwnLine(row)).map(toUnit),
-    end: () => grouper.end().map(toUnit),
+    ...(format === 'woocommerce'
+      ? {
+          prescan: async (items: AsyncIterable<FileItem>) => {
+            scan = await prescanWoo(items);
+          },
+        }
+      : {}),
+    header: (columns) => {
+      reading = productReading(format, columns, currency, scan);
+      return productHeaderErrors(format, columns);
+    },
+    push: (row) => reading.push(reading.read(row)).map(toUnit),
+    end: () => reading.end().map(toUnit),
     prepare: async (db, tenantId, units) => {
       const rows = await variantsBySkuKeys(
         db,

@@ -7,7 +7,7 @@ import { AppError } from '../../lib/errors.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { ensurePrivateDir } from '../../lib/private-files.js';
 import { csvHeader } from './imports.source.js';
-import { isShopifyHeader } from './imports.shopify.js';
+import { ignoredColumns, productCsvFormat } from './imports.layouts.js';
 import { MAX_IMPORT_BYTES } from './imports.schemas.js';
 
 /**
@@ -19,13 +19,15 @@ import { MAX_IMPORT_BYTES } from './imports.schemas.js';
  * copies it into the store first.
  */
 
-export type UploadFormat = 'csv' | 'jsonl' | 'shopify';
+export type UploadFormat = 'csv' | 'jsonl' | 'shopify' | 'woocommerce';
 
 export interface Upload {
   file: string;
   bytes: number;
   sha256: string;
   format: UploadFormat;
+  /** The header's columns the import will not use (another platform's file). */
+  ignoredColumns: string[];
 }
 
 /** How much of the start of a file is kept to tell what it is. */
@@ -77,13 +79,16 @@ function formatOf(request: FastifyRequest): 'csv' | 'jsonl' {
   throw unsupportedMediaType();
 }
 
-/** What the start of the file is: 422 when it is no CSV (or JSON Lines) at all. */
+/**
+ * What the start of the file is, and the columns of its header the import will not use: 422 when
+ * it is no CSV (or JSON Lines) at all. `products`: another platform's header counts as its format.
+ */
 async function sniff(
   format: 'csv' | 'jsonl',
   start: Buffer,
   whole: boolean,
-  shopify: boolean,
-): Promise<UploadFormat> {
+  products: boolean,
+): Promise<{ format: UploadFormat; ignored: string[] }> {
   const text = start.toString('utf8');
   if (format === 'jsonl') {
     const body = text.replace(/^\ufeff/, '').trimStart();
@@ -100,7 +105,7 @@ async function sniff(
         throw invalidImport('The body is not JSON Lines: its first line is not a JSON object.');
       }
     }
-    return 'jsonl';
+    return { format: 'jsonl', ignored: [] };
   }
   if (!whole && start.lastIndexOf(0x0a) === -1) {
     throw invalidImport(`The body is not CSV: it has no line end in its first ${SNIFF_BYTES / 1024} KiB.`);
@@ -115,15 +120,17 @@ async function sniff(
   }
   if (header.every((name) => name.trim() === ''))
     throw invalidImport('The body is not CSV: its header line is empty.');
-  return shopify && isShopifyHeader(header.map((name) => name.trim())) ? 'shopify' : 'csv';
+  const columns = header.map((name) => name.trim());
+  const found = products ? productCsvFormat(columns) : 'csv';
+  return { format: found, ignored: ignoredColumns(found, columns) };
 }
 
 /**
  * Fastify's parser for an import's body: resolves to what the idempotency fingerprint reads (the
- * hash and size), and keeps the spool file for `uploadOf`. `shopify`: whether a Shopify header
- * counts as its own format (product imports).
+ * hash and size), and keeps the spool file for `uploadOf`. `products`: whether a Shopify or
+ * WooCommerce header counts as its own format (product imports).
  */
-export function spoolUpload(spoolDir: string, shopify: (request: FastifyRequest) => boolean) {
+export function spoolUpload(spoolDir: string, products: (request: FastifyRequest) => boolean) {
   return async (
     request: FastifyRequest,
     payload: Readable,
@@ -133,7 +140,7 @@ export function spoolUpload(spoolDir: string, shopify: (request: FastifyRequest)
     if (Number.isFinite(declared) && declared > MAX_IMPORT_BYTES) throw tooLarge();
     ensurePrivateDir(spoolDir);
     const file = path.join(spoolDir, `${randomBase62(20)}.upload`);
-    const upload: Upload = { file, bytes: 0, sha256: '', format };
+    const upload: Upload = { file, bytes: 0, sha256: '', format, ignoredColumns: [] };
     uploads.set(request, upload);
     const out = fs.createWriteStream(file, { mode: 0o600 });
     const hash = createHash('sha256');
@@ -187,7 +194,9 @@ export function spoolUpload(spoolDir: string, shopify: (request: FastifyRequest)
       });
       if (upload.bytes === 0) throw invalidImport('The body is empty: send the file as the body.');
       const whole = upload.bytes <= SNIFF_BYTES;
-      upload.format = await sniff(format, Buffer.concat(start), whole, shopify(request));
+      const sniffed = await sniff(format, Buffer.concat(start), whole, products(request));
+      upload.format = sniffed.format;
+      upload.ignoredColumns = sniffed.ignored;
       upload.sha256 = hash.digest('hex');
       return { sha256: upload.sha256, bytes: upload.bytes, format: upload.format };
     } catch (error) {

@@ -12,8 +12,10 @@ import type { CreateOrderBody, StoredPricing } from './orders.schemas.js';
 
 /**
  * An order made, in the transaction of the use case that makes it (`POST /orders`, its preview, a
- * cart's completion): the customer found or created, the stock reserved, the lines priced
- * (orders.pricing.ts) and the order's rows, not yet inserted.
+ * cart's completion): the customer found or created, the lines read and priced
+ * (orders.pricing.ts) and the order's rows, not yet inserted (`buildOrder`); then its stock taken
+ * (`takeStock`), which the use case does as late as it can: the product rows many orders share
+ * stay locked from then until the commit.
  */
 
 /** Where an order comes from: how it was placed, and the cart it completes. */
@@ -24,12 +26,28 @@ export interface OrderOrigin {
 
 export const API_ORIGIN: OrderOrigin = { source: 'api', cartId: null };
 
-/** An order's rows as `buildOrder` makes them, before they are inserted. */
+/** An order's rows as `buildOrder` makes them, before they are inserted, and what its stock needs. */
 export interface Built {
   order: repo.OrderRow;
   items: repo.OrderItemRow[];
-  reservation: inventory.Reservation;
   discountIds: string[];
+  /** Its lines, and their products and variants as read: what it was checked and priced on. */
+  lines: inventory.StockLine[];
+  rows: inventory.LineRows;
+  /** The order's rules on its products and variants (active, one currency, within MAX_AMOUNT). */
+  check: inventory.CheckLines;
+}
+
+/**
+ * The rows an order was priced on changed between their read and the reservation that locked them
+ * (PostgreSQL, another writer in between): its transaction is tried again from the start, as
+ * `store.transaction` retries a serialization failure (SQLSTATE 40001), and prices the order anew.
+ */
+export class StaleLines extends Error {
+  readonly code = '40001';
+  constructor() {
+    super('the products or variants an order was priced on changed before their stock was taken');
+  }
 }
 
 export async function buildOrder(
@@ -41,13 +59,13 @@ export async function buildOrder(
   origin: OrderOrigin,
 ): Promise<Built> {
   const customer = await customers.forOrder(trx, tenantId, input, now);
-  const lines = await inventory.resolveLines(trx, tenantId, input.items);
+  const { lines, rows } = await inventory.readLines(trx, tenantId, input.items);
   /** The order's rules on its products and variants, checked before the reservation and as reserved. */
-  const check: inventory.CheckLines = (rows, variants) => {
+  const check: inventory.CheckLines = (products, variants) => {
     let currency: string | undefined;
     let total = 0;
     lines.forEach((line, index) => {
-      const product = rows.get(line.product_id);
+      const product = products.get(line.product_id);
       if (!product) throw new AppError('not_found', `No such product: ${line.product_id}.`);
       const variant = variants.get(line.variant_id);
       if (!variant) throw new AppError('not_found', `No such variant: ${line.variant_id}.`);
@@ -75,12 +93,15 @@ export async function buildOrder(
     // Checked before anything is charged: the wallet takes no payment above MAX_AMOUNT.
     if (total > MAX_AMOUNT) throw tooLarge(total);
   };
-  const reservation = await inventory.reserve(trx, tenantId, lines, now, check, true);
-  const currency = (reservation.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
+  check(rows.products, rows.variants);
+  // As read: an order short of stock is refused before it is priced, as when its reservation came
+  // first; the reservation checks again under the rows' locks.
+  inventory.checkAvailable(lines, rows);
+  const currency = (rows.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
   const priced = await priceOrder(trx, tenantId, input, {
     lines,
-    products: reservation.products,
-    variants: reservation.variants,
+    products: rows.products,
+    variants: rows.variants,
     currency,
     customerId: customer.id,
     now,
@@ -91,8 +112,8 @@ export async function buildOrder(
   const orderId = newId('ord');
   const items: repo.OrderItemRow[] = lines.map((line, position) => {
     // check() proved both present
-    const product = reservation.products.get(line.product_id) as ProductRow;
-    const variant = reservation.variants.get(line.variant_id) as VariantRow;
+    const product = rows.products.get(line.product_id) as ProductRow;
+    const variant = rows.variants.get(line.variant_id) as VariantRow;
     const priced = figures.lines[position] as PricedLine;
     return {
       order_id: orderId,
@@ -151,7 +172,42 @@ export async function buildOrder(
     cancel_reason: null,
     refunded_at: null,
   };
-  return { order, items, reservation, discountIds: priced.discountIds };
+  return { order, items, discountIds: priced.discountIds, lines, rows, check };
+}
+
+/**
+ * Takes the order's stock (products.inventory.ts `reserve`: all of it or 422
+ * `insufficient_stock`), from the rows it was priced on; the rows as reserved must still be what
+ * it was priced and its lines snapshotted on (else `StaleLines`: the transaction starts over).
+ */
+export async function takeStock(trx: Db, built: Built, now: number): Promise<inventory.Reservation> {
+  const { order, lines, rows, check } = built;
+  const reservation = await inventory.reserve(trx, order.tenant_id, lines, now, check, true, rows);
+  for (const line of lines) {
+    if (
+      !samePricing(
+        [rows.products.get(line.product_id), rows.variants.get(line.variant_id)],
+        [reservation.products.get(line.product_id), reservation.variants.get(line.variant_id)],
+      )
+    ) {
+      throw new StaleLines();
+    }
+  }
+  return reservation;
+}
+
+/** Whether a line's product and variant agree in all an order takes from them (not stock). */
+function samePricing(
+  [product, variant]: [ProductRow | undefined, VariantRow | undefined],
+  [reservedProduct, reservedVariant]: [ProductRow | undefined, VariantRow | undefined],
+): boolean {
+  if (!product || !variant || !reservedProduct || !reservedVariant) return false;
+  const productFields = ['name', 'category', 'currency', 'status', 'variant_count'] as const;
+  const variantFields = ['price', 'title', 'sku', 'weight_grams', 'requires_shipping', 'taxable'] as const;
+  return (
+    productFields.every((field) => product[field] === reservedProduct[field]) &&
+    variantFields.every((field) => variant[field] === reservedVariant[field])
+  );
 }
 
 /**

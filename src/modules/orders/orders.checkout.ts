@@ -1,9 +1,9 @@
-import type { Db } from '../../db/store.js';
+import type { Db, Store } from '../../db/store.js';
 import type { EventService } from '../events/index.js';
 import type { OrderCustomers } from '../customers/index.js';
 import { pricingService as pricing } from '../pricing/index.js';
 import { findProductsByIds, productsInventory as inventory, type VariantRow } from '../products/index.js';
-import { buildOrder, checkCreate, type OrderOrigin } from './orders.build.js';
+import { buildOrder, checkCreate, type OrderOrigin, takeStock } from './orders.build.js';
 import { presentOrder } from './orders.presenter.js';
 import * as repo from './orders.repository.js';
 import type { CreateOrderBody, OrderObject } from './orders.schemas.js';
@@ -22,7 +22,7 @@ import type { PaymentService } from './payments.service.js';
  * 2. The caller has the payment charged (`PaymentService.charge`, idempotent per payment id).
  * 3. `place` on success: the order and its payment inserted, and the same events, counts and
  *    wallet credit as an order paid through `POST /orders` (order.created, the stock events,
- *    payment.received, order.paid). `release` on failure: the stock and the uses given back,
+ *    payment.received, order.paid, written as one batch). `release` on failure: the stock and the uses given back,
  *    and nothing else was ever written, so nothing is left of the attempt.
  */
 
@@ -40,6 +40,7 @@ export interface HeldOrder {
 }
 
 export interface OrderCheckoutDeps {
+  store: Store;
   events: EventService;
   customers: OrderCustomers;
   payments: PaymentService;
@@ -48,7 +49,8 @@ export interface OrderCheckoutDeps {
 export type OrderCheckout = ReturnType<typeof createOrderCheckout>;
 
 export function createOrderCheckout(deps: OrderCheckoutDeps) {
-  const { events, customers, payments } = deps;
+  const { customers, payments } = deps;
+  const { dialect } = deps.store;
   return {
     /**
      * Makes the order `body` describes and takes what it needs (stock, discount uses), refusing as
@@ -65,15 +67,12 @@ export function createOrderCheckout(deps: OrderCheckoutDeps) {
       now: number,
     ): Promise<HeldOrder> {
       const input = checkCreate(body);
-      const { order, items, reservation, discountIds } = await buildOrder(
-        customers,
-        trx,
-        tenantId,
-        input,
-        now,
-        origin,
-      );
+      const built = await buildOrder(customers, trx, tenantId, input, now, origin);
+      const { order, items, discountIds } = built;
       const payment = await payments.newAttempt(trx, order, method, now);
+      // The stock last (the products many orders share, locked from here to the commit), then
+      // their counts and the discounts, in the order every order use case takes them.
+      const reservation = await takeStock(trx, built, now);
       await inventory.countReservation(trx, tenantId, reservation);
       await pricing.reserveUses(trx, tenantId, discountIds, order.customer_id, now);
       return {
@@ -100,18 +99,29 @@ export function createOrderCheckout(deps: OrderCheckoutDeps) {
 
     /**
      * Inserts the held order with its payment, charged (`reference`: the provider's), and answers it
-     * paid: the events, order counts, customer figures and wallet credit of a paid order.
+     * paid: the events, customer figures and wallet credit of a paid order (its counts follow by trigger).
      */
     async place(trx: Db, held: HeldOrder, reference: string, now: number): Promise<OrderObject> {
       const tenantId = held.order.tenant_id;
-      await repo.insertOrder(trx, held.order, held.items);
-      await payments.insertAttempt(trx, held.payment);
-      await repo.adjustOrderCounts(trx, tenantId, [{ status: 'pending', delta: 1 }]);
+      await repo.insertOrder(trx, dialect, held.order, held.items, held.payment);
       const created = presentOrder(held.order, held.items, held.payment);
-      await events.emit(trx, { tenantId, type: 'order.created', objectType: 'order', object: created });
       const products = await findProductsByIds(trx, tenantId, held.productIds);
-      await inventory.emitStockChanges(trx, events, products, held.soldOut);
-      const { settled } = await payments.settleIn(trx, held.payment, { status: 'succeeded', reference }, now);
+      // The order's events and the payment's, written together (one batch) as it is paid.
+      const before = [
+        { tenantId, type: 'order.created' as const, objectType: 'order', object: created },
+        ...(await inventory.stockEvents(trx, products, held.soldOut)),
+      ];
+      const { settled } = await payments.settleIn(
+        trx,
+        held.payment,
+        { status: 'succeeded', reference },
+        now,
+        {
+          order: held.order,
+          items: held.items,
+          before,
+        },
+      );
       return settled.order;
     },
   };

@@ -8,7 +8,7 @@ import type { OrderObject } from './orders.schemas.js';
 
 /**
  * The order state machine: which action moves an order from which status, and the one function
- * that applies a move with its counts. The order service's use cases and payment settlement
+ * that applies a move. The order service's use cases and payment settlement
  * (an order is paid when its payment succeeds) both move orders through it, inside their own
  * transaction.
  */
@@ -32,7 +32,8 @@ export function invalidTransition(action: OrderAction, status: OrderStatus): App
 
 /**
  * Applies `action` to an order read (and locked) in this transaction, with the changes that go
- * with it, and moves the order counts. An order another writer moved first is 409.
+ * with it (the order counts follow by trigger, migration 0045). An order another writer moved
+ * first is 409.
  */
 export async function commitTransition(
   trx: Db,
@@ -46,10 +47,6 @@ export async function commitTransition(
   if (!(await repo.transitionOrder(trx, before.tenant_id, before.id, before.status, set))) {
     throw invalidTransition(action, before.status);
   }
-  await repo.adjustOrderCounts(trx, before.tenant_id, [
-    { status: before.status, delta: -1 },
-    { status: to, delta: 1 },
-  ]);
   return { ...before, ...set };
 }
 

@@ -64,7 +64,10 @@ export async function priceLines(
   });
 }
 
-/** A line as the checkout prices it: its variant's price and weight, its product's id and category. */
+/**
+ * A line as the checkout prices it: its variant's price, weight and whether it ships and is taxed,
+ * its product's id and category.
+ */
 export function checkoutLine(product: ProductRow, variant: VariantRow, quantity: number): CheckoutLine {
   return {
     product_id: product.id,
@@ -72,6 +75,8 @@ export function checkoutLine(product: ProductRow, variant: VariantRow, quantity:
     unit_price: variant.price,
     quantity,
     weight_grams: variant.weight_grams ?? 0,
+    requires_shipping: variant.requires_shipping === 1,
+    taxable: variant.taxable === 1,
   };
 }
 

@@ -21,7 +21,7 @@ import {
   TRANSITIONS,
 } from './orders.lifecycle.js';
 import { loadOrder, pagePresenter, presentOrder } from './orders.presenter.js';
-import { API_ORIGIN, buildOrder, checkCreate, type OrderOrigin } from './orders.build.js';
+import { API_ORIGIN, buildOrder, checkCreate, type OrderOrigin, takeStock } from './orders.build.js';
 import * as repo from './orders.repository.js';
 import type {
   CreateOrderBody,
@@ -79,8 +79,8 @@ export function createOrderService(deps: OrderServiceDeps) {
   async function cancelLocked(trx: Db, before: repo.OrderRow, now: number, reason: CancelReason) {
     const tenantId = before.tenant_id;
     // Rows other orders share, in the order every order use case takes them (no deadlock
-    // cycle): the products, the discounts, the order counts, the wallet, then what the events
-    // move (analytics, the customer's figures).
+    // cycle): the products, the discounts, what the events move (the customer's figures), the
+    // wallet (a refund's; the events after it lock nothing others share).
     const release = await refunds.unitsToRelease(trx, before);
     const restocked = (await inventory.release(trx, tenantId, release, now, true)).products;
     // A cancelled order gives its discounts' uses back (a refunded one keeps them, as it was used).
@@ -152,36 +152,37 @@ export function createOrderService(deps: OrderServiceDeps) {
       if (input.payment_method !== undefined) payments.checkMethod(input.payment_method);
       const now = clock.now();
 
-      const { object, payment } = await store.transaction(async (trx) => {
-        const { order, items, reservation, discountIds } = await buildOrder(
-          customers,
-          trx,
-          tenantId,
-          input,
-          now,
-          origin,
-        );
+      const { object, payment, items } = await store.transaction(async (trx) => {
+        const built = await buildOrder(customers, trx, tenantId, input, now, origin);
+        const { order, items, discountIds } = built;
         const attempt =
           input.payment_method === undefined
             ? undefined
             : await payments.newAttempt(trx, order, input.payment_method, now);
         order.payment_id = attempt?.id ?? null;
-        await repo.insertOrder(trx, order, items);
+        await repo.insertOrder(trx, store.dialect, order, items, attempt);
         await idempotent.mark(trx, order.id);
-        if (attempt) await payments.insertAttempt(trx, attempt);
-        // Shared rows in the order every order use case takes them: products (reserved above),
-        // their counts, the discounts, the order counts, then what the events move.
+        // Rows other orders share last, in the order every order use case takes them: the
+        // products (their stock: a product every order buys stays locked only from here to the
+        // commit), their counts, the discounts, then what the events move (the customer's figures).
+        const reservation = await takeStock(trx, built, now);
         await inventory.countReservation(trx, tenantId, reservation);
         await pricing.reserveUses(trx, tenantId, discountIds, order.customer_id, now);
-        await repo.adjustOrderCounts(trx, tenantId, [{ status: 'pending', delta: 1 }]);
         const created = presentOrder(order, items, attempt);
-        await events.emit(trx, { tenantId, type: 'order.created', objectType: 'order', object: created });
-        await inventory.emitStockChanges(trx, events, reservation.products.values(), reservation.soldOut);
-        return { object: created, payment: attempt };
+        await events.emitMany(trx, [
+          { tenantId, type: 'order.created', objectType: 'order', object: created },
+          ...(await inventory.stockEvents(
+            trx,
+            reservation.products.values(),
+            reservation.soldOut,
+            reservation.variants,
+          )),
+        ]);
+        return { object: created, payment: attempt, items };
       });
       if (!payment) return object;
       try {
-        return (await payments.chargeAndSettle(payment)).order;
+        return (await payments.chargeAndSettle(payment, items)).order;
       } catch (error) {
         // The order is committed: it is answered as it stands (payment pending), never as a 5xx
         // that invites a second order. The charge is settled by the sweep once its lease is over.
@@ -201,7 +202,9 @@ export function createOrderService(deps: OrderServiceDeps) {
       const now = clock.now();
       try {
         await store.transaction(async (trx) => {
-          const { order, items } = await buildOrder(customers, trx, tenantId, input, now, API_ORIGIN);
+          const built = await buildOrder(customers, trx, tenantId, input, now, API_ORIGIN);
+          await takeStock(trx, built, now);
+          const { order, items } = built;
           throw new PreviewMade({ ...presentOrder(order, items, undefined), id: null, status: 'preview' });
         });
       } catch (error) {

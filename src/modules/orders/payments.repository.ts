@@ -1,4 +1,4 @@
-import type { PaymentsTable } from '../../db/schema.js';
+import type { OrdersTable, PaymentsTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
 
@@ -91,6 +91,35 @@ export async function updatePayment(
     .set(changes)
     .where('id', '=', id)
     .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * PostgreSQL: a payment's move from `pending` (to `succeeded`, with `changes`) and its order's from
+ * `pending` (with `order`) in one statement, the order's only if the payment's happened; true when
+ * both moved. The caller holds the order's row lock and read it pending.
+ */
+export async function settleWithOrder(
+  db: Db,
+  payment: { id: string; changes: Parameters<typeof updatePayment>[3] },
+  order: { tenantId: string; id: string; changes: Partial<OrdersTable> },
+): Promise<boolean> {
+  const result = await db
+    .with('moved', (q) =>
+      q
+        .updateTable('payments')
+        .set(payment.changes)
+        .where('id', '=', payment.id)
+        .where('status', '=', 'pending')
+        .returning('id'),
+    )
+    .updateTable('orders')
+    .set(order.changes)
+    .where('tenant_id', '=', order.tenantId)
+    .where('id', '=', order.id)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.exists(eb.selectFrom('moved').select('moved.id')))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

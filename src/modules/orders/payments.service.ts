@@ -3,9 +3,9 @@ import { notFound, validationError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import type { EventService } from '../events/index.js';
-import { commitTransition, emitOrder } from './orders.lifecycle.js';
-import { loadOrder } from './orders.presenter.js';
+import type { EmitInput, EventService } from '../events/index.js';
+import { commitTransition, TRANSITIONS } from './orders.lifecycle.js';
+import { loadOrder, presentOrder } from './orders.presenter.js';
 import * as orders from './orders.repository.js';
 import type { OrderObject } from './orders.schemas.js';
 import * as refunds from './refunds.repository.js';
@@ -38,6 +38,26 @@ export function refundKey(refund: Pick<refunds.RefundRow, 'id' | 'order_id' | 'p
   return refund.id === `re_${refund.order_id.slice('ord_'.length)}` ? refund.payment_id : refund.id;
 }
 
+/** A payment's event. */
+function paymentEvent(type: 'payment.received' | 'payment.failed', payment: repo.PaymentRow): EmitInput {
+  return {
+    tenantId: payment.tenant_id,
+    type,
+    objectType: 'payment',
+    object: { ...repo.presentPayment(payment) },
+  };
+}
+
+/** What the caller of `settleIn` has of the order already, so it is not read again. */
+export interface KnownOrder {
+  /** The order's row as this transaction wrote it (a held order placed now), locked by its insert. */
+  order?: orders.OrderRow;
+  /** Its lines: those of an unpaid order, which do not change while it is unpaid. */
+  items?: readonly orders.OrderItemRow[];
+  /** Events of the same change that come before the payment's (a placed order's own). */
+  before?: readonly EmitInput[];
+}
+
 /** A settled attempt and its order, as committed. */
 export interface Settled {
   order: OrderObject;
@@ -64,12 +84,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     type: 'payment.received' | 'payment.failed',
     payment: repo.PaymentRow,
   ): Promise<void> {
-    await events.emit(trx, {
-      tenantId: payment.tenant_id,
-      type,
-      objectType: 'payment',
-      object: { ...repo.presentPayment(payment) },
-    });
+    await events.emit(trx, paymentEvent(type, payment));
   }
 
   /**
@@ -101,15 +116,22 @@ export function createPaymentService(deps: PaymentServiceDeps) {
    * Records a provider's answer for a pending payment in the caller's transaction `trx`: the
    * payment, the order (paid on success) and their events. A payment someone else settled first is
    * left alone. `giveBack`: the charge landed after its order was cancelled, and is owed back
-   * (in this transaction); the caller tells the provider once it commits.
+   * (in this transaction); the caller tells the provider once it commits. `known`: what the caller
+   * has of the order already (see `KnownOrder`).
+   *
+   * A payment that succeeded moves, in this order: the payment and the order (their own rows),
+   * the events (and what they move: the customer's figures, webhook deliveries, the analytics
+   * queue), and last the wallet, the row every payment of the store takes, held from there to the
+   * commit.
    */
   async function settleIn(
     trx: Db,
     payment: repo.PaymentRow,
     result: ChargeResult,
     now: number,
+    known: KnownOrder = {},
   ): Promise<{ settled: Settled; giveBack: boolean }> {
-    const order = await orders.findOrder(trx, payment.tenant_id, payment.order_id, true);
+    const order = known.order ?? (await orders.findOrder(trx, payment.tenant_id, payment.order_id, true));
     if (!order) throw notFound('order');
     let current: repo.PaymentRow;
     if (result.status === 'failed') {
@@ -127,14 +149,28 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const giveBack = current.status === 'succeeded' && order.status !== 'pending';
     const refundDueAt = giveBack ? now + PAYMENT_LEASE_MS : null;
     const { status, failure_code, failure_message, provider_reference } = current;
-    const moved = await repo.updatePayment(trx, payment.id, 'pending', {
+    const changes = {
       status: giveBack ? 'refunded' : status,
       failure_code,
       failure_message,
       provider_reference,
       refund_due_at: refundDueAt,
       updated: now,
-    });
+    } as const;
+    // The order it pays, as paid: on PostgreSQL moved with the payment in one statement.
+    const paidChanges = { paid_at: now, payment_id: payment.id };
+    const together = current.status === 'succeeded' && !giveBack && store.dialect === 'postgres';
+    const moved = together
+      ? await repo.settleWithOrder(
+          trx,
+          { id: payment.id, changes },
+          {
+            tenantId: order.tenant_id,
+            id: order.id,
+            changes: { ...paidChanges, status: TRANSITIONS.pay.to, updated: now },
+          },
+        )
+      : await repo.updatePayment(trx, payment.id, 'pending', changes);
     if (!moved) {
       const latest = (await repo.findPayment(trx, payment.id)) ?? payment;
       return { settled: { order: await loadOrder(trx, order), payment: latest }, giveBack: false };
@@ -153,19 +189,32 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       await emitPayment(trx, 'payment.received', refunded);
       return { settled: { order: await loadOrder(trx, order), payment: refunded }, giveBack };
     }
-    await emitPayment(trx, 'payment.received', current);
-    const paid = await commitTransition(trx, order, 'pay', now, { paid_at: now, payment_id: payment.id });
+    const paid: orders.OrderRow = together
+      ? { ...order, ...paidChanges, status: TRANSITIONS.pay.to, updated: now }
+      : await commitTransition(trx, order, 'pay', now, paidChanges);
+    // An unpaid order's lines and refunds (none) do not change: a caller that has its lines need
+    // not read them again.
+    const object =
+      known.items === undefined ? await loadOrder(trx, paid) : presentOrder(paid, known.items, current, []);
+    await events.emitMany(trx, [
+      ...(known.before ?? []),
+      paymentEvent('payment.received', current),
+      { tenantId: paid.tenant_id, type: 'order.paid', objectType: 'order', object },
+    ]);
     await wallet.creditOrderPayment(trx, orderMoneyOf(current));
-    return {
-      settled: { order: await emitOrder(trx, events, 'order.paid', paid), payment: current },
-      giveBack: false,
-    };
+    return { settled: { order: object, payment: current }, giveBack: false };
   }
 
   /** Records a provider's answer for a pending payment in one transaction (`settleIn`). */
-  async function settle(payment: repo.PaymentRow, result: ChargeResult): Promise<Settled> {
+  async function settle(
+    payment: repo.PaymentRow,
+    result: ChargeResult,
+    items?: readonly orders.OrderItemRow[],
+  ): Promise<Settled> {
     const now = clock.now();
-    const { settled, giveBack } = await store.transaction((trx) => settleIn(trx, payment, result, now));
+    const { settled, giveBack } = await store.transaction((trx) =>
+      settleIn(trx, payment, result, now, items === undefined ? {} : { items }),
+    );
     if (giveBack) await returnMoney(settled.payment);
     return settled;
   }
@@ -195,15 +244,21 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     }
   }
 
-  /** Calls the provider (outside any transaction) and records its answer. */
-  async function chargeAndSettle(payment: repo.PaymentRow): Promise<Settled> {
+  /**
+   * Calls the provider (outside any transaction) and records its answer; `items`: the order's
+   * lines, when the caller has them (it made the order).
+   */
+  async function chargeAndSettle(
+    payment: repo.PaymentRow,
+    items?: readonly orders.OrderItemRow[],
+  ): Promise<Settled> {
     const result = await provider.charge({
       paymentId: payment.id,
       amount: payment.amount,
       currency: payment.currency,
       method: payment.method,
     });
-    return settle(payment, result);
+    return settle(payment, result, items);
   }
 
   return {

@@ -92,8 +92,8 @@ export function createRefundService(deps: RefundServiceDeps) {
    * nothing (no money, no unit, no shipping) writes no row but still closes the order.
    *
    * Rows other transactions share are taken in the order every order use case takes them, so two
-   * of them never wait on each other in a cycle: the products (restock), the order counts (the
-   * move to `refunded`), the wallet, then what the events move (analytics, the customer's figures).
+   * of them never wait on each other in a cycle: the products (restock), what the events move (the
+   * customer's figures), then the wallet, the row every payment and refund of the store takes.
    */
   async function commit(
     trx: Db,
@@ -154,7 +154,6 @@ export function createRefundService(deps: RefundServiceDeps) {
         }
       }
       await repo.addToOrder(trx, order.tenant_id, order.id, { amount: plan.amount, restocked, now });
-      await payments.recordRefund(trx, refund);
     }
     if (options.close === 'cancel' || closes) await payments.closeRefunded(trx, payment, now);
     if (refund) {
@@ -167,6 +166,8 @@ export function createRefundService(deps: RefundServiceDeps) {
     }
     const closed = closes ? await emitOrder(trx, events, 'order.refunded', after) : undefined;
     await inventory.emitStockChanges(trx, events, products);
+    // The wallet last: every payment and refund of the store takes its row, held to the commit.
+    if (refund) await payments.recordRefund(trx, refund);
     return { refund, order: after, closed };
   }
 

@@ -202,4 +202,52 @@ describe('checkout arithmetic', () => {
     });
     assert.deepEqual([inclusive.tax_total, inclusive.total], [190, 1190]);
   });
+
+  it('gives an untaxable line no tax, exclusive or inclusive, and the others theirs', () => {
+    const lines: LineInput[] = [
+      { product_id: 'prod_a', category: null, unit_price: 2000, quantity: 1 },
+      { product_id: 'prod_b', category: null, unit_price: 1000, quantity: 2, taxable: false },
+    ];
+    const vat: TaxInput = {
+      rate_id: 't',
+      name: 'VAT',
+      rate_bps: 2000,
+      inclusive: false,
+      shipping_taxable: false,
+    };
+    const p = calculatePricing({ lines, discounts: [], shipping: null, tax: vat });
+    assert.deepEqual(
+      p.lines.map((l) => [l.tax, l.total]),
+      [
+        [400, 2400],
+        [0, 2000],
+      ],
+    );
+    assert.deepEqual([p.tax_total, p.total], [400, 4400]);
+    const inclusive = calculatePricing({
+      lines,
+      discounts: [],
+      shipping: null,
+      tax: { ...vat, inclusive: true },
+    });
+    assert.deepEqual([inclusive.tax_total, inclusive.total], [333, 4000]);
+  });
+
+  it('taxes no more over random carts when lines turn untaxable, and never the untaxable ones', () => {
+    fc.assert(
+      fc.property(cart, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), (input, flags) => {
+        const marked = {
+          ...input,
+          lines: input.lines.map((l, i) => ({ ...l, taxable: flags[i] !== false })),
+        };
+        const all = calculatePricing(input);
+        const some = calculatePricing(marked);
+        assert.ok(some.tax_total <= all.tax_total);
+        marked.lines.forEach((l, i) => {
+          if (l.taxable === false) assert.equal(some.lines[i]?.tax, 0);
+          else assert.equal(some.lines[i]?.tax, all.lines[i]?.tax);
+        });
+      }),
+    );
+  });
 });

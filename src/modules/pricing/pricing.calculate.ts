@@ -13,7 +13,7 @@
  *   free-shipping discount waives what is left of it.
  * - Tax is computed per line after its discounts (and on the shipping when it is taxable), rounded
  *   half away from zero: added on top when exclusive, extracted from the price when inclusive (the
- *   total is then what it would be without tax).
+ *   total is then what it would be without tax). A line that is not taxable gets none.
  * - The total is never negative: every discount is bounded by what it discounts.
  */
 
@@ -22,6 +22,8 @@ export interface LineInput {
   category: string | null;
   unit_price: number;
   quantity: number;
+  /** False: the line gets no tax (its variant is not taxable). Absent: taxable. */
+  taxable?: boolean;
 }
 
 export type DiscountType = 'percentage' | 'fixed_amount' | 'free_shipping';
@@ -177,7 +179,7 @@ export function calculatePricing(input: PricingInput): Pricing {
   const tax = input.tax;
   const lines: PricedLine[] = amounts.map((amount, index) => {
     const net = amount - (discounted[index] as number);
-    const lineTax = tax === null ? 0 : taxOn(net, tax);
+    const lineTax = tax === null || input.lines[index]?.taxable === false ? 0 : taxOn(net, tax);
     return {
       amount,
       discount: discounted[index] as number,

@@ -1,6 +1,7 @@
 import { AppError, validationError } from '../../lib/errors.js';
 import { calculatePricing, type LineInput, type Pricing } from './pricing.calculate.js';
 import { chooseDiscountsListing, chooseTaxRate, fittingRates, shippingChoice } from './pricing.choose.js';
+import { nextDiscountChange } from './pricing.rules.js';
 import { type DiscountContext, type RatesContext, toShippingInput, toTaxInput } from './pricing.service.js';
 
 /**
@@ -14,12 +15,16 @@ import { type DiscountContext, type RatesContext, toShippingInput, toTaxInput } 
  * cart lists them all as its `problems`.
  *
  * Without a shipping address there is no shipping and no tax. A tenant with no shipping rate in
- * the currency charges no shipping; one with rates but none for the country refuses it.
+ * the currency charges no shipping; one with rates but none for the country refuses it. Only the
+ * lines that require shipping weigh and need a rate: a checkout of none has no shipping (a rate
+ * named for it is not charged).
  */
 
 export interface CheckoutLine extends LineInput {
   /** One unit's weight (0 when unknown): the parcel's weight is what picks a rate's band. */
   weight_grams: number;
+  /** False: not sent (a download, a service): it neither weighs nor needs a rate. Absent: sent. */
+  requires_shipping?: boolean;
 }
 
 export interface CheckoutInput {
@@ -53,6 +58,11 @@ export interface CheckoutPricing {
   refusals: CheckoutRefusal[];
   /** The rates the buyer may choose, cheapest first, each with what it costs this checkout. */
   shippingOptions: { id: string; name: string; amount: number }[];
+  /**
+   * The first instant after `now` at which the same rows would price otherwise (a discount starts
+   * or ends; Infinity when none will): a priced checkout kept until then stays true to its rows.
+   */
+  changesAt: number;
 }
 
 /** No address: no rates read. */
@@ -85,12 +95,13 @@ export function priceCheckout(input: CheckoutInput): CheckoutPricing {
     }
   } else {
     const { rates } = input;
-    if (rates.shipping.length > 0 || input.shippingRateId !== undefined) {
+    const shipped = lines.filter((line) => line.requires_shipping !== false);
+    if (shipped.length > 0 && (rates.shipping.length > 0 || input.shippingRateId !== undefined)) {
       // What the lines come to after their discounts: the rates' `free_over` is compared with it.
       const goods = calculatePricing({ lines, discounts, shipping: null, tax: null });
       const choice = {
         country: address.country,
-        weight_grams: lines.reduce((sum, line) => sum + line.weight_grams * line.quantity, 0),
+        weight_grams: shipped.reduce((sum, line) => sum + line.weight_grams * line.quantity, 0),
         discounted_subtotal: goods.subtotal - goods.discount_total,
         currency,
         rate_id: input.shippingRateId,
@@ -112,5 +123,6 @@ export function priceCheckout(input: CheckoutInput): CheckoutPricing {
     discountIds: discounts.map((discount) => discount.id),
     refusals,
     shippingOptions,
+    changesAt: nextDiscountChange([...input.discounts.found, ...input.discounts.automatic], input.now),
   };
 }

@@ -44,6 +44,23 @@ export function discountStatus(row: StatusFields, now: number): DiscountStatus {
 }
 
 /**
+ * The first instant after `now` at which a discount's standing changes by time alone (one of them
+ * starts or ends), Infinity when none will: until then each one's `discountStatus`, and so a
+ * checkout priced with them at `now`, holds.
+ */
+export function nextDiscountChange(
+  rows: readonly Pick<DiscountsTable, 'starts_at' | 'ends_at'>[],
+  now: number,
+): number {
+  let next = Infinity;
+  for (const row of rows) {
+    if (row.starts_at !== null && row.starts_at > now && row.starts_at < next) next = row.starts_at;
+    if (row.ends_at !== null && row.ends_at > now && row.ends_at < next) next = row.ends_at;
+  }
+  return next;
+}
+
+/**
  * The rest of the world: a shipping rate's `countries` as `["*"]` serves every country that no
  * rate in its currency names (as a "rest of world" zone does), so a store can price a few
  * countries of its own and everything else with one rate.

@@ -47,4 +47,6 @@ export {
   variantTitle,
 } from './variants.rules.js';
 export { MAX_PRICE, NewVariantBody, OptionSchema } from './variants.schemas.js';
+export { barcodeProblem, codeErrors, skuProblem } from './variants.codes.js';
+export { checkImageUrl, newVariantDetails, variantDetailChanges } from './variants.details.js';
 export type { VariantService } from './variants.service.js';

@@ -17,6 +17,10 @@ export const VARIANT_EXAMPLE = {
   stock: 11,
   weight_grams: 180,
   barcode: '0012345678905',
+  image: 'https://cdn.example.com/products/logo-tee-black.jpg',
+  cost: 900,
+  requires_shipping: true,
+  taxable: true,
   position: 2,
   created: '2026-11-02T09:14:27.512Z',
   updated: '2026-11-26T09:30:12.481Z',
@@ -38,6 +42,10 @@ export const PRODUCT_EXAMPLE = {
   attributes: { color: 'black' },
   tags: ['running'],
   options: [],
+  seo: {
+    title: 'Trail Runner 3 | Acme',
+    description: 'Light trail shoes with a grippy sole and a rock plate.',
+  },
   variant_count: 1,
   variants: [
     {
@@ -52,6 +60,10 @@ export const PRODUCT_EXAMPLE = {
       stock: 4,
       weight_grams: 620,
       barcode: null,
+      image: null,
+      cost: 5400,
+      requires_shipping: true,
+      taxable: true,
       position: 1,
       created: '2026-11-02T09:20:03.144Z',
       updated: '2026-11-21T10:15:00.000Z',

@@ -2,7 +2,8 @@ import type { Db } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
 import type { EmitInput, EventService } from '../events/index.js';
 import * as repo from './products.repository.js';
-import { updatedEvents } from './products.rollup.js';
+import { updatedEventsOf } from './products.rollup.js';
+import { VARIANTS_SHOWN } from './variants.rules.js';
 import * as variantsRepo from './variants.repository.js';
 
 /**
@@ -28,6 +29,12 @@ export interface ItemRef {
   quantity: number;
 }
 
+/** An order's products and variants as read, by id: what its rules are checked and it is priced on. */
+export interface LineRows {
+  products: Map<string, repo.ProductRow>;
+  variants: Map<string, variantsRepo.VariantRow>;
+}
+
 /**
  * Each item as the variant it names: its `variant_id`, or the only variant of its `product_id`.
  * A product with several variants named by `product_id` is a 400 asking for `variant_id`; one
@@ -38,6 +45,20 @@ export async function resolveLines(
   tenantId: string,
   items: readonly ItemRef[],
 ): Promise<StockLine[]> {
+  return (await readLines(db, tenantId, items, false)).lines;
+}
+
+/**
+ * `resolveLines`, with the lines' products and variants as read (no lock: the reservation
+ * takes the rows' locks and answers them as reserved). `all`: every line's product is read, not
+ * only those named without a variant.
+ */
+export async function readLines(
+  db: Db,
+  tenantId: string,
+  items: readonly ItemRef[],
+  all = true,
+): Promise<{ lines: StockLine[]; rows: LineRows }> {
   items.forEach((item, index) => {
     if (item.variant_id === undefined && item.product_id === undefined) {
       throw validationError(
@@ -55,23 +76,30 @@ export async function resolveLines(
       )
     ).map((variant) => [variant.id, variant]),
   );
+  const productIds = new Set(
+    items.flatMap((item) =>
+      item.variant_id === undefined && item.product_id !== undefined ? [item.product_id] : [],
+    ),
+  );
+  if (all) for (const variant of byVariant.values()) productIds.add(variant.product_id);
+  const products = new Map(
+    (await repo.findProductsByIds(db, tenantId, [...productIds])).map((product) => [product.id, product]),
+  );
   const productOnly = items.flatMap((item) =>
     item.variant_id === undefined && item.product_id !== undefined ? [item.product_id] : [],
-  );
-  const products = new Map(
-    (await repo.findProductsByIds(db, tenantId, productOnly)).map((product) => [product.id, product]),
   );
   const sole = new Map(
     (
       await variantsRepo.soleVariants(
         db,
         tenantId,
-        [...products.values()].filter((product) => product.variant_count === 1).map((product) => product.id),
+        productOnly.filter((id) => products.get(id)?.variant_count === 1),
       )
     ).map((variant) => [variant.product_id, variant]),
   );
   const seen = new Map<string, number>();
-  return items.map((item, index) => {
+  const variants = new Map<string, variantsRepo.VariantRow>();
+  const lines = items.map((item, index) => {
     let variant: variantsRepo.VariantRow | undefined;
     if (item.variant_id !== undefined) {
       variant = byVariant.get(item.variant_id);
@@ -100,8 +128,10 @@ export async function resolveLines(
       );
     }
     seen.set(variant.id, index);
+    variants.set(variant.id, variant);
     return { product_id: variant.product_id, variant_id: variant.id, quantity: item.quantity };
   });
+  return { lines, rows: { products, variants } };
 }
 
 export interface Reservation {
@@ -124,7 +154,12 @@ export type CheckLines = (
 /**
  * Takes every line's units with a conditional update (never below zero), or none of them:
  * `insufficient_stock` names the first line that cannot be served. `check` sees the rows before
- * (refusing what it must) and again as reserved. `lock`: take the products' row locks (PostgreSQL).
+ * (refusing what it must) and again as reserved. The products' rows are locked by their update,
+ * in id order, before their variants', in id order (as every writer of variants takes them): two
+ * orders never deadlock on each other's products. `before`: the rows as the caller read them in
+ * this transaction (else they are read here); the reservation answers them as reserved, locked
+ * until the transaction ends, so a caller that takes the stock last holds a product busy with
+ * other orders the shortest. (`_lock`: kept for callers; the updates lock on PostgreSQL anyway.)
  */
 export async function reserve(
   trx: Db,
@@ -132,55 +167,75 @@ export async function reserve(
   lines: readonly StockLine[],
   now: number,
   check: CheckLines,
-  lock: boolean,
+  _lock: boolean,
+  before?: LineRows,
 ): Promise<Reservation> {
-  const productIds = [...new Set(lines.map((line) => line.product_id))];
-  const products = new Map(
-    (await repo.findProductsByIds(trx, tenantId, productIds, lock)).map((row) => [row.id, row]),
-  );
-  const variants = new Map(
-    (
-      await variantsRepo.findVariantsByIds(
-        trx,
-        tenantId,
-        lines.map((line) => line.variant_id),
-      )
-    ).map((row) => [row.id, row]),
-  );
-  check(products, variants);
-  const reservedVariants = new Map<string, variantsRepo.VariantRow>();
+  const read = before ?? (await rowsOf(trx, tenantId, lines));
+  check(read.products, read.variants);
   const taken = new Map<string, number>();
-  const soldOut: variantsRepo.VariantRow[] = [];
-  for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
-    const after = await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now);
-    if (!after) {
-      const product = products.get(line.product_id);
-      const variant = variants.get(line.variant_id);
-      const title = variant && product?.variant_count !== 1 ? ` / ${variant.title}` : '';
-      throw new AppError(
-        'insufficient_stock',
-        `Not enough stock for ${line.variant_id} (${product?.name ?? 'product'}${title}): ${line.quantity} requested.`,
-        { extra: { product_id: line.product_id, variant_id: line.variant_id } },
-      );
-    }
-    reservedVariants.set(after.id, after);
-    taken.set(line.product_id, (taken.get(line.product_id) ?? 0) + line.quantity);
-    if (after.stock === 0) soldOut.push(after);
-  }
+  for (const line of lines) taken.set(line.product_id, (taken.get(line.product_id) ?? 0) + line.quantity);
   const reservedProducts = new Map<string, repo.ProductRow>();
   const counts: repo.CountDelta[] = [];
   for (const productId of [...taken.keys()].sort(compare)) {
     const quantity = taken.get(productId) as number;
     const after = await repo.moveStock(trx, tenantId, productId, -quantity, now);
-    if (!after) continue; // check() proved it present, and it is locked or the only writer's
+    if (!after) continue; // deleted meanwhile: the check below refuses it
     reservedProducts.set(after.id, after);
     if (after.stock === 0) {
       counts.push({ ...repo.bucketOf({ ...after, stock: quantity }), delta: -1 });
       counts.push({ ...repo.bucketOf(after), delta: 1 });
     }
   }
+  const reservedVariants = new Map<string, variantsRepo.VariantRow>();
+  const soldOut: variantsRepo.VariantRow[] = [];
+  for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
+    const after = await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now);
+    if (!after) throw insufficient(line, read);
+    reservedVariants.set(after.id, after);
+    if (after.stock === 0) soldOut.push(after);
+  }
   check(reservedProducts, reservedVariants);
   return { products: reservedProducts, variants: reservedVariants, counts, soldOut };
+}
+
+/**
+ * Refuses the first line whose variant, as read, has fewer units than it asks (422
+ * `insufficient_stock`, as `reserve` would): a check before anything is written, which `reserve`
+ * makes again under the rows' locks.
+ */
+export function checkAvailable(lines: readonly StockLine[], rows: LineRows): void {
+  for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
+    const variant = rows.variants.get(line.variant_id);
+    if (variant !== undefined && variant.stock < line.quantity) throw insufficient(line, rows);
+  }
+}
+
+function insufficient(line: StockLine, rows: LineRows): AppError {
+  const product = rows.products.get(line.product_id);
+  const variant = rows.variants.get(line.variant_id);
+  const title = variant && product?.variant_count !== 1 ? ` / ${variant.title}` : '';
+  return new AppError(
+    'insufficient_stock',
+    `Not enough stock for ${line.variant_id} (${product?.name ?? 'product'}${title}): ${line.quantity} requested.`,
+    { extra: { product_id: line.product_id, variant_id: line.variant_id } },
+  );
+}
+
+/** The lines' products and variants, read in the caller's transaction. */
+async function rowsOf(trx: Db, tenantId: string, lines: readonly StockLine[]): Promise<LineRows> {
+  const productIds = [...new Set(lines.map((line) => line.product_id))];
+  const [products, variants] = await Promise.all([
+    repo.findProductsByIds(trx, tenantId, productIds),
+    variantsRepo.findVariantsByIds(
+      trx,
+      tenantId,
+      lines.map((line) => line.variant_id),
+    ),
+  ]);
+  return {
+    products: new Map(products.map((row) => [row.id, row])),
+    variants: new Map(variants.map((row) => [row.id, row])),
+  };
 }
 
 /** Applies a reservation's `product_counts` changes (the order does so once its own rows are in). */
@@ -231,24 +286,48 @@ export async function release(
 /**
  * `product.updated` for each product whose stock an order moved (inventory subscribers follow
  * stock through it), and `product.outofstock` for each variant the order took to 0: one batch.
+ * `reserved`: the variants as the order left them; a product of one variant needs no other read,
+ * the first variants of the others are read in one query.
  */
 export async function emitStockChanges(
   trx: Db,
   events: EventService,
   changed: Iterable<repo.ProductRow>,
   soldOut: readonly variantsRepo.VariantRow[] = [],
+  reserved: ReadonlyMap<string, variantsRepo.VariantRow> = new Map(),
 ): Promise<void> {
-  const inputs: EmitInput[] = [];
-  for (const product of changed) {
-    inputs.push(
-      ...(await updatedEvents(
-        trx,
-        product,
-        soldOut.filter((variant) => variant.product_id === product.id),
-      )),
+  await events.emitMany(trx, await stockEvents(trx, changed, soldOut, reserved));
+}
+
+/** The events of `emitStockChanges`, for a caller that writes them with its own. */
+export async function stockEvents(
+  trx: Db,
+  changed: Iterable<repo.ProductRow>,
+  soldOut: readonly variantsRepo.VariantRow[] = [],
+  reserved: ReadonlyMap<string, variantsRepo.VariantRow> = new Map(),
+): Promise<EmitInput[]> {
+  const products = [...changed];
+  const sole = new Map<string, variantsRepo.VariantRow>();
+  for (const variant of reserved.values()) sole.set(variant.product_id, variant);
+  const unread = products.filter((product) => !(product.variant_count === 1 && sole.has(product.id)));
+  const firsts = new Map<string, variantsRepo.VariantRow[]>();
+  const tenantId = products[0]?.tenant_id;
+  if (tenantId !== undefined && unread.length > 0) {
+    const rows = await variantsRepo.firstVariants(
+      trx,
+      tenantId,
+      unread.map((product) => product.id),
+      VARIANTS_SHOWN,
     );
+    for (const row of rows) firsts.set(row.product_id, [...(firsts.get(row.product_id) ?? []), row]);
   }
-  await events.emitMany(trx, inputs);
+  return products.flatMap((product) =>
+    updatedEventsOf(
+      product,
+      firsts.get(product.id) ?? [sole.get(product.id) as variantsRepo.VariantRow],
+      soldOut.filter((variant) => variant.product_id === product.id),
+    ),
+  );
 }
 
 /** Code-unit order, the same on every machine (the lock order must not depend on a locale). */

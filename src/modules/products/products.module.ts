@@ -1,11 +1,13 @@
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
+import type { CodesOf, ProblemDeclarations } from '../../lib/errors.js';
 import { productRoutes } from './products.routes.js';
 import { ProductListSchema, ProductSchema } from './products.schemas.js';
 import { createProductService, type ProductService } from './products.service.js';
 import { variantRoutes } from './variants.routes.js';
 import { OptionSchema, VariantListSchema, VariantSchema } from './variants.schemas.js';
 import { createVariantService, type VariantService } from './variants.service.js';
+import { DETAILS_CHANGE } from './variants.versions.js';
 
 /** The catalog: products, their options and variants, and the stock each variant holds. */
 
@@ -18,9 +20,32 @@ function productWithoutHandle(product: Record<string, unknown>): Record<string, 
   return before;
 }
 
+const PROBLEMS = {
+  invalid_product_code: {
+    status: 422,
+    title: 'Invalid product code',
+    example: {
+      detail:
+        'barcode is a number in scientific notation (3.65275E+11): a spreadsheet wrote a long number that way and its digits are lost: format the column as text in the original file and export it again.',
+      options: {
+        errors: [
+          {
+            field: 'barcode',
+            message:
+              'is a number in scientific notation (3.65275E+11): a spreadsheet wrote a long number that way and its digits are lost: format the column as text in the original file and export it again',
+          },
+        ],
+      },
+    },
+  },
+} satisfies ProblemDeclarations;
+
 declare module '../../kernel/vocabulary.js' {
   interface PermissionNames extends Names<typeof PERMISSIONS> {}
   interface EventTypeNames extends Names<typeof EVENTS> {}
+}
+declare module '../../lib/errors.js' {
+  interface ProblemCodeNames extends CodesOf<typeof PROBLEMS> {}
 }
 declare module '../../kernel/module.js' {
   interface Services {
@@ -34,6 +59,7 @@ export default defineModule({
   position: 40,
   tags: [{ name: 'Products', description: 'The catalog: products, their options and variants' }],
   permissions: PERMISSIONS,
+  problems: PROBLEMS,
   events: [
     {
       types: EVENTS,
@@ -72,6 +98,11 @@ export default defineModule({
       {
         description: 'Products gain `handle`, unique per tenant, which storefront URLs use.',
         toPrevious: { product: productWithoutHandle },
+      },
+      DETAILS_CHANGE,
+      {
+        description:
+          'A barcode must be a GTIN, EAN, UPC or ISBN whose check digit holds, and neither a barcode nor a SKU may be a number in scientific notation (`3.65275E+11`, as a spreadsheet writes one): 422 `invalid_product_code` naming the field. Requests in earlier versions are not checked.',
       },
     ],
   },

@@ -22,6 +22,10 @@ export function presentVariant(row: variantsRepo.VariantRow, currency: string): 
     stock: row.stock,
     weight_grams: row.weight_grams,
     barcode: row.barcode,
+    image: row.image,
+    cost: row.cost,
+    requires_shipping: row.requires_shipping === 1,
+    taxable: row.taxable === 1,
     position: row.position,
     created: iso(row.created),
     updated: iso(row.updated),
@@ -57,6 +61,7 @@ export function presentProduct(
     attributes: JSON.parse(row.attributes) as Record<string, string>,
     tags: JSON.parse(row.tags) as string[],
     options: productOptions(row),
+    seo: { title: row.seo_title, description: row.seo_description },
     variant_count: row.variant_count,
     ...(variants === undefined
       ? {}

@@ -34,6 +34,8 @@ const COLUMNS = [
   'options',
   'variant_count',
   'price_max',
+  'seo_title',
+  'seo_description',
   'created',
   'updated',
 ] as const satisfies readonly (keyof ProductRow)[];

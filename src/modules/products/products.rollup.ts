@@ -1,6 +1,6 @@
 import type { Db } from '../../db/store.js';
 import type { EmitInput, EventService } from '../events/index.js';
-import { loadProduct, presentVariant, productOptions } from './products.presenter.js';
+import { loadProduct, presentProduct, presentVariant, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { type ProductOption, searchExtra } from './variants.rules.js';
 import * as variantsRepo from './variants.repository.js';
@@ -64,6 +64,23 @@ export async function updatedEvents(
   soldOut: readonly variantsRepo.VariantRow[] = [],
 ): Promise<EmitInput[]> {
   const object = await loadProduct(trx, product);
+  return eventsOf(product, object, soldOut);
+}
+
+/** `updatedEvents` of a product whose first variants (up to VARIANTS_SHOWN) the caller has. */
+export function updatedEventsOf(
+  product: repo.ProductRow,
+  variants: readonly variantsRepo.VariantRow[],
+  soldOut: readonly variantsRepo.VariantRow[] = [],
+): EmitInput[] {
+  return eventsOf(product, presentProduct(product, variants), soldOut);
+}
+
+function eventsOf(
+  product: repo.ProductRow,
+  object: ReturnType<typeof presentProduct>,
+  soldOut: readonly variantsRepo.VariantRow[],
+): EmitInput[] {
   return [
     { tenantId: product.tenant_id, type: 'product.updated', objectType: 'product', object },
     ...soldOut.map((variant): EmitInput => ({

@@ -4,6 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { getBodyParameters } from './products.get-body.js';
+import { checksCodes } from './variants.codes.js';
 import {
   CreateProductBody,
   ProductIdParams,
@@ -62,6 +63,7 @@ export function productRoutes(deps: Pick<Services, 'products'>): FastifyPluginAs
           principalOf(request).tenant,
           request.body,
           idempotentWrite(request.idempotency),
+          checksCodes(request.apiVersion),
         );
       },
     );
@@ -91,10 +93,17 @@ export function productRoutes(deps: Pick<Services, 'products'>): FastifyPluginAs
             "Only the fields given change; past orders keep their own copy. Without options, `sku`, `price` and `stock` are the one variant's and change it too; with options they follow the variants (400 if given). `options` replaces the options: variants keep the values still listed, take the first value of an added option, and are deleted with a removed value. Setting `stock` to 0 emits `product.outofstock`.",
           params: ProductIdParams,
           body: UpdateProductBody,
-          response: { 200: ProductSchema, ...errorResponses(...BODY_ERRORS, 404, 409) },
+          response: { 200: ProductSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
-      async (request) => products.update(principalOf(request).tenant.id, request.params.id, request.body),
+      async (request) =>
+        products.update(
+          principalOf(request).tenant.id,
+          request.params.id,
+          request.body,
+          undefined,
+          checksCodes(request.apiVersion),
+        ),
     );
 
     app.delete(

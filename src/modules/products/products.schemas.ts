@@ -12,6 +12,7 @@ import {
   Sku,
   Stock,
   TSHIRT_EXAMPLE,
+  variantDetailFields,
   VariantSchema,
   WeightGrams,
 } from './variants.schemas.js';
@@ -35,9 +36,9 @@ export { MAX_PRICE, MAX_STOCK } from './variants.schemas.js';
 
 const Name = Type.String({
   minLength: 1,
-  maxLength: 200,
+  maxLength: 255,
   pattern: LINE_PATTERN,
-  description: '1 to 200 characters on one line, not blank.',
+  description: '1 to 255 characters on one line, not blank (as Shopify allows).',
 });
 const Description = Type.String({ maxLength: 5000, pattern: TEXT_PATTERN });
 const HANDLE_RULE =
@@ -55,10 +56,27 @@ const Status = Type.Unsafe<ProductStatus>({
   enum: [...PRODUCT_STATUSES],
   description: '`active` (default), `draft` or `archived`.',
 });
+/** As many as Shopify keeps of a product. */
+export const MAX_IMAGES = 250;
 const Images = Type.Array(
   Type.String({ format: 'uri', maxLength: 2048, pattern: '^https://', description: 'An https URL.' }),
-  { maxItems: 20 },
+  { maxItems: MAX_IMAGES },
 );
+const SeoTitle = Type.String({ minLength: 1, maxLength: 255, pattern: LINE_PATTERN });
+const SeoDescription = Type.String({ minLength: 1, maxLength: 1000, pattern: TEXT_PATTERN });
+const SeoBody = Type.Object(
+  {
+    title: Type.Optional(Nullable(SeoTitle)),
+    description: Type.Optional(Nullable(SeoDescription)),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'What search engines show of the product: a title of up to 255 characters on one line and a description of up to 1,000; null clears one. On a change, only the members given change.',
+    examples: [{ title: 'Trail Runner 3 | Acme', description: 'Light trail shoes with a grippy sole.' }],
+  },
+);
+export type SeoBody = Static<typeof SeoBody>;
 const Attributes = Type.Unsafe<Record<string, string>>({
   type: 'object',
   additionalProperties: { type: 'string', maxLength: 500, pattern: TEXT_PATTERN },
@@ -95,6 +113,10 @@ export const ProductSchema = Type.Object(
     attributes: Type.Record(Type.String(), Type.String()),
     tags: Type.Array(Type.String()),
     options: Type.Array(OptionSchema),
+    seo: Type.Object(
+      { title: Nullable(Type.String()), description: Nullable(Type.String()) },
+      { description: 'What search engines show of it. From version 2027-01-20.' },
+    ),
     variant_count: Type.Integer(),
     variants: Type.Optional(
       Type.Array(VariantSchema, {
@@ -145,6 +167,7 @@ const oneVariantFields = {
       }),
     ),
   ),
+  ...variantDetailFields,
 };
 
 export const CreateProductBody = Type.Object(
@@ -182,6 +205,7 @@ export const CreateProductBody = Type.Object(
     images: Type.Optional(Images),
     attributes: Type.Optional(Attributes),
     tags: Type.Optional(Tags),
+    seo: Type.Optional(SeoBody),
     options: Type.Optional(OptionsSchema),
     variants: Type.Optional(NewVariantsSchema),
   },
@@ -221,6 +245,7 @@ export const UpdateProductBody = Type.Object(
     images: Type.Optional(Images),
     attributes: Type.Optional(Attributes),
     tags: Type.Optional(Tags),
+    seo: Type.Optional(SeoBody),
     options: Type.Optional({
       ...OptionsSchema,
       description:

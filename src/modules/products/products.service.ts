@@ -40,6 +40,15 @@ import {
 } from './variants.rules.js';
 import * as variantsRepo from './variants.repository.js';
 import type { NewVariantBody } from './variants.schemas.js';
+import {
+  checkImageUrl,
+  checkVariantFields,
+  newSeo,
+  newVariantDetails,
+  seoChanges,
+  VARIANT_DETAIL_FIELDS,
+  variantDetailChanges,
+} from './variants.details.js';
 
 /** The tenant a product belongs to; its currency is the default price currency. */
 export interface TenantRef {
@@ -52,7 +61,7 @@ const VARIANT_FIELDS = ['sku', 'price', 'stock'] as const;
 /** The one variant's fields a product without options takes too, though the product does not show them. */
 const DEFAULT_VARIANT_FIELDS = ['compare_at_price', 'weight_grams', 'barcode'] as const;
 /** A request's fields that are the one variant's on a product without options: each a 400 with options. */
-const ONE_VARIANT_FIELDS = [...VARIANT_FIELDS, ...DEFAULT_VARIANT_FIELDS] as const;
+const ONE_VARIANT_FIELDS = [...VARIANT_FIELDS, ...DEFAULT_VARIANT_FIELDS, ...VARIANT_DETAIL_FIELDS] as const;
 type OneVariantField = (typeof ONE_VARIANT_FIELDS)[number];
 
 function checkCurrency(currency: string): void {
@@ -61,17 +70,7 @@ function checkCurrency(currency: string): void {
 
 /** The schema already demands `https://`; this also refuses what a URL parser does not accept. */
 export function checkImages(images: readonly string[]): void {
-  images.forEach((image, index) => {
-    let url: URL;
-    try {
-      url = new URL(image);
-    } catch {
-      throw validationError(`images[${index}]`, 'must be an https URL');
-    }
-    if (url.protocol !== 'https:' || url.hostname === '' || url.username !== '' || url.password !== '') {
-      throw validationError(`images[${index}]`, 'must be an https URL without credentials');
-    }
-  });
+  images.forEach((image, index) => checkImageUrl(image, `images[${index}]`));
 }
 
 function readOnlyWithOptions(field: OneVariantField): AppError {
@@ -93,7 +92,7 @@ function newVariants(input: CreateProductBody, options: readonly ProductOption[]
     if (input.variants !== undefined) {
       throw validationError(
         'variants',
-        'needs options: a product without options has one variant, made from its sku, price, stock, compare_at_price, weight_grams and barcode',
+        'needs options: a product without options has one variant, made from its sku, price, stock, compare_at_price, weight_grams, barcode, image, cost, requires_shipping and taxable',
       );
     }
     if (input.price === undefined)
@@ -107,6 +106,10 @@ function newVariants(input: CreateProductBody, options: readonly ProductOption[]
         compare_at_price: input.compare_at_price ?? null,
         weight_grams: input.weight_grams ?? null,
         barcode: input.barcode ?? null,
+        ...(input.image === undefined ? {} : { image: input.image }),
+        ...(input.cost === undefined ? {} : { cost: input.cost }),
+        ...(input.requires_shipping === undefined ? {} : { requires_shipping: input.requires_shipping }),
+        ...(input.taxable === undefined ? {} : { taxable: input.taxable }),
       },
     ];
   }
@@ -145,15 +148,24 @@ const HANDLE_ATTEMPTS = 16;
 /**
  * The rows of a new product for `input`, checked by every rule `POST /products` applies beyond
  * its schema (currency, images, options, variants and their combinations, SKUs within the
- * request): a 400 naming the field otherwise. Nothing is read or written.
+ * request): a 400 naming the field otherwise; with `codes`, SKUs and barcodes too (422
+ * `invalid_product_code`, variants.codes.ts). Nothing is read or written.
  */
-export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: number): NewProduct {
+export function buildProduct(
+  tenant: TenantRef,
+  input: CreateProductBody,
+  now: number,
+  codes = true,
+): NewProduct {
   const currency = input.currency ?? tenant.currency;
   checkCurrency(currency);
   checkImages(input.images ?? []);
   const options = input.options ?? [];
   checkOptions(options);
   const given = newVariants(input, options);
+  given.forEach((variant, index) =>
+    checkVariantFields(variant, options.length === 0 ? '' : `variants[${index}].`, codes),
+  );
   const productId = newId('prod');
   const variants: variantsRepo.VariantRow[] = given.map((variant, index) => ({
     id: newId('var'),
@@ -169,6 +181,7 @@ export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: n
     stock: variant.stock ?? 0,
     weight_grams: variant.weight_grams ?? null,
     barcode: variant.barcode ?? null,
+    ...newVariantDetails(variant),
     position: index + 1,
     created: now,
     updated: now,
@@ -200,6 +213,7 @@ export function buildProduct(tenant: TenantRef, input: CreateProductBody, now: n
       options,
       variants.map((variant) => variant.sku),
     ),
+    ...newSeo(input.seo),
     created: now,
     updated: now,
   };
@@ -405,13 +419,15 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
   return {
     present: presentProduct,
 
+    /** `codes`: SKUs and barcodes are checked (variants.codes.ts; the API from 2027-01-20). */
     async create(
       tenant: TenantRef,
       input: CreateProductBody,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+      codes = true,
     ): Promise<ProductObject> {
       if (idempotent.committed !== null) return get(tenant.id, idempotent.committed);
-      const product = buildProduct(tenant, input, clock.now());
+      const product = buildProduct(tenant, input, clock.now(), codes);
       const { row, variants } = product;
       for (let attempt = 1; ; attempt += 1) {
         try {
@@ -440,20 +456,23 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     /**
      * Applies the fields given. Nothing changed: no write, no event. On a product without options,
      * `sku`, `price` and `stock` are its one variant's and change it too, and `compare_at_price`,
-     * `weight_grams` and `barcode` change it alone; a product with options refuses all six (400):
-     * each variant has its own. New `options` apply to the variants (`replaceOptions`).
+     * `weight_grams`, `barcode`, `image`, `cost`, `requires_shipping` and `taxable` change it alone;
+     * a product with options refuses them all (400): each variant has its own. New `options` apply to the variants (`replaceOptions`).
      * A variant taken to 0 stock emits `product.outofstock`. `alongside` makes further writes in
-     * the update's transaction (committed with it or not at all).
+     * the update's transaction (committed with it or not at all); `codes` checks a SKU and barcode
+     * given (variants.codes.ts).
      */
     async update(
       tenantId: string,
       id: string,
       input: UpdateProductBody,
       alongside?: (trx: Db) => Promise<void>,
+      codes = true,
     ): Promise<ProductObject> {
       if (input.currency !== undefined) checkCurrency(input.currency);
       if (input.images !== undefined) checkImages(input.images);
       if (input.options !== undefined) checkOptions(input.options);
+      checkVariantFields(input, '', codes);
       const changes: Partial<repo.ProductRow> = {};
       if (input.name !== undefined) changes.name = input.name;
       if (input.handle !== undefined) changes.handle = input.handle;
@@ -464,6 +483,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       if (input.images !== undefined) changes.images = JSON.stringify(input.images);
       if (input.attributes !== undefined) changes.attributes = JSON.stringify(input.attributes);
       if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
+      Object.assign(changes, seoChanges(input.seo));
       const newOptions = input.options === undefined ? undefined : JSON.stringify(input.options);
 
       const row = await guardUnique([input.sku], input.handle, () =>
@@ -507,6 +527,7 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
               const value = input[field];
               if (value !== undefined && value !== variant[field]) Object.assign(edit, { [field]: value });
             }
+            Object.assign(edit, variantDetailChanges(variant, input));
             if (Object.keys(edit).length > 0) {
               await variantsRepo.updateVariant(trx, tenantId, variant.id, { ...edit, updated: now });
               variantsChanged = true;

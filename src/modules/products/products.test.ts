@@ -95,6 +95,7 @@ for (const dialect of DIALECTS) {
           attributes: { color: 'black', size: '42' },
           tags: ['running', 'trail'],
           options: [],
+          seo: { title: null, description: null },
           variant_count: 1,
           variants: undefined,
           variants_has_more: false,
@@ -118,6 +119,10 @@ for (const dialect of DIALECTS) {
           stock: 12,
           weight_grams: null,
           barcode: null,
+          image: null,
+          cost: null,
+          requires_shipping: true,
+          taxable: true,
           position: 1,
           created: undefined,
           updated: undefined,
@@ -190,7 +195,7 @@ for (const dialect of DIALECTS) {
       const cases: [Record<string, unknown>, string][] = [
         [{ ...base, name: '' }, 'name'],
         [{ ...base, name: '   ' }, 'name'],
-        [{ ...base, name: 'x'.repeat(201) }, 'name'],
+        [{ ...base, name: 'x'.repeat(256) }, 'name'],
         // Names, categories, tags and attribute keys are one line without control characters;
         // descriptions and attribute values may break lines but hold no other control character.
         [{ ...base, name: 'nul\u0000tail' }, 'name'],

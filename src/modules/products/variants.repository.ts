@@ -5,7 +5,7 @@ import type { PageWindow } from '../../lib/paging.js';
 
 export type VariantRow = Selectable<ProductVariantsTable>;
 
-/** Rows per INSERT: 16 columns each, well under SQLite's and PostgreSQL's parameter limits. */
+/** Rows per INSERT: 20 columns each, well under SQLite's and PostgreSQL's parameter limits. */
 const INSERT_BATCH = 500;
 
 export async function insertVariants(db: Db, rows: readonly VariantRow[]): Promise<void> {

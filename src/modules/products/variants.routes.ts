@@ -3,6 +3,7 @@ import type { Services } from '../../kernel/module.js';
 import { principalOf } from '../../http/auth.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
+import { checksCodes } from './variants.codes.js';
 import {
   CreateVariantBody,
   ProductVariantParams,
@@ -19,7 +20,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
     app.get(
       '/products/:id/variants',
       {
-        config: { auth: 'read:products', cache: 'catalog' },
+        config: { auth: 'read:products', resource: 'variant', list: true, cache: 'catalog' },
         schema: {
           tags: ['Products'],
           summary: "List a product's variants",
@@ -36,7 +37,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
     app.post(
       '/products/:id/variants',
       {
-        config: { auth: 'write:products' },
+        config: { auth: 'write:products', resource: 'variant' },
         schema: {
           tags: ['Products'],
           summary: 'Add a variant',
@@ -54,6 +55,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
           request.params.id,
           request.body,
           idempotentWrite(request.idempotency),
+          checksCodes(request.apiVersion),
         );
       },
     );
@@ -61,7 +63,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
     app.get(
       '/products/:id/variants/:variant_id',
       {
-        config: { auth: 'read:products', cache: 'catalog' },
+        config: { auth: 'read:products', resource: 'variant', cache: 'catalog' },
         schema: {
           tags: ['Products'],
           summary: 'Get one variant',
@@ -76,7 +78,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
     app.patch(
       '/products/:id/variants/:variant_id',
       {
-        config: { auth: 'write:products' },
+        config: { auth: 'write:products', resource: 'variant' },
         schema: {
           tags: ['Products'],
           summary: 'Change a variant',
@@ -84,7 +86,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
             "Only the fields given change; the product's `price`, `price_max` and `stock` follow. On a product without options this is the product's own SKU, price and stock. Taking `stock` to 0 emits `product.outofstock` with the variant in `data.variant`.",
           params: VariantParams,
           body: UpdateVariantBody,
-          response: { 200: VariantSchema, ...errorResponses(...BODY_ERRORS, 404, 409) },
+          response: { 200: VariantSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
       async (request) =>
@@ -93,6 +95,7 @@ export function variantRoutes(deps: Pick<Services, 'variants'>): FastifyPluginAs
           request.params.id,
           request.params.variant_id,
           request.body,
+          checksCodes(request.apiVersion),
         ),
     );
 

@@ -75,7 +75,8 @@ export const Barcode = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^[\\x21-\\x7e]+$',
-  description: 'GTIN, EAN, UPC or ISBN; printable ASCII without spaces.',
+  description:
+    'GTIN, EAN, UPC or ISBN; printable ASCII without spaces. From version 2027-01-20 its check digit must hold (8, 12, 13 or 14 digits, or an ISBN-10; hyphens aside) and a number in scientific notation (`3.65275E+11`) is refused: 422 `invalid_product_code`.',
   examples: ['0123456789012'],
 });
 export const CompareAtPrice = Type.Integer({
@@ -83,6 +84,33 @@ export const CompareAtPrice = Type.Integer({
   maximum: MAX_PRICE,
   description: 'The price before a reduction, shown struck through; minor units.',
 });
+/** An image URL, as a product's `images` hold them. */
+export const ImageUrl = Type.String({
+  format: 'uri',
+  maxLength: 2048,
+  pattern: '^https://',
+  description: 'An https URL.',
+});
+export const Cost = Type.Integer({
+  minimum: 0,
+  maximum: MAX_PRICE,
+  description: 'What one unit costs you, minor units of the product’s currency; never shown to shoppers.',
+});
+export const RequiresShipping = Type.Boolean({
+  description:
+    'Whether it is sent to the buyer (default true): only such lines weigh and need a shipping rate; an order of none has no shipping.',
+});
+export const Taxable = Type.Boolean({
+  description: 'Whether tax applies to it (default true): an untaxable line gets no tax.',
+});
+
+/** A variant's fields from version 2027-01-20, as requests give them. */
+export const variantDetailFields = {
+  image: Type.Optional(Nullable({ ...ImageUrl, description: 'The variant’s own image: an https URL.' })),
+  cost: Type.Optional(Nullable(Cost)),
+  requires_shipping: Type.Optional(RequiresShipping),
+  taxable: Type.Optional(Taxable),
+};
 
 export const VariantSchema = Type.Object(
   {
@@ -100,6 +128,20 @@ export const VariantSchema = Type.Object(
     stock: Type.Integer(),
     weight_grams: Nullable(Type.Integer()),
     barcode: Nullable(Type.String()),
+    image: Nullable(
+      Type.String({ description: 'The variant’s own image, an https URL. From version 2027-01-20.' }),
+    ),
+    cost: Nullable(
+      Type.Integer({
+        description:
+          'What one unit costs you, minor units; never shown to shoppers. From version 2027-01-20.',
+      }),
+    ),
+    requires_shipping: Type.Boolean({
+      description:
+        'Only lines that require shipping weigh and need a shipping rate. From version 2027-01-20.',
+    }),
+    taxable: Type.Boolean({ description: 'An untaxable line gets no tax. From version 2027-01-20.' }),
     position: Type.Integer({ description: '1-based order within the product.' }),
     created: Timestamp,
     updated: Timestamp,
@@ -118,6 +160,7 @@ export const NewVariantBody = Type.Object(
     stock: Type.Optional(Type.Integer({ ...Stock, description: 'Units on hand; default 0.' })),
     weight_grams: Type.Optional(Nullable(WeightGrams)),
     barcode: Type.Optional(Nullable(Barcode)),
+    ...variantDetailFields,
   },
   { additionalProperties: false },
 );
@@ -180,6 +223,7 @@ export const UpdateVariantBody = Type.Object(
     stock: Type.Optional(Stock),
     weight_grams: Type.Optional(Nullable(WeightGrams)),
     barcode: Type.Optional(Nullable(Barcode)),
+    ...variantDetailFields,
     position: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_VARIANTS, description: 'Moves it; the others close up.' }),
     ),

@@ -17,6 +17,7 @@ import {
   variantTitle,
 } from './variants.rules.js';
 import * as variantsRepo from './variants.repository.js';
+import { checkVariantFields, newVariantDetails, variantDetailChanges } from './variants.details.js';
 import type {
   CreateVariantBody,
   UpdateVariantBody,
@@ -95,13 +96,16 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
       );
     },
 
+    /** `codes`: its SKU and barcode are checked (variants.codes.ts; the API from 2027-01-20). */
     async create(
       tenantId: string,
       productId: string,
       input: CreateVariantBody,
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
+      codes = true,
     ): Promise<VariantObject> {
       if (idempotent.committed !== null) return get(tenantId, productId, idempotent.committed);
+      checkVariantFields(input, '', codes);
       const { variant, currency } = await guardSku(input.sku, () =>
         store.transaction(async (trx) => {
           const product = await lockProduct(trx, tenantId, productId);
@@ -134,6 +138,7 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
             stock: input.stock ?? 0,
             weight_grams: input.weight_grams ?? null,
             barcode: input.barcode ?? null,
+            ...newVariantDetails(input),
             position,
             created: now,
             updated: now,
@@ -148,13 +153,15 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
       return presentVariant(variant, currency);
     },
 
-    /** Only the fields given change; nothing changed: no write, no event. */
+    /** Only the fields given change; nothing changed: no write, no event. `codes` as for `create`. */
     async update(
       tenantId: string,
       productId: string,
       id: string,
       input: UpdateVariantBody,
+      codes = true,
     ): Promise<VariantObject> {
+      checkVariantFields(input, '', codes);
       const { variant, currency } = await guardSku(input.sku, () =>
         store.transaction(async (trx) => {
           const product = await lockProduct(trx, tenantId, productId);
@@ -182,6 +189,7 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
             const value = input[field];
             if (value !== undefined && value !== before[field]) Object.assign(changes, { [field]: value });
           }
+          Object.assign(changes, variantDetailChanges(before, input));
           if (input.position !== undefined) {
             const position = Math.min(input.position, product.variant_count);
             if (position !== before.position) {

@@ -1,9 +1,11 @@
 import { Timestamp } from '../../http/schemas.js';
 import { defineModule } from '../../kernel/module.js';
 import type { Names } from '../../kernel/vocabulary.js';
+import type { CodesOf } from '../../lib/errors.js';
 import { Type } from 'typebox';
 import { CustomerSchema } from '../customers/index.js';
 import { RESET_TOKEN_EXAMPLE } from './shoppers.examples.js';
+import { SHOPPER_PROBLEMS } from './shoppers.problems.js';
 import { shopperRoutes } from './shoppers.routes.js';
 import {
   StoreCustomerSchema,
@@ -27,6 +29,9 @@ const PURGE_EVERY_MS = 3_600_000;
 
 declare module '../../kernel/vocabulary.js' {
   interface EventTypeNames extends Names<typeof EVENTS> {}
+}
+declare module '../../lib/errors.js' {
+  interface ProblemCodeNames extends CodesOf<typeof SHOPPER_PROBLEMS> {}
 }
 declare module '../../kernel/module.js' {
   interface Services {
@@ -93,6 +98,7 @@ export default defineModule({
       shopperAccounts: createShopperAccounts({ ...deps, sessions: shopperSessions }),
     };
   },
+  problems: SHOPPER_PROBLEMS,
   routes: [{ plugin: shopperRoutes }],
   start: ({ shopperAccounts }, every) => {
     every(PURGE_EVERY_MS, () => shopperAccounts.purgeExpired(), 'shopper session purge failed');

@@ -46,6 +46,9 @@ export async function openWallet(
   currency: string,
   now: number,
 ): Promise<repo.WalletRow> {
+  // Almost always there (every tenant's own currency's is made with the tenant): one read.
+  const existing = await repo.findWallet(trx, tenantId, currency);
+  if (existing) return existing;
   await repo.insertWalletIfMissing(trx, {
     id: newId('wal'),
     type: 'wallet',

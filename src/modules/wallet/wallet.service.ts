@@ -11,6 +11,8 @@ import {
   ensurePlatformAccount,
   type LedgerReport,
   openWallet,
+  platformAccountId,
+  type PlatformAccountType,
   postEntry,
   verifyLedger,
 } from './wallet.ledger.js';
@@ -62,7 +64,7 @@ export function presentTransfer(row: repo.TransferRow, viewer: string): Transfer
   };
 }
 
-function walletLine(wallet: repo.WalletRow) {
+function walletLine(wallet: Pick<repo.WalletRow, 'id' | 'tenant_id'>) {
   return { id: wallet.id, wallet: true, tenantId: wallet.tenant_id };
 }
 
@@ -147,6 +149,33 @@ export type WalletService = ReturnType<typeof createWalletService>;
 
 export function createWalletService(deps: WalletServiceDeps) {
   const { store, clock, events } = deps;
+  /** Platform accounts a committed transaction of this process wrote or found: they are never deleted. */
+  const platformAccounts = new Set<string>();
+
+  /**
+   * Tenants' wallets by tenant and currency, as this process read them: a wallet's id never
+   * changes (its row is never deleted), so a payment's credit need not read it again.
+   */
+  const walletIds = new Map<string, string>();
+
+  /** The tenant's wallet in `currency` (made if it has none): its id, read once per process. */
+  async function walletOf(trx: Db, tenantId: string, currency: string, now: number) {
+    const key = `${tenantId} ${currency}`;
+    const known = walletIds.get(key);
+    if (known !== undefined) return { id: known, tenant_id: tenantId };
+    const wallet = await openWallet(trx, tenantId, currency, now);
+    store.afterCommit(trx, () => walletIds.set(key, wallet.id));
+    return wallet;
+  }
+
+  /** `ensurePlatformAccount`, without a statement once this process has seen the account committed. */
+  async function platformAccount(trx: Db, type: PlatformAccountType, currency: string, now: number) {
+    const id = platformAccountId(type, currency);
+    if (platformAccounts.has(id)) return id;
+    await ensurePlatformAccount(trx, type, currency, now);
+    store.afterCommit(trx, () => platformAccounts.add(id));
+    return id;
+  }
 
   /**
    * Refuses a transfer that would take the wallet past the tenant's daily `limit` (UTC day). Read
@@ -382,7 +411,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       return store.transaction(async (trx) => {
         if (!(await repo.tenantExists(trx, tenantId))) throw notFound('tenant');
         const wallet = await openWallet(trx, tenantId, currency, now);
-        const funding = await ensurePlatformAccount(trx, 'funding', currency, now);
+        const funding = await platformAccount(trx, 'funding', currency, now);
         const {
           postings: [credited],
         } = await postEntry(
@@ -443,6 +472,7 @@ export function createWalletService(deps: WalletServiceDeps) {
      */
     async roomForPayment(trx: Db, tenantId: string, currency: string, amount: number): Promise<void> {
       const wallet = await repo.findWallet(trx, tenantId, currency);
+      if (wallet) store.afterCommit(trx, () => walletIds.set(`${tenantId} ${currency}`, wallet.id));
       if (Number(wallet?.balance ?? 0) + amount > MAX_BALANCE) {
         throw new AppError(
           'limit_exceeded',
@@ -456,8 +486,8 @@ export function createWalletService(deps: WalletServiceDeps) {
       if (input.amount === 0) return null;
       checkAmount(input.amount);
       const now = clock.now();
-      const wallet = await openWallet(trx, input.tenantId, input.currency, now);
-      const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
+      const wallet = await walletOf(trx, input.tenantId, input.currency, now);
+      const clearing = await platformAccount(trx, 'clearing', input.currency, now);
       const description = `Payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [credited],
@@ -510,7 +540,7 @@ export function createWalletService(deps: WalletServiceDeps) {
           { extra: { available: wallet?.balance ?? 0 } },
         );
       }
-      const clearing = await ensurePlatformAccount(trx, 'clearing', input.currency, now);
+      const clearing = await platformAccount(trx, 'clearing', input.currency, now);
       const description = `Refund ${input.refundId} of payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [debited],

@@ -80,7 +80,7 @@ export const SCHEMA_ENUMS = {
   },
   Import: {
     resource: ['products', 'customers'],
-    format: ['csv', 'jsonl', 'shopify'],
+    format: ['csv', 'jsonl', 'shopify', 'woocommerce'],
     mode: ['upsert', 'create'],
     on_error: ['abort', 'skip'],
     status: ['queued', 'running', 'succeeded', 'failed'],
@@ -208,6 +208,7 @@ export const SCHEMA_ENUMS = {
       'shipping_unavailable',
       'cart_not_ready',
       'invalid_import',
+      'invalid_product_code',
       'invalid_reset_token',
       'rate_limited',
       'quota_exceeded',

@@ -257,7 +257,7 @@ export function eventsNamespace(call: Caller) {
 }
 
 /**
- * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
+ * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
  */
 export function exportsNamespace(call: Caller) {
   return {
@@ -306,7 +306,7 @@ export function healthNamespace(call: Caller) {
 }
 
 /**
- * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
+ * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
  */
 export function importsNamespace(call: Caller) {
   return {
@@ -1032,7 +1032,7 @@ export class ApiNamespaces {
    */
   readonly events: ReturnType<typeof eventsNamespace>;
   /**
-   * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
+   * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
    */
   readonly exports: ReturnType<typeof exportsNamespace>;
   /**
@@ -1040,7 +1040,7 @@ export class ApiNamespaces {
    */
   readonly health: ReturnType<typeof healthNamespace>;
   /**
-   * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify export; every row out as a file
+   * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
    */
   readonly imports: ReturnType<typeof importsNamespace>;
   /**

@@ -1796,7 +1796,7 @@ export interface paths {
     put?: never;
     /**
      * Import products or customers from a file
-     * @description Requires the `write:imports` permission. The body is the file: `text/csv` (the columns `GET /exports/{resource}` writes, or for products a Shopify product export as it comes) or `application/x-ndjson` (JSON Lines), in UTF-8, at most 50 MiB (413 past it; 415 for another type; 422 `invalid_import` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (`write:products` or `write:customers`). Answers 202 at once: the import runs in the background, in batches; follow it with `GET /imports/{id}`. See docs/imports-and-exports.md.
+     * @description Requires the `write:imports` permission. The body is the file: `text/csv` (the columns `GET /exports/{resource}` writes, or for products a Shopify or WooCommerce product export as it comes; the columns nothing is read from are listed in `ignored_columns`) or `application/x-ndjson` (JSON Lines), in UTF-8, at most 50 MiB (413 past it; 415 for another type; 422 `invalid_import` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (`write:products` or `write:customers`). Answers 202 at once: the import runs in the background, in batches; follow it with `GET /imports/{id}`. See docs/imports-and-exports.md.
      */
     post: operations['createImport'];
     delete?: never;
@@ -2457,6 +2457,7 @@ export interface components {
         | 'shipping_unavailable'
         | 'cart_not_ready'
         | 'invalid_import'
+        | 'invalid_product_code'
         | 'invalid_reset_token'
         | 'rate_limited'
         | 'quota_exceeded'
@@ -2698,6 +2699,10 @@ export interface components {
      *         "running"
      *       ],
      *       "options": [],
+     *       "seo": {
+     *         "title": "Trail Runner 3 | Acme",
+     *         "description": "Light trail shoes with a grippy sole and a rock plate."
+     *       },
      *       "variant_count": 1,
      *       "variants": [
      *         {
@@ -2712,6 +2717,10 @@ export interface components {
      *           "stock": 4,
      *           "weight_grams": 620,
      *           "barcode": null,
+     *           "image": null,
+     *           "cost": 5400,
+     *           "requires_shipping": true,
+     *           "taxable": true,
      *           "position": 1,
      *           "created": "2026-11-02T09:20:03.144Z",
      *           "updated": "2026-11-21T10:15:00.000Z"
@@ -2747,6 +2756,11 @@ export interface components {
       };
       tags: string[];
       options: components['schemas']['ProductOption'][];
+      /** @description What search engines show of it. From version 2027-01-20. */
+      seo: {
+        title: string | null;
+        description: string | null;
+      };
       variant_count: number;
       /** @description The first 100 variants by position; in a list only with `expand=variants`. */
       variants?: components['schemas']['Variant'][];
@@ -2802,6 +2816,10 @@ export interface components {
      *       "stock": 11,
      *       "weight_grams": 180,
      *       "barcode": "0012345678905",
+     *       "image": "https://cdn.example.com/products/logo-tee-black.jpg",
+     *       "cost": 900,
+     *       "requires_shipping": true,
+     *       "taxable": true,
      *       "position": 2,
      *       "created": "2026-11-02T09:14:27.512Z",
      *       "updated": "2026-11-26T09:30:12.481Z"
@@ -2827,6 +2845,14 @@ export interface components {
       stock: number;
       weight_grams: number | null;
       barcode: string | null;
+      /** @description The variant’s own image, an https URL. From version 2027-01-20. */
+      image: string | null;
+      /** @description What one unit costs you, minor units; never shown to shoppers. From version 2027-01-20. */
+      cost: number | null;
+      /** @description Only lines that require shipping weigh and need a shipping rate. From version 2027-01-20. */
+      requires_shipping: boolean;
+      /** @description An untaxable line gets no tax. From version 2027-01-20. */
+      taxable: boolean;
       /** @description 1-based order within the product. */
       position: number;
       /**
@@ -2865,6 +2891,10 @@ export interface components {
      *             "running"
      *           ],
      *           "options": [],
+     *           "seo": {
+     *             "title": "Trail Runner 3 | Acme",
+     *             "description": "Light trail shoes with a grippy sole and a rock plate."
+     *           },
      *           "variant_count": 1,
      *           "variants": [
      *             {
@@ -2879,6 +2909,10 @@ export interface components {
      *               "stock": 4,
      *               "weight_grams": 620,
      *               "barcode": null,
+     *               "image": null,
+     *               "cost": 5400,
+     *               "requires_shipping": true,
+     *               "taxable": true,
      *               "position": 1,
      *               "created": "2026-11-02T09:20:03.144Z",
      *               "updated": "2026-11-21T10:15:00.000Z"
@@ -2927,6 +2961,10 @@ export interface components {
      *           "stock": 11,
      *           "weight_grams": 180,
      *           "barcode": "0012345678905",
+     *           "image": "https://cdn.example.com/products/logo-tee-black.jpg",
+     *           "cost": 900,
+     *           "requires_shipping": true,
+     *           "taxable": true,
      *           "position": 2,
      *           "created": "2026-11-02T09:14:27.512Z",
      *           "updated": "2026-11-26T09:30:12.481Z"
@@ -6236,6 +6274,7 @@ export interface components {
      *           "message": "must be an email address"
      *         }
      *       ],
+     *       "ignored_columns": [],
      *       "created": "2026-11-27T08:05:31.640Z",
      *       "started_at": "2026-11-27T08:05:31.702Z",
      *       "finished_at": "2026-11-27T08:05:31.955Z"
@@ -6247,10 +6286,10 @@ export interface components {
       /** @enum {string} */
       resource: 'products' | 'customers';
       /**
-       * @description `csv` (our columns), `shopify` (a Shopify product export, told by its header) or `jsonl`.
+       * @description `csv` (our columns), `shopify` (a Shopify product export, in any of its layouts), `woocommerce` (a WooCommerce product export), both told by their header, or `jsonl`. `woocommerce` from version 2027-01-20 (`csv` before).
        * @enum {string}
        */
-      format: 'csv' | 'jsonl' | 'shopify';
+      format: 'csv' | 'jsonl' | 'shopify' | 'woocommerce';
       /** @enum {string} */
       mode: 'upsert' | 'create';
       dry_run: boolean;
@@ -6272,6 +6311,15 @@ export interface components {
       error_count: number;
       /** @description The first 100 errors, in the order found; `GET /imports/{id}/errors` pages them all. */
       errors: components['schemas']['ImportError'][];
+      /**
+       * @description The columns of another platform’s file (Shopify, WooCommerce) that nothing was read from, as the file names them; empty for our own files, where an unknown column is an error. From version 2027-01-20.
+       * @example [
+       *       "Image Alt Text",
+       *       "Gift Card",
+       *       "Google Shopping / Gender"
+       *     ]
+       */
+      ignored_columns: string[];
       /**
        * Format: date-time
        * @example 2026-11-21T10:15:00.000Z
@@ -6312,6 +6360,7 @@ export interface components {
      *               "message": "must be an email address"
      *             }
      *           ],
+     *           "ignored_columns": [],
      *           "created": "2026-11-27T08:05:31.640Z",
      *           "started_at": "2026-11-27T08:05:31.702Z",
      *           "finished_at": "2026-11-27T08:05:31.955Z"
@@ -7392,7 +7441,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7909,7 +7958,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8284,7 +8333,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8554,7 +8603,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 200 characters on one line, not blank. */
+          /** @description 1 to 255 characters on one line, not blank (as Shopify allows). */
           name: string;
           /**
            * @description The name a storefront URL uses: 1 to 255 characters of lowercase `a-z`, `0-9` and `-`, unique per tenant (`409 handle_taken`). Default: made from the name (`Classic Tee` is `classic-tee`, numbered `classic-tee-2`... when taken).
@@ -8592,6 +8641,17 @@ export interface operations {
            */
           barcode?: string | null;
           /**
+           * Format: uri
+           * @description The variant’s own image: an https URL.
+           */
+          image?: string | null;
+          /** @description What one unit costs you, minor units of the product’s currency; never shown to shoppers. */
+          cost?: number | null;
+          /** @description Whether it is sent to the buyer (default true): only such lines weigh and need a shipping rate; an order of none has no shipping. */
+          requires_shipping?: boolean;
+          /** @description Whether tax applies to it (default true): an untaxable line gets no tax. */
+          taxable?: boolean;
+          /**
            * @description `active` (default), `draft` or `archived`.
            * @enum {string}
            */
@@ -8602,6 +8662,17 @@ export interface operations {
             [key: string]: string;
           };
           tags?: string[];
+          /**
+           * @description What search engines show of the product: a title of up to 255 characters on one line and a description of up to 1,000; null clears one. On a change, only the members given change.
+           * @example {
+           *       "title": "Trail Runner 3 | Acme",
+           *       "description": "Light trail shoes with a grippy sole."
+           *     }
+           */
+          seo?: {
+            title?: string | null;
+            description?: string | null;
+          };
           /**
            * @description 0 to 3 options, names unique (case-insensitively) per product.
            * @example [
@@ -8652,10 +8723,21 @@ export interface operations {
             /** @description Shipping weight in grams. */
             weight_grams?: number | null;
             /**
-             * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces.
+             * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces. From version 2027-01-20 its check digit must hold (8, 12, 13 or 14 digits, or an ISBN-10; hyphens aside) and a number in scientific notation (`3.65275E+11`) is refused: 422 `invalid_product_code`.
              * @example 0123456789012
              */
             barcode?: string | null;
+            /**
+             * Format: uri
+             * @description The variant’s own image: an https URL.
+             */
+            image?: string | null;
+            /** @description What one unit costs you, minor units of the product’s currency; never shown to shoppers. */
+            cost?: number | null;
+            /** @description Whether it is sent to the buyer (default true): only such lines weigh and need a shipping rate; an order of none has no shipping. */
+            requires_shipping?: boolean;
+            /** @description Whether tax applies to it (default true): an untaxable line gets no tax. */
+            taxable?: boolean;
           }[];
         };
       };
@@ -8768,7 +8850,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9141,7 +9223,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description 1 to 200 characters on one line, not blank. */
+          /** @description 1 to 255 characters on one line, not blank (as Shopify allows). */
           name?: string;
           /**
            * @description The name a storefront URL uses: 1 to 255 characters of lowercase `a-z`, `0-9` and `-`, unique per tenant (`409 handle_taken`). A changed name leaves the handle as it is.
@@ -9178,6 +9260,17 @@ export interface operations {
            */
           barcode?: string | null;
           /**
+           * Format: uri
+           * @description The variant’s own image: an https URL.
+           */
+          image?: string | null;
+          /** @description What one unit costs you, minor units of the product’s currency; never shown to shoppers. */
+          cost?: number | null;
+          /** @description Whether it is sent to the buyer (default true): only such lines weigh and need a shipping rate; an order of none has no shipping. */
+          requires_shipping?: boolean;
+          /** @description Whether tax applies to it (default true): an untaxable line gets no tax. */
+          taxable?: boolean;
+          /**
            * @description `active` (default), `draft` or `archived`.
            * @enum {string}
            */
@@ -9188,6 +9281,17 @@ export interface operations {
             [key: string]: string;
           };
           tags?: string[];
+          /**
+           * @description What search engines show of the product: a title of up to 255 characters on one line and a description of up to 1,000; null clears one. On a change, only the members given change.
+           * @example {
+           *       "title": "Trail Runner 3 | Acme",
+           *       "description": "Light trail shoes with a grippy sole."
+           *     }
+           */
+          seo?: {
+            title?: string | null;
+            description?: string | null;
+          };
           /**
            * @description The new options, matched by name: a variant keeps its values still listed, takes the first value of an added option, and is deleted when one of its values is removed.
            * @example [
@@ -9321,6 +9425,22 @@ export interface operations {
       };
       /** @description Body is not JSON: `unsupported_media_type` */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
@@ -9594,10 +9714,21 @@ export interface operations {
           /** @description Shipping weight in grams. */
           weight_grams?: number | null;
           /**
-           * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces.
+           * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces. From version 2027-01-20 its check digit must hold (8, 12, 13 or 14 digits, or an ISBN-10; hyphens aside) and a number in scientific notation (`3.65275E+11`) is refused: 422 `invalid_product_code`.
            * @example 0123456789012
            */
           barcode?: string | null;
+          /**
+           * Format: uri
+           * @description The variant’s own image: an https URL.
+           */
+          image?: string | null;
+          /** @description What one unit costs you, minor units of the product’s currency; never shown to shoppers. */
+          cost?: number | null;
+          /** @description Whether it is sent to the buyer (default true): only such lines weigh and need a shipping rate; an order of none has no shipping. */
+          requires_shipping?: boolean;
+          /** @description Whether tax applies to it (default true): an untaxable line gets no tax. */
+          taxable?: boolean;
           /** @description Where it goes (1-based); later variants move down one. Default: last. */
           position?: number;
         };
@@ -9727,7 +9858,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10142,10 +10273,21 @@ export interface operations {
           /** @description Shipping weight in grams. */
           weight_grams?: number | null;
           /**
-           * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces.
+           * @description GTIN, EAN, UPC or ISBN; printable ASCII without spaces. From version 2027-01-20 its check digit must hold (8, 12, 13 or 14 digits, or an ISBN-10; hyphens aside) and a number in scientific notation (`3.65275E+11`) is refused: 422 `invalid_product_code`.
            * @example 0123456789012
            */
           barcode?: string | null;
+          /**
+           * Format: uri
+           * @description The variant’s own image: an https URL.
+           */
+          image?: string | null;
+          /** @description What one unit costs you, minor units of the product’s currency; never shown to shoppers. */
+          cost?: number | null;
+          /** @description Whether it is sent to the buyer (default true): only such lines weigh and need a shipping rate; an order of none has no shipping. */
+          requires_shipping?: boolean;
+          /** @description Whether tax applies to it (default true): an untaxable line gets no tax. */
+          taxable?: boolean;
           /** @description Moves it; the others close up. */
           position?: number;
         };
@@ -10260,6 +10402,22 @@ export interface operations {
       };
       /** @description Body is not JSON: `unsupported_media_type` */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-Service-Version': components['headers']['X-Service-Version'];
@@ -10643,7 +10801,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11763,7 +11921,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12152,7 +12310,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13051,7 +13209,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13906,7 +14064,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14797,7 +14955,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15244,7 +15402,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15609,7 +15767,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15829,7 +15987,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16041,7 +16199,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16253,7 +16411,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16472,7 +16630,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17004,7 +17162,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17589,7 +17747,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18096,7 +18254,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18579,7 +18737,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18788,7 +18946,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19250,7 +19408,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19426,7 +19584,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20095,7 +20253,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20275,7 +20433,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20901,7 +21059,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21877,7 +22035,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22388,7 +22546,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22618,7 +22776,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22847,7 +23005,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23383,7 +23541,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23875,7 +24033,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24323,7 +24481,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24536,7 +24694,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25073,7 +25231,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25428,7 +25586,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25666,7 +25824,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25933,7 +26091,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26232,7 +26390,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -27921,6 +28079,7 @@ export interface operations {
            *       "unchanged_count": 0,
            *       "error_count": 0,
            *       "errors": [],
+           *       "ignored_columns": [],
            *       "created": "2026-11-27T08:05:31.640Z",
            *       "started_at": null,
            *       "finished_at": null
@@ -28019,7 +28178,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -1,22 +1,8 @@
 import { useState } from 'react';
 import { describeFailure } from '../../api/errors.js';
-import { type DownloadedFile } from '../../api/client.js';
 import { downloadExport, type ExportResource } from '../../api/queries.js';
 import { useToast } from '../../components/Toast.js';
-
-/** Saves a downloaded file under its name, as a link to it would. */
-function save({ blob, filename }: DownloadedFile): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The browser has taken the file by the next task; the URL goes then (a minute later, to be sure).
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
+import { saveDownload as save } from '../../download.js';
 
 const EXPORTS: { resource: ExportResource; label: string; note: string }[] = [
   { resource: 'products', label: 'Products', note: 'One row per variant; imports back as it is.' },

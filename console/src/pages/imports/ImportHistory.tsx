@@ -9,6 +9,7 @@ import { formatDateTime, formatNumber, plural, timeAgo } from '../../format.js';
 import { useNow } from '../../timing.js';
 import type { Import, Page } from '../../types.js';
 import { FORMAT_LABELS, isFinished, MODE_LABELS, RESOURCE_LABELS } from './describe.js';
+import { fileNameOf } from './file-names.js';
 
 /** Past imports, newest first, a page at a time; rows still running are followed. */
 export function ImportHistory({
@@ -65,6 +66,7 @@ export function ImportHistory({
             <thead>
               <tr>
                 <th scope="col">Started</th>
+                <th scope="col">File</th>
                 <th scope="col">Resource</th>
                 <th scope="col">Mode</th>
                 <th scope="col">Run</th>
@@ -88,6 +90,16 @@ export function ImportHistory({
                       <time dateTime={job.created}>{timeAgo(job.created, now)}</time>
                     </button>
                   </th>
+                  <td data-label="File" className="import-file">
+                    {fileNameOf(job.id) ?? (
+                      <span
+                        className="muted"
+                        title="Sent from another browser or through the API, which keeps no file name"
+                      >
+                        Not recorded
+                      </span>
+                    )}
+                  </td>
                   <td data-label="Resource">
                     <span>
                       {RESOURCE_LABELS[job.resource] ?? job.resource}

@@ -35,6 +35,30 @@ function Counts({ job }: { job: Import }) {
   );
 }
 
+/**
+ * The columns of a Shopify or WooCommerce file nothing was read from (`ignored_columns`), so that
+ * no column is dropped without a word.
+ */
+function IgnoredColumns({ job }: { job: Import }) {
+  const ignored = (job as Import & { ignored_columns?: string[] }).ignored_columns ?? [];
+  if (ignored.length === 0) return null;
+  return (
+    <details className="import-ignored" data-ignored-columns={ignored.length}>
+      <summary>
+        {plural(ignored.length, 'column')} of the file {ignored.length === 1 ? 'was' : 'were'} not imported:
+        nothing here holds {ignored.length === 1 ? 'it' : 'them'}
+      </summary>
+      <ul>
+        {ignored.map((column) => (
+          <li key={column} className="break-anywhere">
+            <code>{column}</code>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** The share of the rows written, as a bar: a running import's progress, full once it succeeded. */
 function ProgressBar({ job }: { job: Import }) {
   const share = job.status === 'succeeded' ? 100 : percent(job.rows_processed, job.rows_total);
@@ -111,6 +135,7 @@ export function ImportReport({
         {isFinished(job) ? outcome(job) : job.dry_run ? activity(job) : null}
       </p>
       {isFinished(job) ? <Counts job={job} /> : null}
+      <IgnoredColumns job={job} />
       <ImportErrors key={job.status} job={job} />
     </section>
   );

@@ -24,6 +24,7 @@ export const FORMAT_LABELS: Record<string, string> = {
   csv: 'CSV',
   jsonl: 'JSON Lines',
   shopify: 'Shopify CSV',
+  woocommerce: 'WooCommerce CSV',
 };
 
 export function isFinished(job: Import): boolean {

@@ -1,0 +1,38 @@
+import { useState } from 'react';
+
+/** A product's pictures: the one chosen, large, and a button per picture to choose it. */
+export function Gallery({ images, name }: { images: string[]; name: string }) {
+  const [shown, setShown] = useState(0);
+  const current = images[shown] ?? images[0];
+  if (!current) {
+    return <div className="gallery-main no-image" role="img" aria-label={`${name}: no picture`} />;
+  }
+  return (
+    <div className="gallery">
+      <img
+        className="gallery-main"
+        src={current}
+        alt={images.length > 1 ? `${name}, picture ${shown + 1} of ${images.length}` : name}
+        width={640}
+        height={640}
+      />
+      {images.length > 1 ? (
+        <ul className="thumbs" aria-label="Pictures">
+          {images.map((image, index) => (
+            <li key={image}>
+              <button
+                type="button"
+                className="thumb"
+                aria-pressed={index === shown}
+                aria-label={`Show picture ${index + 1} of ${images.length}`}
+                onClick={() => setShown(index)}
+              >
+                <img src={image} alt="" width={72} height={72} loading="lazy" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
