@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { COMMIT_MARK_BYTES, type CommitMarks, commitMarks } from './commit-mark.js';
+import { COMMIT_MARK_BYTES, type CommitMarks, commitCount, commitMarks } from './commit-mark.js';
 
 describe('SQLite commit marks', () => {
   let dir: string;
@@ -63,5 +63,30 @@ describe('SQLite commit marks', () => {
     ours.pragma('wal_checkpoint(TRUNCATE)');
     theirs.prepare('INSERT INTO t VALUES (2)').run();
     assert.notEqual(mark(), before);
+  });
+
+  it('counts commits with one read for the calls made together, each read after its call', async () => {
+    let reads = 0;
+    const counted = commitCount({
+      read(into) {
+        reads += 1;
+        marks.read(into);
+      },
+      close() {},
+    });
+    const countAfter = () => new Promise<number>((resolve) => counted.after(resolve));
+    const first = await countAfter();
+    assert.equal(await countAfter(), first, 'nothing committed');
+    // Calls made together share a read, made after the last of them.
+    reads = 0;
+    const together = [countAfter(), countAfter()];
+    theirs.prepare('INSERT INTO t VALUES (3)').run();
+    const third = countAfter();
+    assert.deepEqual(await Promise.all([...together, third]), [first + 1, first + 1, first + 1]);
+    assert.equal(reads, 1);
+    // A commit after the read is seen by the next call.
+    ours.prepare('INSERT INTO t VALUES (4)').run();
+    assert.equal(await countAfter(), first + 2);
+    assert.equal(await countAfter(), first + 2);
   });
 });

@@ -36,20 +36,39 @@ export function commitMarks(file: string): CommitMarks {
 }
 
 /**
- * A count of the commits seen through `marks`: it moves whenever the mark read differs from the
- * one read before it (one `pread` a call). Something read while the count was `n` is still as it
- * was stored while the count is `n`, provided it was read after the count was taken.
+ * A count of the commits seen through `marks`, which moves whenever the mark read differs from
+ * the one read before it: something read while the count was `n` is still as it was stored while
+ * the count is `n`, provided it was read after the count was taken.
+ *
+ * `after(then)` calls `then` with the count read after the call, and so after the request that
+ * asks was received: once the event loop's current phase is over (`setImmediate`), with one
+ * `pread` for every call made meanwhile (the requests read from the sockets in one pass). A `pread`
+ * per request cost a cached cart answer about a seventh of its CPU time.
  */
-export function commitCount(marks: CommitMarks): () => number {
+export interface CommitCount {
+  /** `then` must not throw: the calls after it in its batch would not be made. */
+  after(then: (count: number) => void): void;
+}
+
+export function commitCount(marks: CommitMarks): CommitCount {
   const seen = Buffer.alloc(COMMIT_MARK_BYTES);
   const now = Buffer.alloc(COMMIT_MARK_BYTES);
   let count = 0;
-  return () => {
+  let waiting: ((count: number) => void)[] = [];
+  const flush = (): void => {
+    const batch = waiting;
+    waiting = [];
     marks.read(now);
     if (!now.equals(seen)) {
       now.copy(seen);
       count += 1;
     }
-    return count;
+    for (const then of batch) then(count);
+  };
+  return {
+    after(then) {
+      waiting.push(then);
+      if (waiting.length === 1) setImmediate(flush);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { COMMIT_MARK_BYTES } from '../db/commit-mark.js';
+import { commitCount } from '../db/commit-mark.js';
 import type { Store } from '../db/store.js';
 import { entityTag, type OnSendDone } from './etag.js';
 
@@ -47,6 +47,12 @@ export type ReadCache = ReturnType<typeof createReadCache>;
  * answered from it (its body is final: no version transform again).
  */
 export interface RouteAnswerCache {
+  /**
+   * `lookup` runs before validation (preValidation) rather than after it: for a route whose
+   * answers are kept by parameters only, so that a request answered from the cache is one whose
+   * parameters passed validation before, and whose headers and query validation cannot refuse.
+   */
+  beforeValidation?: boolean;
   lookup(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void;
   keep(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone): void;
   answered(request: FastifyRequest): boolean;
@@ -63,14 +69,17 @@ function stable(value: unknown): string {
 }
 
 /**
- * The tenants' catalog versions. On PostgreSQL each is read from the store on every request. On
- * SQLite each is kept as last read until anything is committed to the store, by any connection of
- * any process, which the store's commit marks tell for the cost of one `pread` (src/db/commit-mark.ts):
- * a read transaction of the version costs more than the rest of a cached answer. A version read
- * while a commit happened is kept only when no newer mark had been seen by then, and a kept one is
- * dropped by the next mark: never older than the last commit.
+ * The tenants' catalog versions: `current(tenantId, then, fail)` calls `then` with it. On PostgreSQL
+ * each is read from the store on every request. On SQLite each is kept as last read until anything
+ * is committed to the store, by any connection of any process, which the store's commit marks tell
+ * for the cost of one `pread` shared by the requests received together (`commitCount`,
+ * src/db/commit-mark.ts): a read transaction of the version costs more than the rest of a cached
+ * answer. A version read while a commit happened is kept only when no newer mark had been seen by
+ * then, and a kept one is dropped by the next mark: never older than the last commit.
  */
-function catalogVersions(store: Store): (tenantId: string) => number | Promise<number> {
+function catalogVersions(
+  store: Store,
+): (tenantId: string, then: (version: number) => void, fail: (error: Error) => void) => void {
   // Every request of a cached route reads it: written once, not built and compiled per request.
   const versionSql = `SELECT version FROM catalog_versions WHERE tenant_id = ${store.dialect === 'sqlite' ? '?' : '$1'}`;
   async function read(tenantId: string): Promise<number> {
@@ -80,25 +89,30 @@ function catalogVersions(store: Store): (tenantId: string) => number | Promise<n
     return rows[0] === undefined ? 0 : Number(rows[0].version);
   }
   const marks = store.commitMarks;
-  if (marks === undefined) return read;
+  if (marks === undefined) return (tenantId, then, fail) => void read(tenantId).then(then, fail);
+  const commits = commitCount(marks);
   const known = new Map<string, number>();
-  const seen = Buffer.alloc(COMMIT_MARK_BYTES);
-  const now = Buffer.alloc(COMMIT_MARK_BYTES);
-  // Moves whenever `known` is dropped: a read that started before must not refill it.
-  let generation = 0;
-  return function current(tenantId) {
-    marks.read(now);
-    if (!now.equals(seen)) {
-      now.copy(seen);
-      known.clear();
-      generation += 1;
-    }
-    const version = known.get(tenantId);
-    if (version !== undefined) return version;
-    const started = generation;
-    return read(tenantId).then((fresh) => {
-      if (generation === started) known.set(tenantId, fresh);
-      return fresh;
+  // The commit count `known` holds for: a read that started at another must not refill it.
+  let generation = -1;
+  return function current(tenantId, then, fail) {
+    commits.after((count) => {
+      if (count !== generation) {
+        known.clear();
+        generation = count;
+      }
+      const version = known.get(tenantId);
+      if (version === undefined) {
+        read(tenantId).then((fresh) => {
+          if (generation === count) known.set(tenantId, fresh);
+          then(fresh);
+        }, fail);
+        return;
+      }
+      try {
+        then(version);
+      } catch (error) {
+        fail(error as Error); // the batch's other requests go on
+      }
     });
   };
 }
@@ -122,7 +136,8 @@ export function createReadCache(
 
     /**
      * preHandler: answers from the cache when its entry is of the catalog's current version. A
-     * callback hook: a version known in memory answers with no promise at all.
+     * callback hook: a version known in memory answers with no promise at all (on SQLite once the
+     * commit count is read for the requests received meanwhile).
      */
     lookup(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
       const tenantId = request.principal?.tenant.id;
@@ -150,9 +165,7 @@ export function createReadCache(
         // Answered here: a callback hook that sends and does not call `done` ends the chain.
         reply.send(entry.body);
       };
-      const version = catalogVersion(tenantId);
-      if (typeof version === 'number') answer(version);
-      else version.then(answer, done);
+      catalogVersion(tenantId, answer, done);
     },
 
     /** onSend, after the version transform: keeps a fresh 200 answer with the version read before it. */

@@ -116,10 +116,12 @@ export function installRouteHooks(
     const cache = route.config?.cache === 'catalog' ? readCache : route.config?.cache;
     if (route.config?.resource !== undefined)
       onSend.push(renderVersion(route.config.resource, route.config.list === true, cache));
-    if (cache !== undefined) {
+    if (cache?.beforeValidation === true) {
+      route.preValidation = [...hooks(route.preValidation), cache.lookup] as typeof route.preValidation;
+    } else if (cache !== undefined) {
       route.preHandler = [...hooks(route.preHandler), cache.lookup] as typeof route.preHandler;
-      onSend.push(cache.keep);
     }
+    if (cache !== undefined) onSend.push(cache.keep);
     if (methods.includes('POST') && auth !== undefined && auth !== 'public') {
       route.preHandler = [idempotency.begin, ...hooks(route.preHandler)] as typeof route.preHandler;
       onSend.push(recordIdempotent(route.config?.replayed));

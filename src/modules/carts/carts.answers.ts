@@ -21,8 +21,8 @@ import type { CartAnswer, CartShopper } from './carts.service.js';
  * another, and no read after such an instant is answered from before it.
  *
  * The stamp costs one read of the store. On SQLite it is not read again while nothing has been
- * committed to the store since it was, which its commit marks tell for one `pread`
- * (src/db/commit-mark.ts). A request with a shopper's `X-Customer-Token` is served a kept answer
+ * committed to the store since it was, which its commit marks tell for one `pread` shared by the
+ * requests received together (src/db/commit-mark.ts). A request with a shopper's `X-Customer-Token` is served a kept answer
  * only when the token signs in the cart's own customer (as a fresh read would show it; it would
  * bind a cart of nobody, and refuse another's): the token is checked at every such request.
  */
@@ -96,13 +96,18 @@ export function createCartAnswers(deps: CartAnswersDeps, options: { maxBytes?: n
   }
 
   const answers = {
+    // Kept by the cart's id alone, which passed validation when its answer was kept; the route's
+    // one header (`X-Customer-Token`, any string) cannot fail it: a kept answer skips validation.
+    beforeValidation: true,
+
     answered(request: FastifyRequest): boolean {
       return pending.get(request)?.hit === true;
     },
 
     /**
-     * preHandler: answers from a kept answer that still holds. A callback hook: on SQLite, with
-     * nothing committed since its stamp was read and no shopper's token, with no promise at all.
+     * preValidation: answers from a kept answer that still holds. A callback hook: on SQLite, with
+     * nothing committed since its stamp was read and no shopper's token, with no promise at all,
+     * once the commit count is read for the requests received meanwhile (`CommitCount`).
      */
     lookup(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
       const tenantId = request.principal?.tenant.id;
@@ -114,31 +119,42 @@ export function createCartAnswers(deps: CartAnswersDeps, options: { maxBytes?: n
       const key = `${tenantId}\u0000${request.apiVersion}\u0000${cartId}`;
       const state: Pending = { key, hit: false };
       pending.set(request, state);
-      const count = commits?.();
-      const now = clock.now();
-      const entry = entries.get(key);
-      const timely = entry !== undefined && entry.from <= now && now < entry.until;
       const token = request.headers['x-customer-token'];
-      if (timely && count !== undefined && entry.checked === count && token === undefined) {
-        serve(reply, state, entry);
-        return;
-      }
-      const found = async (): Promise<Entry | undefined> => {
-        state.stamp = await stampOf(tenantId, cartId);
-        state.count = count;
-        if (entry === undefined || !timely || state.stamp !== entry.stamp) return undefined;
-        if (count !== undefined) entry.checked = count;
-        if (token === undefined) return entry;
-        const shopper = await deps.shopperFor(tenantId, typeof token === 'string' ? token : '');
-        return shopper !== null && shopper.id === entry.customerId ? entry : undefined;
+      const decide = (count: number | undefined): void => {
+        const now = clock.now();
+        const entry = entries.get(key);
+        const timely = entry !== undefined && entry.from <= now && now < entry.until;
+        if (timely && count !== undefined && entry.checked === count && token === undefined) {
+          serve(reply, state, entry);
+          return;
+        }
+        const found = async (): Promise<Entry | undefined> => {
+          state.stamp = await stampOf(tenantId, cartId);
+          state.count = count;
+          if (entry === undefined || !timely || state.stamp !== entry.stamp) return undefined;
+          if (count !== undefined) entry.checked = count;
+          if (token === undefined) return entry;
+          const shopper = await deps.shopperFor(tenantId, typeof token === 'string' ? token : '');
+          return shopper !== null && shopper.id === entry.customerId ? entry : undefined;
+        };
+        found().then(
+          (kept) => {
+            if (kept === undefined) done();
+            else serve(reply, state, kept);
+          },
+          () => done(), // the handler reads again, and answers what it meets
+        );
       };
-      found().then(
-        (kept) => {
-          if (kept === undefined) done();
-          else serve(reply, state, kept);
-        },
-        () => done(), // the handler reads again, and answers what it meets
-      );
+      if (commits === undefined) decide(undefined);
+      else {
+        commits.after((count) => {
+          try {
+            decide(count);
+          } catch (error) {
+            done(error as Error); // the batch's other requests go on
+          }
+        });
+      }
     },
 
     /** The handler's part: how long the answer it gives holds (carts.service.ts's `read`). */
