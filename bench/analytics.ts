@@ -162,6 +162,9 @@ export async function bulkLoad(
           tax: 0,
           paid: price * quantity,
           refunded_quantity: 0,
+          fulfilled_quantity: 0,
+          released_quantity: 0,
+          returned_quantity: 0,
         });
       }
       const fate = fateOf(rand(100));
@@ -216,6 +219,7 @@ export async function bulkLoad(
         refunded_at: refundedAt,
         source: 'api',
         cart_id: null,
+        fulfillment_count: 0,
       });
       if (paymentId !== null && refundAt !== null) {
         // The money went back: one refund of the whole order, which the rollups' rebuild reads.

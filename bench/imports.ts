@@ -145,6 +145,8 @@ async function loadCatalog(deps: Deps, tenantId: string, products: number): Prom
               price: 1500 + index * 100,
               compare_at_price: null,
               stock: 10,
+              committed: 0,
+              spread: 0,
               weight_grams: 180,
               barcode: null,
               image: null,

@@ -168,6 +168,8 @@ function rowsOf(
     price: variant.price,
     compare_at_price: null,
     stock: variant.stock,
+    committed: 0,
+    spread: 0,
     weight_grams: null,
     barcode: null,
     image: null,

@@ -145,7 +145,7 @@ async function tenantWithEndpoint(deps: Deps, url: string) {
     email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
   });
   const principal = {
-    tenant: { ...tenant.tenant },
+    tenant: { ...tenant.tenant, livemode: true },
     userId: tenant.user.id,
     key: {
       id: tenant.apiKey.id,

@@ -159,6 +159,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   // Per route, from its config: gate, idempotency, version rendering, metering, OpenAPI errors.
   installRouteHooks(app, deps, gateFor);
+  // The modules' app-wide request hooks (the audit context, the request log), before any route.
+  for (const module of deps.modules) module.hooks?.(deps, app);
 
   // `Expect: 100-continue` is answered by a route that takes a body once it is about to read it
   // (after the route's own checks), and not when the declared length is over the route's limit

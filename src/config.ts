@@ -41,6 +41,8 @@ export interface Config {
   };
   /** Days events and the webhook delivery log are kept (`EVENT_RETENTION_DAYS`, default 30). */
   readonly eventRetentionDays: number;
+  /** Days the request log keeps a request (`REQUEST_LOG_DAYS`, default 30). */
+  readonly requestLogDays: number;
   readonly shutdownTimeoutMs: number;
   /** Client connections and how long a request may take to arrive (src/http/connections.ts). */
   readonly connections: {
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
       workerInProcess: bool(env, 'WEBHOOK_WORKER_IN_PROCESS', true),
     },
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    requestLogDays: int(env, 'REQUEST_LOG_DAYS', 30, 1, 3650),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     connections: connections(env),
     trustProxy: trustProxy(env),

@@ -352,6 +352,15 @@ describe(
             assert.equal(lines(out).at(-1), 'completed');
           },
         ],
+        // test-mode.md: a test key, its product unseen by the live key; test money, a copy, a reset.
+        [
+          guide('docs/test-mode.md', 'TEST_KEY=$('),
+          (out) => assert.deepEqual(lines(out), ['sk_test_', 'false', 'not_found']),
+        ],
+        [
+          guide('docs/test-mode.md', 'wallet/fund'),
+          (out) => assert.deepEqual(lines(out), ['100000', 'wrong_mode', 'true', 'true', '0']),
+        ],
       ];
       assert.equal(tour.length, 10, 'every block of the tour has its check here');
 

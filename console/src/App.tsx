@@ -15,6 +15,7 @@ import { Products } from './pages/products/Products.js';
 import { Settings } from './pages/Settings.js';
 import { Events } from './pages/Events.js';
 import { Imports } from './pages/Imports.js';
+import { Logs } from './pages/Logs.js';
 import { Login, Signup } from './pages/Auth.js';
 import { Overview } from './pages/Overview.js';
 import { Plugins } from './pages/Plugins.js';
@@ -124,6 +125,7 @@ export function App() {
               <Route path={PAGES.webhooks} element={<Webhooks />} />
               <Route path={PAGES.webhook} element={<WebhookDetail />} />
               <Route path={PAGES.events} element={<Events />} />
+              <Route path={PAGES.logs} element={<Logs />} />
               <Route path={PAGES.imports} element={<Imports />} />
               <Route path={PAGES.plugins} element={<Plugins />} />
               <Route

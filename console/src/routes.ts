@@ -20,6 +20,7 @@ export const PAGES = {
   webhooks: '/webhooks',
   webhook: '/webhooks/:id',
   events: '/events',
+  logs: '/logs',
   imports: '/imports',
   plugins: '/plugins',
   usage: '/usage',

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { configOrExit, runAsEntryPoint } from '../entry.js';
@@ -6,6 +7,7 @@ import { AppError } from '../lib/errors.js';
 import type { Permission } from '../kernel/vocabulary.js';
 import { createLogger } from '../lib/logger.js';
 import type { Plan } from '../lib/principal.js';
+import { type Actor, runAsActor } from '../modules/audit/index.js';
 import { PLANS } from '../modules/tenants/index.js';
 
 /**
@@ -25,7 +27,8 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options] [--json]
 Commands:
   tenant:create --name N --email E [--password P] [--plan free|pro|enterprise] [--currency USD]
                 [--api-version YYYY-MM-DD]
-  key:create --tenant ID --name N --permissions p1,p2 [--expires-at ISO]
+  key:create --tenant ID --name N --permissions p1,p2 [--expires-at ISO] [--mode live|test]
+                                        a test key (sk_test_) opens the store's test mode
   tenant:set-limits --tenant ID [--plan P] [--hourly N|default] [--monthly N|default]
                 [--daily-transfer N|default]
   wallet:credit --tenant ID --amount N --currency C [--description D]
@@ -34,6 +37,7 @@ Commands:
   plugin:reject --plugin ID --reason R  reject a plugin that is in review, or the pending revision
                                         of a published one (which stays as it is), saying why
   ledger:verify
+  audit:verify --tenant ID              check the tenant's audit log hash chain (exit 1 if broken)
   help          this text (also --help or -h, alone or after a command)
 `;
 
@@ -127,8 +131,11 @@ const commands: Record<string, Command> = {
       name: { type: 'string' },
       permissions: { type: 'string' },
       'expires-at': { type: 'string' },
+      mode: { type: 'string' },
     });
     const tenantId = required(v.tenant, 'tenant');
+    const mode = v.mode ?? 'live';
+    if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
     const permissions = required(v.permissions, 'permissions')
       .split(',')
       .map((p) => p.trim())
@@ -143,18 +150,22 @@ const commands: Record<string, Command> = {
       if (!(expiresAt > deps.clock.now()))
         throw new UsageError('--expires-at must be a future ISO 8601 time');
     }
-    await deps.tenants.get(tenantId);
-    const owner = await deps.tenants.ownerOf(tenantId);
+    const live = await deps.tenants.pairedStoreOf(tenantId, 'live');
+    const owner = await deps.tenants.ownerOf(live.id);
+    // A test key is a key of the store's test mode, made the first time it is needed.
+    const store = await deps.tenants.pairedStoreOf(live.id, mode);
     const key = await deps.store.transaction((trx) =>
       deps.apiKeys.insertKey(trx, {
-        tenantId,
+        tenantId: store.id,
         userId: owner.id,
+        mode,
         name: required(v.name, 'name'),
         permissions: permissions as Permission[],
         expiresAt,
       }),
     );
-    return { json: key, text: `Created key ${key.id} for ${tenantId}.\nAPI key (shown once): ${key.key}` };
+    const where = mode === 'test' ? `the test mode of ${live.id}` : live.id;
+    return { json: key, text: `Created key ${key.id} for ${where}.\nAPI key (shown once): ${key.key}` };
   },
 
   async 'tenant:set-limits'(deps, args) {
@@ -248,6 +259,15 @@ const commands: Record<string, Command> = {
     };
   },
 
+  async 'audit:verify'(deps, args) {
+    const v = parse(args, { tenant: { type: 'string' } });
+    const report = await deps.auditLog.verify(required(v.tenant, 'tenant'));
+    const text = report.ok
+      ? `Audit log OK: ${report.checked} entries of ${report.tenant_id}, each hash follows from the one before.`
+      : `Audit log BROKEN at entry ${report.broken?.seq ?? '?'}${report.broken?.id ? ` (${report.broken.id})` : ''}: ${report.broken?.reason ?? ''}; ${report.checked} entries before it check out.`;
+    return { json: report, text, code: report.ok ? 0 : 1 };
+  },
+
   async 'ledger:verify'(deps, args) {
     parse(args, {});
     const report = await deps.wallet.verify();
@@ -263,6 +283,17 @@ const commands: Record<string, Command> = {
     return { json: report, text, code: report.ok ? 0 : 1 };
   },
 };
+
+/** The operator running the CLI, as the audit log names them: the system user's name. */
+function operator(): Actor {
+  let name = 'operator';
+  try {
+    name = os.userInfo().username;
+  } catch {
+    // No user entry for the process's uid (a bare container): the generic name stands.
+  }
+  return { type: 'operator', id: name, name: `${name}@${os.hostname()}` };
+}
 
 const HELP = new Set(['help', '--help', '-h']);
 
@@ -286,7 +317,8 @@ export async function runAdmin(
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
   const deps = await createDeps(config, { logger });
   try {
-    const output = await command(deps, args);
+    // What a command changes is the operator's doing in the audit log.
+    const output = await runAsActor(operator(), () => command(deps, args));
     const json = args.includes('--json');
     return {
       code: output.code ?? 0,

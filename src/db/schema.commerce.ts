@@ -75,6 +75,13 @@ export interface ProductVariantsTable {
   position: number;
   created: number;
   updated: number;
+  /**
+   * Units open orders and cart holds took and no fulfilment shipped yet, over every location
+   * (migration 0048; src/modules/products/products.levels.ts).
+   */
+  committed: Generated<number>;
+  /** Locations other than the store's default that hold a level of it (`stock_levels` rows). */
+  spread: Generated<number>;
 }
 
 /** Products per tenant by the equality filters of `GET /products`; `category` is '' for none. */
@@ -178,6 +185,8 @@ export interface OrdersTable {
   cart_id: string | null;
   /** Why a cancelled order was cancelled (migration 0041); null while it is not cancelled. */
   cancel_reason: CancelReason | null;
+  /** Its fulfilments (migration 0049): none, and never shipped, and there are none to read. */
+  fulfillment_count: number;
 }
 
 /** The line-item snapshot: what was bought, at which price, whatever the product becomes. */
@@ -204,6 +213,12 @@ export interface OrderItemsTable {
   paid: number;
   /** Units of the line refunded so far. */
   refunded_quantity: number;
+  /** Units of the line shipped by fulfilments (migration 0049). */
+  fulfilled_quantity: number;
+  /** Units of the line refunded before they shipped: commitment given back or written off (0049). */
+  released_quantity: number;
+  /** Units of the line in returns not cancelled (migration 0049). */
+  returned_quantity: number;
 }
 
 /** A return of money of an order (migration 0022): a part of it, or all that was left. */

@@ -40,6 +40,7 @@ for (const dialect of DIALECTS) {
           unpaid_order_expiry_minutes: 1440,
           storefront_abandoned_after_minutes: 60,
           storefront_requests_per_minute: 120,
+          mode: 'live',
         })
         .execute();
 

@@ -50,6 +50,12 @@ export interface Store {
    */
   afterCommit(trx: Db, fn: () => void): void;
   /**
+   * Runs `fn` in the transaction `trx` belongs to, once its use case is done and just before its
+   * COMMIT (in the order registered): writes that take a row every change of a store takes (the
+   * audit chain's head) hold it only for the commit. Outside a transaction, at once.
+   */
+  beforeCommit(trx: Db, fn: () => Promise<void>): Promise<void>;
+  /**
    * SQLite: marks of the last commit by any connection of any process, read without a
    * transaction (src/db/commit-mark.ts), for caches that must see every commit at once.
    * Undefined on PostgreSQL.
@@ -239,16 +245,31 @@ function keepingStatements(database: SqliteConnection): SqliteConnection {
 /** The `afterCommit` callbacks of the transactions open in this process. */
 function commitCallbacks() {
   const open = new WeakMap<Db, (() => void)[]>();
+  const closing = new WeakMap<Db, (() => Promise<void>)[]>();
   return {
-    /** Runs `fn` with its own list of callbacks for `trx`, and returns its result and the list. */
+    /**
+     * Runs `fn` with its own list of callbacks for `trx`, then the work registered to run before
+     * its commit, and returns its result and the list.
+     */
     async collect<T>(trx: Db, fn: (trx: Db) => Promise<T>): Promise<[T, (() => void)[]]> {
       const callbacks: (() => void)[] = [];
+      const before: (() => Promise<void>)[] = [];
       open.set(trx, callbacks);
+      closing.set(trx, before);
       try {
-        return [await fn(trx), callbacks];
+        const result = await fn(trx);
+        // What it registers runs too (a write before the commit may register another).
+        for (let i = 0; i < before.length; i++) await before[i]?.();
+        return [result, callbacks];
       } finally {
         open.delete(trx);
+        closing.delete(trx);
       }
+    },
+    async before(trx: Db, fn: () => Promise<void>): Promise<void> {
+      const list = closing.get(trx);
+      if (list) list.push(fn);
+      else await fn();
     },
     add(trx: Db, fn: () => void): void {
       const callbacks = open.get(trx);
@@ -319,6 +340,7 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
       return result;
     },
     afterCommit: committed.add,
+    beforeCommit: committed.before,
     unsynced(fn) {
       return db.connection().execute(async (conn) => {
         await sql`PRAGMA synchronous = NORMAL`.execute(conn);
@@ -488,6 +510,7 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
       }
     },
     afterCommit: committed.add,
+    beforeCommit: committed.before,
     unsynced: (fn) => fn(db),
     ping() {
       // One at a time: however often /readyz is asked, it takes one pool connection at most.

@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
       const retried = await api('POST', '/v1/flaky', { body: {}, headers: { 'idempotency-key': 'flaky-1' } });
       assert.equal(retried.status, 200);
       assert.equal(retried.headers['idempotent-replayed'], undefined);
-      assert.deepEqual(retried.body, { calls: 2 });
+      assert.deepEqual(retried.body, { calls: 2, livemode: true });
     });
 
     it('rejects malformed keys with 400 invalid_idempotency_key', async () => {

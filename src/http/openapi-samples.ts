@@ -125,6 +125,7 @@ const RESERVED = new Set([
   'interface',
   'in',
   'case',
+  'return',
 ]);
 
 function variableName(word: string): string {

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import { registerDocs } from './docs.js';
+import { answersList, documentLivemode, withLivemodeComponents } from './livemode.js';
 import { createComponents } from './openapi-components.js';
 import {
   headerComponents,
@@ -92,25 +93,50 @@ export async function registerOpenApi(app: FastifyInstance, parts: DocumentParts
     }
   }
   const { withComponents, componentSchemas, withComponentRefs } = createComponents(declared);
+  /** The components keyed routes answer, each with whether it is a list (src/http/livemode.ts). */
+  const answered = new Map<string, boolean>();
+  /** Whether the component a `$ref` names (or each item of the list it is) declares `livemode` itself. */
+  const declares = (ref: string): boolean => {
+    type Shape = { properties?: Record<string, Shape>; items?: Shape };
+    const component = declared[ref.slice(ref.lastIndexOf('/') + 1)] as Shape | undefined;
+    const object = component?.properties?.data?.items ?? component;
+    return object?.properties?.livemode !== undefined;
+  };
   await app.register(swagger, {
     // The document's copy of each route's schema: its code samples and headers added, then its
     // shared objects referenced (last: the other steps read the route's own schemas).
-    transform: ({ schema, url, route }) => ({
-      schema: withComponents(
+    // A route that takes a key answers `livemode` on its objects (src/http/livemode.ts).
+    transform: ({ schema, url, route }) => {
+      const auth = (route.config as { auth?: string } | undefined)?.auth;
+      const list = (route.config as { list?: boolean } | undefined)?.list;
+      const documented = withComponents(
         withHeaders(
           String(route.method),
           withCodeSamples(String(route.method), url, schema as Record<string, unknown> | undefined),
           url.startsWith('/v1/store/'),
         ),
-      ) as typeof schema,
-      url,
-    }),
+      );
+      return {
+        schema: (auth === undefined || auth === 'public'
+          ? documented
+          : documentLivemode(documented, answersList(list, schema?.response), declares, (ref, isList) =>
+              answered.set(ref, isList),
+            )) as typeof schema,
+        url,
+      };
+    },
     // Once the document is made: each request and response header once, under
     // components/parameters and components/headers, every problem response with the codes of its
     // status and their example problems, under components/examples, and every schema in plain
     // JSON Schema (no Ajv keyword, every union with its type).
-    transformObject: (document) =>
-      withStandardSchemas(
+    transformObject: (document) => {
+      withLivemodeComponents(
+        ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as Parameters<
+          typeof withLivemodeComponents
+        >[0],
+        answered,
+      );
+      return withStandardSchemas(
         withProblemExamples(
           withProblemCodes(
             withParameterRefs(
@@ -118,7 +144,8 @@ export async function registerOpenApi(app: FastifyInstance, parts: DocumentParts
             ),
           ),
         ),
-      ),
+      );
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -7,6 +7,7 @@ import { type UsageMeter, meteringHook } from '../modules/usage/index.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
 import { conditionalGet, type OnSendDone } from './etag.js';
+import { answersList, livemodeHook } from './livemode.js';
 import { operationIdsOf } from './operation-ids.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
@@ -114,6 +115,10 @@ export function installRouteHooks(
     // onSend hooks run in order: render the version first, then keep or record what is sent.
     const onSend: unknown[] = [];
     const cache = route.config?.cache === 'catalog' ? readCache : route.config?.cache;
+    // `livemode` on its objects in the latest shape, then the version's rendering.
+    if (auth !== undefined && auth !== 'public') {
+      onSend.push(livemodeHook(answersList(route.config?.list, route.schema?.response)));
+    }
     if (route.config?.resource !== undefined)
       onSend.push(renderVersion(route.config.resource, route.config.list === true, cache));
     if (cache?.beforeValidation === true) {

@@ -128,6 +128,11 @@ export interface ModuleManifest<N extends ServiceName = ServiceName, P extends P
    * module's `onEmit`), so the change, its events and these rows commit together or not at all.
    */
   effects?: (deps: ModuleDeps<N> & P) => readonly EmitListener[];
+  /**
+   * App-wide request hooks (`app.addHook`), installed before any route is registered so every
+   * route gets them: what must see every request (the audit context, the request log).
+   */
+  hooks?: (deps: ModuleDeps<N> & P, app: FastifyInstance) => void;
   routes?: readonly RouteSet<ModuleDeps<N> & P>[];
   /** Once the HTTP app is built and ready (the first-party apps call the API through it). */
   ready?: (deps: ModuleDeps<N> & P, app: FastifyInstance) => void;

@@ -76,12 +76,13 @@ describe('problem codes', () => {
     const conflicts = codes.filter((code) => problemStatus(code as never) === 409);
     const shared = Object.keys(ERROR_STATUS).filter((code) => problemStatus(code as never) === 409);
     assert.deepEqual(conflicts.slice(0, shared.length), shared);
-    // carts, then the probes: probe-a's before probe-z's, though declared after.
+    // carts, inventory, then the probes: probe-a's before probe-z's, though declared after.
     assert.deepEqual(conflicts.slice(shared.length), [
       'cart_not_open',
       'cart_changed',
       'holds_disabled',
       'too_many_holds',
+      'location_has_stock',
       'alpha_conflict',
       'zeta_conflict',
     ]);

@@ -10,6 +10,8 @@ export interface TenantSummary {
   api_version: string;
   hourly_limit: number | null;
   monthly_limit: number | null;
+  /** false for a store's test mode (its paired test tenant, `sk_test_`/`pk_test_` keys). */
+  livemode: boolean;
 }
 
 /** A row that joined `tenants` with the columns `tenant_id`, `tenant_name`, `plan`, `currency`, … */
@@ -21,6 +23,8 @@ export interface TenantColumns {
   api_version: string;
   hourly_limit: number | null;
   monthly_limit: number | null;
+  /** `live` or `test` (the tenant is a store's test mode). */
+  mode: string;
 }
 
 /** The tenant summary a principal or a console session carries, from its joined columns. */
@@ -33,6 +37,7 @@ export function tenantSummaryOf(row: TenantColumns): TenantSummary {
     api_version: row.api_version,
     hourly_limit: row.hourly_limit,
     monthly_limit: row.monthly_limit,
+    livemode: row.mode !== 'test',
   };
 }
 

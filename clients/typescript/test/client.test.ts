@@ -80,7 +80,11 @@ for (const dialect of LOGIC_ONLY) {
       assert.equal(response.headers.get('x-service-version'), API_VERSION);
       assert.equal(typeof data?.available, 'number');
       const upgraded = await oldClient.versions.upgrade({ version: API_VERSION });
-      assert.deepEqual(upgraded, { previous_version: '2026-06-01', api_version: API_VERSION });
+      assert.deepEqual(upgraded, {
+        previous_version: '2026-06-01',
+        api_version: API_VERSION,
+        livemode: true,
+      });
     });
 
     it('creates products, pages through a category by cursor, reads, changes and deletes them', async () => {
@@ -612,6 +616,104 @@ for (const dialect of LOGIC_ONLY) {
       });
       const stale = await rejection(ended.store.getCustomer());
       assert.equal(stale.code, 'invalid_customer_token', 'the token ended with the session');
+    });
+
+    it('keeps stock at two locations, ships part of an order, takes a return, and reads the logs', async () => {
+      const shop = await client.locations.create({ name: `Shop ${tag}`, fulfills_online_orders: true });
+      assert.equal((await client.locations.get(shop.id)).name, `Shop ${tag}`);
+      assert.equal(
+        (await client.locations.update(shop.id, { name: `High Street ${tag}` })).name,
+        `High Street ${tag}`,
+      );
+      const locations = await client.locations.list();
+      const home = locations.data.find((location) => location.default);
+      assert.ok(home, 'the store has its default location');
+      const mug = await client.products.create({
+        name: `Mug ${tag}`,
+        price: 1200,
+        currency: 'USD',
+        stock: 3,
+      });
+      const variantId = mug.variants?.[0]?.id;
+      assert.ok(variantId);
+      const adjustment = await client.inventory.createAdjustment({
+        variant_id: variantId,
+        location_id: shop.id,
+        delta: 2,
+        reason: 'received',
+      });
+      assert.equal(adjustment.on_hand, 2);
+      assert.ok((await client.inventory.listAdjustments()).data.some((a) => a.id === adjustment.id));
+      const levels = await client.products.getVariantInventory(mug.id, variantId);
+      assert.deepEqual(
+        levels.data.map((level) => [level.location_id, level.available]).sort(),
+        [
+          [home.id, 3],
+          [shop.id, 2],
+        ].sort(),
+      );
+
+      const order = await client.orders.create({
+        items: [{ variant_id: variantId, quantity: 2 }],
+        customer: { email: `mugs-${tag.toLowerCase()}@example.com` },
+        payment_method: 'pm_card_visa',
+      });
+      const parcel = await client.orders.createFulfillment(order.id, {
+        items: [{ variant_id: variantId, quantity: 1 }],
+        carrier: 'UPS',
+        tracking_number: '1Z111',
+      });
+      assert.deepEqual([parcel.status, parcel.tracking.number], ['shipped', '1Z111']);
+      const requested = await client.orders.createReturn(order.id, {
+        items: [{ variant_id: variantId, quantity: 1, reason: 'chipped' }],
+      });
+      assert.equal(requested.status, 'requested');
+      assert.equal((await client.returns.cancel(requested.id)).status, 'cancelled');
+      const again = await client.orders.createReturn(order.id, {
+        items: [{ variant_id: variantId, quantity: 1 }],
+      });
+      const received = await client.returns.receive(again.id, { restock: true, refund: true });
+      assert.equal(received.status, 'received');
+      assert.ok(received.refund_id);
+
+      const entries = await client.auditLog.listAuditEntries({ resource_id: shop.id });
+      assert.deepEqual(
+        entries.data.map((entry) => entry.action),
+        ['location.updated', 'location.created'],
+      );
+      // The request log is written off the answer's path, within seconds.
+      const logged = await eventually(async () => {
+        const page = await client.requestLogs.list({ route: '/v1/locations/:id', method: 'PATCH' });
+        return page.data[0];
+      });
+      assert.equal(logged.status, 200);
+      assert.equal((await client.requestLogs.get(logged.id)).id, logged.id);
+      assert.equal(
+        await client.locations.delete(shop.id).then(
+          () => 'deleted',
+          (e: unknown) => (e instanceof CommerceApiError ? e.code : e),
+        ),
+        'location_has_stock',
+      );
+    });
+
+    it('makes a test-mode key, and resets and copies test mode with it', async () => {
+      const testKey = await client.apiKeys.create({
+        name: 'sandbox',
+        mode: 'test',
+        permissions: ['read:products', 'write:products', 'write:settings', 'read:users'],
+      });
+      assert.match(testKey.key, /^sk_test_/);
+      const sandbox = track(api.client(testKey.key));
+      assert.equal((await sandbox.users.getCurrent()).tenant.id !== undefined, true);
+      const copied = await sandbox.testMode.copyLiveTo({ what: ['products'] });
+      assert.ok(copied);
+      const tee = await sandbox.products.list({ q: `Mug ${tag}` });
+      assert.equal(tee.data.length, 1, 'the copy brought the live catalog');
+      assert.equal(tee.data[0]?.livemode, false);
+      await sandbox.testMode.reset();
+      assert.equal((await sandbox.products.list({ q: `Mug ${tag}` })).data.length, 0);
+      assert.equal((await client.products.list({ q: `Mug ${tag}` })).data.length, 1, 'live is untouched');
     });
 
     it('has called every area (tag) and every namespace of the API', () => {

@@ -14,6 +14,7 @@
 
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../../../clients/typescript/src/generated/schema.js';
+import { consoleMode } from '../mode.js';
 import { CONSOLE_API_VERSION } from '../version.js';
 import { ApiError, networkError, problemError } from './errors.js';
 
@@ -75,6 +76,8 @@ export function submissionOf(method: string, url: string, version: string, body:
 const session: Middleware = {
   async onRequest({ request }) {
     request.headers.set('x-csrf-token', csrfToken);
+    // The test-mode switch: the session acts on the store's test mode (mode.ts).
+    if (consoleMode() === 'test') request.headers.set('x-console-mode', 'test');
     if (!request.headers.has('accept')) request.headers.set('accept', 'application/json');
     if (!request.headers.has('x-service-version')) {
       request.headers.set('x-service-version', CONSOLE_API_VERSION);

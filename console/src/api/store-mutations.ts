@@ -108,6 +108,21 @@ export function useRefund() {
   });
 }
 
+/** Ships units of an order (a fulfilment), then reads the order again. */
+export function useFulfil() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, body }: { id: string; body: JsonBody<'createFulfillment'> }) => {
+      const fulfillment = await dataOf(
+        api.POST('/v1/orders/{id}/fulfillments', { params: { path: { id } }, body }),
+      );
+      const order = await dataOf(api.GET('/v1/orders/{id}', { params: { path: { id } } }));
+      return { fulfillment, order };
+    },
+    onSuccess: ({ order }) => orderChanged(client, order),
+  });
+}
+
 // Customers.
 
 /** Erases a customer's personal data everywhere the store keeps it (irreversible). */

@@ -22,6 +22,7 @@ export const storeKeys = {
   carts: ['carts'],
   cartList: (status: CartStatus, cursor: string | null) => ['carts', 'list', status, cursor],
   settings: ['settings'],
+  locations: ['locations'],
 } as const;
 
 export const STORE_PAGE = 25;
@@ -107,6 +108,14 @@ export function useOrder(id: string): Resource<Order> {
   return useApiQuery({
     queryKey: storeKeys.order(id),
     queryFn: () => dataOf(api.GET('/v1/orders/{id}', { params: { path: { id } } })),
+  });
+}
+
+/** The store's locations, in its order (the default one first). */
+export function useLocations() {
+  return useApiQuery({
+    queryKey: storeKeys.locations,
+    queryFn: () => dataOf(api.GET('/v1/locations', { params: { query: { limit: 100 } } })),
   });
 }
 

@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { useAccount, useSession } from '../session.js';
 import { humanize } from '../format.js';
+import { consoleMode, switchMode } from '../mode.js';
 import { StaleData } from './Stale.js';
 
 /** The store's pages, then the developer's. */
@@ -15,6 +16,7 @@ const NAV = [
   { to: '/keys', label: 'API keys', end: false, first: true },
   { to: '/webhooks', label: 'Webhooks', end: false },
   { to: '/events', label: 'Events', end: false },
+  { to: '/logs', label: 'Logs', end: false },
   { to: '/imports', label: 'Imports', end: false },
   { to: '/plugins', label: 'Plugins', end: false },
   { to: '/usage', label: 'Usage', end: false },
@@ -28,6 +30,7 @@ export function Layout() {
   const { pathname } = useLocation();
   const main = useRef<HTMLElement>(null);
   const arrived = useRef(false);
+  const testMode = consoleMode() === 'test';
 
   // After moving to another page, keyboard and screen-reader users start at its content.
   useEffect(() => {
@@ -36,7 +39,7 @@ export function Layout() {
   }, [pathname]);
 
   return (
-    <div className="shell">
+    <div className={testMode ? 'shell shell-test-mode' : 'shell'}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -63,6 +66,15 @@ export function Layout() {
             ))}
           </ul>
         </nav>
+        <label className="mode-switch">
+          <input
+            type="checkbox"
+            role="switch"
+            checked={testMode}
+            onChange={(event) => switchMode(event.target.checked ? 'test' : 'live')}
+          />
+          <span>Test mode</span>
+        </label>
         <div className="account">
           <div className="account-store" title={account.tenant.id}>
             {account.tenant.name}
@@ -85,6 +97,12 @@ export function Layout() {
         </div>
       </aside>
       <main id="main" className="main" tabIndex={-1} ref={main}>
+        {testMode ? (
+          <div className="banner banner-warning test-mode-banner" role="status">
+            <strong>Test mode</strong> You are viewing and changing test data: nothing here touches the live
+            store. Switch test mode off to go back.
+          </div>
+        ) : null}
         <StaleData>
           <Outlet />
         </StaleData>

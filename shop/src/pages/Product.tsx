@@ -14,8 +14,15 @@ import { NotFound } from './NotFound.js';
 
 /** A product: its pictures, its options (what can be bought in which combination), and Add to cart. */
 
-function Buy({ product }: { product: ProductData }) {
-  const [selection, setSelection] = useState<Selection>(() => initialSelection(product));
+function Buy({
+  product,
+  selection,
+  setSelection,
+}: {
+  product: ProductData;
+  selection: Selection;
+  setSelection: (update: (current: Selection) => Selection) => void;
+}) {
   const [quantity, setQuantity] = useState('1');
   const [added, setAdded] = useState<string>();
   const { add } = useCartActions();
@@ -98,20 +105,27 @@ export function Product({ handle }: { handle: string }) {
     return <NotFound what="product" />;
   if (product.isPending) return <Loading label="Loading the product" />;
   if (!product.data) return <ErrorNotice error={product.error} onRetry={() => void product.refetch()} />;
-  const data = product.data;
+  // A new product (another page of the shop): its own choices.
+  return <ProductPage key={product.data.id} product={product.data} />;
+}
+
+/** The pictures follow the chosen variant: its own picture first when it has one. */
+function ProductPage({ product }: { product: ProductData }) {
+  const [selection, setSelection] = useState<Selection>(() => initialSelection(product));
+  const image = variantFor(product, selection)?.image ?? null;
+  const images = image === null ? product.images : [image, ...product.images.filter((url) => url !== image)];
   return (
     <article className="product">
-      <Gallery images={data.images} name={data.name} />
+      <Gallery key={image ?? ''} images={images} name={product.name} />
       <div className="product-info">
-        {data.category ? (
-          <Link to={`/?category=${encodeURIComponent(data.category)}`} className="muted category-link">
-            {data.category}
+        {product.category ? (
+          <Link to={`/?category=${encodeURIComponent(product.category)}`} className="muted category-link">
+            {product.category}
           </Link>
         ) : null}
-        <h1>{data.name}</h1>
-        {data.description ? <p className="description">{data.description}</p> : null}
-        {/* A new product (another page of the shop): its own choices. */}
-        <Buy key={data.id} product={data} />
+        <h1>{product.name}</h1>
+        {product.description ? <p className="description">{product.description}</p> : null}
+        <Buy product={product} selection={selection} setSelection={setSelection} />
       </div>
     </article>
   );

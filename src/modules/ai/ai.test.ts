@@ -36,6 +36,7 @@ const GENERATION_KEYS = [
   'id',
   'language',
   'length',
+  'livemode',
   'model',
   'product_id',
   'provider',

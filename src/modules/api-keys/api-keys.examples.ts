@@ -9,6 +9,7 @@ export const API_KEY_EXAMPLE = {
   id: 'key_cLYNj84z8GoLCUctMVQV21Uw',
   name: 'Warehouse sync',
   type: 'secret',
+  mode: 'live',
   key: 'sk_live_****_****_****_2hH5',
   permissions: ['read:products', 'write:products'],
   allowed_origins: [],
@@ -16,6 +17,7 @@ export const API_KEY_EXAMPLE = {
   created: '2026-11-03T11:26:40.915Z',
   last_used: '2026-11-27T07:58:13.402Z',
   expires_at: '2027-06-30T00:00:00.000Z',
+  livemode: true,
 };
 
 export const NEW_API_KEY_EXAMPLE = {
@@ -28,6 +30,7 @@ export const PUBLISHABLE_KEY_EXAMPLE = {
   id: 'key_7Hq2Wm9Xc4Nv1Bz6Lp3Rt8Ks',
   name: 'Web shop',
   type: 'publishable',
+  mode: 'live',
   key: 'pk_live_Vb8Nq3Kd6Ws1Zm4Xr9Ty2Hc5Lp7Jf0Ga3Ue6Oi1Q',
   permissions: [],
   allowed_origins: ['https://shop.example.com'],
@@ -35,4 +38,5 @@ export const PUBLISHABLE_KEY_EXAMPLE = {
   created: '2027-01-21T09:12:05.118Z',
   last_used: '2027-01-21T10:40:27.554Z',
   expires_at: null,
+  livemode: true,
 };

@@ -37,6 +37,7 @@ export default defineModule({
     const { ApiKeySchema } = apiKeySchemas(vocabulary);
     return { ApiKey: ApiKeySchema, ApiKeyList: EnvelopeSchema(ApiKeySchema) };
   },
+  needs: ['audit'],
   services: (deps) => ({ apiKeys: createApiKeyService(deps) }),
   versionChanges: {
     '2027-01-20': [

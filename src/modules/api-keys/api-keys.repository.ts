@@ -57,6 +57,7 @@ export async function findKeyWithTenantByHash(db: Db, keyHash: string) {
       'tenants.api_version',
       'tenants.hourly_limit',
       'tenants.monthly_limit',
+      'tenants.mode',
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();
@@ -85,6 +86,7 @@ export async function findAppTokenWithTenantByHash(db: Db, tokenHash: string) {
       'tenants.api_version',
       'tenants.hourly_limit',
       'tenants.monthly_limit',
+      'tenants.mode',
     ])
     .where('i.token_hash', '=', tokenHash)
     .executeTakeFirst();

@@ -11,6 +11,12 @@ export const KeyTypeSchema = Type.Union([Type.Literal('secret'), Type.Literal('p
     '`secret` (`sk_live_`): holds permissions, for servers. `publishable` (`pk_live_`): public, holds no permission and may call only the storefront routes (`/v1/store/*`), from a browser at one of its `allowed_origins`.',
 });
 
+/** A key's mode: the store it acts on, live or its test mode. */
+export const KeyModeSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+  description:
+    '`live` (`sk_live_`, `pk_live_`): the store. `test` (`sk_test_`, `pk_test_`): its test mode, a store of its own whose data never mixes with live.',
+});
+
 /**
  * A permission, as one of the vocabulary's: the modules declare the permissions, so the list is
  * known once they are found, not when this file is imported.
@@ -32,6 +38,7 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
       id: Type.String({ examples: ['key_4fGz0aQm1bX9sT2uV7wY3cE5'] }),
       name: Type.String(),
       type: KeyTypeSchema,
+      mode: KeyModeSchema,
       key: Type.String({
         description:
           'A secret key: in full in the response that creates or rolls it, masked everywhere else. A publishable key: in full always (it is public).',
@@ -48,6 +55,7 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
       created: Timestamp,
       last_used: Nullable(Timestamp),
       expires_at: Nullable(Timestamp),
+      livemode: Type.Boolean({ description: 'false for a key of the store’s test mode (`mode: "test"`).' }),
     },
     { examples: [API_KEY_EXAMPLE, PUBLISHABLE_KEY_EXAMPLE] },
   );
@@ -64,6 +72,11 @@ export function apiKeySchemas(vocabulary: Vocabulary) {
         description: 'One line, not blank.',
       }),
       type: Type.Optional({ ...KeyTypeSchema, default: 'secret' }),
+      mode: Type.Optional({
+        ...KeyModeSchema,
+        description:
+          'The store the key acts on: `live`, or `test` for its test mode (`sk_test_`, `pk_test_`). Default: the calling key’s mode.',
+      }),
       permissions: Type.Optional(
         Type.Array(PermissionSchema, {
           minItems: 1,

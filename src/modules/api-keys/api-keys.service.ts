@@ -11,13 +11,21 @@ import { newId, randomBase62 } from '../../lib/ids.js';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../lib/logger.js';
 import { type KeyType, type Principal, tenantSummaryOf } from '../../lib/principal.js';
+import { pairedStoreOf, rememberLivemode } from '../tenants/index.js';
 import * as repo from './api-keys.repository.js';
 import { assertHolds, assertOutlivedBy, keySpec, refuseApp } from './api-keys.rules.js';
+import type { AuditRecorder } from '../audit/index.js';
 
 export const KEY_PREFIX = 'sk_live_';
 /** A publishable key: public, shown in full at every read, good for `/v1/store/*` only. */
 export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
-const KEY_PATTERN = /^[sp]k_live_[0-9A-Za-z]{40}$/;
+/** A key's mode: `live`, or `test` for its store's test mode (`sk_test_`, `pk_test_`). */
+export type KeyMode = 'live' | 'test';
+/** A key's prefix, by type and mode. */
+export function keyPrefix(type: KeyType, mode: KeyMode): string {
+  return `${type === 'publishable' ? 'pk' : 'sk'}_${mode}_`;
+}
+const KEY_PATTERN = /^[sp]k_(?:live|test)_[0-9A-Za-z]{40}$/;
 /** A plugin installation token (src/modules/plugins): `sk_app_` + 40 base62. */
 export const APP_TOKEN_PREFIX = 'sk_app_';
 const APP_TOKEN_PATTERN = /^sk_app_[0-9A-Za-z]{40}$/;
@@ -42,6 +50,8 @@ export interface ApiKeyObject {
   id: string;
   name: string;
   type: KeyType;
+  /** `live`, or `test` for a key of the store's test mode. */
+  mode: KeyMode;
   key: string;
   permissions: Permission[];
   allowed_origins: string[];
@@ -49,6 +59,8 @@ export interface ApiKeyObject {
   created: string;
   last_used: string | null;
   expires_at: string | null;
+  /** The key's own mode (a live key may make a test key): false for a test key. */
+  livemode: boolean;
 }
 
 export interface NewKeyInput {
@@ -57,6 +69,8 @@ export interface NewKeyInput {
   name: string;
   /** `secret` unless said. */
   type?: KeyType;
+  /** The mode of the store `tenantId` (`live` unless said): the key's prefix says it. */
+  mode?: KeyMode;
   /** Empty for a publishable key. */
   permissions: readonly Permission[];
   /** A publishable key's origins, already normalised (`allowedOrigins`); none for a secret key. */
@@ -68,6 +82,8 @@ export interface NewKeyInput {
 export interface CreateKeyInput {
   name: string;
   type?: KeyType | undefined;
+  /** The calling key's mode unless said: a key of the other mode belongs to the paired store. */
+  mode?: KeyMode | undefined;
   permissions?: Permission[] | undefined;
   allowed_origins?: string[] | undefined;
   expires_at?: string | undefined;
@@ -78,8 +94,8 @@ export function hashKey(raw: string): string {
   return hash('sha256', raw, 'hex');
 }
 
-export function maskKey(last4: string): string {
-  return `${KEY_PREFIX}****_****_****_${last4}`;
+export function maskKey(last4: string, mode: KeyMode = 'live'): string {
+  return `${keyPrefix('secret', mode)}****_****_****_${last4}`;
 }
 
 /**
@@ -87,8 +103,8 @@ export function maskKey(last4: string): string {
  * once; a publishable key as it is, since it is public.
  */
 export function keyMasked(body: Record<string, unknown>): Record<string, unknown> {
-  return typeof body.key === 'string' && !body.key.startsWith(PUBLISHABLE_KEY_PREFIX)
-    ? { ...body, key: maskKey(body.key.slice(-4)) }
+  return typeof body.key === 'string' && !body.key.startsWith('pk_')
+    ? { ...body, key: maskKey(body.key.slice(-4), body.key.startsWith('sk_test_') ? 'test' : 'live') }
     : body;
 }
 
@@ -112,6 +128,7 @@ export function createApiKeyService(deps: {
   clock: Clock;
   logger: Logger;
   vocabulary: Vocabulary;
+  audit: AuditRecorder;
 }) {
   const { store, clock, logger, vocabulary } = deps;
   /**
@@ -154,14 +171,16 @@ export function createApiKeyService(deps: {
       id: row.id,
       name: row.name,
       type: row.type,
+      mode: row.mode,
       // A publishable key is public: shown in full at every read.
-      key: row.public_key ?? fullKey ?? maskKey(row.last4),
+      key: row.public_key ?? fullKey ?? maskKey(row.last4, row.mode),
       permissions: parsePermissions(row.permissions),
       allowed_origins: parseOrigins(row.allowed_origins),
       status: row.expires_at !== null && row.expires_at - now <= EXPIRING_WINDOW_MS ? 'Expiring' : 'Active',
       created: iso(row.created),
       last_used: lastUsed > 0 ? iso(lastUsed) : null,
       expires_at: iso(row.expires_at),
+      livemode: row.mode === 'live',
     };
   }
 
@@ -169,7 +188,8 @@ export function createApiKeyService(deps: {
   async function insertKey(db: Db, input: NewKeyInput): Promise<ApiKeyObject> {
     const type = input.type ?? 'secret';
     const publishable = type === 'publishable';
-    const raw = (publishable ? PUBLISHABLE_KEY_PREFIX : KEY_PREFIX) + randomBase62(40);
+    const mode = input.mode ?? 'live';
+    const raw = keyPrefix(type, mode) + randomBase62(40);
     const origins = publishable ? [...(input.allowedOrigins ?? [])] : [];
     const now = clock.now();
     const row: repo.ApiKeyRow = {
@@ -188,6 +208,7 @@ export function createApiKeyService(deps: {
       type,
       allowed_origins: JSON.stringify(origins),
       public_key: publishable ? raw : null,
+      mode,
     };
     await repo.insertApiKey(db, row);
     if (origins.length > 0) {
@@ -255,6 +276,8 @@ export function createApiKeyService(deps: {
         ...(row.type === 'publishable' ? { allowedOrigins: new Set(parseOrigins(row.allowed_origins)) } : {}),
       },
     };
+    // Events written for this store need not read its mode again.
+    rememberLivemode(principal.tenant.id, principal.tenant.livemode);
     if (cache.size >= CACHE_MAX_ENTRIES) {
       const oldest = cache.keys().next().value;
       if (oldest !== undefined) cache.delete(oldest);
@@ -401,9 +424,17 @@ export function createApiKeyService(deps: {
         if (!(expiresAt > clock.now())) throw validationError('expires_at', 'must be in the future');
       }
       assertOutlivedBy(principal, expiresAt, 'grant');
+      const ownMode: KeyMode = principal.tenant.livemode ? 'live' : 'test';
+      const mode = input.mode ?? ownMode;
+      // A key of the other mode is a key of the paired store (its test store made when first needed).
+      const tenantId =
+        mode === ownMode
+          ? principal.tenant.id
+          : (await pairedStoreOf(store, () => clock.now(), principal.tenant.id, mode)).id;
       return store.transaction(async (trx) => {
         const created = await insertKey(trx, {
-          tenantId: principal.tenant.id,
+          tenantId,
+          mode,
           userId: principal.userId,
           name: input.name,
           type: spec.type,
@@ -412,6 +443,13 @@ export function createApiKeyService(deps: {
           expiresAt,
         });
         await idempotent.mark(trx, created.id);
+        await deps.audit.record(trx, {
+          tenantId,
+          action: 'api_key.created',
+          resource: { type: 'api_key', id: created.id },
+          before: null,
+          after: created,
+        });
         return created;
       });
     },
@@ -450,11 +488,31 @@ export function createApiKeyService(deps: {
           userId: principal.userId,
           name: old.name,
           type: old.type,
+          mode: old.mode,
           permissions,
           allowedOrigins: parseOrigins(old.allowed_origins),
           expiresAt: old.expires_at,
         });
         await idempotent.mark(trx, rolled.id);
+        await deps.audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'api_key.rolled',
+          resource: { type: 'api_key', id: old.id },
+          before: { expires_at: iso(old.expires_at), replaced_by: null },
+          after: {
+            expires_at: iso(
+              graceSeconds === 0 ? now : Math.min(old.expires_at ?? Infinity, now + graceSeconds * 1000),
+            ),
+            replaced_by: rolled.id,
+          },
+        });
+        await deps.audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'api_key.created',
+          resource: { type: 'api_key', id: rolled.id },
+          before: null,
+          after: rolled,
+        });
         return rolled;
       });
       forgetKey(id);
@@ -471,6 +529,13 @@ export function createApiKeyService(deps: {
         assertOutlivedBy(principal, row.expires_at, 'revoke');
         await repo.revokeKey(trx, row.id, now);
         await store.notify(trx, INVALIDATION_TOPIC, `key:${row.id}`);
+        await deps.audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'api_key.revoked',
+          resource: { type: 'api_key', id: row.id },
+          before: { revoked_at: null },
+          after: { revoked_at: iso(now) },
+        });
       });
       forgetKey(id);
     },

@@ -495,6 +495,7 @@ for (const dialect of DIALECTS) {
           currency: 'EUR',
         },
         api_key: { id: created.apiKey.id, name: 'Default key', permissions: created.apiKey.permissions },
+        livemode: true,
       };
       // The first answer reads the user from the store, the second from the cache. The body is
       // written with JSON.stringify from the service's object: exactly the schema's fields, in order.

@@ -209,7 +209,8 @@ for (const dialect of DIALECTS) {
       const body = changed.body as unknown as Refusal;
       assert.deepEqual([changed.status, body.code, body.cart?.total], [409, 'cart_changed', 2_900]);
       const now = await shop.shopper<CartObject>('GET', `/v1/store/carts/${cart.id}`);
-      assert.deepEqual(body.cart, now.body);
+      // The cart the refusal holds is the cart as read, but for the answer's own `livemode`.
+      assert.deepEqual({ ...body.cart, livemode: true }, now.body);
       assert.equal(await stockOf(shop.admin, vase.product.id), 5);
 
       const noEmail = await newCart(shop.shopper, { lines: [{ variant_id: vase.variantId, quantity: 1 }] });

@@ -29,6 +29,7 @@ const CART_KEYS = [
   'hold',
   'id',
   'lines',
+  'livemode',
   'order_id',
   'problems',
   'shipping_address',

@@ -335,6 +335,28 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       );
       await page.locator('ol.timeline').getByRole('link', { name: 'Refund of $5.00' }).waitFor();
 
+      // One parcel now, with its tracking: the order stays paid, partly shipped.
+      await page.getByRole('button', { name: 'Ship units' }).click();
+      const parcel = page.getByRole('dialog', { name: 'Ship units' });
+      await parcel.getByLabel(/M \/ Black/).fill('1');
+      await parcel.getByLabel('Carrier').fill('DHL');
+      await parcel.getByLabel('Tracking number').fill('JD0001');
+      await parcel.getByLabel('Tracking URL').fill('https://dhl.example/JD0001');
+      await parcel.getByRole('button', { name: 'Ship', exact: true }).click();
+      await toast('Shipped 1 unit.').waitFor();
+      await page.getByTestId('fulfillment-status').getByText('Partly shipped').waitFor();
+      await page.getByRole('link', { name: 'Track the parcel' }).waitFor();
+      const partial = await callApi<{
+        status: string;
+        fulfillment_status: string;
+        fulfillments: { items: { quantity: number }[]; tracking: { number: string } }[];
+      }>('GET', `/v1/orders/${orderId}`);
+      assert.deepEqual(
+        [partial.status, partial.fulfillment_status, partial.fulfillments[0]?.tracking.number],
+        ['paid', 'partial', 'JD0001'],
+      );
+      assert.equal(partial.fulfillments[0]?.items[0]?.quantity, 1);
+
       await page.getByRole('button', { name: 'Mark shipped' }).click();
       const ship = page.getByRole('dialog', { name: 'Mark shipped' });
       await ship.getByLabel('Carrier').fill('UPS');
@@ -343,6 +365,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await toast('Order marked shipped.').waitFor();
       await page.locator('.page-header .badge', { hasText: 'Shipped' }).waitFor();
       assert.equal((await callApi<{ status: string }>('GET', `/v1/orders/${orderId}`)).status, 'shipped');
+      await page.getByTestId('fulfillment-status').getByText('Everything shipped').waitFor();
       await screenshots('order');
     });
 

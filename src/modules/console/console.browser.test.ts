@@ -1227,6 +1227,61 @@ for (const dialect of skip ? [] : LOGIC_ONLY) {
       await screenshots('plugins-publisher');
     });
 
+    it('lists API calls on the Logs page, filters them, and opens one with its bodies and changes', async () => {
+      const card = '4111 1111 1111 1111';
+      const made = await callApi<{ id: string }>('POST', '/v1/products', {
+        name: 'Logged mug',
+        price: 1200,
+        description: `paid with ${card}`,
+      });
+      assert.equal(made.status, 201);
+      const refused = await callApi('POST', '/v1/products', { name: '', price: -1 });
+      assert.equal(refused.status, 400);
+      await nav('Logs');
+      // Written off the answer's path every second: both appear within the promised 10 seconds.
+      const rows = page.locator('.request-row');
+      await eventually(
+        async () => (await rows.filter({ hasText: 'POST /v1/products' }).count()) >= 2 || undefined,
+        10_000,
+        'both calls in the request log',
+      );
+      assert.ok(!(await page.content()).includes(card), 'no card number on the page');
+      await page.getByLabel('Status').selectOption('4xx');
+      await eventually(
+        async () =>
+          ((await rows.count()) > 0 &&
+            (await rows.allInnerTexts()).every((text) => /\b4\d\d\b/.test(text))) ||
+          undefined,
+        10_000,
+        'only 4xx rows',
+      );
+      await rows.filter({ hasText: 'POST /v1/products' }).first().getByRole('button').click();
+      const details = page.locator('.request-details');
+      await details.getByText('validation_failed').first().waitFor();
+      await details.getByText('This request changed nothing.').waitFor();
+      await page.getByRole('button', { name: 'Clear filters' }).click();
+      await page
+        .locator(`.request-row[data-request-id]`)
+        .filter({ hasText: '201' })
+        .filter({ hasText: 'POST /v1/products' })
+        .first()
+        .getByRole('button')
+        .click();
+      await details.getByRole('heading', { name: 'Audit entries' }).waitFor();
+      await details.locator('.audit-row').filter({ hasText: 'product.created' }).first().waitFor();
+      await details.getByRole('link', { name: 'product.created' }).waitFor();
+      const responseBody = await details.locator('pre[aria-label="Response body"]').innerText();
+      assert.match(responseBody, new RegExp(made.body.id));
+      const requestBody = await details.locator('pre[aria-label="Request body"]').innerText();
+      assert.match(requestBody, /paid with \[redacted\]/);
+      await screenshots('logs');
+      // The product's page shows its history.
+      await page.goto(`${server.url}/console/products/${made.body.id}`);
+      const history = page.locator('.audit-row');
+      await history.filter({ hasText: 'product.created' }).first().waitFor();
+      assert.match(await history.first().innerText(), /api key/);
+    });
+
     it('counts the calls just made on the usage page, the console’s own included', async () => {
       const made = apiCalls;
       await nav('Usage');
@@ -1445,6 +1500,29 @@ for (const dialect of skip ? [] : LOGIC_ONLY) {
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
       assert.match(page.url(), /\/console\/keys$/);
+    });
+
+    it('switches to test mode: a banner on every page, test data only, until switched off', async () => {
+      await nav('API keys');
+      const liveRow = page.getByRole('rowheader', { name: 'Storefront' }).first();
+      await liveRow.waitFor();
+      const banner = page.getByRole('status').filter({ hasText: 'You are viewing and changing test data' });
+      assert.equal(await banner.count(), 0, 'no banner in live mode');
+      await page.getByRole('switch', { name: 'Test mode' }).check();
+      // The console loads again in test mode: the banner on every page, the live keys gone.
+      await banner.waitFor();
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      await painted();
+      assert.equal(await page.getByRole('rowheader', { name: 'Storefront' }).count(), 0);
+      await nav('Products');
+      await banner.waitFor();
+      await nav('Overview');
+      await banner.waitFor();
+      await screenshots('test-mode');
+      await page.getByRole('switch', { name: 'Test mode' }).uncheck();
+      await nav('API keys');
+      await page.getByRole('rowheader', { name: 'Storefront' }).first().waitFor();
+      assert.equal(await banner.count(), 0);
     });
 
     it('ran without script errors or content-security-policy violations', () => {

@@ -43,6 +43,7 @@ export const CONSOLE_PAGES = [
   '/console/webhooks',
   '/console/webhooks/:id',
   '/console/events',
+  '/console/logs',
   '/console/imports',
   '/console/plugins',
   '/console/usage',

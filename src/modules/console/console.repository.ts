@@ -1,6 +1,6 @@
-import type { ConsoleSessionsTable, TenantsTable, UsersTable } from '../../db/schema.js';
+import type { ConsoleSessionsTable, UsersTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
-import { tenantSummaryOf } from '../../lib/principal.js';
+import { type TenantSummary, tenantSummaryOf } from '../../lib/principal.js';
 
 export type SessionRow = ConsoleSessionsTable;
 
@@ -11,10 +11,7 @@ export interface SessionWithOwner {
   last_seen: number;
   expires_at: number;
   user: Pick<UsersTable, 'id' | 'email' | 'name' | 'role'>;
-  tenant: Pick<
-    TenantsTable,
-    'id' | 'name' | 'plan' | 'currency' | 'api_version' | 'hourly_limit' | 'monthly_limit'
-  >;
+  tenant: TenantSummary;
 }
 
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
@@ -42,6 +39,7 @@ export async function findSession(db: Db, idHash: string): Promise<SessionWithOw
       't.api_version',
       't.hourly_limit',
       't.monthly_limit',
+      't.mode',
     ])
     .where('s.id_hash', '=', idHash)
     .executeTakeFirst();

@@ -289,6 +289,28 @@ export function createConsoleService(deps: {
       };
     },
 
+    /**
+     * The session's principal in `mode`: in test mode the same user acting on the store's test
+     * mode (made the first time it is needed).
+     */
+    async inMode(principal: Principal, mode: 'live' | 'test'): Promise<Principal> {
+      if (mode === (principal.tenant.livemode ? 'live' : 'test')) return principal;
+      const paired = await tenants.pairedStoreOf(principal.tenant.id, mode);
+      return {
+        ...principal,
+        tenant: {
+          id: paired.id,
+          name: paired.name,
+          plan: paired.plan,
+          currency: paired.currency,
+          api_version: paired.api_version,
+          hourly_limit: paired.hourly_limit,
+          monthly_limit: paired.monthly_limit,
+          livemode: paired.mode !== 'test',
+        },
+      };
+    },
+
     view(session: ConsoleSession): AccountView {
       return view(session.account, session.id, session.expiresAt);
     },

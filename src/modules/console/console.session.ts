@@ -1,7 +1,7 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionAuthenticator } from '../../http/auth.js';
-import { AppError, isAppError } from '../../lib/errors.js';
+import { AppError, isAppError, validationError } from '../../lib/errors.js';
 import type { ConsoleService, StartedSession } from './console.service.js';
 
 /**
@@ -92,6 +92,17 @@ export function refuseCrossSite(request: FastifyRequest, options: { session: boo
 }
 
 /**
+ * The mode a console request acts in: `X-Console-Mode: test` (the console's test-mode switch) acts
+ * on the store's test mode, absent or `live` on the store; anything else is a 400 naming it.
+ */
+function consoleMode(request: FastifyRequest): 'live' | 'test' {
+  const header = request.headers['x-console-mode'];
+  if (header === undefined || header === 'live') return 'live';
+  if (header === 'test') return 'test';
+  throw validationError('x-console-mode', 'must be live or test');
+}
+
+/**
  * The `/v1` gate's console sessions. A request is the session's only with both its cookie and its
  * CSRF token (on every method, reads included: the console always sends it, and a cookie alone is
  * what a cross-site page can make a browser send), and a state-changing one only with the
@@ -108,7 +119,7 @@ export function consoleSessions(accounts: ConsoleService): SessionAuthenticator 
       throw error;
     });
     accounts.checkCsrf(session, token);
-    return session.principal;
+    return accounts.inMode(session.principal, consoleMode(request));
   }
   return (request) => {
     const token = csrfTokenOf(request);

@@ -3,6 +3,8 @@ import type { Database, EventsTable, IdempotencyKeysTable } from '../../db/schem
 import type { Db } from '../../db/store.js';
 import type { OrderRow } from '../orders/index.js';
 
+type AuditEntriesTable = Database['audit_entries'];
+
 /**
  * The reads and writes of a customer's export and erasure that reach beyond the customers table:
  * its orders and their refunds, the events and recorded idempotent responses that carry its data,
@@ -93,6 +95,34 @@ export async function refundIds(db: Db, tenantId: string, customerId: string): P
   return rows.map((row) => row.id);
 }
 
+/** The ids of the fulfilments and returns of the customer's orders. */
+export async function shipmentIds(
+  db: Db,
+  tenantId: string,
+  customerId: string,
+): Promise<{ fulfillments: string[]; returns: string[] }> {
+  const [fulfillments, returns] = await Promise.all(
+    (['fulfillments', 'returns'] as const).map((table) =>
+      db
+        .selectFrom(table)
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('order_id', 'in', (eb) =>
+          eb
+            .selectFrom('orders as o')
+            .select('o.id')
+            .where('o.tenant_id', '=', tenantId)
+            .where('o.customer_id', '=', customerId),
+        )
+        .execute(),
+    ),
+  );
+  return {
+    fulfillments: (fulfillments ?? []).map((row) => row.id),
+    returns: (returns ?? []).map((row) => row.id),
+  };
+}
+
 /**
  * Clears the personal and free-text fields of the customer's orders (the customer's email and
  * name, and `ORDER_FREE_TEXT` of customers.privacy.scrub.ts); amounts, items, statuses and
@@ -136,6 +166,56 @@ export async function redactRefunds(trx: Db, tenantId: string, customerId: strin
     .execute();
 }
 
+/** Clears the tracking of every fulfilment of the customer's orders (carrier, number and link); items stay. */
+export async function redactFulfillments(trx: Db, tenantId: string, customerId: string): Promise<void> {
+  await trx
+    .updateTable('fulfillments')
+    .set({ carrier: null, tracking_number: null, tracking_url: null })
+    .where('tenant_id', '=', tenantId)
+    .where('order_id', 'in', (eb) =>
+      eb
+        .selectFrom('orders as o')
+        .select('o.id')
+        .where('o.tenant_id', '=', tenantId)
+        .where('o.customer_id', '=', customerId),
+    )
+    .execute();
+}
+
+/** The returns of the customer's orders with their items (whose reasons erasure clears). */
+export async function returnItems(
+  db: Db,
+  tenantId: string,
+  customerId: string,
+): Promise<{ id: string; items: string }[]> {
+  return db
+    .selectFrom('returns')
+    .select(['id', 'items'])
+    .where('tenant_id', '=', tenantId)
+    .where('order_id', 'in', (eb) =>
+      eb
+        .selectFrom('orders as o')
+        .select('o.id')
+        .where('o.tenant_id', '=', tenantId)
+        .where('o.customer_id', '=', customerId),
+    )
+    .execute();
+}
+
+export async function rewriteReturnItems(
+  trx: Db,
+  tenantId: string,
+  id: string,
+  items: string,
+): Promise<void> {
+  await trx
+    .updateTable('returns')
+    .set({ items })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
 /**
  * Forgets the recorded responses (`response_body`) of the deliveries of `eventIds`: a receiver's
  * answer may echo what it was sent, and it was sent the event before erasure.
@@ -168,7 +248,10 @@ function likePattern(text: string): string {
 }
 
 /** Whether the lower-cased `column` contains one of `emails`. */
-function mentions(column: 'data' | 'extra' | 'response_body', emails: readonly string[]) {
+function mentions(
+  column: 'data' | 'extra' | 'response_body' | 'changes' | 'snapshot',
+  emails: readonly string[],
+) {
   return emails.map(
     (email) => sql<SqlBool>`lower(coalesce(${sql.ref(column)}, '')) like ${likePattern(email)} escape '\\'`,
   );
@@ -198,13 +281,43 @@ function customerRefunds(eb: ExpressionBuilder<Database, keyof Database>, match:
     .where('r.order_id', 'in', customerOrders(eb, match));
 }
 
-/** Whether an event's object is the customer, one of its orders, or one of their payments or refunds. */
+function customerShipments(
+  eb: ExpressionBuilder<Database, keyof Database>,
+  match: Match,
+  table: 'fulfillments' | 'returns',
+) {
+  if (table === 'fulfillments') {
+    return eb
+      .selectFrom('fulfillments as f')
+      .select('f.id')
+      .where('f.tenant_id', '=', match.tenantId)
+      .where('f.order_id', 'in', customerOrders(eb, match));
+  }
+  return eb
+    .selectFrom('returns as t')
+    .select('t.id')
+    .where('t.tenant_id', '=', match.tenantId)
+    .where('t.order_id', 'in', customerOrders(eb, match));
+}
+
+/**
+ * Whether an event's object is the customer, one of its orders, or one of their payments, refunds,
+ * fulfilments or returns.
+ */
 function aboutCustomer(eb: ExpressionBuilder<Database, 'events'>, match: Match) {
   return eb.or([
     eb.and([eb('object_type', '=', 'customer'), eb('object_id', '=', match.customerId)]),
     eb.and([eb('object_type', '=', 'order'), eb('object_id', 'in', customerOrders(eb, match))]),
     eb.and([eb('object_type', '=', 'payment'), eb('object_id', 'in', customerPayments(eb, match))]),
     eb.and([eb('object_type', '=', 'refund'), eb('object_id', 'in', customerRefunds(eb, match))]),
+    eb.and([
+      eb('object_type', '=', 'fulfillment'),
+      eb('object_id', 'in', customerShipments(eb, match, 'fulfillments')),
+    ]),
+    eb.and([
+      eb('object_type', '=', 'return'),
+      eb('object_id', 'in', customerShipments(eb, match, 'returns')),
+    ]),
   ]);
 }
 
@@ -307,6 +420,8 @@ export async function* matchingIdempotencyKeys(
           eb('resource_id', 'in', customerOrders(eb, match)),
           eb('resource_id', 'in', customerPayments(eb, match)),
           eb('resource_id', 'in', customerRefunds(eb, match)),
+          eb('resource_id', 'in', customerShipments(eb, match, 'fulfillments')),
+          eb('resource_id', 'in', customerShipments(eb, match, 'returns')),
           ...mentions('response_body', match.emails),
         ]),
       )
@@ -329,5 +444,68 @@ export async function rewriteIdempotencyBody(
     .set({ response_body: body })
     .where('tenant_id', '=', tenantId)
     .where('key', '=', key)
+    .execute();
+}
+
+/**
+ * The audit entries that may carry the customer's data: those whose resource is the customer, one
+ * of its orders, or one of their payments, refunds, fulfilments or returns, and any other whose
+ * changes or snapshot contain one of `match.emails` as text (a superset, as for events). Walked
+ * along the tenant's entries by id, `size` rows a statement; entries already redacted included (a
+ * second redaction sweeps again).
+ */
+export async function* matchingAuditEntries(
+  db: Db,
+  match: Match,
+  size = SCAN_WINDOW,
+): AsyncGenerator<Pick<AuditEntriesTable, 'id' | 'resource_id' | 'changes' | 'snapshot'>[], void, undefined> {
+  let after: string | undefined;
+  for (;;) {
+    const range = db.selectFrom('audit_entries').where('tenant_id', '=', match.tenantId);
+    const from = after === undefined ? range : range.where('id', '>', after);
+    const end = await from
+      .select('id')
+      .orderBy('id')
+      .offset(size - 1)
+      .limit(1)
+      .executeTakeFirst();
+    const window = end ? from.where('id', '<=', end.id) : from;
+    const rows = await window
+      .select(['id', 'resource_id', 'changes', 'snapshot'])
+      .where((eb) =>
+        eb.or([
+          eb('resource_id', '=', match.customerId),
+          eb('resource_id', 'in', customerOrders(eb, match)),
+          eb('resource_id', 'in', customerPayments(eb, match)),
+          eb('resource_id', 'in', customerRefunds(eb, match)),
+          eb('resource_id', 'in', customerShipments(eb, match, 'fulfillments')),
+          eb('resource_id', 'in', customerShipments(eb, match, 'returns')),
+          ...mentions('changes', match.emails),
+          ...mentions('snapshot', match.emails),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
+    if (rows.length > 0) yield rows;
+    if (!end) return;
+    after = end.id;
+  }
+}
+
+/**
+ * Rewrites an audit entry's changes and snapshot as erasure leaves them and marks it redacted: its
+ * `content_digest` (and so its place in the chain) stays as sealed.
+ */
+export async function redactAuditEntry(
+  trx: Db,
+  tenantId: string,
+  id: string,
+  values: Pick<AuditEntriesTable, 'changes' | 'snapshot'>,
+): Promise<void> {
+  await trx
+    .updateTable('audit_entries')
+    .set({ ...values, redacted: 1 })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
     .execute();
 }

@@ -20,6 +20,10 @@ export interface Erasure {
   orderIds: ReadonlySet<string>;
   /** The refunds of those orders (`re_` ids). */
   refundIds: ReadonlySet<string>;
+  /** The fulfilments of those orders (`ful_` ids). */
+  fulfillmentIds: ReadonlySet<string>;
+  /** The returns of those orders (`ret_` ids). */
+  returnIds: ReadonlySet<string>;
   /** Every address of the customer, lower-cased: replaced wherever it appears in its own objects. */
   emails: readonly string[];
   /**
@@ -115,18 +119,57 @@ export function redactRefundObject(body: Record<string, unknown>): Record<string
   return overwrite(body, REFUND_FREE_TEXT);
 }
 
-/** An order object with its customer's email and name, its free text and its refunds' reasons cleared. */
+/**
+ * The free text of a fulfilment that erasure clears: what the merchant typed of its tracking (the
+ * carrier, the number and its link), in its `tracking` and in the stored row's columns. Items,
+ * location and times stay.
+ */
+const TRACKING_FREE_TEXT: Readonly<Record<string, unknown>> = { carrier: null, number: null, url: null };
+const FULFILLMENT_FREE_TEXT: Readonly<Record<string, unknown>> = {
+  carrier: null,
+  tracking_number: null,
+  tracking_url: null,
+};
+
+/** A fulfilment object (`fulfillment.created`, an order's `fulfillments`) with its tracking cleared. */
+export function redactFulfillmentObject(body: Record<string, unknown>): Record<string, unknown> {
+  const out = overwrite(body, FULFILLMENT_FREE_TEXT);
+  if (isRecord(body.tracking)) out.tracking = overwrite(body.tracking, TRACKING_FREE_TEXT);
+  return out;
+}
+
+/** A return's items (its object's `items`, the stored row's JSON) with the reason of each cleared. */
+export function redactReturnItems(items: unknown): unknown {
+  if (!Array.isArray(items)) return items;
+  return items.map((item: Json) => (isRecord(item) ? overwrite(item, { reason: null }) : item));
+}
+
+/** A return object (`return.*`, an order's `returns`) with its items' reasons cleared; units and status stay. */
+export function redactReturnObject(body: Record<string, unknown>): Record<string, unknown> {
+  return 'items' in body ? { ...body, items: redactReturnItems(body.items) } : { ...body };
+}
+
+function redactEach(
+  list: unknown,
+  redact: (body: Record<string, unknown>) => Record<string, unknown>,
+): unknown {
+  return Array.isArray(list) ? list.map((item: Json) => (isRecord(item) ? redact(item) : item)) : list;
+}
+
+/**
+ * An order object with its customer's email and name, its free text, its refunds' reasons, its
+ * fulfilments' tracking and its returns' reasons cleared.
+ */
 export function redactOrderObject(
   body: Record<string, unknown>,
   orderAddress: string,
 ): Record<string, unknown> {
   const out = overwrite(body, ORDER_FREE_TEXT);
   if (isRecord(body.customer)) out.customer = overwrite(body.customer, { email: orderAddress, name: null });
-  if (Array.isArray(body.refunds)) {
-    out.refunds = body.refunds.map((refund: Json) =>
-      isRecord(refund) ? redactRefundObject(refund) : refund,
-    );
-  }
+  if (Array.isArray(body.refunds)) out.refunds = redactEach(body.refunds, redactRefundObject);
+  if (Array.isArray(body.fulfillments))
+    out.fulfillments = redactEach(body.fulfillments, redactFulfillmentObject);
+  if (Array.isArray(body.returns)) out.returns = redactEach(body.returns, redactReturnObject);
   return out;
 }
 
@@ -145,7 +188,85 @@ export function scrubDocument(body: Json, erasure: Erasure): Json {
   if (isRecord(body) && typeof body.id === 'string' && erasure.refundIds.has(body.id)) {
     return replaceEmails(redactRefundObject(body), erasure.emails, erasure.address);
   }
+  if (isRecord(body) && typeof body.id === 'string' && erasure.fulfillmentIds.has(body.id)) {
+    return replaceEmails(redactFulfillmentObject(body), erasure.emails, erasure.address);
+  }
+  if (isRecord(body) && typeof body.id === 'string' && erasure.returnIds.has(body.id)) {
+    return replaceEmails(redactReturnObject(body), erasure.emails, erasure.address);
+  }
   return replaceEmails(body, erasure.exclusive, erasure.address);
+}
+
+/** What erasure puts in an audit entry in place of each of the person's values. */
+export const REDACTED_VALUE = '[redacted]';
+
+/**
+ * `original` with every value that `scrubbed` (the same document as erasure leaves it) changed
+ * replaced by `[redacted]`: members and items of equal shape are compared one by one, anything
+ * else that differs is replaced whole.
+ */
+export function maskChanged(original: Json, scrubbed: Json): Json {
+  if (JSON.stringify(original) === JSON.stringify(scrubbed)) return original;
+  if (Array.isArray(original) && Array.isArray(scrubbed) && original.length === scrubbed.length) {
+    return original.map((item: Json, at) => maskChanged(item, scrubbed[at]));
+  }
+  if (isRecord(original) && isRecord(scrubbed)) {
+    return Object.fromEntries(
+      Object.entries(original).map(([key, value]) => [
+        key,
+        key in scrubbed ? maskChanged(value, scrubbed[key]) : REDACTED_VALUE,
+      ]),
+    );
+  }
+  return REDACTED_VALUE;
+}
+
+/** A stored resource state of `resourceId` with the person's values `[redacted]`, as `scrubDocument` finds them. */
+function redactState(state: Json, resourceId: string, erasure: Erasure): Json {
+  if (!isRecord(state)) return maskChanged(state, scrubDocument(state, erasure));
+  // An entry's state may lack its id: it is the entry's resource.
+  const document = 'id' in state ? state : { ...state, id: resourceId };
+  const masked = maskChanged(document, scrubDocument(document, erasure)) as Record<string, unknown>;
+  if (!('id' in state)) delete masked.id;
+  return masked;
+}
+
+/**
+ * An audit entry of `resourceId` (its `changes`, `{field: {from, to}}`, and its `snapshot`, both
+ * JSON) with the person's values replaced by `[redacted]`, or undefined when erasure changes
+ * nothing in it. Each side of a change is read as the resource's state with that one field.
+ */
+export function redactAuditEntry(
+  entry: { resource_id: string; changes: string | null; snapshot: string | null },
+  erasure: Erasure,
+): { changes: string | null; snapshot: string | null } | undefined {
+  let changes = entry.changes;
+  if (changes !== null) {
+    const parsed = JSON.parse(changes) as Json;
+    if (isRecord(parsed)) {
+      const sides = (side: 'from' | 'to') =>
+        Object.fromEntries(
+          Object.entries(parsed).map(([field, change]) => [field, isRecord(change) ? change[side] : change]),
+        );
+      const from = redactState(sides('from'), entry.resource_id, erasure) as Record<string, unknown>;
+      const to = redactState(sides('to'), entry.resource_id, erasure) as Record<string, unknown>;
+      changes = JSON.stringify(
+        Object.fromEntries(
+          Object.entries(parsed).map(([field, change]) => [
+            field,
+            isRecord(change) ? { ...change, from: from[field], to: to[field] } : to[field],
+          ]),
+        ),
+      );
+    } else {
+      changes = JSON.stringify(redactState(parsed, entry.resource_id, erasure));
+    }
+  }
+  const snapshot =
+    entry.snapshot === null
+      ? null
+      : JSON.stringify(redactState(JSON.parse(entry.snapshot) as Json, entry.resource_id, erasure));
+  return changes === entry.changes && snapshot === entry.snapshot ? undefined : { changes, snapshot };
 }
 
 /**

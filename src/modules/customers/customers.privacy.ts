@@ -8,7 +8,14 @@ import { eraseAnalytics } from './customers.privacy.analytics.js';
 import { forgetLogin, loginSummary } from './customers.logins.repository.js';
 import * as privacy from './customers.privacy.repository.js';
 import type { CustomerExport, ExportEvent } from './customers.privacy.schemas.js';
-import { type Erasure, mentionsEmail, redactedAddress, scrubText } from './customers.privacy.scrub.js';
+import {
+  type Erasure,
+  mentionsEmail,
+  redactAuditEntry,
+  redactedAddress,
+  redactReturnItems,
+  scrubText,
+} from './customers.privacy.scrub.js';
 import * as repo from './customers.repository.js';
 import type { CustomerObject } from './customers.schemas.js';
 import { countDeltas, presentCustomer } from './customers.service.js';
@@ -16,9 +23,10 @@ import { countDeltas, presentCustomer } from './customers.service.js';
 /**
  * A customer's privacy rights (docs/customers.md, "Privacy: export and erasure"): the export of
  * everything held about the person (GDPR article 15) and its irreversible erasure (article 17).
- * Both find the same data: the customer, its orders and their refunds, the events about them or
- * mentioning its addresses, and (erasure) the recorded idempotent responses, the recorded
- * responses of those events' webhook deliveries and the analytics rollups.
+ * Both find the same data: the customer, its orders and their refunds, fulfilments and returns, the
+ * events about them or mentioning its addresses, and (erasure) the recorded idempotent responses,
+ * the recorded responses of those events' webhook deliveries, the audit log's entries and the
+ * analytics rollups.
  */
 
 /** How much each statement reads: orders presented per batch, and rows examined per scan window. */
@@ -65,6 +73,7 @@ async function erasureOf(db: Db, row: repo.CustomerRow, window: number): Promise
   const emails = found.all.filter((email) => email !== orderAddress);
   const others = await privacy.emailsOfOthers(db, row.tenant_id, row.id, emails);
   const refundIds = new Set(await privacy.refundIds(db, row.tenant_id, row.id));
+  const shipments = await privacy.shipmentIds(db, row.tenant_id, row.id);
   return {
     erasure: {
       customerId: row.id,
@@ -72,6 +81,8 @@ async function erasureOf(db: Db, row: repo.CustomerRow, window: number): Promise
       orderAddress,
       orderIds: found.orderIds,
       refundIds,
+      fulfillmentIds: new Set(shipments.fulfillments),
+      returnIds: new Set(shipments.returns),
       emails,
       exclusive: emails.filter((email) => !others.held.has(email) && !others.ordered.has(email)),
     },
@@ -163,6 +174,11 @@ export function createCustomerPrivacy(deps: {
         // The orders first: their row locks make any change of them wait for this commit.
         await privacy.redactOrders(trx, tenantId, id, erasure.orderAddress);
         await privacy.redactRefunds(trx, tenantId, id);
+        await privacy.redactFulfillments(trx, tenantId, id);
+        for (const ret of await privacy.returnItems(trx, tenantId, id)) {
+          const items = JSON.stringify(redactReturnItems(JSON.parse(ret.items)));
+          if (items !== ret.items) await privacy.rewriteReturnItems(trx, tenantId, ret.id, items);
+        }
 
         const match = { tenantId, customerId: id, emails: erasure.exclusive };
         for await (const rows of privacy.matchingEvents(trx, match, { window: sizes.window })) {
@@ -185,6 +201,14 @@ export function createCustomerPrivacy(deps: {
           for (const key of rows) {
             const body = key.response_body === null ? undefined : scrubText(key.response_body, erasure);
             if (body !== undefined) await privacy.rewriteIdempotencyBody(trx, tenantId, key.key, body);
+          }
+        }
+        // The audit log: the person's values in its entries become `[redacted]`; each entry keeps
+        // its content digest, so the chain still verifies (audit.chain.ts).
+        for await (const rows of privacy.matchingAuditEntries(trx, match, sizes.window)) {
+          for (const entry of rows) {
+            const redacted = redactAuditEntry(entry, erasure);
+            if (redacted !== undefined) await privacy.redactAuditEntry(trx, tenantId, entry.id, redacted);
           }
         }
         // Rollups of events queued before this erasure are taken in now, under the queue's lock: none

@@ -74,6 +74,7 @@ for (const dialect of DIALECTS) {
           redacted: false,
           created: undefined,
           updated: undefined,
+          livemode: true,
         },
       );
       assert.deepEqual((await api('GET', `/v1/customers/${ada.id}`)).body, ada);

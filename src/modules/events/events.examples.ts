@@ -9,6 +9,7 @@ export const EVENT_EXAMPLE = {
   id: 'evt_jbV3I5JdFrBZriYaAyoM6xYR',
   type: 'transfer.created',
   created: '2026-11-27T08:00:04.618Z',
-  api_version: '2026-12-15',
-  data: { object: TRANSFER_EXAMPLE },
+  livemode: true,
+  api_version: '2027-01-20',
+  data: { object: { ...TRANSFER_EXAMPLE, livemode: true } },
 };

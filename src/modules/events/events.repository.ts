@@ -40,6 +40,8 @@ export interface EventFilter {
   /** The app events (the vocabulary's), left out. */
   appEventTypes: readonly string[];
   type?: string | undefined;
+  /** One object's events (an order's, a product's): on the (tenant, object, created) index. */
+  objectId?: string | undefined;
   from?: number | undefined;
   to?: number | undefined;
 }
@@ -51,6 +53,7 @@ function filtered(db: Db, tenantId: string, filter: EventFilter) {
     .where('tenant_id', '=', tenantId)
     .where('type', 'not in', filter.appEventTypes);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.objectId !== undefined) query = query.where('object_id', '=', filter.objectId);
   if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
   return query;
@@ -59,8 +62,9 @@ function filtered(db: Db, tenantId: string, filter: EventFilter) {
 /** Newest first, ties broken by id; a cursor seeks past (created, id). */
 export async function listEvents(db: Db, tenantId: string, filter: EventFilter, window: PageWindow) {
   const rows = await filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
-  // The kept counts answer for the whole log or a type; a time range is counted on its index.
-  if (filter.from === undefined && filter.to === undefined) {
+  // The kept counts answer for the whole log or a type; a time range or an object is counted on
+  // its index.
+  if (filter.from === undefined && filter.to === undefined && filter.objectId === undefined) {
     const keys = filter.type === undefined ? { except: filter.appEventTypes } : { only: filter.type };
     return { rows, total: await countList(db, tenantId, 'events', keys) };
   }

@@ -14,6 +14,12 @@ export function eventSchemas(vocabulary: Vocabulary) {
       id: Type.String({ examples: ['evt_9hGf2kQm1bX9sT2uV7wY3cE5'] }),
       type: Type.String({ enum: [...vocabulary.eventTypes] }),
       created: Timestamp,
+      livemode: Type.Optional(
+        Type.Boolean({
+          description:
+            'false for an event of the store’s test mode; its `data.object` carries the same (from 2027-01-20).',
+        }),
+      ),
       api_version: Type.String(),
       data: Type.Object(
         {
@@ -38,6 +44,15 @@ export function eventSchemas(vocabulary: Vocabulary) {
     {
       ...PageQuery,
       type: Type.Optional(Type.String({ enum: [...vocabulary.eventTypes] })),
+      object_id: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description:
+            'Only the events of this object (its `data.object.id`): an order’s timeline, a product’s history.',
+          examples: ['ord_Hk3b2fQ9xL0pZ7vT1mN4cR8s'],
+        }),
+      ),
       created_from: Type.Optional(Type.String({ format: 'date-time' })),
       created_to: Type.Optional(Type.String({ format: 'date-time' })),
     },

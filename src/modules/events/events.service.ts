@@ -7,6 +7,8 @@ import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AppEventType, EventType, Vocabulary } from '../../kernel/vocabulary.js';
 import type { VersionRegistry } from '../versions/index.js';
+import { LIVEMODE_SINCE } from '../../http/livemode.js';
+import { livemodeOf } from '../tenants/index.js';
 import * as repo from './events.repository.js';
 
 /**
@@ -28,6 +30,8 @@ export interface EventObject {
   id: string;
   type: string;
   created: string;
+  /** false for an event of a store's test mode (from 2027-01-20; its object carries it too). */
+  livemode?: boolean;
   api_version: string;
   data: { object: Record<string, unknown> } & Record<string, unknown>;
 }
@@ -79,13 +83,22 @@ export function createEventService(
    * written, is brought to the latest, then the event and the object it holds are rendered together.
    */
   function present(row: EventsTable, apiVersion: string): EventObject {
+    const { livemode: stored, ...object } = versions.upgradeStored(
+      row.object_type,
+      JSON.parse(row.data),
+    ) as Record<string, unknown>;
+    // Written with its store's mode (`emit`; an object written before test mode was live), and
+    // shown from the version that brought it: an older version's event is as it always was.
+    const livemode = stored !== false;
+    const shown = apiVersion >= LIVEMODE_SINCE;
     const event: EventObject = {
       id: row.id,
       type: row.type,
       created: iso(row.created),
+      ...(shown ? { livemode } : {}),
       api_version: apiVersion,
       data: {
-        object: versions.upgradeStored(row.object_type, JSON.parse(row.data)) as Record<string, unknown>,
+        object: shown ? { ...object, livemode } : object,
         ...(row.extra === null ? {} : (JSON.parse(row.extra) as Record<string, unknown>)),
       },
     };
@@ -94,14 +107,15 @@ export function createEventService(
       : event;
   }
 
-  function eventRow(input: EmitInput): EventsTable {
+  /** The event's row; its object carries its store's mode (`livemode`), as every object does. */
+  function eventRow(input: EmitInput, livemode: boolean): EventsTable {
     return {
       id: newId('evt'),
       tenant_id: input.tenantId,
       type: input.type,
       object_type: input.objectType,
       object_id: input.object.id,
-      data: JSON.stringify(input.object),
+      data: JSON.stringify({ ...input.object, livemode }),
       extra: input.extra === undefined ? null : JSON.stringify(input.extra),
       created: clock.now(),
     };
@@ -119,14 +133,15 @@ export function createEventService(
     },
 
     async emit(trx: Db, input: EmitInput): Promise<EventsTable> {
-      const row = eventRow(input);
+      const row = eventRow(input, await livemodeOf(trx, input.tenantId));
       await repo.insertEvent(trx, row);
       for (const listener of listeners) await listener(trx, [row]);
       return row;
     },
 
     async emitMany(trx: Db, inputs: readonly EmitInput[]): Promise<EventsTable[]> {
-      const rows = inputs.map(eventRow);
+      const rows: EventsTable[] = [];
+      for (const input of inputs) rows.push(eventRow(input, await livemodeOf(trx, input.tenantId)));
       await repo.insertEvents(trx, rows);
       if (rows.length === 0) return rows;
       for (const listener of listeners) await listener(trx, rows);
@@ -143,6 +158,7 @@ export function createEventService(
       tenantId: string,
       query: PageQuery & {
         type?: string | undefined;
+        object_id?: string | undefined;
         created_from?: string | undefined;
         created_to?: string | undefined;
       },
@@ -157,7 +173,7 @@ export function createEventService(
       const { rows, total } = await repo.listEvents(
         store.db,
         tenantId,
-        { type: query.type, from, to, appEventTypes: vocabulary.appEventTypes },
+        { type: query.type, objectId: query.object_id, from, to, appEventTypes: vocabulary.appEventTypes },
         window,
       );
       return newestFirstEnvelope(rows, total, window, (row) => present(row, apiVersion));

@@ -31,6 +31,7 @@ export const PRODUCT_COLUMNS = [
   'price',
   'compare_at_price',
   'stock',
+  'stock_by_location',
   'weight_grams',
   'barcode',
   'image',
@@ -59,6 +60,7 @@ export const PRODUCT_OWN_COLUMNS: readonly ProductColumn[] = [
 
 /** The product columns from version 2027-01-20: older versions' exports leave them out. */
 export const PRODUCT_COLUMNS_SINCE_2027_01_20: readonly ProductColumn[] = [
+  'stock_by_location',
   'seo_title',
   'seo_description',
   'image',
@@ -152,7 +154,13 @@ export type OrderColumn = (typeof ORDER_COLUMNS)[number];
 
 /** A value of a row: what a JSON Lines file holds; a CSV cell holds its text (`csvCell`). */
 export type CellValue =
-  string | number | boolean | readonly string[] | Readonly<Record<string, string>> | null;
+  | string
+  | number
+  | boolean
+  | readonly string[]
+  | Readonly<Record<string, string>>
+  | Readonly<Record<string, number>>
+  | null;
 
 /** What needs quoting inside a list cell: a comma, a quote, or space at either end. */
 const NEEDS_QUOTES = /[",]|^\s|\s$/;

@@ -31,6 +31,7 @@ const PRODUCT_ROWS = [
     price: 11999,
     compare_at_price: 12999,
     stock: 4,
+    stock_by_location: { 'Default location': 3, Warehouse: 1 },
     weight_grams: 620,
     barcode: null,
     image: null,
@@ -126,8 +127,8 @@ const ORDER_CSV_PREFIX =
 export const EXPORT_EXAMPLES = {
   products: {
     csv: csv([
-      'handle,name,description,category,status,tags,currency,images,attributes,seo_title,seo_description,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,weight_grams,barcode,image,cost,requires_shipping,taxable',
-      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",Trail Runner 3 | Acme,,,,,,,,TR3-42,11999,12999,4,620,,,5400,true,true',
+      'handle,name,description,category,status,tags,currency,images,attributes,seo_title,seo_description,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,stock_by_location,weight_grams,barcode,image,cost,requires_shipping,taxable',
+      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",Trail Runner 3 | Acme,,,,,,,,TR3-42,11999,12999,4,"{""Default location"":3,""Warehouse"":1}",620,,,5400,true,true',
     ]),
     jsonl: jsonLines(PRODUCT_ROWS),
   },

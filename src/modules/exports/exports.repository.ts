@@ -39,6 +39,7 @@ export async function productsAfter(db: Db, tenantId: string, afterSeq: number, 
 export type ExportProductRow = Awaited<ReturnType<typeof productsAfter>>[number];
 
 const VARIANT_COLUMNS = [
+  'id',
   'product_id',
   'position',
   'sku',
@@ -46,6 +47,8 @@ const VARIANT_COLUMNS = [
   'price',
   'compare_at_price',
   'stock',
+  'committed',
+  'spread',
   'weight_grams',
   'barcode',
   'image',

@@ -5,6 +5,8 @@ import type { Db, Store } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Address } from '../customers/index.js';
+import { storeLocations } from '../inventory/index.js';
+import { stockLevels } from '../products/index.js';
 import {
   ADDRESS_FIELDS,
   type CellValue,
@@ -37,11 +39,43 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson; charset=utf-8',
 };
 
+/** Units on hand by location id (null: the default location), per variant id. */
+type OnHand = Map<string, Map<string | null, number>>;
+
+/**
+ * A variant's `stock_by_location`: units on hand by location name (names travel between stores,
+ * ids do not), the default location's included, in the store's order.
+ */
+function byLocation(onHand: OnHand, variantId: string, locations: Locations): Record<string, number> {
+  const levels = onHand.get(variantId) ?? new Map<string | null, number>();
+  const out: Record<string, number> = {};
+  for (const location of locations.list) {
+    const units = levels.get(location.isDefault ? null : location.id);
+    if (units !== undefined) out[location.name] ??= units;
+  }
+  return out;
+}
+
+/** The export's reads of stock per location: the store's locations, and the levels of each batch. */
+interface Locations {
+  tenantId: string;
+  list: readonly { id: string; name: string; isDefault: boolean }[];
+}
+
+async function onHandOf(
+  db: Db,
+  locations: Locations,
+  variants: readonly repo.ExportVariantRow[],
+): Promise<OnHand> {
+  return stockLevels.onHandByLocation(db, locations.tenantId, variants);
+}
+
 function variantRow(
   product: repo.ExportProductRow,
   variant: repo.ExportVariantRow,
   names: readonly string[],
   first: boolean,
+  stockByLocation: Record<string, number>,
 ): Row {
   const values = JSON.parse(variant.options) as Record<string, string>;
   const option = (k: number) => {
@@ -70,6 +104,7 @@ function variantRow(
     price: variant.price,
     compare_at_price: variant.compare_at_price,
     stock: variant.stock,
+    stock_by_location: stockByLocation,
     weight_grams: variant.weight_grams,
     barcode: variant.barcode,
     image: variant.image,
@@ -80,7 +115,11 @@ function variantRow(
 }
 
 /** The rows of a page of products: their variants read together, as many products as fit a read. */
-async function* productPageRows(db: Db, products: repo.ExportProductRow[]): AsyncGenerator<Row> {
+async function* productPageRows(
+  db: Db,
+  products: repo.ExportProductRow[],
+  locations: Locations,
+): AsyncGenerator<Row> {
   let i = 0;
   while (i < products.length) {
     const head = products[i] as repo.ExportProductRow;
@@ -89,8 +128,15 @@ async function* productPageRows(db: Db, products: repo.ExportProductRow[]): Asyn
       let after = 0;
       for (;;) {
         const variants = await repo.variantsAfter(db, head.id, after, VARIANTS_PER_READ);
+        const onHand = await onHandOf(db, locations, variants);
         for (const variant of variants)
-          yield variantRow(head, variant, names, after === 0 && variant === variants[0]);
+          yield variantRow(
+            head,
+            variant,
+            names,
+            after === 0 && variant === variants[0],
+            byLocation(onHand, variant.id, locations),
+          );
         const last = variants[variants.length - 1];
         if (variants.length < VARIANTS_PER_READ || last === undefined) break;
         after = last.position;
@@ -115,6 +161,7 @@ async function* productPageRows(db: Db, products: repo.ExportProductRow[]): Asyn
       db,
       batch.map((product) => product.id),
     );
+    const onHand = await onHandOf(db, locations, variants);
     const byProduct = new Map<string, repo.ExportVariantRow[]>();
     for (const variant of variants) {
       const list = byProduct.get(variant.product_id) ?? [];
@@ -124,7 +171,8 @@ async function* productPageRows(db: Db, products: repo.ExportProductRow[]): Asyn
     for (const product of batch) {
       const own = (JSON.parse(product.options) as { name: string }[]).map((option) => option.name);
       const list = byProduct.get(product.id) ?? [];
-      for (const [index, variant] of list.entries()) yield variantRow(product, variant, own, index === 0);
+      for (const [index, variant] of list.entries())
+        yield variantRow(product, variant, own, index === 0, byLocation(onHand, variant.id, locations));
     }
   }
 }
@@ -196,9 +244,10 @@ function orderRows(order: repo.ExportOrderRow, items: repo.ExportItemRow[]): Row
 async function rowsOf(db: Db, resource: ExportResource, tenantId: string): Promise<AsyncIterable<Row>> {
   if (resource === 'products') {
     const first = await repo.productsAfter(db, tenantId, -1, PAGE);
+    const locations = { tenantId, list: await storeLocations(db, tenantId) };
     return (async function* rows() {
       for (let page = first; page.length > 0;) {
-        yield* productPageRows(db, page);
+        yield* productPageRows(db, page, locations);
         const last = page[page.length - 1];
         if (page.length < PAGE || last === undefined) return;
         page = await repo.productsAfter(db, tenantId, last.seq, PAGE);

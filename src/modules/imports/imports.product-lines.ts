@@ -34,6 +34,8 @@ export interface VariantFields {
   cost?: number | null;
   requires_shipping?: boolean | null;
   taxable?: boolean | null;
+  /** Units on hand by location name (our own files only): each location named is set to its units. */
+  stock_by_location?: Record<string, number> | null;
 }
 
 export interface ProductLine {
@@ -152,6 +154,7 @@ export function readOwnLine(row: FileRow): ProductLine {
       cost: reader.integer('cost'),
       requires_shipping: reader.boolean('requires_shipping'),
       taxable: reader.boolean('taxable'),
+      stock_by_location: reader.counts('stock_by_location'),
     },
     errors: reader.errors,
     columnOf: (field) => field,

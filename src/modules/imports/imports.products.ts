@@ -1,7 +1,10 @@
 import type { Db } from '../../db/store.js';
 import { newId } from '../../lib/ids.js';
 import type { EventService } from '../events/index.js';
+import { setOnHand, storeLocations } from '../inventory/index.js';
 import {
+  type LevelLocation,
+  stockLevels,
   isHandle,
   productOptions,
   type ProductRow,
@@ -39,7 +42,7 @@ import {
 } from './imports.product-groups.js';
 import type { ProductLine, ProductOwn, VariantFields } from './imports.product-lines.js';
 import * as repo from './imports.repository.js';
-import type { RowError } from './imports.rows.js';
+import { type RowError, shown } from './imports.rows.js';
 import { fieldErrorsOf, isConflict } from './imports.validate.js';
 
 /**
@@ -54,16 +57,32 @@ import { fieldErrorsOf, isConflict } from './imports.validate.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged';
 
+/** A variant's units on hand set at locations (a row's `stock_by_location`). */
+interface LevelSet {
+  line: ProductLine;
+  variantId: string;
+  set: { location: LevelLocation; units: number }[];
+}
+
 /** How a product's rows go into the store. */
 type Action =
-  | { kind: 'create'; product: NewProduct; lines: ProductLine[] }
+  | { kind: 'create'; product: NewProduct; lines: ProductLine[]; levels: LevelSet[] }
   | {
       kind: 'update';
       before: ProductRow;
       own: Partial<ProductRow>;
       inserts: { line: ProductLine; row: VariantRow }[];
       updates: { line: ProductLine; before: VariantRow; changes: Partial<VariantRow> }[];
+      levels: LevelSet[];
     };
+
+/** The store's locations by name, as stock levels see them. */
+type Locations = ReadonlyMap<string, LevelLocation>;
+
+/** The store's locations by name (what `PlanContext.locations` is read for). */
+export async function locationsByName(db: Db, tenantId: string): Promise<Locations> {
+  return new Map((await storeLocations(db, tenantId)).map((row) => [row.name, row.location]));
+}
 
 export interface ProductPlan {
   /** The rows that go in, with what each does; the others have errors. */
@@ -87,6 +106,8 @@ export interface PlanContext {
    * a key of the batch missing here names no variant). Without it a plan reads its own.
    */
   skus?: ReadonlyMap<string, VariantRow>;
+  /** The store's locations by name, read once for the batch; without it a plan reads them. */
+  locations?: Locations;
 }
 
 /** The SKU keys a product's rows name (what `PlanContext.skus` is read for). */
@@ -155,6 +176,34 @@ function detailsOf(fields: VariantFields): ReturnType<typeof newVariantDetails> 
   });
 }
 
+/** A row's `stock_by_location` as locations, for a row that gives one. */
+function namedLevels(
+  fields: VariantFields,
+  locations: Locations,
+): { location: LevelLocation; units: number }[] {
+  return Object.entries(fields.stock_by_location ?? {}).flatMap(([name, units]) => {
+    const location = locations.get(name);
+    return location === undefined ? [] : [{ location, units }];
+  });
+}
+
+/**
+ * A new variant's `stock`: with `stock_by_location`, what it names at the default location (the
+ * other locations' units are set after, as adjustments); else the row's `stock`.
+ */
+function newStock(fields: VariantFields, locations: Locations): number | null | undefined {
+  if (!fields.stock_by_location) return fields.stock;
+  return namedLevels(fields, locations).find((entry) => entry.location.isDefault)?.units ?? 0;
+}
+
+/** The levels a new variant's row sets past its `stock`: its units at the other locations. */
+function newLevels(line: ProductLine, variantId: string, locations: Locations): LevelSet[] {
+  const set = namedLevels(line.variant, locations).filter(
+    (entry) => !entry.location.isDefault && entry.units > 0,
+  );
+  return set.length === 0 ? [] : [{ line, variantId, set }];
+}
+
 /** The product's own fields the first row changes. */
 function ownChanges(before: ProductRow, own: ProductOwn): Partial<ProductRow> {
   const next: Partial<ProductRow> = {};
@@ -190,7 +239,10 @@ function variantChanges(before: VariantRow, fields: VariantFields): Partial<Vari
   if (fields.compare_at_price !== undefined && fields.compare_at_price !== before.compare_at_price) {
     changes.compare_at_price = fields.compare_at_price;
   }
-  if (typeof fields.stock === 'number' && fields.stock !== before.stock) changes.stock = fields.stock;
+  // With `stock_by_location` the locations' units make the variant's stock (`stock` is not read).
+  if (typeof fields.stock === 'number' && !fields.stock_by_location && fields.stock !== before.stock) {
+    changes.stock = fields.stock;
+  }
   if (fields.weight_grams !== undefined && fields.weight_grams !== before.weight_grams) {
     changes.weight_grams = fields.weight_grams;
   }
@@ -221,6 +273,7 @@ export async function planProduct(ctx: PlanContext, group: ProductGroup): Promis
   if (group.fatal || notWritten(first)) return { outcomes: [], errors: errors(), action: undefined };
   const lines = group.lines.filter((line) => !notWritten(line));
   const names = group.optionNames ?? [];
+  const locations = await locationsFor(ctx, lines);
 
   // Which existing variants the rows' SKUs name, and whose they are.
   const skuKeys = lines.flatMap((line) =>
@@ -255,14 +308,68 @@ export async function planProduct(ctx: PlanContext, group: ProductGroup): Promis
     matched.set(line, variant);
   }
   if (!ok(first)) return skipProduct(group, errors);
-  if (productId === undefined) return planCreate(ctx, group, lines.filter(ok), names, errors);
+  if (productId === undefined) return planCreate(ctx, group, lines.filter(ok), names, errors, locations);
   const before = await findProduct(ctx.db, ctx.tenant.id, productId, ctx.lock);
   if (!before) {
     // Deleted since its variant was read: nothing to change.
     fail(first, 'sku', `names product ${productId}, which was deleted meanwhile`);
     return { outcomes: [], errors: errors(), action: undefined };
   }
-  return planUpdate(ctx, group, before, lines.filter(ok), matched, errors);
+  return planUpdate(ctx, group, before, lines.filter(ok), matched, errors, locations);
+}
+
+/**
+ * The store's locations by name, when a row names some; a name the store does not have is an
+ * error on the row's `stock_by_location`.
+ */
+async function locationsFor(ctx: PlanContext, lines: readonly ProductLine[]): Promise<Locations> {
+  const naming = lines.filter((line) => line.variant.stock_by_location);
+  if (naming.length === 0) return new Map();
+  const locations = ctx.locations ?? (await locationsByName(ctx.db, ctx.tenant.id));
+  for (const line of naming) {
+    for (const name of Object.keys(line.variant.stock_by_location ?? {})) {
+      if (locations.has(name)) continue;
+      fail(
+        line,
+        'stock_by_location',
+        `names the location "${shown(name)}", which the store does not have (its locations are ${[...locations.keys()].join(', ')})`,
+      );
+    }
+  }
+  return locations;
+}
+
+/**
+ * What an existing variant's `stock_by_location` changes: each named location whose units on hand
+ * differ. A location cannot hold fewer than it has committed to orders (an error on the row).
+ */
+async function changedLevels(
+  ctx: PlanContext,
+  line: ProductLine,
+  variant: VariantRow,
+  locations: Locations,
+): Promise<LevelSet[]> {
+  const named = namedLevels(line.variant, locations);
+  if (named.length === 0) return [];
+  const rows = variant.spread === 0 ? [] : await stockLevels.levelRows(ctx.db, ctx.tenant.id, [variant.id]);
+  const levels = stockLevels.levelsOf(variant, rows);
+  const set: LevelSet['set'] = [];
+  for (const [name, units] of Object.entries(line.variant.stock_by_location ?? {})) {
+    const location = locations.get(name);
+    if (location === undefined) continue;
+    const level = stockLevels.levelFor(levels, location);
+    if (level.on_hand === units) continue;
+    if (units < level.committed) {
+      fail(
+        line,
+        'stock_by_location',
+        `gives ${name} ${units} on hand, fewer than the ${level.committed} committed to orders there`,
+      );
+      continue;
+    }
+    set.push({ location, units });
+  }
+  return set.length === 0 ? [] : [{ line, variantId: variant.id, set }];
 }
 
 function planCreate(
@@ -271,6 +378,7 @@ function planCreate(
   lines: ProductLine[],
   names: string[],
   errors: () => RowError[],
+  locations: Locations,
 ): ProductPlan {
   const first = carrierOf(group);
   const skipRest = () => skipProduct(group, errors);
@@ -284,7 +392,8 @@ function planCreate(
   if (!ok(first)) return skipRest();
   const good = lines.filter(ok);
   const own = ownInput(first.own);
-  const variant = (line: ProductLine) => variantInput(line.variant, group.values.get(line));
+  const variant = (line: ProductLine) =>
+    variantInput({ ...line.variant, stock: newStock(line.variant, locations) }, group.values.get(line));
   const options: ProductOption[] = names.map((name) => ({
     name,
     values: [...new Set(good.map((line) => group.values.get(line)?.[name] as string))],
@@ -297,7 +406,7 @@ function planCreate(
           ...own,
           ...(typeof one.sku === 'string' ? { sku: one.sku } : {}),
           price: one.price,
-          ...(typeof one.stock === 'number' ? { stock: one.stock } : {}),
+          ...(typeof newStock(one, locations) === 'number' ? { stock: newStock(one, locations) } : {}),
         }
       : { ...own, options, variants: good.map(variant) }
   ) as CreateProductBody;
@@ -331,7 +440,15 @@ function planCreate(
       ...group.passive.filter(ok).map((line) => ({ line, outcome: 'unchanged' as const })),
     ],
     errors: errors(),
-    action: { kind: 'create', product, lines: good },
+    action: {
+      kind: 'create',
+      product,
+      lines: good,
+      // Without options the one variant is the first row's; else each row's, in order.
+      levels: (names.length === 0 ? good.slice(0, 1) : good).flatMap((line, i) =>
+        newLevels(line, (product.variants[i] as VariantRow).id, locations),
+      ),
+    },
   };
 }
 
@@ -342,6 +459,7 @@ async function planUpdate(
   lines: ProductLine[],
   matched: Map<ProductLine, VariantRow>,
   errors: () => RowError[],
+  locations: Locations,
 ): Promise<ProductPlan> {
   const first = carrierOf(group);
   const existing = productOptions(before);
@@ -377,6 +495,7 @@ async function planUpdate(
   );
   const inserts: { line: ProductLine; row: VariantRow }[] = [];
   const updates: { line: ProductLine; before: VariantRow; changes: Partial<VariantRow> }[] = [];
+  const levels: LevelSet[] = [];
   const outcomes: { line: ProductLine; outcome: Outcome }[] = [];
   for (const line of lines) {
     const values = group.values.get(line) ?? {};
@@ -406,9 +525,13 @@ async function planUpdate(
         );
         continue;
       }
+      const moved = await changedLevels(ctx, line, target, locations);
+      if (!ok(line)) continue;
       const changes = variantChanges(target, line.variant);
       if (Object.keys(changes).length > 0) updates.push({ line, before: target, changes });
-      outcomes.push({ line, outcome: Object.keys(changes).length > 0 ? 'updated' : 'unchanged' });
+      levels.push(...moved);
+      const changed = Object.keys(changes).length > 0 || moved.length > 0;
+      outcomes.push({ line, outcome: changed ? 'updated' : 'unchanged' });
       continue;
     }
     if (names === undefined || existing.length === 0) {
@@ -447,10 +570,12 @@ async function planUpdate(
       const value = values[option.name] as string;
       if (!option.values.includes(value)) option.values.push(value);
     }
+    const id = newId('var');
+    levels.push(...newLevels(line, id, locations));
     inserts.push({
       line,
       row: {
-        id: newId('var'),
+        id,
         tenant_id: ctx.tenant.id,
         product_id: before.id,
         sku: typeof sku === 'string' ? sku : null,
@@ -460,7 +585,9 @@ async function planUpdate(
         option_key: optionKey(values),
         price: line.variant.price,
         compare_at_price: line.variant.compare_at_price ?? null,
-        stock: line.variant.stock ?? 0,
+        stock: newStock(line.variant, locations) ?? 0,
+        committed: 0,
+        spread: 0,
         weight_grams: line.variant.weight_grams ?? null,
         barcode: line.variant.barcode ?? null,
         ...detailsOf(line.variant),
@@ -479,11 +606,12 @@ async function planUpdate(
   if (ownChanged && firstOutcome?.outcome === 'unchanged') firstOutcome.outcome = 'updated';
   if (group.head) outcomes.unshift({ line: group.head, outcome: ownChanged ? 'updated' : 'unchanged' });
   outcomes.push(...group.passive.filter(ok).map((line) => ({ line, outcome: 'unchanged' as const })));
-  const changed = ownChanged || own.options !== undefined || inserts.length > 0 || updates.length > 0;
+  const changed =
+    ownChanged || own.options !== undefined || inserts.length > 0 || updates.length > 0 || levels.length > 0;
   return {
     outcomes,
     errors: errors(),
-    action: changed ? { kind: 'update', before, own, inserts, updates } : undefined,
+    action: changed ? { kind: 'update', before, own, inserts, updates, levels } : undefined,
   };
 }
 
@@ -502,6 +630,9 @@ export async function applyNewProducts(
   if (products.length !== plans.length) throw new Error('applyNewProducts takes plans that create');
   try {
     await insertNewProducts(trx, events, products);
+    for (const plan of plans) {
+      if (plan.action?.kind === 'create') await settleNewLevels(trx, events, plan.action, now);
+    }
     return plans.map(() => []);
   } catch (error) {
     if (!isConflict(error)) throw error;
@@ -509,6 +640,51 @@ export async function applyNewProducts(
     for (const plan of plans) out.push(await applyProduct(trx, events, plan, now));
     return out;
   }
+}
+
+/**
+ * Sets the units on hand the plan's rows give at locations (adjustments with reason `import`);
+ * answers the variants this took to 0. The caller settles the product.
+ */
+async function applyLevels(
+  trx: Db,
+  tenantId: string,
+  levels: readonly LevelSet[],
+  now: number,
+): Promise<VariantRow[]> {
+  const soldOut = new Map<string, VariantRow>();
+  for (const { line, variantId, set } of levels) {
+    for (const { location, units } of set) {
+      const changed = await setOnHand(trx, {
+        tenantId,
+        variantId,
+        location,
+        units,
+        reason: 'import',
+        field: line.columnOf('stock_by_location'),
+        now,
+      });
+      if (changed && changed.stockDelta < 0 && changed.variant.stock === 0) {
+        soldOut.set(variantId, changed.variant);
+      }
+    }
+  }
+  return [...soldOut.values()];
+}
+
+/** A new product's units at locations other than the default one, then its figures and event. */
+async function settleNewLevels(
+  trx: Db,
+  events: EventService,
+  action: Extract<Action, { kind: 'create' }>,
+  now: number,
+): Promise<void> {
+  if (action.levels.length === 0) return;
+  const { id, tenant_id: tenantId } = action.product.row;
+  await applyLevels(trx, tenantId, action.levels, now);
+  const product = await findProduct(trx, tenantId, id, true);
+  if (!product) throw new Error(`product ${id} vanished in its own transaction`);
+  await emitUpdated(trx, events, await settle(trx, product, now));
 }
 
 /** The row a 409 on `sku` is about. */
@@ -533,6 +709,7 @@ export async function applyProduct(
   try {
     if (action.kind === 'create') {
       await insertProduct(trx, events, action.product);
+      await settleNewLevels(trx, events, action, now);
       return [];
     }
     const tenantId = action.before.tenant_id;
@@ -554,6 +731,7 @@ export async function applyProduct(
       await updateVariant(trx, tenantId, before.id, { ...changes, updated: now });
       if (before.stock > 0 && changes.stock === 0) soldOut.push({ ...before, ...changes, updated: now });
     }
+    soldOut.push(...(await applyLevels(trx, tenantId, action.levels, now)));
     const after = await settle(trx, action.before, now, action.own);
     await emitUpdated(trx, events, after, soldOut);
     return [];

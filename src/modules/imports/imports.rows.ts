@@ -93,7 +93,11 @@ export async function* fileRows(format: FileFormat, chunks: AsyncIterable<Buffer
 function isCellValue(value: unknown): value is CellValue {
   if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return true;
   if (Array.isArray(value)) return value.every((item) => typeof item === 'string');
-  if (typeof value === 'object') return Object.values(value).every((item) => typeof item === 'string');
+  if (typeof value === 'object') {
+    // An object of texts (`attributes`), or of numbers (`stock_by_location`, units by location).
+    const items = Object.values(value);
+    return items.every((item) => typeof item === 'string') || items.every((item) => typeof item === 'number');
+  }
   return false;
 }
 
@@ -118,7 +122,8 @@ function jsonRow(n: number, line: number, text: string): FileRow {
         problem: {
           line,
           column: key,
-          message: 'must be text, a number, true or false, a list of texts, an object of texts, or null',
+          message:
+            'must be text, a number, true or false, a list of texts, an object of texts or of numbers, or null',
         },
       };
     }
@@ -225,6 +230,31 @@ export class RowReader {
       return this.fail(field, 'must be a JSON object of texts, such as {"color": "black"}');
     }
     return Object.keys(parsed).length === 0 ? null : (parsed as Record<string, string>);
+  }
+
+  /** An object of whole numbers from 0 (units by name): JSON in a CSV cell; empty: null. */
+  counts(field: string): Record<string, number> | null | undefined {
+    const value = this.raw(field);
+    if (value === undefined || value === null) return value;
+    const message = 'must be a JSON object of whole numbers from 0, such as {"Default location": 3}';
+    let parsed: unknown = value;
+    if (typeof value === 'string') {
+      if (value.trim() === '') return null;
+      try {
+        parsed = secureJson.parse(value, undefined, { protoAction: 'error', constructorAction: 'error' });
+      } catch {
+        return this.fail(field, message);
+      }
+    }
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      !Object.values(parsed).every((item) => Number.isSafeInteger(item) && (item as number) >= 0)
+    ) {
+      return this.fail(field, message);
+    }
+    return Object.keys(parsed).length === 0 ? null : (parsed as Record<string, number>);
   }
 
   /** true/false (also yes/no and 1/0, in any case); empty: null. */

@@ -95,6 +95,7 @@ for (const dialect of DIALECTS) {
           created: undefined,
           started_at: null,
           finished_at: null,
+          livemode: true,
         },
       );
       // One batch (the tee's three rows): the file is being validated, nothing written yet.

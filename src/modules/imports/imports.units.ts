@@ -1,7 +1,7 @@
 import type { ImportResource } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import type { EventService } from '../events/index.js';
-import type { TenantRef, VariantRow } from '../products/index.js';
+import type { LevelLocation, TenantRef, VariantRow } from '../products/index.js';
 import {
   applyCustomer,
   type CustomerGroup,
@@ -18,6 +18,7 @@ import { prescanWoo, WooGrouper, type WooPrescan } from './imports.woo-groups.js
 import {
   applyNewProducts,
   applyProduct,
+  locationsByName,
   type Outcome,
   planProduct,
   type ProductPlan,
@@ -41,6 +42,8 @@ export interface UnitContext {
   known: ReadonlySet<number>;
   /** What `UnitSource.prepare` read once for the batch. */
   skus?: ReadonlyMap<string, VariantRow>;
+  /** The store's locations by name (products' `stock_by_location`), read once for the batch. */
+  locations?: ReadonlyMap<string, LevelLocation>;
 }
 
 export interface UnitPlan {
@@ -78,7 +81,7 @@ export interface UnitSource {
   push(row: FileRow): Unit[];
   end(): Unit[];
   /** What the plans of a batch read from the store, read once for all of them. */
-  prepare(db: Db, tenantId: string, units: readonly Unit[]): Promise<Pick<UnitContext, 'skus'>>;
+  prepare(db: Db, tenantId: string, units: readonly Unit[]): Promise<Pick<UnitContext, 'skus' | 'locations'>>;
   /** Writes plans marked `together`, at once: each one's errors (a conflict), in order. */
   applyTogether(trx: Db, plans: readonly UnitPlan[], now: number): Promise<RowError[][]>;
 }
@@ -186,7 +189,10 @@ function productUnits(format: FileFormat, currency: string, events: EventService
         tenantId,
         units.flatMap((unit) => unit.skuKeys),
       );
-      return { skus: new Map(rows.map((row) => [row.sku_key as string, row])) };
+      return {
+        skus: new Map(rows.map((row) => [row.sku_key as string, row])),
+        locations: await locationsByName(db, tenantId),
+      };
     },
     applyTogether: (trx, plans, now) =>
       applyNewProducts(

@@ -8,7 +8,13 @@ export {
   type StorefrontLookups,
   createRateLimiter,
 } from './limits.limiter.js';
-export { AI_LIMIT_PER_MINUTE, PLAN_LIMITS, limitsOf, planLimitsText } from './limits.plans.js';
+export {
+  AI_LIMIT_PER_MINUTE,
+  PLAN_LIMITS,
+  limitsOf,
+  planLimitsText,
+  TEST_MODE_MONTHLY,
+} from './limits.plans.js';
 export {
   type Throttle,
   type ThrottleCounter,

@@ -18,12 +18,24 @@ export interface TenantLimits {
   monthly: number;
 }
 
-/** The tenant's own limits (`tenant:set-limits`), else its plan's. */
+/**
+ * A test store's monthly quota: none (test calls never count against a quota), as a number the
+ * counters and headers can hold.
+ */
+export const TEST_MODE_MONTHLY = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The tenant's own limits (`tenant:set-limits`), else its plan's; a store's test mode has its own
+ * hourly limit (its counters are its own tenant's) and no monthly quota.
+ */
 export function limitsOf(
-  tenant: Pick<TenantSummary, 'plan' | 'hourly_limit' | 'monthly_limit'>,
+  tenant: Pick<TenantSummary, 'plan' | 'hourly_limit' | 'monthly_limit'> & { livemode?: boolean },
 ): TenantLimits {
   const plan = PLAN_LIMITS[tenant.plan];
-  return { hourly: tenant.hourly_limit ?? plan.hourly, monthly: tenant.monthly_limit ?? plan.monthly };
+  return {
+    hourly: tenant.hourly_limit ?? plan.hourly,
+    monthly: tenant.livemode === false ? TEST_MODE_MONTHLY : (tenant.monthly_limit ?? plan.monthly),
+  };
 }
 
 /** The plans as the API description states them: `free 1,000/10,000, pro 10,000/100,000, ...`. */

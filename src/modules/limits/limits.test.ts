@@ -483,6 +483,7 @@ describe('limiter properties', () => {
       api_version: '2026-11-21',
       hourly_limit: hourly,
       monthly_limit: monthly,
+      livemode: true,
     };
   }
 

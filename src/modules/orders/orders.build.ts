@@ -132,6 +132,9 @@ export async function buildOrder(
       tax: priced.tax,
       paid: priced.total,
       refunded_quantity: 0,
+      fulfilled_quantity: 0,
+      released_quantity: 0,
+      returned_quantity: 0,
     };
   });
   const linesPaid = items.reduce((sum, item) => sum + item.paid, 0);
@@ -170,6 +173,7 @@ export async function buildOrder(
     delivered_at: null,
     cancelled_at: null,
     cancel_reason: null,
+    fulfillment_count: 0,
     refunded_at: null,
   };
   return { order, items, discountIds: priced.discountIds, lines, rows, check };

@@ -15,6 +15,7 @@ import {
   type CreateShippingRateBody,
   type CreateTaxRateBody,
 } from '../pricing/index.js';
+import { createFulfillmentService } from './fulfillments.service.js';
 import { createRefundService } from './refunds.service.js';
 import { createOrderService } from './orders.service.js';
 
@@ -339,7 +340,7 @@ interface Step {
 }
 
 export async function seedDemoCommerce(
-  deps: Pick<Platform, 'clock' | 'logger' | 'store'> & Pick<Services, 'events' | 'paymentProvider'>,
+  deps: Pick<Platform, 'clock' | 'logger' | 'store'> & Pick<Services, 'events' | 'paymentProvider' | 'audit'>,
   created: CreatedTenant,
   orderCount = 80,
 ): Promise<void> {
@@ -363,6 +364,7 @@ export async function seedDemoCommerce(
     logger: deps.logger,
     payments,
     refunds,
+    fulfillments: createFulfillmentService({ store: deps.store, clock, events, refunds }),
     customers: createOrderCustomers({ store: deps.store, events }),
   });
   const tenant = { id: created.tenant.id, currency: created.tenant.currency };
@@ -386,9 +388,9 @@ export async function seedDemoCommerce(
   // tax (VAT included in European prices, US state sales tax added on top).
   const discounts = createDiscountService({ store: deps.store, clock, events });
   for (const discount of DISCOUNTS) await discounts.create(tenant.id, discount(now));
-  const shippingRates = createShippingRateService({ store: deps.store, clock });
+  const shippingRates = createShippingRateService({ store: deps.store, clock, audit: deps.audit });
   for (const rate of SHIPPING_RATES) await shippingRates.create(tenant.id, rate);
-  const taxRates = createTaxRateService({ store: deps.store, clock });
+  const taxRates = createTaxRateService({ store: deps.store, clock, audit: deps.audit });
   for (const rate of TAX_RATES) await taxRates.create(tenant.id, rate);
 
   /** What an order line can name: each product's variants (its one Default variant, or its sizes and colours). */

@@ -1,4 +1,5 @@
 import { ADDRESS_EXAMPLE } from '../customers/index.js';
+import { FULFILLMENT_EXAMPLE, RETURN_EXAMPLE } from './fulfillments.schemas.js';
 import { REFUND_EXAMPLE } from './refunds.examples.js';
 
 /**
@@ -78,6 +79,23 @@ export const ORDER_EXAMPLE = {
   refunded_amount: 2413,
   refundable_amount: 13995,
   refunds: [REFUND_EXAMPLE],
+  fulfillment_status: 'fulfilled',
+  fulfillments: [
+    {
+      ...FULFILLMENT_EXAMPLE,
+      items: [
+        { variant_id: 'var_trcJqGp8M3fWM6610Ac4ER3Q', quantity: 1 },
+        { variant_id: 'var_RzZ3unAXTTuVdMLmj0ZuOFd7', quantity: 2 },
+      ],
+    },
+  ],
+  returns: [
+    {
+      ...RETURN_EXAMPLE,
+      items: [{ variant_id: 'var_RzZ3unAXTTuVdMLmj0ZuOFd7', quantity: 1, reason: 'too small' }],
+      refund_id: REFUND_EXAMPLE.id,
+    },
+  ],
 };
 
 /** The same order priced by `POST /orders/preview` before it was made. */
@@ -103,6 +121,9 @@ export const ORDER_PREVIEW_EXAMPLE = {
   refunded_amount: 0,
   refundable_amount: 0,
   refunds: [],
+  fulfillment_status: 'unfulfilled',
+  fulfillments: [],
+  returns: [],
 };
 
 /** The body that makes this order (`POST /orders`), and prices it (`POST /orders/preview`). */

@@ -1,6 +1,8 @@
 import type { OrderStatus } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
+import * as fulfillments from './fulfillments.repository.js';
+import { presentFulfillment, presentReturn } from './fulfillments.presenter.js';
 import * as payments from './payments.repository.js';
 import { presentRefund } from './refunds.presenter.js';
 import * as refunds from './refunds.repository.js';
@@ -17,6 +19,8 @@ export function presentOrder(
   items: readonly repo.OrderItemRow[],
   payment: payments.PaymentRow | undefined,
   refundRows: readonly refunds.RefundRow[] = [],
+  fulfillmentRows: readonly fulfillments.FulfillmentRow[] = [],
+  returnRows: readonly fulfillments.ReturnRow[] = [],
 ): OrderObject {
   return {
     id: order.id,
@@ -68,7 +72,31 @@ export function presentOrder(
     refunded_amount: order.refunded_amount,
     refundable_amount: CAPTURED.includes(order.status) ? order.total - order.refunded_amount : 0,
     refunds: refundRows.map(presentRefund),
+    fulfillment_status: fulfillmentStatusOf(items),
+    fulfillments: fulfillmentRows.map(presentFulfillment),
+    returns: returnRows.map(presentReturn),
   };
+}
+
+/**
+ * `unfulfilled` while no unit shipped, `fulfilled` once none is left to ship (units refunded
+ * before they shipped are not), `partial` between.
+ */
+export function fulfillmentStatusOf(
+  items: readonly Pick<repo.OrderItemRow, 'quantity' | 'fulfilled_quantity' | 'released_quantity'>[],
+): 'unfulfilled' | 'partial' | 'fulfilled' {
+  const shipped = items.reduce((sum, item) => sum + item.fulfilled_quantity, 0);
+  const left = items.reduce(
+    (sum, item) => sum + Math.max(0, item.quantity - item.fulfilled_quantity - item.released_quantity),
+    0,
+  );
+  if (shipped === 0) return 'unfulfilled';
+  return left === 0 ? 'fulfilled' : 'partial';
+}
+
+/** Whether the order may have fulfilments or returns to read (an order never shipped from has none). */
+function mayHaveFulfillments(order: repo.OrderRow): boolean {
+  return order.fulfillment_count > 0 || order.shipped_at !== null;
 }
 
 /** The discounts, shipping and taxes an order applied; none for an order made before pricing. */
@@ -79,12 +107,15 @@ function pricingOf(order: repo.OrderRow): StoredPricing {
 
 /** One order presented, with its lines and payment read from `db`. */
 export async function loadOrder(db: Db, order: repo.OrderRow): Promise<OrderObject> {
-  const [items, payment, refundRows] = await Promise.all([
+  const shipped = mayHaveFulfillments(order);
+  const [items, payment, refundRows, fulfillmentRows, returnRows] = await Promise.all([
     repo.findItems(db, [order.id]),
     order.payment_id === null ? undefined : payments.findPayment(db, order.payment_id),
     refunds.listRefunds(db, [order.id]),
+    shipped ? fulfillments.listFulfillments(db, [order.id]) : [],
+    shipped ? fulfillments.listReturns(db, [order.id]) : [],
   ]);
-  return presentOrder(order, items, payment, refundRows);
+  return presentOrder(order, items, payment, refundRows, fulfillmentRows, returnRows);
 }
 
 /** Presents the orders of one page: their lines, payments and refunds are read in three queries, up front. */
@@ -92,7 +123,8 @@ export async function pagePresenter(
   db: Db,
   page: readonly repo.OrderRow[],
 ): Promise<(order: repo.OrderRow) => OrderObject> {
-  const [items, paymentRows, refundRows] = await Promise.all([
+  const shipped = page.filter(mayHaveFulfillments).map((order) => order.id);
+  const [items, paymentRows, refundRows, fulfillmentRows, returnRows] = await Promise.all([
     repo.findItems(
       db,
       page.map((order) => order.id),
@@ -105,6 +137,8 @@ export async function pagePresenter(
       db,
       page.map((order) => order.id),
     ),
+    fulfillments.listFulfillments(db, shipped),
+    fulfillments.listReturns(db, shipped),
   ]);
   const itemsByOrder = new Map<string, repo.OrderItemRow[]>();
   for (const item of items) {
@@ -125,5 +159,7 @@ export async function pagePresenter(
       itemsByOrder.get(order.id) ?? [],
       order.payment_id === null ? undefined : paymentById.get(order.payment_id),
       refundsByOrder.get(order.id) ?? [],
+      fulfillmentRows.filter((row) => row.order_id === order.id),
+      returnRows.filter((row) => row.order_id === order.id),
     );
 }

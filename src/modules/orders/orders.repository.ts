@@ -140,7 +140,7 @@ export async function updateOrder(
   db: Db,
   tenantId: string,
   id: string,
-  changes: Partial<Pick<OrderRow, 'payment_id' | 'updated'>>,
+  changes: Partial<Pick<OrderRow, 'payment_id' | 'updated' | 'fulfillment_count'>>,
 ): Promise<void> {
   await db
     .updateTable('orders')

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import type { CancelReason, OrderStatus } from '../../db/schema.js';
 import { EnvelopeSchema, PageQuery } from '../../http/pagination.js';
 import { RefundSchema } from './refunds.schemas.js';
+import { FulfillmentSchema, ReturnSchema } from './fulfillments.schemas.js';
 import { AddressSchema } from '../customers/index.js';
 import { CREATE_ORDER_EXAMPLE, ORDER_EXAMPLE, ORDER_PREVIEW_EXAMPLE } from './orders.examples.js';
 import { LINE_PATTERN, Nullable, TEXT_PATTERN, Timestamp } from '../../http/schemas.js';
@@ -296,6 +297,15 @@ export const OrderSchema = Type.Object(
         'What is left to refund: `total` − `refunded_amount` while the order is paid, shipped or delivered; 0 otherwise.',
     }),
     refunds: Type.Array(RefundSchema, { description: 'The order’s refunds, oldest first.' }),
+    fulfillment_status: Type.Union(
+      [Type.Literal('unfulfilled'), Type.Literal('partial'), Type.Literal('fulfilled')],
+      {
+        description:
+          '`unfulfilled` (nothing shipped), `partial` (some units shipped, some left) or `fulfilled` (nothing left to ship; units refunded before they shipped are not left).',
+      },
+    ),
+    fulfillments: Type.Array(FulfillmentSchema, { description: 'The order’s fulfilments, oldest first.' }),
+    returns: Type.Array(ReturnSchema, { description: 'The order’s returns, oldest first.' }),
   },
   { examples: [ORDER_EXAMPLE] },
 );

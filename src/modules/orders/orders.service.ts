@@ -10,6 +10,7 @@ import type { EventService } from '../events/index.js';
 import type { PaymentRow } from './payments.repository.js';
 import type { PaymentService, Settled } from './payments.service.js';
 import type { RefundService } from './refunds.service.js';
+import type { FulfillmentService } from './fulfillments.service.js';
 import type { OrderCustomers } from '../customers/index.js';
 import { productsInventory as inventory } from '../products/index.js';
 import { pricingService as pricing } from '../pricing/index.js';
@@ -55,12 +56,14 @@ export interface OrderServiceDeps {
   payments: PaymentService;
   /** Refunds what is left of an order: its whole refund, and a cancel after payment. */
   refunds: RefundService;
+  /** Ships an order's units from locations: `/ship` fulfils everything left. */
+  fulfillments: FulfillmentService;
 }
 
 export type OrderService = ReturnType<typeof createOrderService>;
 
 export function createOrderService(deps: OrderServiceDeps) {
-  const { store, clock, events, logger, payments, customers, refunds } = deps;
+  const { store, clock, events, logger, payments, customers, refunds, fulfillments } = deps;
 
   /** Locks the order (PostgreSQL) and checks that `action` may start from its status. */
   async function begin(trx: Db, tenantId: string, id: string, action: OrderAction): Promise<repo.OrderRow> {
@@ -285,16 +288,14 @@ export function createOrderService(deps: OrderServiceDeps) {
       idempotent: IdempotentWrite = NO_IDEMPOTENCY,
     ): Promise<OrderObject> {
       if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
+      // Everything left is fulfilled from the default location, in one fulfilment; the order
+      // becomes `shipped` (order.shipped fires here unless an earlier fulfilment fired it).
       return store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'ship');
         await idempotent.mark(trx, id);
         const now = clock.now();
-        const after = await commitTransition(trx, before, 'ship', now, {
-          shipped_at: now,
-          carrier: input.carrier ?? null,
-          tracking_number: input.tracking_number ?? null,
-        });
-        return emitOrder(trx, events, 'order.shipped', after);
+        const done = await fulfillments.fulfilLocked(trx, before, input, now);
+        return loadOrder(trx, done.order);
       });
     },
 
@@ -325,6 +326,14 @@ export function createOrderService(deps: OrderServiceDeps) {
       if (idempotent.committed !== null) return current(tenantId, idempotent.committed);
       const { object, refund } = await store.transaction(async (trx) => {
         const before = await begin(trx, tenantId, id, 'cancel');
+        // Units shipped cannot be unshipped: such an order is refunded (and its units returned).
+        if (before.fulfillment_count > 0) {
+          throw new AppError(
+            'invalid_state_transition',
+            'Cannot cancel an order with fulfilments: refund it, and return the shipped units.',
+            { extra: { order_status: before.status } },
+          );
+        }
         await idempotent.mark(trx, id);
         return cancelLocked(trx, before, clock.now(), 'requested');
       });

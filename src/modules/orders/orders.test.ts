@@ -485,6 +485,42 @@ for (const dialect of DIALECTS) {
         '/v1/events?type=order.shipped',
       );
       assert.equal(listed.body.data.find((e) => e.data.object.id === o.id)?.data.object.carrier, 'DHL');
+      // The order's timeline: its own events only, newest first, counted.
+      const timeline = await api<Page<{ type: string; data: { object: { id: string } } }>>(
+        'GET',
+        `/v1/events?object_id=${o.id}&limit=2`,
+      );
+      assert.equal(timeline.status, 200, JSON.stringify(timeline.body));
+      assert.equal(timeline.body.total, 5);
+      assert.deepEqual(
+        timeline.body.data.map((e) => e.type),
+        ['order.refunded', 'order.delivered'],
+      );
+      const rest = await api<Page<{ type: string; data: { object: { id: string } } }>>(
+        'GET',
+        `/v1/events?object_id=${o.id}&limit=10&cursor=${timeline.body.next_cursor}`,
+      );
+      assert.deepEqual(
+        rest.body.data.map((e) => e.type),
+        ['order.shipped', 'order.paid', 'order.created'],
+      );
+      assert.ok([...timeline.body.data, ...rest.body.data].every((e) => e.data.object.id === o.id));
+      const itsShipping = await api<Page<{ type: string }>>(
+        'GET',
+        `/v1/events?object_id=${o.id}&type=order.shipped`,
+      );
+      assert.deepEqual(
+        itsShipping.body.data.map((e) => e.type),
+        ['order.shipped'],
+      );
+      const none = await api<Page<unknown>>('GET', '/v1/events?object_id=ord_unknown');
+      assert.deepEqual([none.status, none.body.data.length, none.body.total], [200, 0, 0]);
+      const empty = await api<Problem>('GET', '/v1/events?object_id=');
+      assert.equal(empty.status, 400);
+      assert.ok(
+        empty.body.errors?.some((e) => e.field === 'object_id'),
+        JSON.stringify(empty.body),
+      );
     });
 
     it('refuses every illegal transition with 409 invalid_state_transition', async () => {

@@ -42,3 +42,32 @@ export const SOURCE_CHANGE: VersionChange = {
     order: (order: Json): Json => ('source' in order ? order : { ...order, source: 'api', cart_id: null }),
   },
 };
+
+/** 2027-01-20: orders gain `fulfillment_status`, `fulfillments` and `returns`. */
+export const FULFILLMENT_CHANGE: VersionChange = {
+  description:
+    'Orders gain `fulfillment_status` (`unfulfilled`, `partial` or `fulfilled`), `fulfillments` (parcels shipped from locations, with tracking) and `returns`.',
+  toPrevious: {
+    order: (order: Json): Json => {
+      const {
+        fulfillment_status: _status,
+        fulfillments: _fulfillments,
+        returns: _returns,
+        ...before
+      } = order;
+      return before;
+    },
+  },
+  // Before 2027-01-20 an order was shipped whole, by `/ship`: shipped (or past it, once shipped) is fulfilled.
+  storedFromPrevious: {
+    order: (order: Json): Json =>
+      'fulfillment_status' in order
+        ? order
+        : {
+            ...order,
+            fulfillment_status: typeof order.shipped_at === 'string' ? 'fulfilled' : 'unfulfilled',
+            fulfillments: [],
+            returns: [],
+          },
+  },
+};

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { EventService } from '../events/index.js';
 import { commitTransition, emitOrder, invalidTransition, TRANSITIONS } from './orders.lifecycle.js';
-import { loadOrder } from './orders.presenter.js';
+import { fulfillmentStatusOf, loadOrder } from './orders.presenter.js';
 import * as orders from './orders.repository.js';
 import type { OrderObject } from './orders.schemas.js';
 import { PAYMENT_LEASE_MS, type PaymentService } from './payments.service.js';
@@ -21,6 +21,7 @@ import {
   refundItems,
   unitsOut,
 } from './refunds.plan.js';
+import { restockParts } from './fulfillments.stock.js';
 import { presentRefund } from './refunds.presenter.js';
 import * as repo from './refunds.repository.js';
 import { MAX_PARTIAL_REFUNDS, MAX_REFUNDS, type RefundObject } from './refunds.schemas.js';
@@ -118,7 +119,7 @@ export function createRefundService(deps: RefundServiceDeps) {
 
     const products =
       covers && restocked && options.close === 'refund'
-        ? (await inventory.release(trx, order.tenant_id, plan.parts, now, true)).products
+        ? await restockParts(trx, order, lines, plan.parts, now)
         : [];
     let after: orders.OrderRow = {
       ...order,
@@ -127,6 +128,9 @@ export function createRefundService(deps: RefundServiceDeps) {
       updated: covers ? now : order.updated,
     };
     if (closes) after = await commitTransition(trx, after, 'refund', now, { refunded_at: now });
+    else if (covers && restocked && options.close === 'refund') {
+      after = await shipIfFulfilled(trx, after, now);
+    }
 
     let refund: repo.RefundRow | undefined;
     if (covers) {
@@ -169,6 +173,18 @@ export function createRefundService(deps: RefundServiceDeps) {
     // The wallet last: every payment and refund of the store takes its row, held to the commit.
     if (refund) await payments.recordRefund(trx, refund);
     return { refund, order: after, closed };
+  }
+
+  /**
+   * A paid order whose restocking refund released its last unshipped units, and of which some units
+   * shipped, is fulfilled: it becomes `shipped` as its last fulfilment would have made it (its
+   * `order.shipped` went with its first). An order none of whose units shipped stays as it is.
+   */
+  async function shipIfFulfilled(trx: Db, order: orders.OrderRow, now: number): Promise<orders.OrderRow> {
+    if (order.status !== 'paid') return order;
+    const items = await orders.findItems(trx, [order.id]);
+    if (fulfillmentStatusOf(items) !== 'fulfilled') return order;
+    return commitTransition(trx, order, 'ship', now, { shipped_at: now });
   }
 
   /** Tells the provider about a committed refund of money (owed until it confirms). */
@@ -262,6 +278,22 @@ export function createRefundService(deps: RefundServiceDeps) {
         now,
       );
       return { ...committed, object: committed.closed ?? (await loadOrder(trx, committed.order)) };
+    },
+
+    /**
+     * The refund of a return's units, in the return's transaction (the order read under its lock,
+     * in a status a refund starts from): their part of what was paid, without restock (the return
+     * puts them back where it is received). Tell the provider after the commit (`tellProvider`).
+     */
+    async forReturn(
+      trx: Db,
+      order: orders.OrderRow,
+      items: readonly { variant_id: string; quantity: number }[],
+      now: number,
+    ): Promise<Committed> {
+      const { lines, left } = await stateOf(trx, order);
+      const plan = planRefund(left, { items });
+      return commit(trx, order, lines, plan, { restock: false, reason: 'return', close: 'refund' }, now);
     },
 
     /** The units a cancel of `order` puts back: those no refund put back before. */

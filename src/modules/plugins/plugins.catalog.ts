@@ -16,7 +16,10 @@ export const PLUGIN_CATEGORIES = [
   'tax',
 ] as const;
 
-/** Permissions over keys, other plugins or the store's settings: never a plugin's. */
+/**
+ * Permissions over keys, other plugins or the store's settings, and the audit and request logs
+ * (which hold every request's bodies, whoever sent them): never a plugin's.
+ */
 const NOT_FOR_PLUGINS: readonly Permission[] = [
   'read:keys',
   'write:keys',
@@ -24,6 +27,7 @@ const NOT_FOR_PLUGINS: readonly Permission[] = [
   'write:plugins',
   'publish:plugins',
   'write:settings',
+  'read:audit',
 ];
 
 /**

@@ -60,7 +60,7 @@ export function pluginSchemas(vocabulary: Vocabulary) {
       maxItems: permissions.length,
       uniqueItems: true,
       description:
-        'What its installation token may do. Key, plugin and settings permissions cannot be asked for.',
+        'What its installation token may do. Key, plugin, settings and audit permissions cannot be asked for.',
       examples: [['read:products', 'write:products']],
     }),
     events: Type.Array(Type.String({ enum: [...events] }), {

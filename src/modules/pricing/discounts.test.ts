@@ -85,6 +85,7 @@ for (const dialect of DIALECTS) {
         status: 'scheduled',
         created: now,
         updated: now,
+        livemode: true,
       });
       assert.deepEqual((await api('GET', `/v1/discounts/${summer.id}`)).body, summer);
       assert.equal((await other('GET', `/v1/discounts/${summer.id}`)).status, 404);

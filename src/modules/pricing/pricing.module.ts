@@ -65,7 +65,7 @@ export default defineModule({
     TaxRate: TaxRateSchema,
     TaxRateList: TaxRateListSchema,
   }),
-  needs: ['events'],
+  needs: ['events', 'audit'],
   services: (deps) => ({
     discounts: createDiscountService(deps),
     shippingRates: createShippingRateService(deps),

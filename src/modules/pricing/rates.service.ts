@@ -1,4 +1,5 @@
 import type { Db, Store } from '../../db/store.js';
+import type { AuditRecorder } from '../audit/index.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
@@ -151,7 +152,7 @@ function taxState(country: string, state: string | null | undefined): string | n
 
 export type ShippingRateService = ReturnType<typeof createShippingRateService>;
 
-export function createShippingRateService(deps: { store: Store; clock: Clock }) {
+export function createShippingRateService(deps: { store: Store; clock: Clock; audit: AuditRecorder }) {
   const { store, clock } = deps;
 
   async function get(tenantId: string, id: string): Promise<ShippingRateObject> {
@@ -189,6 +190,13 @@ export function createShippingRateService(deps: { store: Store; clock: Clock }) 
         await checkOverlap(trx, row);
         await repo.insertShippingRate(trx, row);
         await idempotent.mark(trx, row.id);
+        await deps.audit.record(trx, {
+          tenantId,
+          action: 'shipping_rate.created',
+          resource: { type: 'shipping_rate', id: row.id },
+          before: null,
+          after: presentShippingRate(row),
+        });
       });
       return presentShippingRate(row);
     },
@@ -217,6 +225,13 @@ export function createShippingRateService(deps: { store: Store; clock: Clock }) 
         checkShippingRate(after);
         await checkOverlap(trx, after);
         await repo.updateShippingRate(trx, tenantId, id, { ...changed, updated: after.updated });
+        await deps.audit.record(trx, {
+          tenantId,
+          action: 'shipping_rate.updated',
+          resource: { type: 'shipping_rate', id },
+          before: presentShippingRate(before),
+          after: presentShippingRate(after),
+        });
         return after;
       });
       return presentShippingRate(row);
@@ -227,6 +242,13 @@ export function createShippingRateService(deps: { store: Store; clock: Clock }) 
         const row = await repo.findShippingRate(trx, tenantId, id);
         if (!row) throw notFound('shipping rate');
         await repo.deleteShippingRate(trx, tenantId, id);
+        await deps.audit.record(trx, {
+          tenantId,
+          action: 'shipping_rate.deleted',
+          resource: { type: 'shipping_rate', id },
+          before: presentShippingRate(row),
+          after: null,
+        });
       });
     },
 
@@ -244,7 +266,7 @@ export function createShippingRateService(deps: { store: Store; clock: Clock }) 
 
 export type TaxRateService = ReturnType<typeof createTaxRateService>;
 
-export function createTaxRateService(deps: { store: Store; clock: Clock }) {
+export function createTaxRateService(deps: { store: Store; clock: Clock; audit: AuditRecorder }) {
   const { store, clock } = deps;
 
   async function get(tenantId: string, id: string): Promise<TaxRateObject> {
@@ -302,6 +324,13 @@ export function createTaxRateService(deps: { store: Store; clock: Clock }) {
             if (other) throw duplicateTaxRate(row, other);
             await repo.insertTaxRate(trx, row);
             await idempotent.mark(trx, row.id);
+            await deps.audit.record(trx, {
+              tenantId,
+              action: 'tax_rate.created',
+              resource: { type: 'tax_rate', id: row.id },
+              before: null,
+              after: presentTaxRate(row),
+            });
           }),
       );
       return presentTaxRate(row);
@@ -342,6 +371,13 @@ export function createTaxRateService(deps: { store: Store; clock: Clock }) {
               if (other && other.id !== id) throw duplicateTaxRate(after, other);
             }
             await repo.updateTaxRate(trx, tenantId, id, { ...changed, updated: after.updated });
+            await deps.audit.record(trx, {
+              tenantId,
+              action: 'tax_rate.updated',
+              resource: { type: 'tax_rate', id },
+              before: presentTaxRate(before),
+              after: presentTaxRate(after),
+            });
             return after;
           }),
       );
@@ -353,6 +389,13 @@ export function createTaxRateService(deps: { store: Store; clock: Clock }) {
         const row = await repo.findTaxRate(trx, tenantId, id);
         if (!row) throw notFound('tax rate');
         await repo.deleteTaxRate(trx, tenantId, id);
+        await deps.audit.record(trx, {
+          tenantId,
+          action: 'tax_rate.deleted',
+          resource: { type: 'tax_rate', id },
+          before: presentTaxRate(row),
+          after: null,
+        });
       });
     },
 

@@ -74,6 +74,7 @@ for (const dialect of DIALECTS) {
           max_weight_grams: 4999,
           created: undefined,
           updated: undefined,
+          livemode: true,
         },
       );
       assert.match(rate.created, /^\d{4}-\d\d-\d\dT/);
@@ -219,6 +220,7 @@ for (const dialect of DIALECTS) {
           shipping_taxable: false,
           created: undefined,
           updated: undefined,
+          livemode: true,
         },
       );
       const de = await post({

@@ -3,6 +3,8 @@
  * here is the module's own (the lint's no-restricted-imports refuses an import of it).
  */
 export * as productsInventory from './products.inventory.js';
+export * as stockLevels from './products.levels.js';
+export type { Level, LevelLocation } from './products.levels.js';
 export type { StockLine } from './products.inventory.js';
 export { productOptions } from './products.presenter.js';
 export { isHandle } from './products.handles.js';

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
 import type { EmitInput, EventService } from '../events/index.js';
+import * as levels from './products.levels.js';
 import * as repo from './products.repository.js';
 import { updatedEventsOf } from './products.rollup.js';
 import { VARIANTS_SHOWN } from './variants.rules.js';
@@ -189,13 +190,40 @@ export async function reserve(
   const reservedVariants = new Map<string, variantsRepo.VariantRow>();
   const soldOut: variantsRepo.VariantRow[] = [];
   for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
-    const after = await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now);
-    if (!after) throw insufficient(line, read);
+    const after =
+      (await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now)) ??
+      (await commitElsewhere(trx, tenantId, line, read, now));
     reservedVariants.set(after.id, after);
     if (after.stock === 0) soldOut.push(after);
   }
   check(reservedProducts, reservedVariants);
   return { products: reservedProducts, variants: reservedVariants, counts, soldOut };
+}
+
+/**
+ * A line whose variant other locations hold too (or that is short): its units committed from the
+ * fulfilling locations in the store's order (products.levels.ts), or 422 `insufficient_stock`.
+ */
+async function commitElsewhere(
+  trx: Db,
+  tenantId: string,
+  line: StockLine,
+  read: LineRows,
+  now: number,
+): Promise<variantsRepo.VariantRow> {
+  const change = await levels.changeLevels(
+    trx,
+    tenantId,
+    line.variant_id,
+    (before) => {
+      const after = levels.commit(before, line.quantity);
+      if (!after) throw insufficient(line, read);
+      return after;
+    },
+    now,
+  );
+  if (!change) throw insufficient(line, read);
+  return change.variant;
 }
 
 /**
@@ -265,7 +293,20 @@ export async function release(
   const given = new Map<string, number>();
   for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
     const after = await variantsRepo.releaseVariantStock(trx, tenantId, line.variant_id, line.quantity, now);
-    if (after) given.set(after.product_id, (given.get(after.product_id) ?? 0) + line.quantity);
+    if (after) {
+      given.set(after.product_id, (given.get(after.product_id) ?? 0) + line.quantity);
+      continue;
+    }
+    // Other locations hold it too (or it is gone): given back where it was committed.
+    const change = await levels.changeLevels(
+      trx,
+      tenantId,
+      line.variant_id,
+      (before) => levels.release(before, line.quantity),
+      now,
+    );
+    if (change)
+      given.set(change.variant.product_id, (given.get(change.variant.product_id) ?? 0) + change.stockDelta);
   }
   const counts: repo.CountDelta[] = [];
   const products: repo.ProductRow[] = [];
@@ -328,6 +369,41 @@ export async function stockEvents(
       soldOut.filter((variant) => variant.product_id === product.id),
     ),
   );
+}
+
+/**
+ * Moves each line's levels by `op` (a fulfilment shipping units, a return or refund putting them
+ * back, a write-off): the products locked first in id order, then each variant under its lock
+ * (products.levels.ts), each product's `stock` moved by what its variants' moved. Answers the
+ * products whose stock moved (for `product.updated`) and the variants it took to 0.
+ */
+export async function moveLines(
+  trx: Db,
+  tenantId: string,
+  lines: readonly StockLine[],
+  op: (levels: levels.Level[], line: StockLine) => levels.Level[],
+  now: number,
+): Promise<Restock & { soldOut: variantsRepo.VariantRow[] }> {
+  const productIds = [...new Set(lines.map((line) => line.product_id))].sort(compare);
+  await repo.findProductsByIds(trx, tenantId, productIds, true);
+  const moved = new Map<string, repo.ProductRow>();
+  const soldOut: variantsRepo.VariantRow[] = [];
+  const sorted = [...lines].sort(
+    (a, b) => compare(a.product_id, b.product_id) || compare(a.variant_id, b.variant_id),
+  );
+  for (const line of sorted) {
+    const change = await levels.changeStock(
+      trx,
+      tenantId,
+      line.variant_id,
+      (before) => op(before, line),
+      now,
+    );
+    if (!change || change.stockDelta === 0 || !change.product) continue;
+    moved.set(change.product.id, change.product);
+    if (change.variant.stock === 0 && change.stockDelta < 0) soldOut.push(change.variant);
+  }
+  return { products: [...moved.values()], soldOut };
 }
 
 /** Code-unit order, the same on every machine (the lock order must not depend on a locale). */

@@ -8,6 +8,8 @@ import { variantRoutes } from './variants.routes.js';
 import { OptionSchema, VariantListSchema, VariantSchema } from './variants.schemas.js';
 import { createVariantService, type VariantService } from './variants.service.js';
 import { DETAILS_CHANGE } from './variants.versions.js';
+import type { StockLevelsTable } from './products.tables.js';
+import * as stockLevels from './migrations/0048_stock_levels.js';
 
 /** The catalog: products, their options and variants, and the stock each variant holds. */
 
@@ -47,6 +49,11 @@ declare module '../../kernel/vocabulary.js' {
 declare module '../../lib/errors.js' {
   interface ProblemCodeNames extends CodesOf<typeof PROBLEMS> {}
 }
+declare module '../../db/schema.js' {
+  interface Database {
+    stock_levels: StockLevelsTable;
+  }
+}
 declare module '../../kernel/module.js' {
   interface Services {
     products: ProductService;
@@ -60,6 +67,7 @@ export default defineModule({
   tags: [{ name: 'Products', description: 'The catalog: products, their options and variants' }],
   permissions: PERMISSIONS,
   problems: PROBLEMS,
+  migrations: { '0048_stock_levels': stockLevels },
   events: [
     {
       types: EVENTS,

@@ -179,6 +179,8 @@ export function buildProduct(
     price: variant.price,
     compare_at_price: variant.compare_at_price ?? null,
     stock: variant.stock ?? 0,
+    committed: 0,
+    spread: 0,
     weight_grams: variant.weight_grams ?? null,
     barcode: variant.barcode ?? null,
     ...newVariantDetails(variant),

@@ -101,6 +101,7 @@ for (const dialect of DIALECTS) {
           variants_has_more: false,
           created: undefined,
           updated: undefined,
+          livemode: true,
         },
       );
       // Without options, one Default variant holds the product's SKU, price and stock.

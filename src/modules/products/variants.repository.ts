@@ -1,3 +1,4 @@
+import { validationError } from '../../lib/errors.js';
 import { type Selectable, sql } from 'kysely';
 import type { ProductVariantsTable } from '../../db/schema.js';
 import type { Db } from '../../db/store.js';
@@ -180,12 +181,29 @@ export async function updateVariant(
   id: string,
   changes: Partial<Omit<VariantRow, 'id' | 'tenant_id' | 'product_id' | 'created'>>,
 ): Promise<void> {
-  await db
+  let query = db
     .updateTable('product_variants')
     .set(changes)
     .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', id);
+  const stock = changes.stock;
+  if (stock === undefined) {
+    await query.execute();
+    return;
+  }
+  // A new `stock` is the default location's units plus what the other fulfilling locations have
+  // available (products.levels.ts): it cannot be less than theirs.
+  query = query.where(
+    sql<boolean>`(spread = 0 OR ${stock} >= (SELECT COALESCE(SUM(l.on_hand - l.committed), 0)
+      FROM stock_levels l WHERE l.variant_id = product_variants.id AND l.fulfills = 1))`,
+  );
+  const result = await query.executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0 && (await findVariantsByIds(db, tenantId, [id])).length === 1) {
+    throw validationError(
+      'stock',
+      `is less than the units other locations have available for online orders; adjust those at their locations (POST /inventory/adjustments)`,
+    );
+  }
 }
 
 export async function deleteVariants(db: Db, tenantId: string, ids: readonly string[]): Promise<void> {
@@ -255,7 +273,9 @@ export async function summarize(db: Db, tenantId: string, productId: string): Pr
 
 /**
  * Takes `quantity` units of a variant if that many are on hand, in one conditional UPDATE, so
- * concurrent orders never oversell. The variant after the change, or undefined if short.
+ * concurrent orders never oversell: they are committed at the store's default location, which is
+ * all the variant's stock while no other location holds any (`spread` 0; products.levels.ts takes
+ * the others). The variant after the change, or undefined if short or held elsewhere too.
  */
 export async function reserveVariantStock(
   db: Db,
@@ -266,15 +286,25 @@ export async function reserveVariantStock(
 ): Promise<VariantRow | undefined> {
   return db
     .updateTable('product_variants')
-    .set((eb) => ({ stock: eb('stock', '-', quantity), updated: now }))
+    .set((eb) => ({
+      stock: eb('stock', '-', quantity),
+      committed: eb('committed', '+', quantity),
+      updated: now,
+    }))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .where('stock', '>=', quantity)
+    .where('spread', '=', 0)
     .returningAll()
     .executeTakeFirst();
 }
 
-/** Puts `quantity` units back; undefined when the variant has been deleted since. */
+/**
+ * Puts `quantity` committed units back, at the default location while no other holds any
+ * (`spread` 0); undefined when the variant has been deleted since or is held elsewhere too
+ * (products.levels.ts gives those back). Units committed before locations existed have no
+ * commitment left: they come back on hand.
+ */
 export async function releaseVariantStock(
   db: Db,
   tenantId: string,
@@ -284,9 +314,19 @@ export async function releaseVariantStock(
 ): Promise<VariantRow | undefined> {
   return db
     .updateTable('product_variants')
-    .set((eb) => ({ stock: eb('stock', '+', quantity), updated: now }))
+    .set((eb) => ({
+      stock: eb('stock', '+', quantity),
+      committed: eb
+        .case()
+        .when('committed', '>=', quantity)
+        .then(eb('committed', '-', quantity))
+        .else(eb.val(0))
+        .end(),
+      updated: now,
+    }))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('spread', '=', 0)
     .returningAll()
     .executeTakeFirst();
 }

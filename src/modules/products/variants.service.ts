@@ -136,6 +136,8 @@ export function createVariantService(deps: { store: Store; clock: Clock; events:
             price: input.price,
             compare_at_price: input.compare_at_price ?? null,
             stock: input.stock ?? 0,
+            committed: 0,
+            spread: 0,
             weight_grams: input.weight_grams ?? null,
             barcode: input.barcode ?? null,
             ...newVariantDetails(input),

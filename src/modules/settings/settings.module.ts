@@ -48,7 +48,7 @@ export default defineModule({
   },
   components: () => ({ Settings: SettingsSchema, StorefrontSettings: StorefrontSettingsSchema }),
   migrations: { '0041_store_settings': storeSettings },
-  needs: ['apiKeys'],
+  needs: ['apiKeys', 'audit'],
   services: (deps) => ({ settings: createSettingsService(deps) }),
   routes: [{ plugin: settingsRoutes }],
   // Listening for other processes' changes of settings, so no process serves old ones.

@@ -2,6 +2,7 @@ import type { Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, notFound, validationError } from '../../lib/errors.js';
 import type { ApiKeyService } from '../api-keys/index.js';
+import type { AuditRecorder } from '../audit/index.js';
 import { openTenantWallet } from '../wallet/index.js';
 import * as repo from './settings.repository.js';
 import { CART_ID_PLACEHOLDER, type SettingsObject, type UpdateSettingsBody } from './settings.schemas.js';
@@ -27,6 +28,8 @@ export interface SettingsServiceDeps {
   clock: Clock;
   /** Told when the name or currency change: every principal carries them (`GET /users/me`). */
   apiKeys: ApiKeyService;
+  /** Each change's audit entry, in its transaction. */
+  audit: AuditRecorder;
 }
 
 export type SettingsService = ReturnType<typeof createSettingsService>;
@@ -172,6 +175,13 @@ export function createSettingsService(deps: SettingsServiceDeps) {
         if (changed) {
           await repo.updateSettings(trx, tenantId, changes, now);
           await store.notify(trx, TOPIC, tenantId);
+          await deps.audit.record(trx, {
+            tenantId,
+            action: 'settings.updated',
+            resource: { type: 'settings', id: tenantId },
+            before: present(before),
+            after: present(after),
+          });
         }
         // Every principal of the tenant carries its name and currency: their caches drop it too.
         if (summaryChanged) await apiKeys.tenantChanged(trx, tenantId);

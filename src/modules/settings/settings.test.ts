@@ -50,12 +50,13 @@ for (const dialect of DIALECTS) {
       const { api } = await store('Northwind');
       const res = await api<SettingsObject>('GET', '/v1/settings');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { name: 'Northwind', ...DEFAULTS });
+      assert.deepEqual(res.body, { name: 'Northwind', ...DEFAULTS, livemode: true });
       assert.deepEqual(Object.keys(res.body), [
         'name',
         'currency',
         'unpaid_order_expiry_minutes',
         'storefront',
+        'livemode',
       ]);
     });
 
@@ -94,8 +95,11 @@ for (const dialect of DIALECTS) {
           requests_per_minute: 10_000,
         },
       };
-      assert.deepEqual(more.body, expected);
-      assert.deepEqual((await api<SettingsObject>('GET', '/v1/settings')).body, expected);
+      assert.deepEqual(more.body, { ...expected, livemode: true });
+      assert.deepEqual((await api<SettingsObject>('GET', '/v1/settings')).body, {
+        ...expected,
+        livemode: true,
+      });
       assert.deepEqual(await ctx.deps.settings.get(tenantId), expected);
 
       // null turns holds off and clears the template; an empty patch changes nothing.
@@ -108,7 +112,7 @@ for (const dialect of DIALECTS) {
       assert.equal(off.body.storefront.requests_per_minute, 10_000);
       const same = await api<SettingsObject>('PATCH', '/v1/settings', { body: {} });
       assert.deepEqual(same.body, off.body);
-      assert.deepEqual(await ctx.deps.settings.get(tenantId), off.body);
+      assert.deepEqual({ ...(await ctx.deps.settings.get(tenantId)), livemode: true }, off.body);
     });
 
     it('refuses each value out of bounds with a 400 naming its field, and changes nothing', async () => {
@@ -160,7 +164,7 @@ for (const dialect of DIALECTS) {
         );
       }
       const now = await api<SettingsObject>('GET', '/v1/settings');
-      assert.deepEqual(now.body, { name: 'Settings Shop', ...DEFAULTS });
+      assert.deepEqual(now.body, { name: 'Settings Shop', ...DEFAULTS, livemode: true });
     });
 
     it('shows a new name wherever the store is named: the tenant of every key at once', async () => {
@@ -259,7 +263,7 @@ for (const dialect of DIALECTS) {
       const out = JSON.parse(created.stdout) as { api_key: { key: string }; wallet: { currency: string } };
       assert.equal(out.wallet.currency, 'EUR');
       const settings = await client(ctx.app, out.api_key.key)<SettingsObject>('GET', '/v1/settings');
-      assert.deepEqual(settings.body, { ...DEFAULTS, name: 'Euro Shop', currency: 'EUR' });
+      assert.deepEqual(settings.body, { ...DEFAULTS, name: 'Euro Shop', currency: 'EUR', livemode: true });
 
       const refused = await runAdmin(
         ['tenant:create', '--name', 'Odd', '--email', `odd-${dialect}@example.com`, '--currency', 'XYZ'],

@@ -176,6 +176,9 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       const variant = tee.variants.find((v) => v.options.Size === 'M' && v.options.Color === 'White');
       assert.ok(variant, 'in M / White');
       const stockBefore = variant.stock;
+      // Its own picture, shown first when the shopper chooses it.
+      const whitePicture = 'https://picsum.photos/seed/tee-white/640/640';
+      await admin('PATCH', `/v1/products/${tee.id}/variants/${variant.id}`, { image: whitePicture });
 
       // Opened with the key `npm start` prints; the address keeps it out of sight afterwards.
       await page.goto(`/shop/?key=${demo.publishable_key}`);
@@ -212,6 +215,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       assert.equal(await page.getByRole('radio', { name: 'M', exact: true }).isChecked(), true);
       assert.equal(await page.getByRole('radio', { name: 'White', exact: true }).isChecked(), true);
       await page.getByText('In stock').waitFor();
+      await page.locator(`.gallery-main[src="${whitePicture}"]`).waitFor();
       await accessible(page, 'the product page');
       await phoneShot(page, 'product');
       await page.getByLabel('Quantity').fill('2');

@@ -35,6 +35,7 @@ function tee(stock: Record<string, number>): Product {
         options: { Size, Color },
         price: 2400,
         compare_at_price: null,
+        image: null,
         available: (stock[`${Size}/${Color}`] ?? 1) > 0,
       })),
     ),
@@ -80,7 +81,15 @@ describe('the shop’s option pickers', () => {
       ...tee({}),
       options: [],
       variants: [
-        { id: 'var_d', title: 'Default', options: {}, price: 900, compare_at_price: null, available: true },
+        {
+          id: 'var_d',
+          title: 'Default',
+          options: {},
+          price: 900,
+          compare_at_price: null,
+          image: null,
+          available: true,
+        },
       ],
     };
     assert.deepEqual(initialSelection(product), {});

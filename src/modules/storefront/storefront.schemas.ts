@@ -23,6 +23,12 @@ export const StoreVariantSchema = Type.Object({
   compare_at_price: Nullable(
     Type.Integer({ description: 'The price before a reduction, to show struck through; minor units.' }),
   ),
+  image: Nullable(
+    Type.String({
+      description:
+        'Its own picture (an https URL) when it has one, to show when the shopper chooses it; null: the product’s `images`.',
+    }),
+  ),
   available: Type.Boolean({ description: 'Whether a unit can be bought now (it is in stock).' }),
 });
 export type StoreVariantObject = Static<typeof StoreVariantSchema>;

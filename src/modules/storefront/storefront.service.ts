@@ -35,6 +35,7 @@ function presentVariant(row: VariantRow): StoreVariantObject {
     options: JSON.parse(row.options) as Record<string, string>,
     price: row.price,
     compare_at_price: row.compare_at_price,
+    image: row.image,
     available: row.stock > 0,
   };
 }

@@ -23,6 +23,7 @@ const PRODUCT_KEYS = [
   'handle',
   'id',
   'images',
+  'livemode',
   'name',
   'options',
   'price',
@@ -31,7 +32,7 @@ const PRODUCT_KEYS = [
   'variants',
   'variants_has_more',
 ];
-const VARIANT_KEYS = ['available', 'compare_at_price', 'id', 'options', 'price', 'title'];
+const VARIANT_KEYS = ['available', 'compare_at_price', 'id', 'image', 'options', 'price', 'title'];
 
 const keys = (value: unknown) => Object.keys(value as object).sort();
 
@@ -87,8 +88,15 @@ for (const dialect of DIALECTS) {
         options: [{ name: 'Size', values: ['S', 'M', 'L'] }],
         variants: [
           { options: { Size: 'S' }, sku: 'TEE-S', price: 2000, stock: 0, weight_grams: 180 },
-          { options: { Size: 'M' }, sku: 'TEE-M', price: 2200, compare_at_price: 2500, stock: 4 },
-          { options: { Size: 'L' }, sku: 'TEE-L', price: 2400, stock: 0 },
+          {
+            options: { Size: 'M' },
+            sku: 'TEE-M',
+            price: 2200,
+            compare_at_price: 2500,
+            stock: 4,
+            image: 'https://cdn.example.com/tee-m.jpg',
+          },
+          { options: { Size: 'L' }, sku: 'TEE-L', price: 2400, stock: 0, cost: 700 },
         ],
       });
       mug = await create({ name: 'Mug', category: 'kitchen', sku: 'MUG', price: 900, stock: 2 });
@@ -132,9 +140,11 @@ for (const dialect of DIALECTS) {
           options: variant.options,
           price: variant.price,
           compare_at_price: variant.compare_at_price,
+          image: variant.title === 'M' ? 'https://cdn.example.com/tee-m.jpg' : null,
           available: variant.stock > 0,
         })),
         variants_has_more: false,
+        livemode: true,
       });
       assert.deepEqual(
         byId.body.variants.map((v) => [v.title, v.available]),
@@ -346,7 +356,10 @@ for (const dialect of DIALECTS) {
       const product = await create({ name: 'Old Shop Lamp', price: 4000, stock: 1 }, old);
       assert.equal('handle' in product, false);
       const seen = await old<StoreProductObject>('GET', `/v1/store/products/${product.id}`);
-      assert.deepEqual([seen.body.handle, keys(seen.body)], ['old-shop-lamp', PRODUCT_KEYS]);
+      assert.deepEqual(
+        [seen.body.handle, keys(seen.body)],
+        ['old-shop-lamp', PRODUCT_KEYS.filter((key) => key !== 'livemode')],
+      );
     });
 
     it('reads a page in as many queries for 20 products as for 2, the variants by product', async () => {
@@ -477,6 +490,7 @@ for (const dialect of DIALECTS) {
         'currency',
         'free_over',
         'id',
+        'livemode',
         'max_weight_grams',
         'min_weight_grams',
         'name',

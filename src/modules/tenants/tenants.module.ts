@@ -15,6 +15,6 @@ declare module '../../kernel/module.js' {
 export default defineModule({
   name: 'tenants',
   position: 25,
-  needs: ['apiKeys'],
+  needs: ['apiKeys', 'audit'],
   services: (deps) => ({ tenants: createTenantService(deps) }),
 });

@@ -13,6 +13,11 @@ export async function findTenant(db: Db, id: string): Promise<TenantsTable | und
   return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** A live store's test store, if it was made. */
+export async function findTestStore(db: Db, liveTenantId: string): Promise<TenantsTable | undefined> {
+  return db.selectFrom('tenants').selectAll().where('live_tenant_id', '=', liveTenantId).executeTakeFirst();
+}
+
 export async function findOwner(db: Db, tenantId: string): Promise<UsersTable | undefined> {
   return db
     .selectFrom('users')

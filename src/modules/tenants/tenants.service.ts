@@ -1,4 +1,5 @@
 import type { Store } from '../../db/store.js';
+import type { AuditRecorder } from '../audit/index.js';
 import type { TenantsTable } from '../../db/schema.js';
 import { notFound, validationError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -9,19 +10,10 @@ import { hashPassword } from '../../lib/passwords.js';
 import type { Plan } from '../../lib/principal.js';
 import type { ApiKeyObject, ApiKeyService } from '../api-keys/index.js';
 import type { VersionRegistry } from '../versions/index.js';
-import { openTenantWallet } from '../wallet/index.js';
 import * as repo from './tenants.repository.js';
+import { insertStore, pairedStoreOf } from './tenants.stores.js';
 
 export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
-
-/** The settings a new store starts with (`/settings`; migration 0041 gave existing stores the same). */
-export const SETTING_DEFAULTS = {
-  unpaid_order_expiry_minutes: 1440,
-  storefront_hold_minutes: null,
-  storefront_abandoned_after_minutes: 60,
-  storefront_recovery_url_template: null,
-  storefront_requests_per_minute: 120,
-} as const satisfies Partial<TenantsTable>;
 
 export interface CreateTenantInput {
   name: string;
@@ -51,8 +43,10 @@ export function createTenantService(deps: {
   /** Every permission the modules declare: the owner's first key holds them all. */
   vocabulary: Vocabulary;
   apiKeys: ApiKeyService;
+  /** Records an API version upgrade (it has no event). */
+  audit: AuditRecorder;
 }) {
-  const { store, clock, versions, vocabulary, apiKeys } = deps;
+  const { store, clock, versions, vocabulary, apiKeys, audit } = deps;
 
   return {
     /** A tenant, its owner and a key holding every permission, in one transaction. */
@@ -83,20 +77,11 @@ export function createTenantService(deps: {
       const now = clock.now();
       return store.transaction(async (trx) => {
         if (await repo.findUserByEmail(trx, email)) throw validationError('email', 'is already registered');
-        const tenant: TenantsTable = {
-          id: newId('ten'),
-          name,
-          plan,
-          currency,
-          api_version: apiVersion,
-          hourly_limit: null,
-          monthly_limit: null,
-          created: now,
-          updated: now,
-          ...SETTING_DEFAULTS,
-        };
-        await repo.insertTenant(trx, tenant);
-        await openTenantWallet(trx, tenant.id, currency, now);
+        const tenant = await insertStore(
+          trx,
+          { name, plan, currency, api_version: apiVersion, mode: 'live', live_tenant_id: null },
+          now,
+        );
         const user = {
           id: newId('usr'),
           tenant_id: tenant.id,
@@ -119,6 +104,11 @@ export function createTenantService(deps: {
       });
     },
 
+    /** The store of `mode` paired with a store (its test store made when first needed). */
+    pairedStoreOf(tenantId: string, mode: 'live' | 'test'): Promise<TenantsTable> {
+      return pairedStoreOf(store, () => clock.now(), tenantId, mode);
+    },
+
     async get(tenantId: string): Promise<TenantsTable> {
       const tenant = await repo.findTenant(store.db, tenantId);
       if (!tenant) throw notFound('tenant');
@@ -137,12 +127,21 @@ export function createTenantService(deps: {
       if (changes.plan !== undefined) update.plan = changes.plan;
       if (changes.hourly !== undefined) update.hourly_limit = changes.hourly;
       if (changes.monthly !== undefined) update.monthly_limit = changes.monthly;
+      let testStoreId: string | undefined;
       const updated = await store.transaction(async (trx) => {
         if ((await repo.updateTenant(trx, tenantId, update, clock.now())) === 0) throw notFound('tenant');
         await apiKeys.tenantChanged(trx, tenantId);
+        // Test mode has the plan's hourly limit: its plan follows live's.
+        const testStore = changes.plan === undefined ? undefined : await repo.findTestStore(trx, tenantId);
+        if (testStore && changes.plan !== undefined) {
+          testStoreId = testStore.id;
+          await repo.updateTenant(trx, testStore.id, { plan: changes.plan }, clock.now());
+          await apiKeys.tenantChanged(trx, testStore.id);
+        }
         return repo.findTenant(trx, tenantId);
       });
       apiKeys.forgetTenant(tenantId);
+      if (testStoreId !== undefined) apiKeys.forgetTenant(testStoreId);
       if (!updated) throw notFound('tenant');
       return updated;
     },
@@ -178,6 +177,13 @@ export function createTenantService(deps: {
         }
         await repo.updateTenant(trx, tenantId, { api_version: version }, clock.now());
         await apiKeys.tenantChanged(trx, tenantId);
+        await audit.record(trx, {
+          tenantId,
+          action: 'api_version.upgraded',
+          resource: { type: 'api_version', id: tenantId },
+          before: { api_version: tenant.api_version },
+          after: { api_version: version },
+        });
         return { previous_version: tenant.api_version, api_version: version };
       });
       apiKeys.forgetTenant(tenantId);

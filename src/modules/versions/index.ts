@@ -4,3 +4,4 @@
  */
 export { defaultVersionRegistry } from './changes/index.js';
 export type { VersionChange, VersionRegistry } from './versions.registry.js';
+export { EVERY_TYPE } from './versions.walker.js';

@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js';
-import { type ObjectTransform, type TransformsByType, walk } from './versions.walker.js';
+import { EVERY_TYPE, type ObjectTransform, type TransformsByType, walk } from './versions.walker.js';
 import { reachableTypes } from './versions.types.js';
 
 /**
@@ -126,7 +126,9 @@ export class VersionRegistry {
       differs = this.steps.some(
         (step) =>
           step.version.version > version &&
-          [...step.toPrevious.keys()].some((touched) => reachable === undefined || reachable.has(touched)),
+          [...step.toPrevious.keys()].some(
+            (touched) => touched === EVERY_TYPE || reachable === undefined || reachable.has(touched),
+          ),
       );
       this.differences.set(key, differs);
     }

@@ -3,6 +3,9 @@ import { type JsonObject, RESOURCE_MEMBERS } from './versions.types.js';
 /** How one version change rewrites an object of one type. */
 export type ObjectTransform = (object: JsonObject) => JsonObject;
 
+/** The type a change names to apply to an object of every type (`livemode` of 2027-01-20). */
+export const EVERY_TYPE = '*';
+
 /** The transforms of one step (a version's changes), by the type they apply to. */
 export type TransformsByType = ReadonlyMap<string, readonly ObjectTransform[]>;
 
@@ -13,7 +16,8 @@ function isObject(value: unknown): value is JsonObject {
 /**
  * Applies `transforms` to `value` read as `type`, and to every object it holds, found by type
  * (RESOURCE_MEMBERS): an array is each of its items; members first, then the object itself, so a
- * transform sees its members already in the same version's shape. Returns new objects where
+ * transform sees its members already in the same version's shape; then the transforms of every
+ * type (`EVERY_TYPE`). Returns new objects where
  * something changed; the input is never modified.
  */
 export function walk(type: string, value: unknown, transforms: TransformsByType): unknown {
@@ -26,6 +30,7 @@ export function walk(type: string, value: unknown, transforms: TransformsByType)
     out = updateAt(out, path.split('.'), (child) => walk(memberType, child, transforms));
   }
   for (const transform of transforms.get(type) ?? []) out = transform(out);
+  for (const transform of transforms.get(EVERY_TYPE) ?? []) out = transform(out);
   return out;
 }
 

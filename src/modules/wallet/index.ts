@@ -3,4 +3,5 @@
  * here is the module's own (the lint's no-restricted-imports refuses an import of it).
  */
 export { TRANSFER_EXAMPLE } from './wallet.examples.js';
+export { TransactionSchema } from './wallet.schemas.js';
 export { type WalletService, createWalletService, openTenantWallet, orderMoneyOf } from './wallet.service.js';

@@ -53,6 +53,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(Object.keys(wallet).sort(), [
           'available',
           'currency',
+          'livemode',
           'pending',
           'updated',
           'wallet_id',

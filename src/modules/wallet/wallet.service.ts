@@ -16,6 +16,7 @@ import {
   postEntry,
   verifyLedger,
 } from './wallet.ledger.js';
+import { livemodeOf } from '../tenants/index.js';
 import * as repo from './wallet.repository.js';
 import {
   type BalanceObject,
@@ -225,7 +226,11 @@ export function createWalletService(deps: WalletServiceDeps) {
         repo.isWallet(a) && a.tenant_id === tenantId && a.currency === input.currency,
     );
     const destination = accounts.find((a) => a.id === input.destination_wallet_id);
-    if (!destination || !repo.isWallet(destination)) {
+    // A wallet of the other mode (test money to a live store, or the reverse) is no such wallet.
+    const otherMode =
+      destination?.tenant_id != null &&
+      (await livemodeOf(trx, destination.tenant_id)) !== (await livemodeOf(trx, tenantId));
+    if (!destination || !repo.isWallet(destination) || otherMode) {
       throw new AppError('invalid_destination', `No such wallet: ${input.destination_wallet_id}.`);
     }
     if (destination.id === source?.id) {
@@ -441,6 +446,44 @@ export function createWalletService(deps: WalletServiceDeps) {
         );
         return presentTransaction(credited);
       });
+    },
+
+    /**
+     * Brings every wallet of the tenant back to zero inside `trx`, each with one adjustment entry
+     * against the platform's funding account (the ledger is append-only: nothing is deleted). What a
+     * reset of test mode does to its test money.
+     */
+    async zero(trx: Db, tenantId: string, description: string): Promise<void> {
+      const now = clock.now();
+      for (const wallet of await repo.listWallets(trx, tenantId)) {
+        if (wallet.balance === 0) continue;
+        const funding = await platformAccount(trx, 'funding', wallet.currency, now);
+        await postEntry(
+          trx,
+          {
+            type: 'adjustment',
+            currency: wallet.currency,
+            created: now,
+            lines: [
+              {
+                account: walletLine(wallet),
+                type: 'adjustment',
+                amount: -wallet.balance,
+                description,
+                sourceId: null,
+              },
+              {
+                account: platformLine(funding),
+                type: 'adjustment',
+                amount: wallet.balance,
+                description,
+                sourceId: null,
+              },
+            ],
+          },
+          store.dialect,
+        );
+      }
     },
 
     /** Sets (a number) or removes (null) the tenant's daily transfer limit per wallet. */

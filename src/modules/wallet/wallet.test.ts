@@ -80,6 +80,7 @@ for (const dialect of DIALECTS) {
           pending: 0,
           transactions: [],
           updated: '2026-11-21T10:00:00.000Z',
+          livemode: true,
         },
       );
       const none = await t.api<Problem>('GET', '/v1/wallet/balance?currency=USD');
@@ -161,6 +162,7 @@ for (const dialect of DIALECTS) {
         description: 'Invoice 42',
         metadata: { invoice: '42' },
         created: new Date(clock.now()).toISOString(),
+        livemode: true,
       });
 
       const sender = await a.api<BalanceObject>('GET', '/v1/wallet/balance');

@@ -110,7 +110,14 @@ for (const dialect of DIALECTS) {
       assert.equal(got.headers['content-type'], 'application/json');
       assert.equal(got.path, '/hooks/test');
       assert.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 30);
-      assert.deepEqual(Object.keys(payload).sort(), ['api_version', 'created', 'data', 'id', 'type']);
+      assert.deepEqual(Object.keys(payload).sort(), [
+        'api_version',
+        'created',
+        'data',
+        'id',
+        'livemode',
+        'type',
+      ]);
       assert.equal(payload.id, queued.event_id);
       assert.equal(payload.type, 'webhook.test');
       assert.equal(payload.api_version, hook.api_version);

@@ -5,6 +5,7 @@ import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write
 import { newId } from '../../lib/ids.js';
 import { newestFirstEnvelope, type PageQuery, pageWindow } from '../../lib/paging.js';
 import type { Principal } from '../../lib/principal.js';
+import type { AuditRecorder } from '../audit/index.js';
 import { holdDeliveries } from './webhooks.deliveries.repository.js';
 import { toObject, type WebhookObject } from './webhooks.presenter.js';
 import * as repo from './webhooks.repository.js';
@@ -49,10 +50,13 @@ export interface EndpointDeps {
   safeUrl: (raw: string) => Promise<string>;
   /** Tells in-process workers that deliveries may be due, once `trx` (if given) has committed. */
   signalDue: (trx?: Db) => void;
+  /** Each change's audit entry, in its transaction. */
+  audit: AuditRecorder;
 }
 
 export function createEndpointUseCases(deps: EndpointDeps) {
-  const { store, clock, safeUrl, signalDue } = deps;
+  const { store, clock, safeUrl, signalDue, audit } = deps;
+  const resource = (id: string) => ({ type: 'webhook', id });
   return {
     /**
      * A new endpoint, its payloads rendered in `apiVersion` (the version the creating request used;
@@ -99,6 +103,13 @@ export function createEndpointUseCases(deps: EndpointDeps) {
         }
         await repo.insertEndpoint(trx, row);
         await idempotent.mark(trx, row.id);
+        await audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'webhook.created',
+          resource: resource(row.id),
+          before: null,
+          after: toObject(row),
+        });
       });
       return toObject(row, secret);
     },
@@ -124,6 +135,7 @@ export function createEndpointUseCases(deps: EndpointDeps) {
       const now = clock.now();
       return store.transaction(async (trx) => {
         const row = await endpointOf(trx, principal, id);
+        const before = toObject(row);
         if (input.enabled === false) changes.status = 'Disabled';
         if (input.enabled === true && row.status === 'Disabled') {
           changes.status = 'Active';
@@ -135,13 +147,30 @@ export function createEndpointUseCases(deps: EndpointDeps) {
           await holdDeliveries(trx, id, false);
           signalDue(trx);
         }
-        return toObject(await endpointOf(trx, principal, id));
+        const after = toObject(await endpointOf(trx, principal, id));
+        await audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'webhook.updated',
+          resource: resource(id),
+          before,
+          after,
+        });
+        return after;
       });
     },
 
     async remove(principal: Principal, id: string): Promise<void> {
       await store.transaction(async (trx) => {
-        if ((await repo.deleteEndpoint(trx, principal.tenant.id, id)) === 0) throw notFound('webhook');
+        const row = await repo.findEndpoint(trx, principal.tenant.id, id, false);
+        if (!row || (await repo.deleteEndpoint(trx, principal.tenant.id, id)) === 0)
+          throw notFound('webhook');
+        await audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'webhook.deleted',
+          resource: resource(id),
+          before: toObject(row),
+          after: null,
+        });
       });
     },
 
@@ -178,6 +207,14 @@ export function createEndpointUseCases(deps: EndpointDeps) {
           now,
         );
         await idempotent.mark(trx, row.id);
+        // The secrets themselves never reach the log: that it was rotated, and when, does.
+        await audit.record(trx, {
+          tenantId: principal.tenant.id,
+          action: 'webhook.secret_rotated',
+          resource: resource(id),
+          before: { secret_rotated_at: null },
+          after: { secret_rotated_at: iso(now) },
+        });
         return toObject(await endpointOf(trx, principal, id), secret);
       });
     },

@@ -67,7 +67,7 @@ export default defineModule({
     EventDelivery: EventDeliverySchema,
     EventDeliveryList: EnvelopeSchema(EventDeliverySchema),
   }),
-  needs: ['events', 'apps'],
+  needs: ['events', 'apps', 'audit'],
   services: (deps) => {
     const { config, overrides } = deps;
     const resolve = overrides.webhooks?.resolve ?? systemResolver;

@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
     async function setUp(context: TestContext, rx: Receiver) {
       const tenant = await createTenant(context);
       const principal = {
-        tenant: { ...tenant.tenant },
+        tenant: { ...tenant.tenant, livemode: true },
         userId: tenant.user.id,
         key: {
           id: tenant.apiKey.id,

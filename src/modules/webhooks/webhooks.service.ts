@@ -6,6 +6,7 @@ import type { Vocabulary } from '../../kernel/vocabulary.js';
 import type { EventService } from '../events/index.js';
 import { insertDeliveries, pendingDelivery } from './webhooks.deliveries.repository.js';
 import { createDeliveryUseCases } from './webhooks.deliveries.js';
+import type { AuditRecorder } from '../audit/index.js';
 import { createEndpointUseCases } from './webhooks.endpoints.js';
 import { createInstallationUseCases } from './webhooks.installations.js';
 import { subscribes } from './webhooks.presenter.js';
@@ -30,6 +31,7 @@ export function createWebhookService(deps: {
   events: EventService;
   vocabulary: Vocabulary;
   resolve: Resolver;
+  audit: AuditRecorder;
 }) {
   const { store, clock, config, events, vocabulary } = deps;
   const dueListeners: (() => void)[] = [];
@@ -92,7 +94,7 @@ export function createWebhookService(deps: {
     /** The URL check of webhook endpoints (https, no credentials, public addresses): 422 otherwise. */
     safeUrl,
 
-    ...createEndpointUseCases({ store, clock, safeUrl, signalDue }),
+    ...createEndpointUseCases({ store, clock, safeUrl, signalDue, audit: deps.audit }),
     ...createDeliveryUseCases({ store, clock, config, events, signalDue }),
     ...createInstallationUseCases({ store, clock, signalDue }),
   };

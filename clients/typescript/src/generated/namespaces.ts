@@ -105,6 +105,21 @@ export function apiKeysNamespace(call: Caller) {
 }
 
 /**
+ * Audit and request logs: Who changed what, when, from where (the audit log, hash-chained), and every API call of the last 30 days with its bodies, secrets redacted (the request log)
+ */
+export function auditLogNamespace(call: Caller) {
+  return {
+    /**
+     * List audit entries, newest first
+     *
+     * `GET /v1/audit-log` (`listAuditEntries`): every page with `for await`, one page with `await`
+     */
+    listAuditEntries: (query?: Query<'listAuditEntries'>, options?: RequestOptions) =>
+      call.list('listAuditEntries', { query }, options),
+  };
+}
+
+/**
  * Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them
  */
 export function cartsNamespace(call: Caller) {
@@ -257,10 +272,17 @@ export function eventsNamespace(call: Caller) {
 }
 
 /**
- * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
+ * Audit and request logs: Who changed what, when, from where (the audit log, hash-chained), and every API call of the last 30 days with its bodies, secrets redacted (the request log); Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
  */
 export function exportsNamespace(call: Caller) {
   return {
+    /**
+     * Export the audit log as CSV or JSON Lines
+     *
+     * `GET /v1/exports/audit-log` (`exportAuditLog`)
+     */
+    auditLog: (query?: Query<'exportAuditLog'>, options?: RequestOptions) =>
+      call.one('exportAuditLog', { query }, options),
     /**
      * Export every customer as CSV or JSON Lines
      *
@@ -341,6 +363,69 @@ export function importsNamespace(call: Caller) {
 }
 
 /**
+ * Inventory: Locations, each variant’s stock at each of them (`on_hand`, `committed`, `available`), and recorded adjustments
+ */
+export function inventoryNamespace(call: Caller) {
+  return {
+    /**
+     * Adjust a variant’s stock at a location
+     *
+     * `POST /v1/inventory/adjustments` (`createInventoryAdjustment`)
+     */
+    createAdjustment: (body: Body<'createInventoryAdjustment'>, options?: RequestOptions) =>
+      call.one('createInventoryAdjustment', { body }, options),
+    /**
+     * List stock adjustments, newest first
+     *
+     * `GET /v1/inventory/adjustments` (`listInventoryAdjustments`): every page with `for await`, one page with `await`
+     */
+    listAdjustments: (query?: Query<'listInventoryAdjustments'>, options?: RequestOptions) =>
+      call.list('listInventoryAdjustments', { query }, options),
+  };
+}
+
+/**
+ * Inventory: Locations, each variant’s stock at each of them (`on_hand`, `committed`, `available`), and recorded adjustments
+ */
+export function locationsNamespace(call: Caller) {
+  return {
+    /**
+     * Create a location
+     *
+     * `POST /v1/locations` (`createLocation`)
+     */
+    create: (body: Body<'createLocation'>, options?: RequestOptions) =>
+      call.one('createLocation', { body }, options),
+    /**
+     * Delete a location
+     *
+     * `DELETE /v1/locations/{id}` (`deleteLocation`)
+     */
+    delete: (id: string, options?: RequestOptions) => call.one('deleteLocation', { path: { id } }, options),
+    /**
+     * Get one location
+     *
+     * `GET /v1/locations/{id}` (`getLocation`)
+     */
+    get: (id: string, options?: RequestOptions) => call.one('getLocation', { path: { id } }, options),
+    /**
+     * List locations in the store’s order
+     *
+     * `GET /v1/locations` (`listLocations`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listLocations'>, options?: RequestOptions) =>
+      call.list('listLocations', { query }, options),
+    /**
+     * Change a location
+     *
+     * `PATCH /v1/locations/{id}` (`updateLocation`)
+     */
+    update: (id: string, body?: Body<'updateLocation'>, options?: RequestOptions) =>
+      call.one('updateLocation', { path: { id }, body }, options),
+  };
+}
+
+/**
  * Orders: Orders, their lifecycle and payments
  */
 export function ordersNamespace(call: Caller) {
@@ -360,12 +445,26 @@ export function ordersNamespace(call: Caller) {
     create: (body: Body<'createOrder'>, options?: RequestOptions) =>
       call.one('createOrder', { body }, options),
     /**
+     * Ship units of a paid order from a location
+     *
+     * `POST /v1/orders/{id}/fulfillments` (`createFulfillment`)
+     */
+    createFulfillment: (id: string, body?: Body<'createFulfillment'>, options?: RequestOptions) =>
+      call.one('createFulfillment', { path: { id }, body }, options),
+    /**
      * Refund a part of a paid order, or all that is left
      *
      * `POST /v1/orders/{id}/refunds` (`createRefund`)
      */
     createRefund: (id: string, body?: Body<'createRefund'>, options?: RequestOptions) =>
       call.one('createRefund', { path: { id }, body }, options),
+    /**
+     * Request a return of shipped units
+     *
+     * `POST /v1/orders/{id}/returns` (`createReturn`)
+     */
+    createReturn: (id: string, body: Body<'createReturn'>, options?: RequestOptions) =>
+      call.one('createReturn', { path: { id }, body }, options),
     /**
      * Mark a shipped order delivered
      *
@@ -509,7 +608,7 @@ export function pluginsNamespace(call: Caller) {
 }
 
 /**
- * Products: The catalog: products, their options and variants
+ * Products: The catalog: products, their options and variants; Inventory: Locations, each variant’s stock at each of them (`on_hand`, `committed`, `available`), and recorded adjustments
  */
 export function productsNamespace(call: Caller) {
   return {
@@ -554,6 +653,13 @@ export function productsNamespace(call: Caller) {
     getVariant: (id: string, variantId: string, options?: RequestOptions) =>
       call.one('getVariant', { path: { id, variant_id: variantId } }, options),
     /**
+     * A variant’s stock at each location
+     *
+     * `GET /v1/products/{id}/variants/{variant_id}/inventory` (`getVariantInventory`): every page with `for await`, one page with `await`
+     */
+    getVariantInventory: (id: string, variantId: string, options?: RequestOptions) =>
+      call.list('getVariantInventory', { path: { id, variant_id: variantId } }, options),
+    /**
      * List products
      *
      * `GET /v1/products` (`listProducts`): every page with `for await`, one page with `await`
@@ -581,6 +687,50 @@ export function productsNamespace(call: Caller) {
      */
     updateVariant: (id: string, variantId: string, body?: Body<'updateVariant'>, options?: RequestOptions) =>
       call.one('updateVariant', { path: { id, variant_id: variantId }, body }, options),
+  };
+}
+
+/**
+ * Audit and request logs: Who changed what, when, from where (the audit log, hash-chained), and every API call of the last 30 days with its bodies, secrets redacted (the request log)
+ */
+export function requestLogsNamespace(call: Caller) {
+  return {
+    /**
+     * Get one API request by its request id
+     *
+     * `GET /v1/request-logs/{request_id}` (`getRequestLog`)
+     */
+    get: (requestId: string, options?: RequestOptions) =>
+      call.one('getRequestLog', { path: { request_id: requestId } }, options),
+    /**
+     * List API requests, newest first
+     *
+     * `GET /v1/request-logs` (`listRequestLogs`): every page with `for await`, one page with `await`
+     */
+    list: (query?: Query<'listRequestLogs'>, options?: RequestOptions) =>
+      call.list('listRequestLogs', { query }, options),
+  };
+}
+
+/**
+ * Orders: Orders, their lifecycle and payments
+ */
+export function returnsNamespace(call: Caller) {
+  return {
+    /**
+     * Cancel a requested return
+     *
+     * `POST /v1/returns/{id}/cancel` (`cancelReturn`)
+     */
+    cancel: (id: string, body?: Body<'cancelReturn'>, options?: RequestOptions) =>
+      call.one('cancelReturn', { path: { id }, body }, options),
+    /**
+     * Receive a return at a location
+     *
+     * `POST /v1/returns/{id}/receive` (`receiveReturn`)
+     */
+    receive: (id: string, body?: Body<'receiveReturn'>, options?: RequestOptions) =>
+      call.one('receiveReturn', { path: { id }, body }, options),
   };
 }
 
@@ -831,6 +981,28 @@ export function taxRatesNamespace(call: Caller) {
 }
 
 /**
+ * Test mode: A store’s test mode: a store of its own (`sk_test_` and `pk_test_` keys) whose data never mixes with live’s; reset it, or copy live’s catalog, pricing and settings into it
+ */
+export function testModeNamespace(call: Caller) {
+  return {
+    /**
+     * Copy live’s catalog, pricing or settings into test mode
+     *
+     * `POST /v1/test-mode/copy` (`copyLiveToTestMode`)
+     */
+    copyLiveTo: (body: Body<'copyLiveToTestMode'>, options?: RequestOptions) =>
+      call.one('copyLiveToTestMode', { body }, options),
+    /**
+     * Delete all test data
+     *
+     * `POST /v1/test-mode/reset` (`resetTestMode`)
+     */
+    reset: (body?: Body<'resetTestMode'>, options?: RequestOptions) =>
+      call.one('resetTestMode', { body }, options),
+  };
+}
+
+/**
  * Usage: Calls, errors, monthly quota and rate limits
  */
 export function usageNamespace(call: Caller) {
@@ -891,6 +1063,13 @@ export function walletNamespace(call: Caller) {
      */
     createTransfer: (body: Body<'createTransfer'>, options?: RequestOptions) =>
       call.one('createTransfer', { body }, options),
+    /**
+     * Add test money to the wallet
+     *
+     * `POST /v1/wallet/fund` (`fundTestWallet`)
+     */
+    fundTest: (body: Body<'fundTestWallet'>, options?: RequestOptions) =>
+      call.one('fundTestWallet', { body }, options),
     /**
      * Get the wallet balance and latest transactions
      *
@@ -1016,6 +1195,10 @@ export class ApiNamespaces {
    */
   readonly apiKeys: ReturnType<typeof apiKeysNamespace>;
   /**
+   * Audit and request logs: Who changed what, when, from where (the audit log, hash-chained), and every API call of the last 30 days with its bodies, secrets redacted (the request log)
+   */
+  readonly auditLog: ReturnType<typeof auditLogNamespace>;
+  /**
    * Carts: Shoppers’ carts (`/store/carts`, for a publishable key), priced at every change, their stock held for a while if the store wishes, completed into a paid order exactly once; and the store’s view of them
    */
   readonly carts: ReturnType<typeof cartsNamespace>;
@@ -1032,7 +1215,7 @@ export class ApiNamespaces {
    */
   readonly events: ReturnType<typeof eventsNamespace>;
   /**
-   * Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
+   * Audit and request logs: Who changed what, when, from where (the audit log, hash-chained), and every API call of the last 30 days with its bodies, secrets redacted (the request log); Imports and exports: Products and customers from CSV, JSON Lines or a Shopify or WooCommerce export; every row out as a file
    */
   readonly exports: ReturnType<typeof exportsNamespace>;
   /**
@@ -1044,6 +1227,14 @@ export class ApiNamespaces {
    */
   readonly imports: ReturnType<typeof importsNamespace>;
   /**
+   * Inventory: Locations, each variant’s stock at each of them (`on_hand`, `committed`, `available`), and recorded adjustments
+   */
+  readonly inventory: ReturnType<typeof inventoryNamespace>;
+  /**
+   * Inventory: Locations, each variant’s stock at each of them (`on_hand`, `committed`, `available`), and recorded adjustments
+   */
+  readonly locations: ReturnType<typeof locationsNamespace>;
+  /**
    * Orders: Orders, their lifecycle and payments
    */
   readonly orders: ReturnType<typeof ordersNamespace>;
@@ -1052,9 +1243,17 @@ export class ApiNamespaces {
    */
   readonly plugins: ReturnType<typeof pluginsNamespace>;
   /**
-   * Products: The catalog: products, their options and variants
+   * Products: The catalog: products, their options and variants; Inventory: Locations, each variant’s stock at each of them (`on_hand`, `committed`, `available`), and recorded adjustments
    */
   readonly products: ReturnType<typeof productsNamespace>;
+  /**
+   * Audit and request logs: Who changed what, when, from where (the audit log, hash-chained), and every API call of the last 30 days with its bodies, secrets redacted (the request log)
+   */
+  readonly requestLogs: ReturnType<typeof requestLogsNamespace>;
+  /**
+   * Orders: Orders, their lifecycle and payments
+   */
+  readonly returns: ReturnType<typeof returnsNamespace>;
   /**
    * Settings: The store’s name and currency, unpaid order expiry and storefront settings
    */
@@ -1071,6 +1270,10 @@ export class ApiNamespaces {
    * Pricing: Discounts, shipping rates and tax rates that price orders
    */
   readonly taxRates: ReturnType<typeof taxRatesNamespace>;
+  /**
+   * Test mode: A store’s test mode: a store of its own (`sk_test_` and `pk_test_` keys) whose data never mixes with live’s; reset it, or copy live’s catalog, pricing and settings into it
+   */
+  readonly testMode: ReturnType<typeof testModeNamespace>;
   /**
    * Usage: Calls, errors, monthly quota and rate limits
    */
@@ -1096,6 +1299,7 @@ export class ApiNamespaces {
     this.ai = aiNamespace(call);
     this.analytics = analyticsNamespace(call);
     this.apiKeys = apiKeysNamespace(call);
+    this.auditLog = auditLogNamespace(call);
     this.carts = cartsNamespace(call);
     this.customers = customersNamespace(call);
     this.discounts = discountsNamespace(call);
@@ -1103,13 +1307,18 @@ export class ApiNamespaces {
     this.exports = exportsNamespace(call);
     this.health = healthNamespace(call);
     this.imports = importsNamespace(call);
+    this.inventory = inventoryNamespace(call);
+    this.locations = locationsNamespace(call);
     this.orders = ordersNamespace(call);
     this.plugins = pluginsNamespace(call);
     this.products = productsNamespace(call);
+    this.requestLogs = requestLogsNamespace(call);
+    this.returns = returnsNamespace(call);
     this.settings = settingsNamespace(call);
     this.shippingRates = shippingRatesNamespace(call);
     this.store = storeNamespace(call);
     this.taxRates = taxRatesNamespace(call);
+    this.testMode = testModeNamespace(call);
     this.usage = usageNamespace(call);
     this.users = usersNamespace(call);
     this.versions = versionsNamespace(call);

@@ -151,6 +151,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/wallet/fund': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add test money to the wallet
+     * @description Requires the `write:wallet` permission. Credits the test store’s wallet in `currency` with `amount` of test money, as one ledger transaction (type `adjustment`). Test mode only: with a live key it is 403 `wrong_mode`.
+     */
+    post: operations['fundTestWallet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test-mode/reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete all test data
+     * @description Requires the `write:settings` permission. Deletes every object of the test store (catalog, customers, orders, carts, pricing, webhooks, plugin installations, events, analytics...) in one transaction and brings its wallets back to zero; its keys, settings, pinned version, usage and audit log stay. Live is never touched. Test mode only: with a live key it is 403 `wrong_mode`.
+     */
+    post: operations['resetTestMode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test-mode/copy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Copy live’s catalog, pricing or settings into test mode
+     * @description Requires the `write:settings` permission. Replaces the test store’s parts named in `what` with copies of live’s (new ids; unique values such as SKUs, handles and codes are unique per mode, so they copy as they are). Live is only read. Test mode only: with a live key it is 403 `wrong_mode`.
+     */
+    post: operations['copyLiveToTestMode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/versions': {
     parameters: {
       query?: never;
@@ -299,6 +359,102 @@ export interface paths {
      * @description Requires the `write:products` permission. Only the fields given change; the product's `price`, `price_max` and `stock` follow. On a product without options this is the product's own SKU, price and stock. Taking `stock` to 0 emits `product.outofstock` with the variant in `data.variant`.
      */
     patch: operations['updateVariant'];
+    trace?: never;
+  };
+  '/v1/locations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List locations in the store’s order
+     * @description Requires the `read:inventory` permission. The default location first, then the others in the order they were made.
+     */
+    get: operations['listLocations'];
+    put?: never;
+    /**
+     * Create a location
+     * @description Requires the `write:inventory` permission. A place the store keeps stock, last in the store’s order (orders take units from the default location first, then from the others in the order they were made). `fulfills_online_orders` (default true): its available units count in variants’ `stock`.
+     */
+    post: operations['createLocation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/locations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one location
+     * @description Requires the `read:inventory` permission.
+     */
+    get: operations['getLocation'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a location
+     * @description Requires the `write:inventory` permission. Only an empty one: a location with units on hand or committed is `409 location_has_stock`; the default location is `409 invalid_state_transition`.
+     */
+    delete: operations['deleteLocation'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a location
+     * @description Requires the `write:inventory` permission. Only the fields given change. A location that stops (or starts) fulfilling online orders takes its available units out of (or into) its variants’ `stock`; the default location always fulfils them (400 `validation_failed`).
+     */
+    patch: operations['updateLocation'];
+    trace?: never;
+  };
+  '/v1/products/{id}/variants/{variant_id}/inventory': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A variant’s stock at each location
+     * @description Requires the `read:inventory` permission. One level per location of the store, in the store’s order: `on_hand`, `committed` (taken by orders and cart holds, not shipped yet) and `available`. The variant’s `stock` is the sum of `available` over the locations that fulfil online orders.
+     */
+    get: operations['getVariantInventory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/inventory/adjustments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List stock adjustments, newest first
+     * @description Requires the `read:inventory` permission.
+     */
+    get: operations['listInventoryAdjustments'];
+    put?: never;
+    /**
+     * Adjust a variant’s stock at a location
+     * @description Requires the `write:inventory` permission. By `delta` units or to `set` units on hand (one of them), never below what is committed there (400 `validation_failed` naming the field). Recorded and listed by `GET /inventory/adjustments`; at a location that fulfils online orders the variant’s `stock` moves too, with `product.updated`.
+     */
+    post: operations['createInventoryAdjustment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/v1/customers': {
@@ -751,6 +907,86 @@ export interface paths {
      * @description Requires the `write:orders` permission. Give `amount` (an amount covering no line), or `items` (units, each at what the buyer paid for it, tax included) and/or `shipping: true` (what is left of the shipping paid); with none of them, all that is left is refunded. The order must have been paid: a pending or cancelled one is 409 `invalid_state_transition`; a refunded one has nothing left, 422 `amount_exceeds_refundable` with `refundable_amount: 0`, as every refund past what is left. Refunds never add up to more than was captured: 422 `amount_exceeds_refundable`, also under concurrent refunds. Each refund debits the wallet (422 `insufficient_funds` without the funds) and emits `refund.created`; the one that leaves nothing to refund also makes the order `refunded` (`order.refunded`). `restock` puts the refunded units back in stock. At most 100 refunds per order, the last of them all that is left (422 `limit_exceeded`).
      */
     post: operations['createRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{id}/fulfillments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ship units of a paid order from a location
+     * @description Requires the `write:orders` permission. Ships `items` (by variant and quantity; absent: everything not fulfilled yet) from `location_id` (the default location if absent), with optional tracking. An order takes several; more than is left to fulfil is 422 `quantity_exceeds_unfulfilled` naming the item, also under concurrent fulfilments; a location with too few units is 422 `insufficient_stock`. Units committed at another location are released there and taken from this one. The order’s first fulfilment emits `order.shipped`, each one `fulfillment.created`; the order becomes `shipped` when nothing is left. Only a paid order (409 `invalid_state_transition`); another store’s location is 404.
+     */
+    post: operations['createFulfillment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{id}/returns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Request a return of shipped units
+     * @description Requires the `write:orders` permission. Only units shipped and not returned yet (returns not cancelled count): more is 422 `quantity_exceeds_returnable` naming the item. The return is `requested` until it is received or cancelled; emits `return.created`.
+     */
+    post: operations['createReturn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/returns/{id}/receive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive a return at a location
+     * @description Requires the `write:orders` permission. At `location_id` (the default location if absent). `restock` (default true) puts its units back on hand there; `refund: true` refunds their part of what was paid, as `POST /orders/{id}/refunds` with those items would, in the same transaction (`refund_id`; 422 `amount_exceeds_refundable` when they were refunded already, and nothing is received). Once: a return received or cancelled is 409 `invalid_state_transition`, so its units come back once. Emits `return.received`.
+     */
+    post: operations['receiveReturn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/returns/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a requested return
+     * @description Requires the `write:orders` permission. The units will not come back: they may be returned again. A return received or cancelled is 409 `invalid_state_transition`.
+     */
+    post: operations['cancelReturn'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1289,6 +1525,86 @@ export interface paths {
      * @description Requires the `read:webhooks` permission. Events are kept `EVENT_RETENTION_DAYS` (default 30 days), except one whose webhook delivery is still pending, which stays until it is delivered. An event past it is deleted when the server starts and every 10 minutes, and is 404 from then on.
      */
     get: operations['getEvent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List audit entries, newest first
+     * @description Requires the `read:audit` permission. Every change to the store, by whom (a user, a key, an app, a customer, the system or an operator), from which request and address, with the changed fields. Filters combine; `from` and `to` bound the time. Paging by `cursor` costs the same at any depth and size.
+     */
+    get: operations['listAuditEntries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/exports/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export the audit log as CSV or JSON Lines
+     * @description Requires the `read:audit` permission. Every entry, oldest first (chain order), with its hash: a copy kept elsewhere can be checked against the chain. `changes` is a JSON cell in CSV.
+     */
+    get: operations['exportAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/request-logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List API requests, newest first
+     * @description Requires the `read:audit` permission. Every `/v1` request made with a key of the store is kept `REQUEST_LOG_DAYS` (30 days by default), and listed within 10 seconds of its answer. Filters combine.
+     */
+    get: operations['listRequestLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/request-logs/{request_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one API request by its request id
+     * @description Requires the `read:audit` permission. Every `/v1` request made with a key of the store is kept `REQUEST_LOG_DAYS` (30 days by default), and listed within 10 seconds of its answer. Its audit entries: `GET /audit-log?request_id=`.
+     */
+    get: operations['getRequestLog'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2247,6 +2563,57 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'fulfillment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** fulfillment.created */
+    post: operations['onFulfillmentCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'return.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** return.created */
+    post: operations['onReturnCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'return.received': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** return.received */
+    post: operations['onReturnReceived'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'cart.abandoned': {
     parameters: {
       query?: never;
@@ -2426,6 +2793,7 @@ export interface components {
         | 'insufficient_permissions'
         | 'publishable_key_not_allowed'
         | 'origin_not_allowed'
+        | 'wrong_mode'
         | 'not_found'
         | 'method_not_allowed'
         | 'request_timeout'
@@ -2442,6 +2810,7 @@ export interface components {
         | 'cart_changed'
         | 'holds_disabled'
         | 'too_many_holds'
+        | 'location_has_stock'
         | 'payload_too_large'
         | 'unsupported_media_type'
         | 'idempotency_key_reused'
@@ -2457,6 +2826,8 @@ export interface components {
         | 'shipping_unavailable'
         | 'cart_not_ready'
         | 'invalid_import'
+        | 'quantity_exceeds_unfulfilled'
+        | 'quantity_exceeds_returnable'
         | 'invalid_product_code'
         | 'invalid_reset_token'
         | 'rate_limited'
@@ -2510,6 +2881,8 @@ export interface components {
        */
       unpaid_order_expiry_minutes: number;
       storefront: components['schemas']['StorefrontSettings'];
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @description How the storefront API (`/v1/store/*`) behaves.
@@ -2547,6 +2920,7 @@ export interface components {
      *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
      *       "name": "Warehouse sync",
      *       "type": "secret",
+     *       "mode": "live",
      *       "key": "sk_live_****_****_****_2hH5",
      *       "permissions": [
      *         "read:products",
@@ -2556,12 +2930,14 @@ export interface components {
      *       "status": "Active",
      *       "created": "2026-11-03T11:26:40.915Z",
      *       "last_used": "2026-11-27T07:58:13.402Z",
-     *       "expires_at": "2027-06-30T00:00:00.000Z"
+     *       "expires_at": "2027-06-30T00:00:00.000Z",
+     *       "livemode": true
      *     }
      * @example {
      *       "id": "key_7Hq2Wm9Xc4Nv1Bz6Lp3Rt8Ks",
      *       "name": "Web shop",
      *       "type": "publishable",
+     *       "mode": "live",
      *       "key": "pk_live_Vb8Nq3Kd6Ws1Zm4Xr9Ty2Hc5Lp7Jf0Ga3Ue6Oi1Q",
      *       "permissions": [],
      *       "allowed_origins": [
@@ -2570,7 +2946,8 @@ export interface components {
      *       "status": "Active",
      *       "created": "2027-01-21T09:12:05.118Z",
      *       "last_used": "2027-01-21T10:40:27.554Z",
-     *       "expires_at": null
+     *       "expires_at": null,
+     *       "livemode": true
      *     }
      */
     ApiKey: {
@@ -2582,6 +2959,11 @@ export interface components {
        * @enum {string}
        */
       type: 'secret' | 'publishable';
+      /**
+       * @description `live` (`sk_live_`, `pk_live_`): the store. `test` (`sk_test_`, `pk_test_`): its test mode, a store of its own whose data never mixes with live.
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
       /**
        * @description A secret key: in full in the response that creates or rolls it, masked everywhere else. A publishable key: in full always (it is public).
        * @example sk_live_****_****_****_a1B2
@@ -2595,6 +2977,8 @@ export interface components {
         | 'write:settings'
         | 'read:products'
         | 'write:products'
+        | 'read:inventory'
+        | 'write:inventory'
         | 'read:customers'
         | 'write:customers'
         | 'read:pricing'
@@ -2603,6 +2987,7 @@ export interface components {
         | 'write:orders'
         | 'read:wallet'
         | 'write:wallet'
+        | 'read:audit'
         | 'read:webhooks'
         | 'write:webhooks'
         | 'read:plugins'
@@ -2636,6 +3021,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       expires_at: string | null;
+      /** @description false for a key of the store’s test mode (`mode: "test"`). */
+      livemode: boolean;
     };
     /**
      * @example {
@@ -2644,6 +3031,7 @@ export interface components {
      *           "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
      *           "name": "Warehouse sync",
      *           "type": "secret",
+     *           "mode": "live",
      *           "key": "sk_live_****_****_****_2hH5",
      *           "permissions": [
      *             "read:products",
@@ -2653,7 +3041,8 @@ export interface components {
      *           "status": "Active",
      *           "created": "2026-11-03T11:26:40.915Z",
      *           "last_used": "2026-11-27T07:58:13.402Z",
-     *           "expires_at": "2027-06-30T00:00:00.000Z"
+     *           "expires_at": "2027-06-30T00:00:00.000Z",
+     *           "livemode": true
      *         }
      *       ],
      *       "total": 1,
@@ -2776,6 +3165,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -2865,6 +3256,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -2992,6 +3385,207 @@ export interface components {
     };
     /**
      * @example {
+     *       "id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *       "name": "Warehouse",
+     *       "address": {
+     *         "name": "Ada Lovelace",
+     *         "line1": "500 Howard St",
+     *         "line2": "Suite 300",
+     *         "city": "San Francisco",
+     *         "state": "CA",
+     *         "postal_code": "94105",
+     *         "country": "US",
+     *         "phone": "+14155550123"
+     *       },
+     *       "fulfills_online_orders": true,
+     *       "default": false,
+     *       "created": "2027-01-20T10:15:00.000Z",
+     *       "updated": "2027-01-20T10:15:00.000Z"
+     *     }
+     */
+    Location: {
+      /** @example loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs */
+      id: string;
+      name: string;
+      address: ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+      /** @description Its available units count in variants’ `stock`, and orders take units from it. */
+      fulfills_online_orders: boolean;
+      /** @description The store’s default location: made with the store, it holds the stock a variant’s `stock` sets and always fulfils online orders. */
+      default: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *           "name": "Warehouse",
+     *           "address": {
+     *             "name": "Ada Lovelace",
+     *             "line1": "500 Howard St",
+     *             "line2": "Suite 300",
+     *             "city": "San Francisco",
+     *             "state": "CA",
+     *             "postal_code": "94105",
+     *             "country": "US",
+     *             "phone": "+14155550123"
+     *           },
+     *           "fulfills_online_orders": true,
+     *           "default": false,
+     *           "created": "2027-01-20T10:15:00.000Z",
+     *           "updated": "2027-01-20T10:15:00.000Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    LocationList: {
+      data: components['schemas']['Location'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *       "on_hand": 12,
+     *       "committed": 2,
+     *       "available": 10
+     *     }
+     */
+    StockLevel: {
+      /** @example loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs */
+      location_id: string;
+      /** @description Units at the location. */
+      on_hand: number;
+      /** @description Units of them orders (and cart holds) took, not shipped yet. */
+      committed: number;
+      /** @description `on_hand - committed`: what orders may still take. */
+      available: number;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *           "on_hand": 12,
+     *           "committed": 2,
+     *           "available": 10
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    StockLevelList: {
+      data: components['schemas']['StockLevel'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "adj_4kP9sT2uV7wY3cE5bQx7ZpW2",
+     *       "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+     *       "product_id": "prod_8Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+     *       "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *       "delta": 5,
+     *       "on_hand": 17,
+     *       "reason": "received",
+     *       "created": "2027-01-20T10:15:00.000Z"
+     *     }
+     */
+    InventoryAdjustment: {
+      /** @example adj_4kP9sT2uV7wY3cE5bQx7ZpW2 */
+      id: string;
+      /** @example var_2bQx7ZpW2bX9sT2uV7wY3cE5 */
+      variant_id: string;
+      product_id: string;
+      /** @example loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs */
+      location_id: string;
+      /** @description Units on hand after less before. */
+      delta: number;
+      /** @description Units on hand at the location after it. */
+      on_hand: number;
+      reason: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "adj_4kP9sT2uV7wY3cE5bQx7ZpW2",
+     *           "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+     *           "product_id": "prod_8Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+     *           "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *           "delta": 5,
+     *           "on_hand": 17,
+     *           "reason": "received",
+     *           "created": "2027-01-20T10:15:00.000Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    InventoryAdjustmentList: {
+      data: components['schemas']['InventoryAdjustment'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
      *       "name": "Ada Lovelace",
      *       "line1": "500 Howard St",
      *       "line2": "Suite 300",
@@ -3094,6 +3688,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -3223,6 +3819,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -3305,6 +3903,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -3377,6 +3977,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -3528,6 +4130,49 @@ export interface components {
      *           "status": "succeeded",
      *           "created": "2026-11-26T09:30:12.481Z"
      *         }
+     *       ],
+     *       "fulfillment_status": "fulfilled",
+     *       "fulfillments": [
+     *         {
+     *           "id": "ful_9Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+     *           "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *           "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *           "items": [
+     *             {
+     *               "variant_id": "var_trcJqGp8M3fWM6610Ac4ER3Q",
+     *               "quantity": 1
+     *             },
+     *             {
+     *               "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *               "quantity": 2
+     *             }
+     *           ],
+     *           "tracking": {
+     *             "carrier": "UPS",
+     *             "number": "1Z999AA10123456784",
+     *             "url": "https://www.ups.com/track?tracknum=1Z999AA10123456784"
+     *           },
+     *           "status": "shipped",
+     *           "created": "2026-11-22T14:03:11.940Z"
+     *         }
+     *       ],
+     *       "returns": [
+     *         {
+     *           "id": "ret_3cE5bQx7ZpW2bX9sT2uV7wY4",
+     *           "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *           "status": "received",
+     *           "items": [
+     *             {
+     *               "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *               "quantity": 1,
+     *               "reason": "too small"
+     *             }
+     *           ],
+     *           "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *           "restocked": true,
+     *           "refund_id": "re_rPxCqRUPnQ2rjVSPlreN61tj",
+     *           "created": "2026-11-25T09:00:00.000Z"
+     *         }
      *       ]
      *     }
      */
@@ -3632,6 +4277,17 @@ export interface components {
       refundable_amount: number;
       /** @description The order’s refunds, oldest first. */
       refunds: components['schemas']['Refund'][];
+      /**
+       * @description `unfulfilled` (nothing shipped), `partial` (some units shipped, some left) or `fulfilled` (nothing left to ship; units refunded before they shipped are not left).
+       * @enum {string}
+       */
+      fulfillment_status: 'unfulfilled' | 'partial' | 'fulfilled';
+      /** @description The order’s fulfilments, oldest first. */
+      fulfillments: components['schemas']['Fulfillment'][];
+      /** @description The order’s returns, oldest first. */
+      returns: components['schemas']['Return'][];
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -3848,6 +4504,49 @@ export interface components {
      *               "status": "succeeded",
      *               "created": "2026-11-26T09:30:12.481Z"
      *             }
+     *           ],
+     *           "fulfillment_status": "fulfilled",
+     *           "fulfillments": [
+     *             {
+     *               "id": "ful_9Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+     *               "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *               "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *               "items": [
+     *                 {
+     *                   "variant_id": "var_trcJqGp8M3fWM6610Ac4ER3Q",
+     *                   "quantity": 1
+     *                 },
+     *                 {
+     *                   "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *                   "quantity": 2
+     *                 }
+     *               ],
+     *               "tracking": {
+     *                 "carrier": "UPS",
+     *                 "number": "1Z999AA10123456784",
+     *                 "url": "https://www.ups.com/track?tracknum=1Z999AA10123456784"
+     *               },
+     *               "status": "shipped",
+     *               "created": "2026-11-22T14:03:11.940Z"
+     *             }
+     *           ],
+     *           "returns": [
+     *             {
+     *               "id": "ret_3cE5bQx7ZpW2bX9sT2uV7wY4",
+     *               "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *               "status": "received",
+     *               "items": [
+     *                 {
+     *                   "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+     *                   "quantity": 1,
+     *                   "reason": "too small"
+     *                 }
+     *               ],
+     *               "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *               "restocked": true,
+     *               "refund_id": "re_rPxCqRUPnQ2rjVSPlreN61tj",
+     *               "created": "2026-11-25T09:00:00.000Z"
+     *             }
      *           ]
      *         }
      *       ],
@@ -3918,6 +4617,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -3996,6 +4697,97 @@ export interface components {
     };
     /**
      * @example {
+     *       "id": "ful_9Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+     *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *       "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *       "items": [
+     *         {
+     *           "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+     *           "quantity": 1
+     *         }
+     *       ],
+     *       "tracking": {
+     *         "carrier": "UPS",
+     *         "number": "1Z999AA10123456784",
+     *         "url": "https://www.ups.com/track?tracknum=1Z999AA10123456784"
+     *       },
+     *       "status": "shipped",
+     *       "created": "2026-11-22T14:03:11.940Z"
+     *     }
+     */
+    Fulfillment: {
+      /** @example ful_9Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc */
+      id: string;
+      order_id: string;
+      /** @description The location the units were shipped from. */
+      location_id: string;
+      items: {
+        variant_id: string;
+        quantity: number;
+      }[];
+      tracking: {
+        carrier: string | null;
+        number: string | null;
+        url: string | null;
+      };
+      /** @enum {string} */
+      status: 'shipped';
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
+    };
+    /**
+     * @example {
+     *       "id": "ret_3cE5bQx7ZpW2bX9sT2uV7wY4",
+     *       "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+     *       "status": "received",
+     *       "items": [
+     *         {
+     *           "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+     *           "quantity": 1,
+     *           "reason": "too small"
+     *         }
+     *       ],
+     *       "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *       "restocked": true,
+     *       "refund_id": "re_8Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+     *       "created": "2026-11-25T09:00:00.000Z"
+     *     }
+     */
+    Return: {
+      /** @example ret_3cE5bQx7ZpW2bX9sT2uV7wY4 */
+      id: string;
+      order_id: string;
+      /**
+       * @description `requested`, then `received` or `cancelled`.
+       * @enum {string}
+       */
+      status: 'requested' | 'received' | 'cancelled';
+      items: {
+        variant_id: string;
+        quantity: number;
+        reason: string | null;
+      }[];
+      /** @description Where it was received; null until then. */
+      location_id: string | null;
+      /** @description Received with its units put back on hand at `location_id`. */
+      restocked: boolean;
+      /** @description The refund made when it was received with `refund: true`. */
+      refund_id: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
+    };
+    /**
+     * @example {
      *       "id": "prod_UJCge5s3ZsDvyd79x11NeKpp",
      *       "handle": "logo-t-shirt",
      *       "name": "Logo T-shirt",
@@ -4036,6 +4828,7 @@ export interface components {
      *           },
      *           "price": 2500,
      *           "compare_at_price": 3000,
+     *           "image": null,
      *           "available": false
      *         },
      *         {
@@ -4047,6 +4840,7 @@ export interface components {
      *           },
      *           "price": 2500,
      *           "compare_at_price": 3000,
+     *           "image": "https://cdn.example.com/products/logo-t-shirt-black.jpg",
      *           "available": true
      *         }
      *       ],
@@ -4076,6 +4870,8 @@ export interface components {
       variants: components['schemas']['StoreVariant'][];
       /** @description In a list: the product has more than the 100 variants shown (its own page lists them all). Always false on `GET /store/products/{id_or_handle}`. */
       variants_has_more: boolean;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     StoreVariant: {
       /** @example var_RzZ3unAXTTuVdMLmj0ZuOFd7 */
@@ -4090,6 +4886,8 @@ export interface components {
       price: number;
       /** @description The price before a reduction, to show struck through; minor units. */
       compare_at_price: number | null;
+      /** @description Its own picture (an https URL) when it has one, to show when the shopper chooses it; null: the product’s `images`. */
+      image: string | null;
       /** @description Whether a unit can be bought now (it is in stock). */
       available: boolean;
     };
@@ -4137,6 +4935,7 @@ export interface components {
      *               },
      *               "price": 2500,
      *               "compare_at_price": 3000,
+     *               "image": null,
      *               "available": false
      *             },
      *             {
@@ -4148,6 +4947,7 @@ export interface components {
      *               },
      *               "price": 2500,
      *               "compare_at_price": 3000,
+     *               "image": "https://cdn.example.com/products/logo-t-shirt-black.jpg",
      *               "available": true
      *             }
      *           ],
@@ -4199,6 +4999,8 @@ export interface components {
       min_weight_grams: number | null;
       /** @description The heaviest parcel it takes, inclusive; null: no upper bound. */
       max_weight_grams: number | null;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -4390,6 +5192,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       expires_at: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -4519,6 +5323,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @description A shopper’s session: 30 days from sign-in, until signed out or the password changes.
@@ -4560,6 +5366,8 @@ export interface components {
        */
       expires_at: string;
       customer: components['schemas']['StoreCustomer'];
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @description An order as its shopper sees it: what was bought, charged, shipped and refunded; the store’s metadata and notes are not shown.
@@ -4713,6 +5521,8 @@ export interface components {
       refunded_at: string | null;
       /** @description What was given back, minor units. */
       refunded_amount: number;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -4864,6 +5674,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -4888,6 +5700,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @description Version 2026-06-01 gives each wallet the available amount as `balance` and no `available` or `pending`.
@@ -4944,6 +5758,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -5017,6 +5833,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -5060,7 +5878,8 @@ export interface components {
      *       "id": "evt_jbV3I5JdFrBZriYaAyoM6xYR",
      *       "type": "transfer.created",
      *       "created": "2026-11-27T08:00:04.618Z",
-     *       "api_version": "2026-12-15",
+     *       "livemode": true,
+     *       "api_version": "2027-01-20",
      *       "data": {
      *         "object": {
      *           "id": "tr_JJUfZlAB7TpfyQAQYkEWaL1e",
@@ -5073,7 +5892,8 @@ export interface components {
      *           "metadata": {
      *             "invoice": "INV-2026-0042"
      *           },
-     *           "created": "2026-11-27T08:00:04.615Z"
+     *           "created": "2026-11-27T08:00:04.615Z",
+     *           "livemode": true
      *         }
      *       }
      *     }
@@ -5103,6 +5923,9 @@ export interface components {
         | 'payment.received'
         | 'payment.failed'
         | 'refund.created'
+        | 'fulfillment.created'
+        | 'return.created'
+        | 'return.received'
         | 'cart.abandoned'
         | 'customer.password_reset'
         | 'transfer.created'
@@ -5113,6 +5936,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /** @description false for an event of the store’s test mode; its `data.object` carries the same (from 2027-01-20). */
+      livemode?: boolean;
       api_version: string;
       data: {
         object: {
@@ -5133,7 +5958,8 @@ export interface components {
      *           "id": "evt_jbV3I5JdFrBZriYaAyoM6xYR",
      *           "type": "transfer.created",
      *           "created": "2026-11-27T08:00:04.618Z",
-     *           "api_version": "2026-12-15",
+     *           "livemode": true,
+     *           "api_version": "2027-01-20",
      *           "data": {
      *             "object": {
      *               "id": "tr_JJUfZlAB7TpfyQAQYkEWaL1e",
@@ -5146,7 +5972,8 @@ export interface components {
      *               "metadata": {
      *                 "invoice": "INV-2026-0042"
      *               },
-     *               "created": "2026-11-27T08:00:04.615Z"
+     *               "created": "2026-11-27T08:00:04.615Z",
+     *               "livemode": true
      *             }
      *           }
      *         }
@@ -5161,6 +5988,220 @@ export interface components {
      */
     EventList: {
       data: components['schemas']['Event'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "aud_4fT9kQm2bX8sV1uW6yZ3cE7d",
+     *       "time": "2026-11-21T10:15:00.000Z",
+     *       "actor": {
+     *         "type": "api_key",
+     *         "id": "key_9hGf2kQm1bX9sT2uV7wY3cE5",
+     *         "name": "Back office"
+     *       },
+     *       "action": "product.updated",
+     *       "resource": {
+     *         "type": "product",
+     *         "id": "prod_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs"
+     *       },
+     *       "changes": {
+     *         "price": {
+     *           "from": 1999,
+     *           "to": 2499
+     *         }
+     *       },
+     *       "request_id": "req_2b7Lq9Xv4Nc8Zt1Mk6Pw3Rs",
+     *       "ip": "203.0.113.7",
+     *       "livemode": true,
+     *       "hash": "9f2c4e1ab8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1"
+     *     }
+     */
+    AuditEntry: {
+      id: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      time: string;
+      actor: {
+        /** @enum {string} */
+        type: 'user' | 'api_key' | 'app' | 'customer' | 'system' | 'operator';
+        id: string | null;
+        name: string | null;
+      };
+      /** @description Event-style: `product.updated`, `api_key.created`, ... */
+      action: string;
+      resource: {
+        /** @description The object’s name: `product`, `api_key`, `webhook`, ... */
+        type: string;
+        id: string;
+      };
+      /** @description The changed fields only, each from its old value to its new one (null where there was none). Secrets, password hashes and card data never appear. null while the entry is not yet sealed (`hash` null) when the change did not know the previous state: sealing works it out from the resource’s previous entry, about a second after the change. */
+      changes: {
+        [key: string]: {
+          from: unknown;
+          to: unknown;
+        };
+      } | null;
+      /** @description The `X-Request-Id` of the request that made the change. */
+      request_id: string | null;
+      ip: string | null;
+      livemode: boolean;
+      /** @description SHA-256 (hex) over the tenant’s previous entry’s hash and this entry: `admin audit:verify` checks the chain. null while the entry is not yet sealed into the chain: entries are written with their change and chained about a second after it commits. */
+      hash: string | null;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "aud_4fT9kQm2bX8sV1uW6yZ3cE7d",
+     *           "time": "2026-11-21T10:15:00.000Z",
+     *           "actor": {
+     *             "type": "api_key",
+     *             "id": "key_9hGf2kQm1bX9sT2uV7wY3cE5",
+     *             "name": "Back office"
+     *           },
+     *           "action": "product.updated",
+     *           "resource": {
+     *             "type": "product",
+     *             "id": "prod_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs"
+     *           },
+     *           "changes": {
+     *             "price": {
+     *               "from": 1999,
+     *               "to": 2499
+     *             }
+     *           },
+     *           "request_id": "req_2b7Lq9Xv4Nc8Zt1Mk6Pw3Rs",
+     *           "ip": "203.0.113.7",
+     *           "livemode": true,
+     *           "hash": "9f2c4e1ab8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    AuditEntryList: {
+      data: components['schemas']['AuditEntry'][];
+      /** @description Exact number of matching items. */
+      total: number;
+      /** @description floor(offset / limit) + 1 */
+      page: number;
+      limit: number;
+      offset: number;
+      has_more: boolean;
+      /** @description Pass as `cursor` for the next page. */
+      next_cursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "req_2b7Lq9Xv4Nc8Zt1Mk6Pw3Rs",
+     *       "time": "2026-11-21T10:15:00.000Z",
+     *       "method": "PATCH",
+     *       "path": "/v1/products/prod_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *       "route": "/v1/products/:id",
+     *       "status": 200,
+     *       "duration_ms": 4.212,
+     *       "key": {
+     *         "id": "key_9hGf2kQm1bX9sT2uV7wY3cE5",
+     *         "name": "Back office",
+     *         "type": "secret"
+     *       },
+     *       "app": null,
+     *       "ip": "203.0.113.7",
+     *       "user_agent": "commerce-client/2.6",
+     *       "api_version": "2027-01-20",
+     *       "idempotency_key": null,
+     *       "error_code": null,
+     *       "request_body": "{\"price\":2499}",
+     *       "response_body": "{\"id\":\"prod_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs\",\"price\":2499}"
+     *     }
+     */
+    RequestLog: {
+      /** @description The request’s `X-Request-Id`. */
+      id: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:15:00.000Z
+       */
+      time: string;
+      method: string;
+      /** @description As requested, with the query (secret-looking parameters redacted). */
+      path: string;
+      /** @description The route’s pattern, e.g. `/v1/products/:id`. */
+      route: string;
+      status: number;
+      duration_ms: number;
+      key: {
+        id: string;
+        name: string;
+        /** @description `secret`, `publishable`, `app` (an installation token) or `console`. */
+        type: string;
+      } | null;
+      /** @description The app’s name, for an installation token. */
+      app: string | null;
+      ip: string | null;
+      user_agent: string | null;
+      api_version: string | null;
+      idempotency_key: string | null;
+      /** @description The problem’s `code` of a 4xx or 5xx answer. */
+      error_code: string | null;
+      /** @description The body as JSON text, up to 8 KiB (a longer one is cut, ending in `…[cut]`), with every secret, token, password and card number replaced by `[redacted]`. */
+      request_body: string | null;
+      /** @description The body as JSON text, up to 8 KiB (a longer one is cut, ending in `…[cut]`), with every secret, token, password and card number replaced by `[redacted]`. */
+      response_body: string | null;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "req_2b7Lq9Xv4Nc8Zt1Mk6Pw3Rs",
+     *           "time": "2026-11-21T10:15:00.000Z",
+     *           "method": "PATCH",
+     *           "path": "/v1/products/prod_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+     *           "route": "/v1/products/:id",
+     *           "status": 200,
+     *           "duration_ms": 4.212,
+     *           "key": {
+     *             "id": "key_9hGf2kQm1bX9sT2uV7wY3cE5",
+     *             "name": "Back office",
+     *             "type": "secret"
+     *           },
+     *           "app": null,
+     *           "ip": "203.0.113.7",
+     *           "user_agent": "commerce-client/2.6",
+     *           "api_version": "2027-01-20",
+     *           "idempotency_key": null,
+     *           "error_code": null,
+     *           "request_body": "{\"price\":2499}",
+     *           "response_body": "{\"id\":\"prod_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs\",\"price\":2499}"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "page": 1,
+     *       "limit": 20,
+     *       "offset": 0,
+     *       "has_more": false,
+     *       "next_cursor": null
+     *     }
+     */
+    RequestLogList: {
+      data: components['schemas']['RequestLog'][];
       /** @description Exact number of matching items. */
       total: number;
       /** @description floor(offset / limit) + 1 */
@@ -5224,6 +6265,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -5322,6 +6365,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       next_retry_at: string | null;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -5426,6 +6471,8 @@ export interface components {
        * @example wh_4fGz0aQm1bX9sT2uV7wY3cE5
        */
       webhook_id: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -5561,6 +6608,8 @@ export interface components {
         | 'write:settings'
         | 'read:products'
         | 'write:products'
+        | 'read:inventory'
+        | 'write:inventory'
         | 'read:customers'
         | 'write:customers'
         | 'read:pricing'
@@ -5569,6 +6618,7 @@ export interface components {
         | 'write:orders'
         | 'read:wallet'
         | 'write:wallet'
+        | 'read:audit'
         | 'read:webhooks'
         | 'write:webhooks'
         | 'read:plugins'
@@ -5602,6 +6652,9 @@ export interface components {
         | 'payment.received'
         | 'payment.failed'
         | 'refund.created'
+        | 'fulfillment.created'
+        | 'return.created'
+        | 'return.received'
         | 'cart.abandoned'
         | 'customer.password_reset'
         | 'transfer.created'
@@ -5643,6 +6696,8 @@ export interface components {
           | 'write:settings'
           | 'read:products'
           | 'write:products'
+          | 'read:inventory'
+          | 'write:inventory'
           | 'read:customers'
           | 'write:customers'
           | 'read:pricing'
@@ -5651,6 +6706,7 @@ export interface components {
           | 'write:orders'
           | 'read:wallet'
           | 'write:wallet'
+          | 'read:audit'
           | 'read:webhooks'
           | 'write:webhooks'
           | 'read:plugins'
@@ -5684,6 +6740,9 @@ export interface components {
           | 'payment.received'
           | 'payment.failed'
           | 'refund.created'
+          | 'fulfillment.created'
+          | 'return.created'
+          | 'return.received'
           | 'cart.abandoned'
           | 'customer.password_reset'
           | 'transfer.created'
@@ -5714,6 +6773,8 @@ export interface components {
             | 'write:settings'
             | 'read:products'
             | 'write:products'
+            | 'read:inventory'
+            | 'write:inventory'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
@@ -5722,6 +6783,7 @@ export interface components {
             | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
+            | 'read:audit'
             | 'read:webhooks'
             | 'write:webhooks'
             | 'read:plugins'
@@ -5755,6 +6817,9 @@ export interface components {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'fulfillment.created'
+            | 'return.created'
+            | 'return.received'
             | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
@@ -5823,7 +6888,7 @@ export interface components {
             | 'shipping'
             | 'tax';
           /**
-           * @description What its installation token may do. Key, plugin and settings permissions cannot be asked for.
+           * @description What its installation token may do. Key, plugin, settings and audit permissions cannot be asked for.
            * @example [
            *       "read:products",
            *       "write:products"
@@ -5833,6 +6898,8 @@ export interface components {
             | 'read:users'
             | 'read:products'
             | 'write:products'
+            | 'read:inventory'
+            | 'write:inventory'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
@@ -5877,6 +6944,9 @@ export interface components {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'fulfillment.created'
+            | 'return.created'
+            | 'return.received'
             | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
@@ -5911,6 +6981,8 @@ export interface components {
        * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ0vj1xDkQ8c=
        */
       secret?: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6009,6 +7081,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       updated: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6030,6 +7104,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       installed_at: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6125,6 +7201,8 @@ export interface components {
       tenant_id: string;
       /** @example ins_7Hq2LmX9aZ0bC3dE5fG7hJ9k */
       installation_id: string | null;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6251,6 +7329,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       created: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6335,6 +7415,8 @@ export interface components {
        * @example 2026-11-21T10:15:00.000Z
        */
       finished_at: string | null;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6406,6 +7488,8 @@ export interface components {
       column: string | null;
       /** @example must be a whole number, not "12.50" */
       message: string;
+      /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+      livemode?: boolean;
     };
     /**
      * @example {
@@ -6634,7 +7718,8 @@ export interface operations {
            *           "read:products",
            *           "write:products"
            *         ]
-           *       }
+           *       },
+           *       "livemode": true
            *     }
            */
           'application/json': {
@@ -6666,6 +7751,8 @@ export interface operations {
                 | 'write:settings'
                 | 'read:products'
                 | 'write:products'
+                | 'read:inventory'
+                | 'write:inventory'
                 | 'read:customers'
                 | 'write:customers'
                 | 'read:pricing'
@@ -6674,6 +7761,7 @@ export interface operations {
                 | 'write:orders'
                 | 'read:wallet'
                 | 'write:wallet'
+                | 'read:audit'
                 | 'read:webhooks'
                 | 'write:webhooks'
                 | 'read:plugins'
@@ -6686,6 +7774,8 @@ export interface operations {
                 | 'write:imports'
               )[];
             };
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
           };
         };
       };
@@ -6715,7 +7805,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6840,7 +7930,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7006,7 +8096,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7022,7 +8112,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7188,7 +8278,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7279,6 +8369,11 @@ export interface operations {
            * @enum {string}
            */
           type?: 'secret' | 'publishable';
+          /**
+           * @description The store the key acts on: `live`, or `test` for its test mode (`sk_test_`, `pk_test_`). Default: the calling key’s mode.
+           * @enum {string}
+           */
+          mode?: 'live' | 'test';
           /** @description Required for a secret key; absent for a publishable key, which holds none. */
           permissions?: (
             | 'read:users'
@@ -7287,6 +8382,8 @@ export interface operations {
             | 'write:settings'
             | 'read:products'
             | 'write:products'
+            | 'read:inventory'
+            | 'write:inventory'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
@@ -7295,6 +8392,7 @@ export interface operations {
             | 'write:orders'
             | 'read:wallet'
             | 'write:wallet'
+            | 'read:audit'
             | 'read:webhooks'
             | 'write:webhooks'
             | 'read:plugins'
@@ -7336,6 +8434,7 @@ export interface operations {
            *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
            *       "name": "Warehouse sync",
            *       "type": "secret",
+           *       "mode": "live",
            *       "key": "sk_live_cTcTo3c5PSzgOfvCfEsdyM0w9VfEZFuOMz9y2hH5",
            *       "permissions": [
            *         "read:products",
@@ -7345,7 +8444,8 @@ export interface operations {
            *       "status": "Active",
            *       "created": "2026-11-03T11:26:40.915Z",
            *       "last_used": null,
-           *       "expires_at": "2027-06-30T00:00:00.000Z"
+           *       "expires_at": "2027-06-30T00:00:00.000Z",
+           *       "livemode": true
            *     }
            */
           'application/json': components['schemas']['ApiKey'];
@@ -7377,7 +8477,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7393,7 +8493,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7441,7 +8541,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7568,7 +8668,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7706,7 +8806,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7837,6 +8937,7 @@ export interface operations {
            *       "id": "key_cLYNj84z8GoLCUctMVQV21Uw",
            *       "name": "Warehouse sync",
            *       "type": "secret",
+           *       "mode": "live",
            *       "key": "sk_live_cTcTo3c5PSzgOfvCfEsdyM0w9VfEZFuOMz9y2hH5",
            *       "permissions": [
            *         "read:products",
@@ -7846,7 +8947,8 @@ export interface operations {
            *       "status": "Active",
            *       "created": "2026-11-03T11:26:40.915Z",
            *       "last_used": null,
-           *       "expires_at": "2027-06-30T00:00:00.000Z"
+           *       "expires_at": "2027-06-30T00:00:00.000Z",
+           *       "livemode": true
            *     }
            */
           'application/json': components['schemas']['ApiKey'];
@@ -7878,7 +8980,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7910,7 +9012,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7958,7 +9060,645 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  fundTestWallet: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": 100000,
+         *       "currency": "USD"
+         *     }
+         */
+        'application/json': {
+          /** @description Minor units (cents). */
+          amount: number;
+          /** @description ISO 4217; the wallet appears with its first funds. */
+          currency: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WalletTransaction'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resetTestMode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deleted": {
+           *         "products": 12,
+           *         "product_variants": 30,
+           *         "orders": 4,
+           *         "order_items": 6
+           *       },
+           *       "livemode": true
+           *     }
+           */
+          'application/json': {
+            /** @description Rows deleted, by table, for the tables that had any. */
+            deleted: {
+              [key: string]: number;
+            };
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  copyLiveToTestMode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "what": [
+         *         "products",
+         *         "pricing",
+         *         "settings"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description `products`: the catalog (products, variants, their stock at locations of the same name); `pricing`: discounts, shipping and tax rates; `settings`: the store’s settings. */
+          what: ('products' | 'pricing' | 'settings')[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "copied": {
+           *         "products": 48,
+           *         "pricing": 5,
+           *         "settings": 1
+           *       },
+           *       "livemode": true
+           *     }
+           */
+          'application/json': {
+            /** @description Rows copied, by part. */
+            copied: {
+              [key: string]: number;
+            };
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8063,7 +9803,8 @@ export interface operations {
            *           "latest": false,
            *           "changelog": [
            *             "GET /wallet/balance returns `available` and `pending` instead of `balance`."
-           *           ]
+           *           ],
+           *           "livemode": true
            *         },
            *         {
            *           "version": "2026-12-15",
@@ -8071,7 +9812,8 @@ export interface operations {
            *           "latest": true,
            *           "changelog": [
            *             "Partial refunds: `POST /orders/{id}/refunds` by amount, by items (with restock) or of shipping."
-           *           ]
+           *           ],
+           *           "livemode": true
            *         }
            *       ],
            *       "latest": "2026-12-15",
@@ -8088,6 +9830,8 @@ export interface operations {
               release: string;
               latest: boolean;
               changelog: string[];
+              /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+              livemode: boolean;
             }[];
             latest: string;
             /** @description The version the calling tenant is pinned to. */
@@ -8123,7 +9867,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8234,12 +9978,15 @@ export interface operations {
           /**
            * @example {
            *       "previous_version": "2026-11-21",
-           *       "api_version": "2026-12-15"
+           *       "api_version": "2026-12-15",
+           *       "livemode": true
            *     }
            */
           'application/json': {
             previous_version: string;
             api_version: string;
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
           };
         };
       };
@@ -8269,7 +10016,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8285,7 +10032,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8333,7 +10080,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8488,7 +10235,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8786,7 +10533,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8802,7 +10549,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8850,7 +10597,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8977,7 +10724,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9115,7 +10862,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9359,7 +11106,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9391,7 +11138,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9439,7 +11186,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9575,7 +11322,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9778,7 +11525,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9810,7 +11557,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9858,7 +11605,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9986,7 +11733,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10125,7 +11872,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10157,7 +11904,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10336,7 +12083,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10368,7 +12115,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10416,7 +12163,1336 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listLocations: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LocationList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createLocation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Warehouse",
+         *       "fulfills_online_orders": true
+         *     }
+         */
+        'application/json': {
+          /** @example Warehouse */
+          name: string;
+          address?:
+            ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+          /** @default true */
+          fulfills_online_orders?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Location'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getLocation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Location'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteLocation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateLocation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "fulfills_online_orders": false
+         *     }
+         */
+        'application/json': {
+          /** @example Warehouse */
+          name?: string;
+          address?:
+            ((components['schemas']['Address'] | null) | null) | components['schemas']['Address'] | null;
+          fulfills_online_orders?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Location'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getVariantInventory: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        id: string;
+        variant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StockLevelList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listInventoryAdjustments: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+        variant_id?: string;
+        location_id?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InventoryAdjustmentList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createInventoryAdjustment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+         *       "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+         *       "delta": 5,
+         *       "reason": "received"
+         *     }
+         */
+        'application/json': {
+          variant_id: string;
+          location_id: string;
+          /** @description Units to add (or remove, negative) on hand; give `delta` or `set`. */
+          delta?: number;
+          /** @description Units on hand after; give `delta` or `set`. */
+          set?: number;
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InventoryAdjustment'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10559,7 +13635,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10737,7 +13813,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10753,7 +13829,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10801,7 +13877,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10928,7 +14004,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11066,7 +14142,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11098,7 +14174,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11264,7 +14340,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11296,7 +14372,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11584,6 +14660,49 @@ export interface operations {
            *               "status": "succeeded",
            *               "created": "2026-11-26T09:30:12.481Z"
            *             }
+           *           ],
+           *           "fulfillment_status": "fulfilled",
+           *           "fulfillments": [
+           *             {
+           *               "id": "ful_9Zt1Mk6Pw3Rs7Hq2Lx9Vb4Nc",
+           *               "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+           *               "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+           *               "items": [
+           *                 {
+           *                   "variant_id": "var_trcJqGp8M3fWM6610Ac4ER3Q",
+           *                   "quantity": 1
+           *                 },
+           *                 {
+           *                   "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+           *                   "quantity": 2
+           *                 }
+           *               ],
+           *               "tracking": {
+           *                 "carrier": "UPS",
+           *                 "number": "1Z999AA10123456784",
+           *                 "url": "https://www.ups.com/track?tracknum=1Z999AA10123456784"
+           *               },
+           *               "status": "shipped",
+           *               "created": "2026-11-22T14:03:11.940Z"
+           *             }
+           *           ],
+           *           "returns": [
+           *             {
+           *               "id": "ret_3cE5bQx7ZpW2bX9sT2uV7wY4",
+           *               "order_id": "ord_s11dd1TIuPzPnu7E29AlKVTk",
+           *               "status": "received",
+           *               "items": [
+           *                 {
+           *                   "variant_id": "var_RzZ3unAXTTuVdMLmj0ZuOFd7",
+           *                   "quantity": 1,
+           *                   "reason": "too small"
+           *                 }
+           *               ],
+           *               "location_id": "loc_7Hq2Lx9Vb4Nc8Zt1Mk6Pw3Rs",
+           *               "restocked": true,
+           *               "refund_id": "re_rPxCqRUPnQ2rjVSPlreN61tj",
+           *               "created": "2026-11-25T09:00:00.000Z"
+           *             }
            *           ]
            *         }
            *       ],
@@ -11609,7 +14728,8 @@ export interface operations {
            *           "object_id": "pay_AbKpioPgdeCpGiGqNmKb9zFt",
            *           "created": "2026-11-21T10:15:01.372Z"
            *         }
-           *       ]
+           *       ],
+           *       "livemode": true
            *     }
            */
           'application/json': {
@@ -11664,6 +14784,8 @@ export interface operations {
                */
               created: string;
             }[];
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
           };
         };
       };
@@ -11693,7 +14815,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11841,7 +14963,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11873,7 +14995,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11921,7 +15043,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12061,7 +15183,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12246,7 +15368,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12262,7 +15384,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12310,7 +15432,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12437,7 +15559,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12575,7 +15697,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12775,7 +15897,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12807,7 +15929,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12978,7 +16100,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13145,7 +16267,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13161,7 +16283,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13209,7 +16331,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13336,7 +16458,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13474,7 +16596,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13649,7 +16771,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13681,7 +16803,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13852,7 +16974,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14000,7 +17122,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14016,7 +17138,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14064,7 +17186,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14191,7 +17313,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14329,7 +17451,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14497,7 +17619,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14529,7 +17651,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14704,7 +17826,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14875,7 +17997,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14907,7 +18029,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14955,7 +18077,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15189,7 +18311,11 @@ export interface operations {
            *       "refunded_at": null,
            *       "refunded_amount": 0,
            *       "refundable_amount": 0,
-           *       "refunds": []
+           *       "refunds": [],
+           *       "fulfillment_status": "unfulfilled",
+           *       "fulfillments": [],
+           *       "returns": [],
+           *       "livemode": true
            *     }
            */
           'application/json': {
@@ -15293,6 +18419,17 @@ export interface operations {
             refundable_amount: number;
             /** @description The order’s refunds, oldest first. */
             refunds: components['schemas']['Refund'][];
+            /**
+             * @description `unfulfilled` (nothing shipped), `partial` (some units shipped, some left) or `fulfilled` (nothing left to ship; units refunded before they shipped are not left).
+             * @enum {string}
+             */
+            fulfillment_status: 'unfulfilled' | 'partial' | 'fulfilled';
+            /** @description The order’s fulfilments, oldest first. */
+            fulfillments: components['schemas']['Fulfillment'][];
+            /** @description The order’s returns, oldest first. */
+            returns: components['schemas']['Return'][];
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
           };
         };
       };
@@ -15322,7 +18459,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15354,7 +18491,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15402,7 +18539,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15529,7 +18666,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15687,7 +18824,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15719,7 +18856,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15767,7 +18904,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15907,7 +19044,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15939,7 +19076,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15987,7 +19124,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16119,7 +19256,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16151,7 +19288,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16199,7 +19336,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16331,7 +19468,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16363,7 +19500,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16411,7 +19548,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16550,7 +19687,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16582,7 +19719,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16630,7 +19767,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16766,7 +19903,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16909,7 +20046,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17082,7 +20219,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17114,7 +20251,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17162,7 +20299,913 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createFulfillment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+         *           "quantity": 1
+         *         }
+         *       ],
+         *       "carrier": "UPS",
+         *       "tracking_number": "1Z999AA10123456784",
+         *       "tracking_url": "https://www.ups.com/track?tracknum=1Z999AA10123456784"
+         *     }
+         */
+        'application/json': {
+          /** @description Where the units ship from; the store’s default location if absent. */
+          location_id?: string;
+          /** @description Units to ship, by variant; absent: everything not fulfilled yet. */
+          items?: {
+            variant_id: string;
+            quantity: number;
+          }[];
+          carrier?: string;
+          tracking_number?: string;
+          /** @description An http(s) URL. */
+          tracking_url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Fulfillment'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createReturn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "variant_id": "var_2bQx7ZpW2bX9sT2uV7wY3cE5",
+         *           "quantity": 1,
+         *           "reason": "too small"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          items: {
+            variant_id: string;
+            quantity: number;
+            reason?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Return'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  receiveReturn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "restock": true,
+         *       "refund": true
+         *     }
+         */
+        'application/json': {
+          /** @description Where it arrives; the store’s default location if absent. */
+          location_id?: string;
+          /**
+           * @description Put the units back on hand there.
+           * @default true
+           */
+          restock?: boolean;
+          /**
+           * @description Refund the returned units (their part of what was paid), in the same transaction.
+           * @default false
+           */
+          refund?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Return'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  cancelReturn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Return'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over 1 MiB: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON: `unsupported_media_type` */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17296,7 +21339,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17409,7 +21452,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17540,7 +21583,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17695,7 +21738,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17708,7 +21751,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17747,7 +21790,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -17861,7 +21904,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18006,7 +22049,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18032,7 +22075,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18189,7 +22232,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18215,7 +22258,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18254,7 +22297,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18361,7 +22404,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18387,7 +22430,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18506,7 +22549,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18532,7 +22575,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18672,7 +22715,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18698,7 +22741,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18737,7 +22780,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18881,7 +22924,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18907,7 +22950,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18946,7 +22989,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19070,7 +23113,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19197,7 +23240,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19356,7 +23399,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19369,7 +23412,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19408,7 +23451,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19532,7 +23575,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19545,7 +23588,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19584,7 +23627,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19691,7 +23734,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19803,7 +23846,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -19934,7 +23977,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20081,7 +24124,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20201,7 +24244,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20214,7 +24257,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20253,7 +24296,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20381,7 +24424,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20394,7 +24437,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20433,7 +24476,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20552,7 +24595,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20693,7 +24736,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20838,7 +24881,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20995,7 +25038,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21011,7 +25054,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21059,7 +25102,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21195,7 +25238,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21322,7 +25365,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21438,11 +25481,19 @@ export interface operations {
           | 'payment.received'
           | 'payment.failed'
           | 'refund.created'
+          | 'fulfillment.created'
+          | 'return.created'
+          | 'return.received'
           | 'cart.abandoned'
           | 'customer.password_reset'
           | 'transfer.created'
           | 'webhook.test'
           | 'import.completed';
+        /**
+         * @description Only the events of this object (its `data.object.id`): an order’s timeline, a product’s history.
+         * @example ord_Hk3b2fQ9xL0pZ7vT1mN4cR8s
+         */
+        object_id?: string;
         created_from?: string;
         created_to?: string;
       };
@@ -21500,7 +25551,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21627,7 +25678,563 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (also for another tenant’s resources): `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listAuditEntries: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+        resource_id?: string;
+        actor_id?: string;
+        action?: string;
+        request_id?: string;
+        /** @description Entries at or after this time. */
+        from?: string;
+        /** @description Entries at or before this time. */
+        to?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuditEntryList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  exportAuditLog: {
+    parameters: {
+      query?: {
+        /** @description `csv` (default; RFC 4180, a header line) or `jsonl` (JSON Lines: one entry per line). */
+        format?: 'csv' | 'jsonl';
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every entry, oldest first, as an attachment */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+          'application/x-ndjson': string;
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listRequestLogs: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100. */
+        limit?: number;
+        /** @description Rows to skip, at most 10,000 (deeper: `cursor`). */
+        offset?: number;
+        /** @description 1-based page, an alternative to `offset`: at most 10,000 / limit + 1 (deeper: `cursor`). */
+        page?: number;
+        /** @description Opaque; `next_cursor` of the previous page. */
+        cursor?: string;
+        /** @description A class (`2xx`, `4xx`, `5xx`) or a status (`404`). */
+        status?: string;
+        method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+        /** @description A route pattern, e.g. `/v1/products/:id`. */
+        route?: string;
+        key_id?: string;
+        from?: string;
+        to?: string;
+      };
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLogList'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limit or monthly quota exceeded: `rate_limited`, `quota_exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Shutting down, a connection over the cap, or the store unreachable, refusing connections or busy (a lock wait or statement past its timeout, too many of the tenant’s requests waiting); retry after `Retry-After` seconds: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getRequestLog: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
+        'X-Service-Version'?: components['parameters']['X-Service-Version'];
+        /** @description An `ETag` of an earlier answer: `304` with no body while it still holds. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+      };
+      path: {
+        request_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLog'];
+        };
+      };
+      /** @description Invalid request: `invalid_json`, `validation_failed`, `invalid_version`, `invalid_idempotency_key` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Service-Version': components['headers']['X-Service-Version'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key: `authentication_required`, `invalid_api_key`, `api_key_expired`, `invalid_credentials`, `invalid_customer_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21777,7 +26384,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21897,6 +26504,9 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'fulfillment.created'
+            | 'return.created'
+            | 'return.received'
             | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
@@ -21971,7 +26581,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21987,7 +26597,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22035,7 +26645,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22162,7 +26772,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22300,7 +26910,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22425,6 +27035,9 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'fulfillment.created'
+            | 'return.created'
+            | 'return.received'
             | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
@@ -22482,7 +27095,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22546,7 +27159,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22696,7 +27309,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22728,7 +27341,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22776,7 +27389,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22925,7 +27538,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -22957,7 +27570,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23005,7 +27618,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23143,7 +27756,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23295,7 +27908,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23461,7 +28074,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23493,7 +28106,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23541,7 +28154,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23696,7 +28309,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23821,7 +28434,7 @@ export interface operations {
             | 'shipping'
             | 'tax';
           /**
-           * @description What its installation token may do. Key, plugin and settings permissions cannot be asked for.
+           * @description What its installation token may do. Key, plugin, settings and audit permissions cannot be asked for.
            * @example [
            *       "read:products",
            *       "write:products"
@@ -23831,6 +28444,8 @@ export interface operations {
             | 'read:users'
             | 'read:products'
             | 'write:products'
+            | 'read:inventory'
+            | 'write:inventory'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
@@ -23875,6 +28490,9 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'fulfillment.created'
+            | 'return.created'
+            | 'return.received'
             | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
@@ -23969,7 +28587,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -23985,7 +28603,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24033,7 +28651,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24161,7 +28779,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24286,7 +28904,7 @@ export interface operations {
             | 'shipping'
             | 'tax';
           /**
-           * @description What its installation token may do. Key, plugin and settings permissions cannot be asked for.
+           * @description What its installation token may do. Key, plugin, settings and audit permissions cannot be asked for.
            * @example [
            *       "read:products",
            *       "write:products"
@@ -24296,6 +28914,8 @@ export interface operations {
             | 'read:users'
             | 'read:products'
             | 'write:products'
+            | 'read:inventory'
+            | 'write:inventory'
             | 'read:customers'
             | 'write:customers'
             | 'read:pricing'
@@ -24340,6 +28960,9 @@ export interface operations {
             | 'payment.received'
             | 'payment.failed'
             | 'refund.created'
+            | 'fulfillment.created'
+            | 'return.created'
+            | 'return.received'
             | 'cart.abandoned'
             | 'customer.password_reset'
             | 'transfer.created'
@@ -24401,7 +29024,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24433,7 +29056,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24481,7 +29104,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24614,7 +29237,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24646,7 +29269,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24694,7 +29317,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24831,7 +29454,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -24984,7 +29607,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25151,7 +29774,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25183,7 +29806,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25231,7 +29854,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25356,7 +29979,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25506,7 +30129,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25538,7 +30161,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25586,7 +30209,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25744,7 +30367,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25776,7 +30399,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -25824,7 +30447,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26011,7 +30634,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26043,7 +30666,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26091,7 +30714,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26310,7 +30933,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26342,7 +30965,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26390,7 +31013,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -26733,7 +31356,8 @@ export interface operations {
            *             "errors": 5
            *           }
            *         ]
-           *       }
+           *       },
+           *       "livemode": true
            *     }
            */
           'application/json': {
@@ -26860,6 +31484,8 @@ export interface operations {
                 errors: number;
               }[];
             };
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
           };
         };
       };
@@ -26889,7 +31515,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -27079,7 +31705,8 @@ export interface operations {
            *         "delivered": 104,
            *         "cancelled": 6,
            *         "refunded": 4
-           *       }
+           *       },
+           *       "livemode": true
            *     }
            */
           'application/json': {
@@ -27182,6 +31809,8 @@ export interface operations {
               cancelled: number;
               refunded: number;
             };
+            /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
+            livemode: boolean;
           };
         };
       };
@@ -27211,7 +31840,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -27419,7 +32048,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -27607,7 +32236,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -27809,7 +32438,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -27943,7 +32572,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28114,7 +32743,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28130,7 +32759,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds` */
+      /** @description Conflict: `idempotency_key_in_use`, `invalid_state_transition`, `duplicate_sku`, `handle_taken`, `duplicate_email`, `customer_has_orders`, `duplicate_code`, `duplicate_tax_rate`, `shipping_rate_overlap`, `cart_not_open`, `cart_changed`, `holds_disabled`, `too_many_holds`, `location_has_stock` */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28178,7 +32807,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `invalid_product_code`, `invalid_reset_token` */
+      /** @description Request understood but refused: `idempotency_key_reused`, `insufficient_stock`, `insufficient_funds`, `currency_mismatch`, `invalid_destination`, `payment_failed`, `invalid_webhook_url`, `limit_exceeded`, `amount_exceeds_refundable`, `discount_invalid`, `shipping_unavailable`, `cart_not_ready`, `invalid_import`, `quantity_exceeds_unfulfilled`, `quantity_exceeds_returnable`, `invalid_product_code`, `invalid_reset_token` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28305,7 +32934,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28457,7 +33086,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28602,7 +33231,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28731,7 +33360,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -28860,7 +33489,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed` */
+      /** @description The key lacks the required permission: `insufficient_permissions`, `publishable_key_not_allowed`, `origin_not_allowed`, `wrong_mode` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -29868,6 +34497,150 @@ export interface operations {
           api_version: string;
           data: {
             object: components['schemas']['Refund'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onFulfillmentCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'fulfillment.created';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Fulfillment'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onReturnCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'return.created';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Return'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx ends the attempts. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not received: the attempt is retried on the schedule, then given up. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onReturnReceived: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': string;
+        /** @description Unix seconds when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the endpoint secret; two during a rotation. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example evt_7cQp2ZxW1bX9sT2uV7wY3cE5 */
+          id: string;
+          /** @constant */
+          type: 'return.received';
+          /** Format: date-time */
+          created: string;
+          /** @description The version the object is rendered in: the endpoint's. */
+          api_version: string;
+          data: {
+            object: components['schemas']['Return'];
           };
         };
       };

@@ -5,14 +5,15 @@ import { Field, SelectField } from '../../components/Form.js';
 import { useToast } from '../../components/Toast.js';
 import { formatMoney } from '../../format.js';
 import type { Order } from '../../types.js';
+import { FulfilDialog } from './FulfilDialog.js';
 import { RefundDialog } from './RefundDialog.js';
 
-type Action = 'pay' | 'ship' | 'deliver' | 'cancel' | 'refund';
+type Action = 'pay' | 'fulfil' | 'ship' | 'deliver' | 'cancel' | 'refund';
 
 /** What an order in each status allows (the API's lifecycle). */
 const ALLOWED: Record<Order['status'], Action[]> = {
   pending: ['pay', 'cancel'],
-  paid: ['ship', 'refund', 'cancel'],
+  paid: ['fulfil', 'ship', 'refund', 'cancel'],
   shipped: ['deliver', 'refund'],
   delivered: ['refund'],
   cancelled: [],
@@ -21,6 +22,7 @@ const ALLOWED: Record<Order['status'], Action[]> = {
 
 const BUTTONS: Record<Action, string> = {
   pay: 'Take payment',
+  fulfil: 'Ship units',
   ship: 'Mark shipped',
   deliver: 'Mark delivered',
   cancel: 'Cancel order',
@@ -102,7 +104,8 @@ function ShipDialog({ order, onClose }: { order: Order; onClose: () => void }) {
       error={action.error}
     >
       <p className="dialog-message">
-        Marks every line shipped and emits <code>order.shipped</code> (your endpoints may mail the customer).
+        Ships everything left from the default location, in one parcel, and marks the order shipped (the first
+        parcel emits <code>order.shipped</code>: your endpoints may mail the customer).
       </p>
       <Field
         label="Carrier"
@@ -126,7 +129,10 @@ export function OrderActions({ order }: { order: Order }) {
   const close = () => setOpen(null);
   const deliver = useAction(order, close, 'Order marked delivered.');
   const cancel = useAction(order, close, 'Order cancelled.');
-  const allowed = ALLOWED[order.status];
+  // An order with a parcel shipped cannot be cancelled: it is refunded.
+  const allowed = ALLOWED[order.status].filter(
+    (action) => action !== 'cancel' || order.fulfillments.length === 0,
+  );
   const captured = order.payment?.status === 'succeeded';
 
   return (
@@ -150,6 +156,7 @@ export function OrderActions({ order }: { order: Order }) {
         </div>
       ) : null}
       {open === 'pay' ? <PayDialog order={order} onClose={close} /> : null}
+      {open === 'fulfil' ? <FulfilDialog order={order} onClose={close} /> : null}
       {open === 'ship' ? <ShipDialog order={order} onClose={close} /> : null}
       {open === 'refund' ? <RefundDialog order={order} onClose={close} /> : null}
       {open === 'deliver' ? (

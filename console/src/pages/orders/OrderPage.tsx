@@ -9,6 +9,7 @@ import type { Address, Order } from '../../types.js';
 import { OrderActions } from './OrderActions.js';
 import { OrderTimeline } from './OrderTimeline.js';
 import { unitsLeft } from './RefundDialog.js';
+import { unitsShipped } from './FulfilDialog.js';
 
 /** Where an order was placed, as the page says it. */
 const SOURCES: Record<string, string> = {
@@ -40,6 +41,7 @@ export function AddressLines({ address }: { address: Address }) {
 function Lines({ order }: { order: Order }) {
   const money = (minor: number) => formatMoney(minor, order.currency);
   const left = unitsLeft(order);
+  const shipped = unitsShipped(order);
   return (
     <section className="card" aria-labelledby="lines-title">
       <h2 id="lines-title">Lines</h2>
@@ -78,6 +80,12 @@ function Lines({ order }: { order: Order }) {
                       {formatNumber(item.quantity)}
                       {refunded > 0 ? (
                         <span className="hint"> ({formatNumber(refunded)} refunded)</span>
+                      ) : null}
+                      {(shipped.get(item.variant_id) ?? 0) > 0 ? (
+                        <span className="hint">
+                          {' '}
+                          ({formatNumber(shipped.get(item.variant_id) ?? 0)} shipped)
+                        </span>
                       ) : null}
                     </span>
                   </td>
@@ -224,6 +232,67 @@ function Payment({ order }: { order: Order }) {
   );
 }
 
+const FULFILLMENT_STATUSES: Record<Order['fulfillment_status'], string> = {
+  unfulfilled: 'Nothing shipped yet',
+  partial: 'Partly shipped',
+  fulfilled: 'Everything shipped',
+};
+
+/** The order's parcels and returns, oldest first. */
+function Fulfilments({ order }: { order: Order }) {
+  const names = new Map(order.items.map((item) => [item.variant_id, item.name]));
+  const units = (items: readonly { variant_id: string; quantity: number }[]) =>
+    items
+      .map((item) => `${formatNumber(item.quantity)} × ${names.get(item.variant_id) ?? item.variant_id}`)
+      .join(', ');
+  return (
+    <section className="card" aria-labelledby="fulfilments-title">
+      <h2 id="fulfilments-title">Fulfilments and returns</h2>
+      <p data-testid="fulfillment-status">{FULFILLMENT_STATUSES[order.fulfillment_status]}</p>
+      {order.fulfillments.length === 0 ? (
+        <p className="muted">No parcels recorded.</p>
+      ) : (
+        <ul className="refund-list" aria-label="Fulfilments, oldest first">
+          {order.fulfillments.map((fulfillment) => (
+            <li key={fulfillment.id} data-fulfillment-id={fulfillment.id}>
+              <strong>{units(fulfillment.items)}</strong>
+              <span className="hint">
+                {' '}
+                · {formatDateTime(fulfillment.created)}
+                {fulfillment.tracking.carrier ? ` · ${fulfillment.tracking.carrier}` : ''}
+                {fulfillment.tracking.number ? ` · ${fulfillment.tracking.number}` : ''}
+              </span>
+              {fulfillment.tracking.url ? (
+                <div className="hint break-anywhere">
+                  <a href={fulfillment.tracking.url} target="_blank" rel="noreferrer noopener">
+                    Track the parcel
+                  </a>
+                </div>
+              ) : null}
+              <div className="hint mono">{fulfillment.location_id}</div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {order.returns.length > 0 ? (
+        <ul className="refund-list" aria-label="Returns, oldest first">
+          {order.returns.map((ret) => (
+            <li key={ret.id} data-return-id={ret.id}>
+              <strong>Return of {units(ret.items)}</strong>
+              <span className="hint">
+                {' '}
+                · {humanize(ret.status)} · {formatDateTime(ret.created)}
+                {ret.restocked ? ' · back in stock' : ''}
+                {ret.refund_id ? ' · refunded' : ''}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
 export function OrderPage() {
   const { id = '' } = useParams();
   const order = useOrder(id);
@@ -250,6 +319,7 @@ export function OrderPage() {
       <div className="split split-wide">
         <div className="stack">
           <Lines order={data} />
+          <Fulfilments order={data} />
           <OrderTimeline order={data} />
         </div>
         <div className="stack">

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { AuditHistory } from '../../components/AuditHistory.js';
 import { useNavigate, useParams } from 'react-router';
 import { useDeleteProduct, useSaveProduct } from '../../api/store-mutations.js';
 import { type ProductWithVariants, useProduct } from '../../api/store-queries.js';
@@ -257,7 +258,12 @@ export function ProductPage() {
     return <DetailPending resource={stored} noun="product" list="/products" listLabel="products" />;
   }
   // Keyed by product: another product's page starts its own form.
-  return <ProductEditor key={id} stored={stored.data} />;
+  return (
+    <>
+      <ProductEditor key={id} stored={stored.data} />
+      <AuditHistory key={`history-${id}`} resourceId={id} noun="product" />
+    </>
+  );
 }
 
 export function NewProduct() {

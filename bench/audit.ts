@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+import {
+  benchEnv,
+  formatTable,
+  load,
+  machine,
+  type Measurement,
+  startProcess,
+  tempDataDir,
+  unlimitedTenant,
+} from './lib.js';
+
+/**
+ * What the audit and request logs cost, each against the same server without it, in one run:
+ *
+ * - `GET /v1/users/me` with the request log on (every request captured, written every second)
+ *   and off;
+ * - `PATCH /v1/products/:id` (a new price each time, so each is a change) with its audit entry
+ *   (the chain head's lock and update, the previous state's lookup, the entry) and without.
+ *
+ * As bench/users-me.ts: fresh processes per measurement, the sides of a pair back to back, the
+ * order alternating between rounds; the ratio is the median of the rounds' on/off ratios.
+ *
+ *   BENCH_ROUNDS=3   rounds (odd)
+ *   BENCH_SECONDS=3  seconds per measurement
+ *   BENCH_ONLY=log   only the request log's pair (`audit`: only the audit entry's)
+ */
+type Side = 'log-off' | 'log-on' | 'audit-off' | 'audit-on';
+
+export async function run(): Promise<Measurement[]> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+  const only = process.env.BENCH_ONLY as 'log' | 'audit' | undefined;
+  const dataDir = tempDataDir();
+  const env = benchEnv(dataDir);
+  const deps = await createDeps(loadConfig(env));
+  const tenant = await unlimitedTenant(deps);
+  const product = await deps.products.create(
+    { id: tenant.tenant.id, currency: tenant.tenant.currency },
+    { name: 'Bench mug', price: 1000 },
+  );
+  await deps.close();
+  const headers = { authorization: `Bearer ${tenant.apiKey.key}` };
+
+  async function measure(side: Side): Promise<Measurement> {
+    const server = await startProcess('bench/audit-server.ts', {
+      ...env,
+      BENCH_REQUEST_LOG: side === 'log-off' ? 'off' : 'on',
+      BENCH_AUDIT: side === 'audit-off' ? 'off' : 'on',
+    });
+    try {
+      if (side === 'log-on' || side === 'log-off') {
+        const target = { url: `${server.url}/v1/users/me`, headers };
+        await load('warm-up', { ...target, durationSeconds: 1 });
+        return await load(side, { ...target, durationSeconds: seconds }, server);
+      }
+      let price = 1000;
+      const requests: autocannon.Request[] = [
+        {
+          method: 'PATCH',
+          path: `/v1/products/${product.id}`,
+          headers: { ...headers, 'content-type': 'application/json' },
+          setupRequest: (request) => {
+            price = price >= 900_000 ? 1000 : price + 1;
+            return { ...request, body: JSON.stringify({ price }) };
+          },
+        },
+      ];
+      const target = { url: server.url, requests, connections: 8 };
+      await load('warm-up', { ...target, durationSeconds: 1 });
+      return await load(side, { ...target, durationSeconds: seconds }, server);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  try {
+    const measured: Record<Side, Measurement[]> = {
+      'log-off': [],
+      'log-on': [],
+      'audit-off': [],
+      'audit-on': [],
+    };
+    for (let round = 0; round < rounds; round++) {
+      const pairs = (
+        [
+          ['log-off', 'log-on'],
+          ['audit-off', 'audit-on'],
+        ] as [Side, Side][]
+      ).filter(([off]) => only === undefined || off.startsWith(only));
+      for (const [a, b] of pairs) {
+        const order = round % 2 === 0 ? [a, b] : [b, a];
+        for (const side of order) measured[side].push(await measure(side));
+      }
+    }
+    for (const side of Object.keys(measured) as Side[]) {
+      if (measured[side].length === 0) continue;
+      const errors = measured[side].reduce((sum, m) => sum + m.errors, 0);
+      if (errors > 0) throw new Error(`${side}: ${errors} non-2xx responses or errors`);
+    }
+    const row = (on: Side, off: Side, scenario: string): Measurement[] => {
+      const ratios = measured[on].map(
+        (m, i) => m.requestsPerSecond / (measured[off][i]?.requestsPerSecond ?? NaN),
+      );
+      const spread = `median of ${rounds} rounds, ratios ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+      return [
+        { ...medianOf(measured[off]), scenario: `${scenario}: off (baseline)`, ratio: 1, paired: true },
+        {
+          ...medianOf(measured[on]),
+          scenario: `${scenario}: on (${spread})`,
+          ratio: middle(ratios),
+          paired: true,
+        },
+      ];
+    };
+    return [
+      ...(only === 'audit' ? [] : row('log-on', 'log-off', 'GET /v1/users/me, request log')),
+      ...(only === 'log' ? [] : row('audit-on', 'audit-off', 'PATCH /v1/products/:id, audit entry')),
+    ];
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[half] as number)
+    : ((sorted[half - 1] as number) + (sorted[half] as number)) / 2;
+}
+
+function medianOf(rows: Measurement[]): Measurement {
+  const of = (pick: (m: Measurement) => number | undefined) => {
+    const values = rows.map(pick).filter((v): v is number => v !== undefined);
+    return values.length === 0 ? undefined : middle(values);
+  };
+  return {
+    scenario: '',
+    requestsPerSecond: Math.round(of((m) => m.requestsPerSecond) ?? 0),
+    p50: of((m) => m.p50) ?? 0,
+    p99: of((m) => m.p99) ?? 0,
+    errors: rows.reduce((sum, m) => sum + m.errors, 0),
+    cpuMicrosPerRequest: of((m) => m.cpuMicrosPerRequest),
+    peakRssMiB: Math.max(...rows.map((m) => m.peakRssMiB ?? 0)),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const rows = await run();
+  process.stdout.write(`${machine()}\n\n${formatTable(rows)}\n`);
+}

@@ -1,0 +1,212 @@
+import type { Db } from '../../db/store.js';
+import type { AuditEntriesTable } from './audit.tables.js';
+
+/** Plain queries of the audit log; the caller's `db` is the store or the change's transaction. */
+
+/**
+ * Locks the tenant's chain head for the sealer (PostgreSQL: the row lock of the UPDATE, held to the
+ * end of the transaction, so a second sealer of the tenant waits and then sees what this one
+ * chained; SQLite: the write transaction is already alone) and answers its last seq and hash.
+ */
+export async function lockChainHead(trx: Db, tenantId: string): Promise<{ seq: number; lastHash: string }> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const head = await trx
+      .updateTable('audit_chains')
+      .set((eb) => ({ seq: eb.ref('seq') }))
+      .where('tenant_id', '=', tenantId)
+      .returning(['seq', 'last_hash'])
+      .executeTakeFirst();
+    if (head) return { seq: Number(head.seq), lastHash: head.last_hash };
+    // The tenant's first entry: its head, made once (a concurrent first maker's row wins).
+    await trx
+      .insertInto('audit_chains')
+      .values({ tenant_id: tenantId, seq: 0, last_hash: '' })
+      .onConflict((oc) => oc.column('tenant_id').doNothing())
+      .execute();
+  }
+  throw new Error(`audit chain head of ${tenantId} could not be taken`);
+}
+
+export async function setChainHead(trx: Db, tenantId: string, seq: number, hash: string): Promise<void> {
+  await trx
+    .updateTable('audit_chains')
+    .set({ seq, last_hash: hash })
+    .where('tenant_id', '=', tenantId)
+    .execute();
+}
+
+/** Tenants with entries still to chain. */
+export async function unsealedTenants(db: Db, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('audit_entries')
+    .select('tenant_id')
+    .distinct()
+    .where('seq', 'is', null)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.tenant_id);
+}
+
+/** The tenant's oldest unsealed entries, in insertion (id) order. */
+export async function unsealedEntries(
+  trx: Db,
+  tenantId: string,
+  limit: number,
+): Promise<AuditEntriesTable[]> {
+  return trx
+    .selectFrom('audit_entries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('seq', 'is', null)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function sealEntry(
+  trx: Db,
+  id: string,
+  sealed: { seq: number; hash: string; changes: string; content_digest: string },
+): Promise<void> {
+  await trx.updateTable('audit_entries').set(sealed).where('id', '=', id).execute();
+}
+
+/** Entries one statement inserts at most (an import's batch of events may be thousands). */
+const INSERT_BATCH = 500;
+
+export async function insertEntries(trx: Db, rows: readonly AuditEntriesTable[]): Promise<void> {
+  for (let at = 0; at < rows.length; at += INSERT_BATCH) {
+    await trx
+      .insertInto('audit_entries')
+      .values(rows.slice(at, at + INSERT_BATCH))
+      .execute();
+  }
+}
+
+/**
+ * Each resource's state as its last sealed entry left it (the chain's order), in one query: a
+ * resource without a sealed entry is absent from the answer.
+ */
+export async function lastSnapshots(
+  trx: Db,
+  tenantId: string,
+  resourceIds: readonly string[],
+): Promise<Map<string, string | null>> {
+  if (resourceIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('audit_entries as e')
+    .select(['e.resource_id', 'e.snapshot'])
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.resource_id', 'in', resourceIds)
+    .where('e.seq', '=', (eb) =>
+      eb
+        .selectFrom('audit_entries as l')
+        .select((l) => l.fn.max('l.seq').as('seq'))
+        .where('l.tenant_id', '=', tenantId)
+        .whereRef('l.resource_id', '=', 'e.resource_id'),
+    )
+    .execute();
+  return new Map(rows.map((row) => [row.resource_id, row.snapshot]));
+}
+
+/** The object of the object's last event before `before` (ms): its state before the log knew it. */
+export async function lastEventObjectBefore(
+  trx: Db,
+  tenantId: string,
+  objectId: string,
+  before: number,
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('events')
+    .select('data')
+    .where('tenant_id', '=', tenantId)
+    .where('object_id', '=', objectId)
+    .where('created', '<', before)
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.data;
+}
+
+export interface AuditFilter {
+  resourceId?: string | undefined;
+  actorId?: string | undefined;
+  action?: string | undefined;
+  requestId?: string | undefined;
+  /** Time bounds (ms), inclusive, from `from` and `to`. */
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+/**
+ * One page, newest first by (created, id) (ids of one time sort in insertion order): `limit + 1`
+ * rows after `before` (a cursor's) or from `offset`. Sealed or not: the list needs no seal.
+ */
+export async function listEntries(
+  db: Db,
+  tenantId: string,
+  filter: AuditFilter,
+  page: { limit: number; offset: number; before: { created: number; id: string } | undefined },
+): Promise<AuditEntriesTable[]> {
+  let query = filtered(db, tenantId, filter).selectAll();
+  const before = page.before;
+  if (before !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created', '<', before.created),
+        eb.and([eb('created', '=', before.created), eb('id', '<', before.id)]),
+      ]),
+    );
+  } else if (page.offset > 0) query = query.offset(page.offset);
+  return query
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+export async function countEntries(db: Db, tenantId: string, filter: AuditFilter): Promise<number> {
+  const { n } = await filtered(db, tenantId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+function filtered(db: Db, tenantId: string, filter: AuditFilter) {
+  let query = db.selectFrom('audit_entries').where('tenant_id', '=', tenantId);
+  if (filter.resourceId !== undefined) query = query.where('resource_id', '=', filter.resourceId);
+  if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+  if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
+  if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
+  return query;
+}
+
+/** The tenant's chain head: its last seq and hash (0 and '' before any entry). */
+export async function chainHead(db: Db, tenantId: string): Promise<{ seq: number; lastHash: string }> {
+  const row = await db
+    .selectFrom('audit_chains')
+    .select(['seq', 'last_hash'])
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return { seq: Number(row?.seq ?? 0), lastHash: row?.last_hash ?? '' };
+}
+
+/** Entries in chain order after `afterSeq`, `limit` at a time (verify and the export). */
+export async function entriesAfter(
+  db: Db,
+  tenantId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<AuditEntriesTable[]> {
+  return db
+    .selectFrom('audit_entries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}

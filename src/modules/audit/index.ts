@@ -1,0 +1,8 @@
+/**
+ * The audit module's face: what other modules and the house may use of it. Anything not here is
+ * the module's own (the lint's no-restricted-imports refuses an import of it).
+ */
+export type { AuditRecorder, AuditRecordInput } from './audit.recorder.js';
+export type { Actor, ActorType } from './audit.context.js';
+export { runAsActor } from './audit.context.js';
+export type { AuditEntry, AuditLog, ChainReport } from './audit.service.js';

@@ -1,0 +1,322 @@
+import type { Insertable } from 'kysely';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../../config.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import { cappedJson, cappedText, isSecretField, REDACTED } from '../../lib/redact.js';
+import type { RequestLogsTable } from './request-logs.tables.js';
+import type { FromThread, ThreadData, ToThread } from './request-logs.thread.js';
+
+/**
+ * The request log's writer, off the answer's path: two callback hooks per `/v1` request keep
+ * references (the response's bytes as sent, then the request's facts once answered) in a buffer
+ * in memory; every second, or as soon as it holds `FLUSH_AT` requests, and when the process stops,
+ * the buffer's bodies are capped (8 KiB: a large body is never serialized whole) and redacted, and
+ * its rows posted to a worker thread (request-logs.thread.ts) that inserts them through its own
+ * connection to the store, so no insert runs on the thread that answers. A thread that dies loses
+ * the batches it held (logged), and the next batch starts another. A request without a tenant (no
+ * key, a bad key) is not logged: it is nobody's.
+ */
+
+/** Characters kept of each body. */
+export const BODY_LIMIT = 8 * 1024;
+export const FLUSH_EVERY_MS = 1_000;
+const FLUSH_AT = 500;
+/** Requests held at most while the store does not take them (then the oldest are dropped). */
+const BUFFER_CAP = 20_000;
+
+interface Captured {
+  tenantId: string;
+  id: string;
+  created: number;
+  method: string;
+  url: string;
+  route: string;
+  status: number;
+  durationMs: number;
+  keyId: string | null;
+  keyName: string | null;
+  keyType: string | null;
+  app: string | null;
+  ip: string;
+  userAgent: string | undefined;
+  apiVersion: string;
+  idempotencyKey: string | undefined;
+  requestBody: unknown;
+  responseBody: unknown;
+}
+
+const SENT = Symbol('requestLogSent');
+type WithSent = FastifyRequest & { [SENT]?: unknown };
+
+export interface RequestLogWriter {
+  install(app: FastifyInstance): void;
+  /** Writes what the buffer holds now (the timer's work, and the last one at close). */
+  flush(): Promise<void>;
+  start(): void;
+  stop(): Promise<void>;
+  /** Ends the writing thread at once, as a crash would: what it held is lost (and logged). */
+  abort(): Promise<void>;
+}
+
+/** A path with its secret-looking query parameters redacted. */
+function redactedPath(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const params = new URLSearchParams(url.slice(at + 1));
+  let changed = false;
+  for (const name of [...params.keys()]) {
+    if (isSecretField(name)) {
+      params.set(name, REDACTED);
+      changed = true;
+    }
+  }
+  return changed ? `${url.slice(0, at)}?${params.toString()}` : url;
+}
+
+function errorCodeOf(status: number, body: string | null): string | null {
+  if (status < 400 || body === null) return null;
+  const match = /"code"\s*:\s*"([\w.-]{1,64})"/.exec(body);
+  return match?.[1] ?? null;
+}
+
+function rowOf(entry: Captured): Insertable<RequestLogsTable> {
+  const responseBody =
+    typeof entry.responseBody === 'string'
+      ? entry.responseBody.length === 0
+        ? null
+        : cappedText(entry.responseBody, BODY_LIMIT)
+      : entry.responseBody === undefined || entry.responseBody === null
+        ? null
+        : // A stream (an export) or bytes: what it was, not its content.
+          JSON.stringify('<streamed>');
+  return {
+    tenant_id: entry.tenantId,
+    id: entry.id,
+    created: entry.created,
+    method: entry.method,
+    path: redactedPath(entry.url),
+    route: entry.route,
+    status: entry.status,
+    status_class: `${Math.floor(entry.status / 100)}xx`,
+    duration_ms: Math.round(entry.durationMs * 1000) / 1000,
+    key_id: entry.keyId,
+    key_name: entry.keyName,
+    key_type: entry.keyType,
+    app: entry.app,
+    ip: entry.ip,
+    user_agent: entry.userAgent?.slice(0, 512) ?? null,
+    api_version: entry.apiVersion || null,
+    idempotency_key: entry.idempotencyKey?.slice(0, 255) ?? null,
+    error_code: errorCodeOf(entry.status, typeof entry.responseBody === 'string' ? entry.responseBody : null),
+    request_body: entry.requestBody === undefined ? null : cappedJson(entry.requestBody, BODY_LIMIT),
+    response_body: responseBody,
+  };
+}
+
+/** How long `stop` waits for the thread to write what it holds before it is terminated. */
+const CLOSE_WAIT_MS = 10_000;
+
+/**
+ * Starts the thread: its build, or under tsx (tests, benchmarks) its TypeScript source, through
+ * tsx registered in the thread first (a worker does not inherit the hooks `--import tsx` set up).
+ */
+function startThread(data: ThreadData): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./request-logs.thread.js', import.meta.url), { workerData: data });
+  }
+  const source = new URL('./request-logs.thread.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(code, { eval: true, workerData: data });
+}
+
+export function createRequestLogWriter(deps: {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  enabled: boolean;
+}): RequestLogWriter {
+  const { config, clock, logger } = deps;
+  let buffer: Captured[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let thread: Worker | undefined;
+  let nextBatch = 0;
+  /** Batches posted and not yet answered: their size, and who waits for them. */
+  const pending = new Map<number, { requests: number; done: () => void }>();
+  let closed: (() => void) | undefined;
+
+  function lose(requests: number, why: unknown): void {
+    logger.warn({ err: why, requests }, 'request log write failed; those requests are not logged');
+  }
+
+  /** The writing thread, started at the first batch (a process that logs nothing starts none). */
+  function writingThread(): Worker {
+    if (thread) return thread;
+    const data: ThreadData = {
+      store: {
+        databaseUrl: config.databaseUrl,
+        databaseSchema: config.databaseSchema,
+        dataDir: config.dataDir,
+        databaseLockTimeoutMs: config.databaseLockTimeoutMs,
+        databaseStatementTimeoutMs: config.databaseStatementTimeoutMs,
+      },
+    };
+    const started = startThread(data);
+    // An idle thread never holds the process open; one with batches to answer for does.
+    started.unref();
+    started.on('message', (message: FromThread) => {
+      if (message.type === 'closed') {
+        closed?.();
+        return;
+      }
+      const waiting = pending.get(message.batch);
+      pending.delete(message.batch);
+      if (message.error !== undefined) lose(waiting?.requests ?? 0, new Error(message.error));
+      if (pending.size === 0 && closed === undefined) started.unref();
+      waiting?.done();
+    });
+    started.on('error', (error) => logger.error({ err: error }, 'request log thread failed'));
+    started.on('exit', (code) => {
+      if (thread === started) thread = undefined;
+      // What it had not written is lost; the answers go on, and the next batch starts a new thread.
+      const lost = [...pending.values()];
+      pending.clear();
+      if (lost.length > 0) {
+        lose(
+          lost.reduce((sum, batch) => sum + batch.requests, 0),
+          new Error(`request log thread exited with code ${code}`),
+        );
+      }
+      for (const batch of lost) batch.done();
+      closed?.();
+    });
+    thread = started;
+    return started;
+  }
+
+  /** Posts what the buffer holds, in batches; resolves once the thread has answered for them. */
+  function flush(): Promise<void> {
+    const waits: Promise<void>[] = [];
+    while (buffer.length > 0) {
+      const batch = buffer.length <= FLUSH_AT ? buffer : buffer.slice(0, FLUSH_AT);
+      buffer = buffer.length <= FLUSH_AT ? [] : buffer.slice(FLUSH_AT);
+      let rows: Insertable<RequestLogsTable>[];
+      try {
+        rows = batch.map(rowOf);
+      } catch (error) {
+        lose(batch.length, error);
+        continue;
+      }
+      const id = nextBatch++;
+      waits.push(
+        new Promise<void>((done) => {
+          pending.set(id, { requests: rows.length, done });
+          try {
+            const writing = writingThread();
+            writing.postMessage({ type: 'write', batch: id, rows } satisfies ToThread);
+            writing.ref();
+          } catch (error) {
+            pending.delete(id);
+            lose(rows.length, error);
+            done();
+          }
+        }),
+      );
+    }
+    // Also waits for batches posted before (a timer's), so the caller sees everything written.
+    for (const waiting of pending.values()) waits.push(new Promise<void>((done) => chain(waiting, done)));
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  function chain(waiting: { done: () => void }, then: () => void): void {
+    const before = waiting.done;
+    waiting.done = () => {
+      before();
+      then();
+    };
+  }
+
+  const keepSent = (
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    payload: unknown,
+    done: (err: null, payload: unknown) => void,
+  ): void => {
+    (request as WithSent)[SENT] = payload;
+    done(null, payload);
+  };
+
+  const capture = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const principal = request.principal;
+    if (principal !== null) {
+      if (buffer.length >= BUFFER_CAP) buffer.shift();
+      const headers = request.headers;
+      buffer.push({
+        tenantId: principal.tenant.id,
+        id: request.id,
+        created: clock.now(),
+        method: request.method,
+        url: request.url,
+        route: request.routeOptions.url ?? request.url.split('?')[0] ?? request.url,
+        status: reply.statusCode,
+        durationMs: reply.elapsedTime,
+        keyId: principal.key.id,
+        keyName: principal.key.name,
+        keyType: principal.app ? 'app' : principal.key.id === 'console' ? 'console' : principal.key.type,
+        app: principal.app?.pluginName ?? null,
+        ip: request.ip,
+        userAgent: headers['user-agent'],
+        apiVersion: request.apiVersion,
+        idempotencyKey: headers['idempotency-key'] as string | undefined,
+        requestBody: request.body,
+        responseBody: (request as WithSent)[SENT],
+      });
+      if (buffer.length >= FLUSH_AT) void flush();
+    }
+    done();
+  };
+
+  return {
+    install(app) {
+      if (!deps.enabled) return;
+      app.addHook('onRoute', (route) => {
+        if (!route.url.startsWith('/v1')) return;
+        const list = (hooks: unknown): unknown[] =>
+          hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+        // Last of onSend: the bytes as they leave, after version rendering and the ETag.
+        route.onSend = [...list(route.onSend), keepSent] as typeof route.onSend;
+        route.onResponse = [...list(route.onResponse), capture] as typeof route.onResponse;
+      });
+    },
+    flush,
+    start() {
+      if (!deps.enabled || timer) return;
+      timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
+      timer.unref();
+    },
+    async abort() {
+      await thread?.terminate();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      const written = flush();
+      const running = thread;
+      if (!running) return;
+      running.ref();
+      const ended = new Promise<void>((done) => (closed = done));
+      running.postMessage({ type: 'close' } satisfies ToThread);
+      let late: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        Promise.all([written, ended]).then(() => true),
+        new Promise<false>((done) => (late = setTimeout(() => done(false), CLOSE_WAIT_MS))),
+      ]);
+      clearTimeout(late);
+      if (!waited) logger.warn('request log thread did not close in time; terminating it');
+      await running.terminate();
+      closed = undefined;
+    },
+  };
+}
