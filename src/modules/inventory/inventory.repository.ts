@@ -42,8 +42,18 @@ export async function findDefaultLocation(db: Db, tenantId: string): Promise<Loc
     .executeTakeFirst();
 }
 
-/** The next position of the store's order. */
+/**
+ * The next position of the store's order. The store's default location is locked first, so that
+ * two locations made at once take one position each (the unique index would refuse the second).
+ */
 export async function nextPosition(db: Db, tenantId: string): Promise<number> {
+  await db
+    .selectFrom('locations')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('is_default', '=', 1)
+    .forUpdate()
+    .executeTakeFirst();
   const row = await db
     .selectFrom('locations')
     .select((eb) => eb.fn.max('position').as('last'))

@@ -220,6 +220,23 @@ for (const dialect of DIALECTS) {
       assert.equal(await variantStock(productId), 5);
     });
 
+    it('makes locations asked for at once, each at its own place in the store order', async () => {
+      const made = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          api<{ id: string }>('POST', '/v1/locations', { body: { name: `Pop-up ${i}` } }),
+        ),
+      );
+      assert.deepEqual(
+        made.map((res) => res.status),
+        made.map(() => 201),
+        JSON.stringify(made.find((res) => res.status !== 201)?.body),
+      );
+      const listed = await api<{ data: { id: string }[] }>('GET', '/v1/locations?limit=100');
+      const ids = new Set(listed.body.data.map((location) => location.id));
+      for (const res of made) assert.ok(ids.has(res.body.id));
+      for (const res of made) assert.equal((await api('DELETE', `/v1/locations/${res.body.id}`)).status, 204);
+    });
+
     it('concurrent orders against stock split over two locations never oversell', async () => {
       const { productId, variantId } = await product(3);
       const second = await location({ name: 'Overflow' });
