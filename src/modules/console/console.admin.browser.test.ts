@@ -451,13 +451,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await page.locator('.chart').waitFor();
       assert.equal(await page.getByTestId('first-steps').count(), 0);
       const attention = page.getByTestId('attention');
-      await attention
-        .getByText('1 paid order to ship.')
-        .waitFor()
-        .catch(async (e: unknown) => {
-          console.log('DEBUG', await page.locator('main').innerText());
-          throw e;
-        });
+      await attention.getByText('1 paid order to ship.').waitFor();
       await screenshots('overview');
       await attention.getByRole('link', { name: 'Open the paid orders' }).click();
       await heading('Orders').waitFor();
