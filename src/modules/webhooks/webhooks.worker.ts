@@ -345,5 +345,13 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     get inFlight(): number {
       return slots.total + recording;
     },
+
+    /**
+     * Attempts holding a slot: claimed and not done talking to their receivers. A claim is bounded
+     * by these; an attempt whose outcome is being written holds its lease but no slot.
+     */
+    get holding(): number {
+      return slots.total;
+    },
   };
 }
