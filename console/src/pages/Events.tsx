@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
-import { describeFailure, isNotFound } from '../api/errors.js';
+import { Link } from 'react-router';
+import { isNotFound } from '../api/errors.js';
 import {
   type EventFilters,
   eventsPage,
@@ -11,10 +11,11 @@ import {
 } from '../api/queries.js';
 import { EVENT_TYPES } from '../catalog.js';
 import { DeliveryTable, nextRetries, useDeliveryRetry } from '../components/DeliveryTable.js';
+import { useAddressFilters } from '../components/Filters.js';
 import { PageHeader } from '../components/Layout.js';
+import { ShowOlder, useOlderPages } from '../components/OlderPages.js';
 import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
-import { useToast } from '../components/Toast.js';
 import { formatLogTime, plural } from '../format.js';
 import { useAccount } from '../session.js';
 import { usePageTitle } from '../title.js';
@@ -203,53 +204,24 @@ function EventDetails({
   );
 }
 
+/** The page's filters and the event opened, kept in its address. */
+const EVENTS_ADDRESS = ['type', 'from', 'to', 'event'] as const;
+
 export function Events() {
   usePageTitle('Events');
-  const [params, setParams] = useSearchParams();
-  const type = params.get('type') ?? '';
-  const from = params.get('from') ?? '';
-  const to = params.get('to') ?? '';
-  const selected = params.get('event');
+  const [{ type, from, to, event: selected }, update] = useAddressFilters(EVENTS_ADDRESS);
   const typeId = useId();
   const filters = eventFilters(type, from, to);
   const query = JSON.stringify(filters);
   const list = useEvents(filters, { refreshMs: 5000 });
   const endpoints = useWebhooks({ refreshMs: 5000 });
   const byId = new Map((endpoints.data?.data ?? []).map((endpoint) => [endpoint.id, endpoint]));
-  const toast = useToast();
-  /** Older pages loaded with "Show older events", for the filters they were loaded with. */
-  const [older, setOlder] = useState<{ query: string; rows: WebhookEvent[]; cursor: string | null }>();
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const olderRows = older?.query === query ? older : undefined;
-  const latest = list.data?.data ?? [];
-  const latestIds = new Set(latest.map((event) => event.id));
-  const events = [...latest, ...(olderRows?.rows ?? []).filter((event) => !latestIds.has(event.id))];
-  const cursor = olderRows ? olderRows.cursor : list.data?.has_more ? list.data.next_cursor : null;
+  const pages = useOlderPages(list.data, (cursor) => eventsPage(filters, cursor), query);
+  const events = pages.rows;
   // The selected event, as listed; one opened by its address and not in the list is read on its own.
   const listed = selected ? events.find((event) => event.id === selected) : undefined;
   const single = useEvent(selected && !listed ? selected : null);
   const shown = listed ?? (single.data?.id === selected ? single.data : undefined);
-
-  function update(changes: Record<string, string | null>) {
-    const next = new URLSearchParams(params);
-    for (const [key, value] of Object.entries(changes)) {
-      if (value) next.set(key, value);
-      else next.delete(key);
-    }
-    setParams(next, { replace: true });
-  }
-
-  async function showOlder(from: string) {
-    setLoadingOlder(true);
-    try {
-      const page = await eventsPage(filters, from);
-      setOlder({ query, rows: [...events, ...page.data], cursor: page.has_more ? page.next_cursor : null });
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setLoadingOlder(false);
-    }
-  }
 
   const invalidRange = from !== '' && to !== '' && from > to;
   let body;
@@ -319,18 +291,7 @@ export function Events() {
             </tbody>
           </table>
         </div>
-        {cursor ? (
-          <div className="load-more">
-            <button
-              type="button"
-              className="button"
-              onClick={() => void showOlder(cursor)}
-              disabled={loadingOlder}
-            >
-              {loadingOlder ? 'Loading…' : 'Show older events'}
-            </button>
-          </div>
-        ) : null}
+        <ShowOlder pages={pages} label="Show older events" />
       </>
     );
   }
@@ -351,7 +312,7 @@ export function Events() {
         <div className="event-filters" role="search" aria-label="Filter events">
           <div className="field">
             <label htmlFor={typeId}>Type</label>
-            <select id={typeId} value={type} onChange={(e) => update({ type: e.target.value, event: null })}>
+            <select id={typeId} value={type} onChange={(e) => update({ type: e.target.value, event: '' })}>
               <option value="">All types</option>
               {EVENT_TYPES.map((name) => (
                 <option key={name} value={name}>
@@ -367,7 +328,7 @@ export function Events() {
               type="date"
               value={from}
               max={to || undefined}
-              onChange={(e) => update({ from: e.target.value, event: null })}
+              onChange={(e) => update({ from: e.target.value, event: '' })}
             />
           </div>
           <div className="field">
@@ -377,14 +338,14 @@ export function Events() {
               type="date"
               value={to}
               min={from || undefined}
-              onChange={(e) => update({ to: e.target.value, event: null })}
+              onChange={(e) => update({ to: e.target.value, event: '' })}
             />
           </div>
           {type || from || to ? (
             <button
               type="button"
               className="button button-small"
-              onClick={() => update({ type: null, from: null, to: null, event: null })}
+              onClick={() => update({ type: '', from: '', to: '', event: '' })}
             >
               Clear filters
             </button>
@@ -393,7 +354,7 @@ export function Events() {
         {body}
       </section>
       {shown ? (
-        <EventDetails key={shown.id} event={shown} endpoints={byId} onClose={() => update({ event: null })} />
+        <EventDetails key={shown.id} event={shown} endpoints={byId} onClose={() => update({ event: '' })} />
       ) : selected && single.error !== undefined ? (
         <ErrorState
           error={single.error}

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
-import { describeFailure, isNotFound } from '../api/errors.js';
+import { Link } from 'react-router';
+import { isNotFound } from '../api/errors.js';
 import {
   type RequestLog,
   type RequestLogFilters,
@@ -12,10 +12,11 @@ import {
 import { useApiKeys } from '../api/queries.js';
 import { EVENT_TYPES } from '../catalog.js';
 import { AuditTable } from '../components/AuditHistory.js';
+import { useAddressFilters } from '../components/Filters.js';
 import { PageHeader } from '../components/Layout.js';
+import { ShowOlder, useOlderPages } from '../components/OlderPages.js';
 import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
-import { useToast } from '../components/Toast.js';
 import { formatLogTime, plural } from '../format.js';
 import { usePageTitle } from '../title.js';
 
@@ -136,13 +137,12 @@ function RequestDetails({ request, onClose }: { request: RequestLog; onClose: ()
   );
 }
 
+/** The page's filters and the request opened, kept in its address. */
+const LOGS_ADDRESS = ['status', 'route', 'key', 'request'] as const;
+
 export function Logs() {
   usePageTitle('Logs');
-  const [params, setParams] = useSearchParams();
-  const status = params.get('status') ?? '';
-  const route = params.get('route') ?? '';
-  const keyId = params.get('key') ?? '';
-  const selected = params.get('request');
+  const [{ status, route, key: keyId, request: selected }, update] = useAddressFilters(LOGS_ADDRESS);
   const id = useId();
   const filters: RequestLogFilters = {
     ...(status ? { status } : {}),
@@ -152,39 +152,12 @@ export function Logs() {
   const query = JSON.stringify(filters);
   const list = useRequestLogs(filters, { refreshMs: 5000 });
   const keys = useApiKeys();
-  const toast = useToast();
   const [routeDraft, setRouteDraft] = useState(route);
-  const [older, setOlder] = useState<{ query: string; rows: RequestLog[]; cursor: string | null }>();
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const olderRows = older?.query === query ? older : undefined;
-  const latest = list.data?.data ?? [];
-  const latestIds = new Set(latest.map((row) => row.id));
-  const rows = [...latest, ...(olderRows?.rows ?? []).filter((row) => !latestIds.has(row.id))];
-  const cursor = olderRows ? olderRows.cursor : list.data?.has_more ? list.data.next_cursor : null;
+  const pages = useOlderPages(list.data, (cursor) => requestLogsPage(filters, cursor), query);
+  const rows = pages.rows;
   const listed = selected ? rows.find((row) => row.id === selected) : undefined;
   const single = useRequestLog(selected && !listed ? selected : null);
   const shown = listed ?? (single.data?.id === selected ? single.data : undefined);
-
-  function update(changes: Record<string, string | null>) {
-    const next = new URLSearchParams(params);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value) next.set(name, value);
-      else next.delete(name);
-    }
-    setParams(next, { replace: true });
-  }
-
-  async function showOlder(from: string) {
-    setLoadingOlder(true);
-    try {
-      const page = await requestLogsPage(filters, from);
-      setOlder({ query, rows: [...rows, ...page.data], cursor: page.has_more ? page.next_cursor : null });
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setLoadingOlder(false);
-    }
-  }
 
   const filtered = status !== '' || route !== '' || keyId !== '';
   let body;
@@ -255,18 +228,7 @@ export function Logs() {
             </tbody>
           </table>
         </div>
-        {cursor ? (
-          <div className="load-more">
-            <button
-              type="button"
-              className="button"
-              onClick={() => void showOlder(cursor)}
-              disabled={loadingOlder}
-            >
-              {loadingOlder ? 'Loading…' : 'Show older requests'}
-            </button>
-          </div>
-        ) : null}
+        <ShowOlder pages={pages} label="Show older requests" />
       </>
     );
   }
@@ -290,7 +252,7 @@ export function Logs() {
             <select
               id={`${id}-status`}
               value={status}
-              onChange={(e) => update({ status: e.target.value, request: null })}
+              onChange={(e) => update({ status: e.target.value, request: '' })}
             >
               <option value="">Any status</option>
               {STATUS_CLASSES.map((name) => (
@@ -304,7 +266,7 @@ export function Logs() {
             className="field"
             onSubmit={(e) => {
               e.preventDefault();
-              update({ route: routeDraft.trim(), request: null });
+              update({ route: routeDraft.trim(), request: '' });
             }}
           >
             <label htmlFor={`${id}-route`}>Route</label>
@@ -314,7 +276,7 @@ export function Logs() {
               placeholder="/v1/products/:id"
               value={routeDraft}
               onChange={(e) => setRouteDraft(e.target.value)}
-              onBlur={() => update({ route: routeDraft.trim(), request: null })}
+              onBlur={() => update({ route: routeDraft.trim(), request: '' })}
             />
           </form>
           <div className="field">
@@ -322,7 +284,7 @@ export function Logs() {
             <select
               id={`${id}-key`}
               value={keyId}
-              onChange={(e) => update({ key: e.target.value, request: null })}
+              onChange={(e) => update({ key: e.target.value, request: '' })}
             >
               <option value="">Any key</option>
               <option value="console">Developer console</option>
@@ -339,7 +301,7 @@ export function Logs() {
               className="button button-small"
               onClick={() => {
                 setRouteDraft('');
-                update({ status: null, route: null, key: null, request: null });
+                update({ status: '', route: '', key: '', request: '' });
               }}
             >
               Clear filters
@@ -349,7 +311,7 @@ export function Logs() {
         {body}
       </section>
       {shown ? (
-        <RequestDetails key={shown.id} request={shown} onClose={() => update({ request: null })} />
+        <RequestDetails key={shown.id} request={shown} onClose={() => update({ request: '' })} />
       ) : selected && single.error !== undefined ? (
         <ErrorState
           error={single.error}

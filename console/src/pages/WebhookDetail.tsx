@@ -9,6 +9,7 @@ import { ConfirmDialog, Dialog, SecretDialog } from '../components/Dialog.js';
 import { PageHeader } from '../components/Layout.js';
 import { Preformatted } from '../components/Preformatted.js';
 import { Empty, ErrorState, Loading } from '../components/States.js';
+import { ShowOlder, useOlderPages } from '../components/OlderPages.js';
 import { useToast } from '../components/Toast.js';
 import {
   formatBody,
@@ -141,32 +142,11 @@ export function DeliveryDialog({
  */
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const log = useWebhookDeliveries(webhook.id, { refreshMs: 2000 });
-  /**
-   * What "Show older" loaded, and where the next page starts (null: no more). Its rows begin with
-   * the latest page as it was then, so a row that new attempts push out of the latest page stays.
-   */
-  const [older, setOlder] = useState<{ rows: Delivery[]; cursor: string | null }>();
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const toast = useToast();
+  const pages = useOlderPages(log.data, (cursor) => deliveriesPage(webhook.id, cursor));
   /** The attempt whose details are open, as last listed (it may have moved past the page since). */
   const [opened, setOpened] = useState<Delivery>();
-  const latest = log.data?.data ?? [];
-  const latestIds = new Set(latest.map((delivery) => delivery.id));
-  const deliveries = [...latest, ...(older?.rows ?? []).filter((delivery) => !latestIds.has(delivery.id))];
-  const cursor = older ? older.cursor : log.data?.has_more ? log.data.next_cursor : null;
+  const deliveries = pages.rows;
   const retries = nextRetries(deliveries);
-
-  async function showOlder(from: string) {
-    setLoadingOlder(true);
-    try {
-      const page = await deliveriesPage(webhook.id, from);
-      setOlder({ rows: [...deliveries, ...page.data], cursor: page.has_more ? page.next_cursor : null });
-    } catch (failure) {
-      toast(describeFailure(failure), 'error');
-    } finally {
-      setLoadingOlder(false);
-    }
-  }
 
   const { retrying, retry } = useDeliveryRetry();
 
@@ -196,18 +176,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
           onOpen={setOpened}
           onRetry={(delivery) => void retry(webhook.id, delivery, delivery.event)}
         />
-        {cursor ? (
-          <div className="load-more">
-            <button
-              type="button"
-              className="button"
-              onClick={() => void showOlder(cursor)}
-              disabled={loadingOlder}
-            >
-              {loadingOlder ? 'Loading…' : 'Show older attempts'}
-            </button>
-          </div>
-        ) : null}
+        <ShowOlder pages={pages} label="Show older attempts" />
       </>
     );
   }
