@@ -121,6 +121,7 @@ async function loadCatalog(deps: Deps, tenantId: string, products: number): Prom
             stock: 40,
             status: 'active' as const,
             images: '[]',
+            image_alts: '{}',
             attributes: '{}',
             tags: '["bench"]',
             options,

@@ -55,6 +55,7 @@ function productRow(tenantId: string, i: number, base: number): products.NewProd
     stock: i % 50 === 0 ? 0 : 1 + ((i * 31) % 500),
     status,
     images: '[]',
+    image_alts: '{}',
     attributes: '{}',
     tags: '[]',
     options: '[]',

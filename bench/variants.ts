@@ -202,6 +202,7 @@ function rowsOf(
     stock,
     status: 'active',
     images: '[]',
+    image_alts: '{}',
     attributes: '{}',
     tags: '[]',
     options: JSON.stringify(spec.options),

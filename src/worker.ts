@@ -1,6 +1,7 @@
 import { configOrExit, runAsEntryPoint, stopOnSignals } from './entry.js';
 import { buildApp } from './app.js';
 import { createDeps } from './deps.js';
+import { AUDIT_SEAL_EVERY_MS } from './modules/audit/index.js';
 
 /**
  * `npm run worker`: webhook delivery (the first-party apps included) and bulk imports as their own
@@ -27,6 +28,11 @@ async function main(): Promise<void> {
   deps.usageMeter.start();
   deps.webhookWorker.start();
   deps.importRunner.start();
+  // The audit log's sealer too: where the API processes run alongside workers (or only read), the
+  // entries are chained all the same; sealers of several processes take turns on each chain head.
+  const stopSealing = deps.auditSealer.repeat(AUDIT_SEAL_EVERY_MS, (error) =>
+    deps.logger.warn({ err: error }, 'audit log seal failed'),
+  );
   process.stdout.write(
     `Webhook worker ${deps.webhookWorker.id} running (pid ${process.pid}, ${deps.store.dialect})\n`,
   );
@@ -34,6 +40,7 @@ async function main(): Promise<void> {
   signals.ready(async (signal) => {
     deps.logger.info({ signal }, 'webhook worker stopping');
     await deps.webhookWorker.stop();
+    await stopSealing();
     await app.close();
     await deps.close();
   });

@@ -359,7 +359,8 @@ describe(
         ],
         [
           guide('docs/test-mode.md', 'wallet/fund'),
-          (out) => assert.deepEqual(lines(out), ['100000', 'wrong_mode', 'true', 'true', '0']),
+          (out) =>
+            assert.deepEqual(lines(out), ['100000', 'wrong_mode', 'true', 'true', '0', 'true', 'false']),
         ],
       ];
       assert.equal(tour.length, 10, 'every block of the tour has its check here');

@@ -24,6 +24,11 @@ export interface ProductsTable {
   status: ProductStatus;
   /** JSON array of https URLs. */
   images: string;
+  /**
+   * JSON object from an image URL of `images` to its alt text (migration 0061); an image without
+   * one has no entry (products.media.ts).
+   */
+  image_alts: string;
   /** JSON object of string values. */
   attributes: string;
   /** JSON array of strings. */
@@ -187,6 +192,11 @@ export interface OrdersTable {
   cancel_reason: CancelReason | null;
   /** Its fulfilments (migration 0049): none, and never shipped, and there are none to read. */
   fulfillment_count: number;
+  /**
+   * `unfulfilled`, `partial` or `fulfilled`, as its lines say: kept by a trigger on the lines
+   * (migration 0060) for the list's filter, never written here (the presenter reads the lines).
+   */
+  fulfillment_status?: 'unfulfilled' | 'partial' | 'fulfilled';
 }
 
 /** The line-item snapshot: what was bought, at which price, whatever the product becomes. */

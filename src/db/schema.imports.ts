@@ -45,6 +45,8 @@ export interface ImportsTable {
   finished_at: number | null;
   /** A JSON array of the file's columns the import does not use (migration 0046). */
   ignored_columns: string;
+  /** The uploaded file's name, as its `Content-Disposition` gave it (migration 0060); null when none was. */
+  filename: string | null;
 }
 
 /** One error of an import, numbered in the order found (`seq`, from 0). */

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OnSendDone } from './etag.js';
+import { bare, canonical } from './openapi-components.js';
 
 /**
  * `livemode` on every object the API answers, from version 2027-01-20: added here, once, to the
@@ -19,6 +20,101 @@ function carries(json: string): boolean {
 
 type Body = Record<string, unknown>;
 
+const isObject = (value: unknown): value is Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A member of an answered object that holds an object of its own (`fulfillments[]`, `payment`),
+ * and the members of that object that hold objects of their own in turn (an export's orders'
+ * refunds).
+ */
+export interface NestedMember {
+  name: string;
+  array: boolean;
+  members: NestedMember[];
+}
+
+/** How deep objects of their own are looked for inside one another (a schema may hold itself). */
+const NESTING_DEPTH = 4;
+
+/** The object a route answers (each item of a list), from its 2xx JSON schemas. */
+function answeredObjects(response: unknown, list: boolean): Body[] {
+  if (!isObject(response)) return [];
+  const out: Body[] = [];
+  for (const [status, schema] of Object.entries(response)) {
+    if (!/^2\d\d$/.test(status) || !isObject(schema)) continue;
+    const items = (schema.properties as Body | undefined)?.data as Body | undefined;
+    const object = list ? items?.items : schema;
+    if (isObject(object) && object.type === 'object') out.push(object);
+  }
+  return out;
+}
+
+/**
+ * Objects of their own, known by content: what keyed routes answer (an order, a refund, a
+ * variant...) with an `id`. Such an object nested in another answer (an order's `refunds[]`, a
+ * product's `variants[]`) carries `livemode` there too, as it does on its own route; a line item
+ * or an address, which no route answers, does not. Filled as routes are added, read from the
+ * first request on, when every route is known.
+ */
+export function createOwnObjects() {
+  const known = new Set<string>();
+  /** The members of an object schema that hold objects of their own, `depth` levels down. */
+  function membersOf(object: Body, depth: number): NestedMember[] {
+    if (depth === 0) return [];
+    const found: NestedMember[] = [];
+    for (const [name, member] of Object.entries((object.properties as Body | undefined) ?? {})) {
+      if (!isObject(member)) continue;
+      const array = member.type === 'array';
+      const candidates = array
+        ? [member.items]
+        : [member, ...((member.anyOf as unknown[] | undefined) ?? [])];
+      const own = candidates.find(
+        (candidate): candidate is Body =>
+          isObject(candidate) && candidate.type === 'object' && known.has(canonical(bare(candidate))),
+      );
+      if (own) found.push({ name, array, members: membersOf(own, depth - 1) });
+    }
+    return found;
+  }
+  return {
+    /** Notes what a keyed route answers. */
+    add(response: unknown, list: boolean): void {
+      for (const object of answeredObjects(response, list)) {
+        if (isObject(object.properties) && 'id' in object.properties) known.add(canonical(bare(object)));
+      }
+    },
+    /** The members of what a route answers that hold objects of their own, at any depth. */
+    nestedIn(response: unknown, list: boolean): NestedMember[] {
+      const members = new Map<string, NestedMember>();
+      for (const object of answeredObjects(response, list)) {
+        for (const member of membersOf(object, NESTING_DEPTH)) members.set(member.name, member);
+      }
+      return [...members.values()];
+    },
+  };
+}
+
+/**
+ * `object` with `livemode` on each object of its own its `members` hold (those without one), and
+ * on theirs in turn.
+ */
+function withNested(object: Body, members: readonly NestedMember[], flag: boolean): Body {
+  if (members.length === 0) return object;
+  const out: Body = { ...object };
+  for (const { name, array, members: inner } of members) {
+    const mark = (value: unknown): unknown => {
+      if (!isObject(value)) return value;
+      const marked = withNested(value, inner, flag);
+      return 'livemode' in marked ? marked : { ...marked, livemode: flag };
+    };
+    const value = out[name];
+    if (array && Array.isArray(value)) out[name] = value.map(mark);
+    else if (!array) out[name] = mark(value);
+  }
+  return out;
+}
+
 /**
  * Whether a route answers a list: `config.list`, or a success schema whose `data` is an array (a
  * list envelope, a report's rows).
@@ -35,9 +131,11 @@ export function answersList(list: boolean | undefined, response: unknown): boole
 
 /**
  * The onSend hook of every route that takes a key: the caller's mode on the object it answers, or
- * on each item of a list (`answersList`).
+ * on each item of a list (`answersList`), and on the objects of their own these hold (`nested`,
+ * asked once, at the first request).
  */
-export function livemodeHook(list: boolean) {
+export function livemodeHook(list: boolean, nested: () => readonly NestedMember[] = () => []) {
+  let members: readonly NestedMember[] | undefined;
   return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone): void => {
     const principal = request.principal;
     if (
@@ -51,7 +149,8 @@ export function livemodeHook(list: boolean) {
       return;
     }
     const livemode = principal.tenant.livemode ? 'true' : 'false';
-    if (!list) {
+    members ??= nested();
+    if (!list && members.length === 0) {
       // An object's JSON text: `{...}`, the member added before its closing brace.
       const body = payload.trimEnd();
       if (!body.startsWith('{') || !body.endsWith('}')) done(null, payload);
@@ -61,18 +160,27 @@ export function livemodeHook(list: boolean) {
     }
     let out: string;
     try {
-      const envelope = JSON.parse(payload) as Body;
+      const flag = principal.tenant.livemode;
+      const parsed = JSON.parse(payload) as unknown;
+      if (!list) {
+        done(
+          null,
+          isObject(parsed)
+            ? JSON.stringify({ ...withNested(parsed, members, flag), livemode: flag })
+            : payload,
+        );
+        return;
+      }
+      const envelope = parsed as Body;
       if (!Array.isArray(envelope.data)) {
         done(null, payload);
         return;
       }
-      const flag = principal.tenant.livemode;
+      const own = members;
       out = JSON.stringify({
         ...envelope,
         data: envelope.data.map((item: unknown) =>
-          typeof item === 'object' && item !== null && !Array.isArray(item)
-            ? { ...item, livemode: flag }
-            : item,
+          isObject(item) ? { ...withNested(item, own, flag), livemode: flag } : item,
         ),
       });
     } catch (error) {

@@ -21,7 +21,7 @@ const isObject = (value: unknown): value is Schema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** JSON with every object's keys sorted: equal for schemas equal key for key. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
     isObject(item)
       ? Object.fromEntries(
@@ -41,7 +41,7 @@ function signature(schema: Schema): string | undefined {
 }
 
 /** A schema without its own `description` and `examples` (a response's, when it is its root). */
-function bare(schema: Schema): Schema {
+export function bare(schema: Schema): Schema {
   const { description: _description, examples: _examples, ...rest } = schema;
   return rest;
 }

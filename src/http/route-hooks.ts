@@ -7,7 +7,7 @@ import { type UsageMeter, meteringHook } from '../modules/usage/index.js';
 import type { createGate } from './auth.js';
 import { noRoute } from './error-handler.js';
 import { conditionalGet, type OnSendDone } from './etag.js';
-import { answersList, livemodeHook } from './livemode.js';
+import { answersList, createOwnObjects, livemodeHook } from './livemode.js';
 import { operationIdsOf } from './operation-ids.js';
 import { AUTHENTICATED_ERRORS, COMMON_ERRORS, errorResponses, IDEMPOTENCY_ERRORS } from './schemas.js';
 
@@ -96,6 +96,8 @@ export function installRouteHooks(
   // Usage metering, attached to each route that takes a key.
   const meterRoute = deps.limitsAndMetering ? meteringHook(deps.usageMeter, deps.clock) : undefined;
 
+  // What keyed routes answer, so the same object nested in another answer carries `livemode` too.
+  const ownObjects = createOwnObjects();
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
     app.routeTable.add(route.method, route.url, auth);
@@ -117,7 +119,10 @@ export function installRouteHooks(
     const cache = route.config?.cache === 'catalog' ? readCache : route.config?.cache;
     // `livemode` on its objects in the latest shape, then the version's rendering.
     if (auth !== undefined && auth !== 'public') {
-      onSend.push(livemodeHook(answersList(route.config?.list, route.schema?.response)));
+      const list = answersList(route.config?.list, route.schema?.response);
+      const response = route.schema?.response;
+      ownObjects.add(response, list);
+      onSend.push(livemodeHook(list, () => ownObjects.nestedIn(response, list)));
     }
     if (route.config?.resource !== undefined)
       onSend.push(renderVersion(route.config.resource, route.config.list === true, cache));

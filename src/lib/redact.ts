@@ -45,15 +45,23 @@ const SECRET_NAMES = new Set([
   'client_secret',
 ]);
 
+/** Names already judged (an API has few): the words of each are split once, not at every use. */
+const judged = new Map<string, boolean>();
+const JUDGED_AT_MOST = 10_000;
+
 /** Whether a field of this name holds a secret (case and separators do not matter). */
 export function isSecretField(name: string): boolean {
+  const known = judged.get(name);
+  if (known !== undefined) return known;
   const lower = name.toLowerCase();
-  if (SECRET_NAMES.has(lower)) return true;
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .split(/[_\-.\s]+/);
-  return words.some((word) => SECRET_WORDS.has(word));
+  const secret = SECRET_NAMES.has(lower) || words.some((word) => SECRET_WORDS.has(word));
+  // Names come from callers' bodies too: past the bound, new ones are judged and not kept.
+  if (judged.size < JUDGED_AT_MOST) judged.set(name, secret);
+  return secret;
 }
 
 /** Whether a run of digits passes the Luhn check (card numbers do). */
@@ -114,10 +122,14 @@ const MEMBER =
  * gets. Members named as secrets get `"[redacted]"`; card numbers anywhere are replaced.
  */
 export function redactText(text: string): string {
-  const named = text.replace(MEMBER, (member, name: string, value: string) =>
+  return redactCardNumbers(redactMembers(text));
+}
+
+/** JSON text with the values of its members named as secrets replaced by `"[redacted]"`. */
+function redactMembers(text: string): string {
+  return text.replace(MEMBER, (member, name: string, value: string) =>
     isSecretField(name) && value !== 'null' ? `"${name}":"${REDACTED}"` : member,
   );
-  return redactCardNumbers(named);
 }
 
 /** What a cut body ends with. */
@@ -177,19 +189,22 @@ export function cappedJson(value: unknown, limit: number): string {
 }
 
 /**
- * What any text `redactText` would change holds: a secret's name (as a substring, so more than
- * those), or four digits in a row. Most bodies hold neither and are kept as they are.
+ * What text must hold for `redactText` to change it: a secret's name (as a substring, so more than
+ * those) for its members, 13 digits (with single spaces or dashes between) for a card number. Most
+ * bodies hold neither (a date's four digits are no card) and are kept as they are.
  */
-const SUSPECT =
-  /secret|passw|passphrase|token|cvc|cvv|pan|pin|otp|authorization|cookie|credential|key|card|hash|\d{4}/i;
+const SUSPECT_NAME =
+  /secret|passw|passphrase|token|cvc|cvv|pan|pin|otp|authorization|cookie|credential|key|card|hash/i;
+const SUSPECT_DIGITS = /\d(?:[ -]?\d){12}/;
 
 /**
  * A body already serialized (a response's bytes), kept up to `limit` characters with its secrets
- * redacted as text (`redactText`): never parsed and written again.
+ * redacted as text (as `redactText`): never parsed and written again.
  */
 export function cappedText(text: string, limit: number): string {
   const cut = text.length > limit;
-  const kept = cut ? text.slice(0, limit - CUT_MARK.length) : text;
-  const redacted = SUSPECT.test(kept) ? redactText(kept) : kept;
-  return cut ? redacted + CUT_MARK : redacted;
+  let kept = cut ? text.slice(0, limit - CUT_MARK.length) : text;
+  if (SUSPECT_NAME.test(kept)) kept = redactMembers(kept);
+  if (SUSPECT_DIGITS.test(kept)) kept = redactCardNumbers(kept);
+  return cut ? kept + CUT_MARK : kept;
 }

@@ -219,6 +219,18 @@ function contentTypeOf(file: File): 'application/x-ndjson' | 'text/csv' {
     : 'text/csv';
 }
 
+/**
+ * The file's name as the import keeps it: `Content-Disposition` with `filename*` (RFC 8187), its
+ * UTF-8 percent-encoded, and the characters that encoding leaves but the header may not hold too.
+ */
+function dispositionOf(file: File): string {
+  const encoded = encodeURIComponent(file.name).replace(
+    /[!'()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename*=UTF-8''${encoded}`;
+}
+
 /** Sends a file to import (or, `dryRun`, to check), as it is: its bytes, never read into text here. */
 export function useStartImport() {
   const client = useQueryClient();
@@ -234,7 +246,13 @@ export function useStartImport() {
       const submission = submissionOf('POST', '/v1/imports', CONSOLE_API_VERSION, identity);
       return dataOf(
         api.POST('/v1/imports', {
-          params: { query, header: { 'Idempotency-Key': idempotencyKeyFor(submission) } },
+          params: {
+            query,
+            header: {
+              'Idempotency-Key': idempotencyKeyFor(submission),
+              'Content-Disposition': dispositionOf(file),
+            },
+          },
           headers: { 'content-type': contentTypeOf(file) },
           // The document types the body as text; the file goes as it is (a Blob, streamed).
           body: '',

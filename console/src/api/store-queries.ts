@@ -88,10 +88,19 @@ export function useProduct(id: string | null): Resource<ProductWithVariants> {
 
 export type OrderStatus = Order['status'];
 
-/** The order list's filters: a status, and a customer's email (matched whole, in any case). */
+export type OrderFulfillmentStatus = Order['fulfillment_status'];
+/** The order list's `payment_status` filter: what was paid and refunded of an order. */
+export type OrderPaymentStatus = 'unpaid' | 'paid' | 'partially_refunded' | 'refunded';
+
+/**
+ * The order list's filters: a status, a customer's email (matched whole, in any case), a
+ * fulfilment status and a payment status.
+ */
 export interface OrderFilters {
   status?: OrderStatus;
   customer_email?: string;
+  fulfillment_status?: OrderFulfillmentStatus;
+  payment_status?: OrderPaymentStatus;
 }
 
 export function useOrderList(filters: OrderFilters, cursor: string | null): Resource<Page<Order>> {

@@ -21,7 +21,6 @@ import { Exports } from './imports/Exports.js';
 import { FilePicker } from './imports/FilePicker.js';
 import { ImportHistory } from './imports/ImportHistory.js';
 import { ImportReport } from './imports/ImportReport.js';
-import { rememberFileName } from './imports/file-names.js';
 
 /**
  * The Imports page: the form that checks and imports a file, the report of the last one sent (or
@@ -121,7 +120,6 @@ export function Imports() {
       { file: chosen, settings, dryRun },
       {
         onSuccess: (started) => {
-          rememberFileName(started.id, chosen.name);
           setShown({ started, fileName: chosen.name });
           setSeen(started);
           showReport();
@@ -246,7 +244,7 @@ export function Imports() {
         following={seen}
         onShow={(job) => {
           if (isFinished(job)) ended.current.add(job.id);
-          setShown({ started: job, fileName: undefined });
+          setShown({ started: job, fileName: job.filename ?? undefined });
           setSeen(job);
           showReport();
         }}

@@ -159,6 +159,54 @@ function DailyChart({ usage, periodLabel }: { usage: UsageData; periodLabel: str
   );
 }
 
+type ModeUsage = NonNullable<NonNullable<UsageData['by_mode']>['live']>;
+
+/** The store's live and test calls side by side, whichever mode the console shows. */
+function ByMode({ usage }: { usage: UsageData }) {
+  const modes = usage.by_mode;
+  if (modes === undefined) return null;
+  const rows: [string, ModeUsage | null][] = [
+    ['Live', modes.live],
+    ['Test', modes.test],
+  ];
+  return (
+    <section className="card" aria-labelledby="by-mode-title">
+      <h2 id="by-mode-title">Live and test</h2>
+      <table className="table" data-testid="usage-by-mode">
+        <caption>Calls of the period by mode; only live calls count against the monthly quota</caption>
+        <thead>
+          <tr>
+            <th scope="col">Mode</th>
+            <th scope="col">Calls</th>
+            <th scope="col">Errors</th>
+            <th scope="col">Average response</th>
+            <th scope="col">Hourly rate limit</th>
+            <th scope="col">Monthly quota</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([label, mode]) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              {mode === null ? (
+                <td colSpan={5}>No test mode yet: make a test key to start one.</td>
+              ) : (
+                <>
+                  <td>{formatNumber(mode.calls)}</td>
+                  <td>{formatNumber(mode.errors)}</td>
+                  <td>{formatMs(mode.average_response_time_ms)}</td>
+                  <td>{hourlyLimitText(mode.rate_limit)}</td>
+                  <td>{mode.counts_against_quota ? 'Counts' : 'Never counts'}</td>
+                </>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 export function Usage() {
   usePageTitle('Usage');
   const [period, setPeriod] = useState<(typeof PERIODS)[number]['value']>('month');
@@ -200,6 +248,7 @@ export function Usage() {
             />
             <TopEndpoints usage={usage.data} />
           </div>
+          <ByMode usage={usage.data} />
           <section className="card" aria-labelledby="limits-title">
             <h2 id="limits-title">Limits</h2>
             <dl className="details-grid">

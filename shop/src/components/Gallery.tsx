@@ -1,7 +1,13 @@
 import { useState } from 'react';
+import type { Product } from '../types.js';
 
-/** A product's pictures: the one chosen, large, and a button per picture to choose it. */
-export function Gallery({ images, name }: { images: string[]; name: string }) {
+export type Picture = Product['media'][number];
+
+/**
+ * A product's pictures: the one chosen, large, and a button per picture to choose it. The large
+ * one says what it shows with its alt text, or else with the product's name.
+ */
+export function Gallery({ images, name }: { images: Picture[]; name: string }) {
   const [shown, setShown] = useState(0);
   const current = images[shown] ?? images[0];
   if (!current) {
@@ -11,15 +17,15 @@ export function Gallery({ images, name }: { images: string[]; name: string }) {
     <div className="gallery">
       <img
         className="gallery-main"
-        src={current}
-        alt={images.length > 1 ? `${name}, picture ${shown + 1} of ${images.length}` : name}
+        src={current.url}
+        alt={current.alt ?? (images.length > 1 ? `${name}, picture ${shown + 1} of ${images.length}` : name)}
         width={640}
         height={640}
       />
       {images.length > 1 ? (
         <ul className="thumbs" aria-label="Pictures">
           {images.map((image, index) => (
-            <li key={image}>
+            <li key={image.url}>
               <button
                 type="button"
                 className="thumb"
@@ -27,7 +33,7 @@ export function Gallery({ images, name }: { images: string[]; name: string }) {
                 aria-label={`Show picture ${index + 1} of ${images.length}`}
                 onClick={() => setShown(index)}
               >
-                <img src={image} alt="" width={72} height={72} loading="lazy" />
+                <img src={image.url} alt="" width={72} height={72} loading="lazy" />
               </button>
             </li>
           ))}

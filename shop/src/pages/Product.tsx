@@ -113,7 +113,13 @@ export function Product({ handle }: { handle: string }) {
 function ProductPage({ product }: { product: ProductData }) {
   const [selection, setSelection] = useState<Selection>(() => initialSelection(product));
   const image = variantFor(product, selection)?.image ?? null;
-  const images = image === null ? product.images : [image, ...product.images.filter((url) => url !== image)];
+  const images =
+    image === null
+      ? product.media
+      : [
+          product.media.find((picture) => picture.url === image) ?? { url: image, alt: null },
+          ...product.media.filter((picture) => picture.url !== image),
+        ];
   return (
     <article className="product">
       <Gallery key={image ?? ''} images={images} name={product.name} />

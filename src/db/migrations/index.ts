@@ -39,6 +39,7 @@ import * as productHandles from './0038_product_handles.js';
 import * as pricingVersions from './0044_pricing_versions.js';
 import * as selling from './0045_selling.js';
 import * as catalogDetails from './0046_catalog_details.js';
+import * as listFilters from './0060_list_filters.js';
 
 /**
  * The house's migrations, in order: the shared tables' and the older modules'. A module may keep
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '0044_pricing_versions': pricingVersions,
   '0045_selling': selling,
   '0046_catalog_details': catalogDetails,
+  '0060_list_filters': listFilters,
 };

@@ -6,7 +6,7 @@ import { auditRoutes } from './audit.routes.js';
 import { AuditEntrySchema, AuditListSchema } from './audit.schemas.js';
 import { createAuditLog, type AuditLog } from './audit.service.js';
 import type { AuditChainsTable, AuditEntriesTable } from './audit.tables.js';
-import { type AuditSealer, createAuditSealer } from './audit.sealer.js';
+import { type AuditSealer, createAuditSealer, SEAL_EVERY_MS } from './audit.sealer.js';
 import * as auditLog from './migrations/0050_audit_log.js';
 import * as auditSeal from './migrations/0057_audit_seal.js';
 import * as auditContentDigest from './migrations/0059_audit_content_digest.js';
@@ -23,7 +23,6 @@ import * as auditContentDigest from './migrations/0059_audit_content_digest.js';
 
 const PERMISSIONS = ['read:audit'] as const;
 const ID_PREFIXES = ['aud'] as const;
-const SEAL_EVERY_MS = 1_000;
 
 declare module '../../kernel/vocabulary.js' {
   interface PermissionNames extends Names<typeof PERMISSIONS> {}

@@ -1,9 +1,9 @@
 import type { EventsTable } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { isSecretField, redactValue } from '../../lib/redact.js';
-import { type AuditContext, currentAuditContext, SYSTEM_ACTOR } from './audit.context.js';
+import { type Actor, type AuditContext, currentAuditContext, SYSTEM_ACTOR } from './audit.context.js';
 import * as repo from './audit.repository.js';
 import type { AuditEntriesTable } from './audit.tables.js';
 
@@ -25,6 +25,11 @@ export interface AuditRecordInput {
   before?: object | null;
   /** The object after the change: null when it is deleted. */
   after: object | null;
+  /**
+   * Who made it, when the service knows better than the request: a shopper's publishable key
+   * names no one, but a password reset's token names its customer. Default: the context's actor.
+   */
+  actor?: Actor;
 }
 
 export interface AuditRecorder {
@@ -32,6 +37,12 @@ export interface AuditRecorder {
   record(trx: Db, input: AuditRecordInput): Promise<void>;
   /** Writes an entry per event (the events module's effect). */
   recordEvents(trx: Db, events: readonly EventsTable[]): Promise<void>;
+  /**
+   * Takes the tenant's chain head until `trx` ends, as a sealer does (audit.sealer.ts): for a
+   * change that rewrites the tenant's entries (an erasure), so that no sealer reads an entry before
+   * it and writes what it worked out of it after (PostgreSQL; SQLite's writers take turns anyway).
+   */
+  holdChain(trx: Db, tenantId: string): Promise<void>;
 }
 
 export type Changes = Record<string, { from: unknown; to: unknown }>;
@@ -67,6 +78,10 @@ function keyOf(tenantId: string, resourceId: string): string {
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 let lastIdTime = 0;
 let idCounter = 0;
+/** Random bytes drawn 256 ids at a time: one call to the system's generator per id cost more than the rest of the entry. */
+const RANDOM_DIGITS = 11;
+const randomPool = Buffer.alloc(RANDOM_DIGITS * 256);
+let randomAt = randomPool.length;
 
 /**
  * An entry's id, in insertion order: `aud_`, the time (ms, 9 base36 digits), a counter of this
@@ -80,9 +95,14 @@ export function entryId(now: number): string {
     lastIdTime = now;
     idCounter = 0;
   } else idCounter += 1;
-  const random = randomBytes(11);
+  if (randomAt + RANDOM_DIGITS > randomPool.length) {
+    randomFillSync(randomPool);
+    randomAt = 0;
+  }
   let tail = '';
-  for (const byte of random) tail += ID_ALPHABET[byte % 36];
+  for (let i = randomAt; i < randomAt + RANDOM_DIGITS; i++)
+    tail += ID_ALPHABET[(randomPool[i] as number) % 36];
+  randomAt += RANDOM_DIGITS;
   return `aud_${lastIdTime.toString(36).padStart(9, '0')}${idCounter.toString(36).padStart(4, '0')}${tail}`;
 }
 
@@ -92,7 +112,15 @@ function actionVerb(action: string): string {
 
 export function createAuditRecorder(deps: { store: Store; clock: Clock; enabled?: boolean }): AuditRecorder {
   const { clock } = deps;
-  if (deps.enabled === false) return { record: async () => undefined, recordEvents: async () => undefined };
+  if (deps.enabled === false) {
+    return {
+      record: async () => undefined,
+      recordEvents: async () => undefined,
+      holdChain: async (trx, tenantId) => {
+        await repo.lockChainHead(trx, tenantId);
+      },
+    };
+  }
 
   interface Pending {
     tenantId: string;
@@ -102,6 +130,7 @@ export function createAuditRecorder(deps: { store: Store; clock: Clock; enabled?
     changes: Changes | null;
     snapshot: string | null;
     context: AuditContext | undefined;
+    actor: Actor | undefined;
     created: number;
   }
 
@@ -136,13 +165,13 @@ export function createAuditRecorder(deps: { store: Store; clock: Clock; enabled?
     waiting.set(trx, list);
     await deps.store.beforeCommit(trx, async () => {
       waiting.delete(trx);
-      await repo.insertEntries(trx, list.map(rowOf));
+      await repo.insertEntries(trx, deps.store.dialect, list.map(rowOf));
     });
   }
 
   function rowOf(entry: Pending): AuditEntriesTable {
     const context = entry.context;
-    const actor = context?.actor ?? SYSTEM_ACTOR;
+    const actor = entry.actor ?? context?.actor ?? SYSTEM_ACTOR;
     const created = entry.created;
     return {
       id: entryId(clock.now()),
@@ -193,11 +222,16 @@ export function createAuditRecorder(deps: { store: Store; clock: Clock; enabled?
       changes: before === undefined ? null : diff(before, after),
       snapshot,
       context,
+      actor: input.actor,
       created,
     };
   }
 
   return {
+    async holdChain(trx, tenantId) {
+      await repo.lockChainHead(trx, tenantId);
+    },
+
     async record(trx, input) {
       await enqueue(trx, [pendingOf(input, statesOf(trx), clock.now())]);
     },

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/store.js';
+import { CompiledQuery, sql } from 'kysely';
+import type { Db, DialectName } from '../../db/store.js';
 import type { AuditEntriesTable } from './audit.tables.js';
 
 /** Plain queries of the audit log; the caller's `db` is the store or the change's transaction. */
@@ -63,23 +64,82 @@ export async function unsealedEntries(
     .execute();
 }
 
+/**
+ * The statements every audited change and every sealed entry runs, written once per dialect and
+ * row count rather than built by the query builder each time (building an insert of 18 columns
+ * cost more than running it).
+ */
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'seq',
+  'created',
+  'actor_type',
+  'actor_id',
+  'actor_name',
+  'action',
+  'resource_type',
+  'resource_id',
+  'changes',
+  'snapshot',
+  'request_id',
+  'ip',
+  'livemode',
+  'content_digest',
+  'redacted',
+  'hash',
+] as const satisfies readonly (keyof AuditEntriesTable)[];
+
+function placeholder(dialect: DialectName, index: number): string {
+  return dialect === 'sqlite' ? '?' : `$${index + 1}`;
+}
+
+const insertSql = new Map<string, string>();
+function insertSqlOf(dialect: DialectName, rows: number): string {
+  const key = `${dialect}:${rows}`;
+  let text = insertSql.get(key);
+  if (text === undefined) {
+    const tuples: string[] = [];
+    for (let row = 0; row < rows; row++) {
+      const at = row * COLUMNS.length;
+      tuples.push(`(${COLUMNS.map((_, i) => placeholder(dialect, at + i)).join(', ')})`);
+    }
+    text = `INSERT INTO audit_entries (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
+    // A few sizes recur (one entry, an order's handful); an import's odd batches are not kept.
+    if (insertSql.size < 64) insertSql.set(key, text);
+  }
+  return text;
+}
+
+const sealSql = {
+  sqlite: 'UPDATE audit_entries SET seq = ?, hash = ?, changes = ?, content_digest = ? WHERE id = ?',
+  postgres: 'UPDATE audit_entries SET seq = $1, hash = $2, changes = $3, content_digest = $4 WHERE id = $5',
+};
+
 export async function sealEntry(
   trx: Db,
+  dialect: DialectName,
   id: string,
   sealed: { seq: number; hash: string; changes: string; content_digest: string },
 ): Promise<void> {
-  await trx.updateTable('audit_entries').set(sealed).where('id', '=', id).execute();
+  await trx.executeQuery(
+    CompiledQuery.raw(sealSql[dialect], [sealed.seq, sealed.hash, sealed.changes, sealed.content_digest, id]),
+  );
 }
 
 /** Entries one statement inserts at most (an import's batch of events may be thousands). */
 const INSERT_BATCH = 500;
 
-export async function insertEntries(trx: Db, rows: readonly AuditEntriesTable[]): Promise<void> {
+export async function insertEntries(
+  trx: Db,
+  dialect: DialectName,
+  rows: readonly AuditEntriesTable[],
+): Promise<void> {
   for (let at = 0; at < rows.length; at += INSERT_BATCH) {
-    await trx
-      .insertInto('audit_entries')
-      .values(rows.slice(at, at + INSERT_BATCH))
-      .execute();
+    const batch = rows.slice(at, at + INSERT_BATCH);
+    const values: unknown[] = [];
+    for (const row of batch) for (const column of COLUMNS) values.push(row[column]);
+    await trx.executeQuery(CompiledQuery.raw(insertSqlOf(dialect, batch.length), values));
   }
 }
 
@@ -151,13 +211,10 @@ export async function listEntries(
 ): Promise<AuditEntriesTable[]> {
   let query = filtered(db, tenantId, filter).selectAll();
   const before = page.before;
+  // A row-value seek, (created, id) < (...): both stores walk the index from there (an OR of the
+  // two cases made SQLite scan the tenant's entries up to the cursor).
   if (before !== undefined) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created', '<', before.created),
-        eb.and([eb('created', '=', before.created), eb('id', '<', before.id)]),
-      ]),
-    );
+    query = query.where((eb) => eb(eb.refTuple('created', 'id'), '<', eb.tuple(before.created, before.id)));
   } else if (page.offset > 0) query = query.offset(page.offset);
   return query
     .orderBy('created', 'desc')
@@ -166,7 +223,18 @@ export async function listEntries(
     .execute();
 }
 
+/**
+ * How many entries `filter` selects. Unfiltered: the chain head's place (every sealed entry; none
+ * is ever deleted) plus the few not sealed yet (their partial index), so the whole log's count
+ * costs the same at any size; a filter counts its rows on its own index.
+ */
 export async function countEntries(db: Db, tenantId: string, filter: AuditFilter): Promise<number> {
+  if (Object.values(filter).every((value) => value === undefined)) {
+    const { rows } = await sql<{ n: number | string }>`SELECT
+      COALESCE((SELECT seq FROM audit_chains WHERE tenant_id = ${tenantId}), 0) +
+      (SELECT COUNT(*) FROM audit_entries WHERE tenant_id = ${tenantId} AND seq IS NULL) AS n`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  }
   const { n } = await filtered(db, tenantId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();

@@ -2,14 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.js';
 import type { Platform, Services } from '../../kernel/module.js';
+import type { RenderEntry } from './audit.service.js';
 import { AuditExportQuery, AuditExportResponse, AuditListQuery, AuditListSchema } from './audit.schemas.js';
 
 const TAGS = ['Audit and request logs'];
 
 export function auditRoutes(
-  deps: Pick<Platform, 'clock'> & Pick<Services, 'auditLog'>,
+  deps: Pick<Platform, 'clock' | 'versions'> & Pick<Services, 'auditLog'>,
 ): FastifyPluginAsyncTypebox {
-  const { auditLog, clock } = deps;
+  const { auditLog, clock, versions } = deps;
   return async (app) => {
     app.get(
       '/audit-log',
@@ -43,13 +44,18 @@ export function auditRoutes(
       async (request, reply) => {
         const format = request.query.format === 'jsonl' ? 'jsonl' : 'csv';
         const tenantId = principalOf(request).tenant.id;
+        // Each entry as the caller's version shows it in the list (the stream skips the renderer).
+        const version = request.apiVersion;
+        const render: RenderEntry | undefined = versions.differs('audit_entry', version)
+          ? (entry) => versions.render('audit_entry', entry, version) as Record<string, unknown>
+          : undefined;
         const day = new Date(clock.now()).toISOString().slice(0, 10);
         // A stream, not the string the schema documents: sent as it is, never serialized.
         const raw = reply as FastifyReply;
         raw
           .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
           .header('content-disposition', `attachment; filename="audit-log-${day}.${format}"`);
-        return raw.send(auditLog.export(tenantId, format));
+        return raw.send(auditLog.export(tenantId, format, render));
       },
     );
   };

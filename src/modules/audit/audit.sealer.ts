@@ -17,6 +17,8 @@ function parsed(state: string | null | undefined): Record<string, unknown> | nul
   return state === null || state === undefined ? null : (JSON.parse(state) as Record<string, unknown>);
 }
 
+/** How often a process seals: a server's background work and `npm run worker` (about every second). */
+export const SEAL_EVERY_MS = 1_000;
 /** Entries one sealing transaction chains at most. */
 const SEAL_BATCH = 500;
 /** Tenants one pass looks at, at most, before the next pass. */
@@ -25,6 +27,11 @@ const TENANTS_PER_PASS = 200;
 export interface AuditSealer {
   /** Chains every unsealed entry of `tenantId` (all tenants when omitted); answers how many. */
   seal(tenantId?: string): Promise<number>;
+  /**
+   * Seals every `ms` (and at once), one pass at a time, reporting a failed pass to `failed`, until
+   * the answer is called; it resolves once the pass in flight, if any, is done (`npm run worker`).
+   */
+  repeat(ms: number, failed: (error: unknown) => void): () => Promise<void>;
 }
 
 export function createAuditSealer(deps: { store: Store }): AuditSealer {
@@ -72,7 +79,12 @@ export function createAuditSealer(deps: { store: Store }): AuditSealer {
         const sealedChanges = changes.get(row.id) ?? row.changes ?? '{}';
         const digest = contentDigest(sealedChanges);
         hash = entryHash(hash, { ...row, seq, content_digest: digest });
-        await repo.sealEntry(trx, row.id, { seq, hash, changes: sealedChanges, content_digest: digest });
+        await repo.sealEntry(trx, store.dialect, row.id, {
+          seq,
+          hash,
+          changes: sealedChanges,
+          content_digest: digest,
+        });
       }
       if (rows.length > 0) await repo.setChainHead(trx, tenantId, seq, hash);
       return rows.length;
@@ -88,13 +100,33 @@ export function createAuditSealer(deps: { store: Store }): AuditSealer {
     }
   }
 
+  async function seal(tenantId?: string): Promise<number> {
+    if (tenantId !== undefined) return sealTenant(tenantId);
+    let total = 0;
+    for (const tenant of await repo.unsealedTenants(store.db, TENANTS_PER_PASS))
+      total += await sealTenant(tenant);
+    return total;
+  }
+
   return {
-    async seal(tenantId) {
-      if (tenantId !== undefined) return sealTenant(tenantId);
-      let total = 0;
-      for (const tenant of await repo.unsealedTenants(store.db, TENANTS_PER_PASS))
-        total += await sealTenant(tenant);
-      return total;
+    seal,
+    repeat(ms, failed) {
+      let pass: Promise<void> | null = null;
+      const run = () => {
+        if (pass !== null) return;
+        pass = seal()
+          .then(() => undefined, failed)
+          .finally(() => {
+            pass = null;
+          });
+      };
+      run();
+      const timer = setInterval(run, ms);
+      timer.unref();
+      return async () => {
+        clearInterval(timer);
+        await pass;
+      };
     },
   };
 }

@@ -36,6 +36,9 @@ export type AuditListQuery = PageQuery & {
   to?: string | undefined;
 };
 
+/** An entry as a version of the API shows it (`GET /audit-log` renders each the same way). */
+export type RenderEntry = (entry: AuditEntry) => Record<string, unknown>;
+
 export interface ChainReport {
   ok: boolean;
   tenant_id: string;
@@ -47,8 +50,11 @@ export interface ChainReport {
 
 export interface AuditLog {
   list(tenantId: string, query: AuditListQuery): Promise<Envelope<AuditEntry>>;
-  /** Every entry, oldest first, as CSV or JSON Lines. */
-  export(tenantId: string, format: 'csv' | 'jsonl'): Readable;
+  /**
+   * Every entry, oldest first, as CSV or JSON Lines, each as `render` shapes it (the caller's API
+   * version: an older one has no `livemode`, as in the list); a CSV has the columns of what it keeps.
+   */
+  export(tenantId: string, format: 'csv' | 'jsonl', render?: RenderEntry): Readable;
   /** Seals what is left to chain of the tenant's entries, then checks its chain. */
   verify(tenantId: string): Promise<ChainReport>;
 }
@@ -86,6 +92,30 @@ export const EXPORT_COLUMNS = [
   'livemode',
   'hash',
 ] as const;
+
+/** The entry's field a CSV column comes from (`actor_type` from `actor`). */
+function sourceOf(column: (typeof EXPORT_COLUMNS)[number]): string {
+  if (column.startsWith('actor_')) return 'actor';
+  if (column.startsWith('resource_')) return 'resource';
+  return column;
+}
+
+/** The CSV columns of the entries `render` shapes: those whose field it keeps. */
+function columnsOf(render: RenderEntry): (typeof EXPORT_COLUMNS)[number][] {
+  const sample = render({
+    id: '',
+    time: '',
+    actor: { type: 'system', id: null, name: null },
+    action: '',
+    resource: { type: '', id: '' },
+    changes: null,
+    request_id: null,
+    ip: null,
+    livemode: true,
+    hash: null,
+  });
+  return EXPORT_COLUMNS.filter((column) => sourceOf(column) in sample);
+}
 
 /** A CSV cell (RFC 4180), text a spreadsheet would run as a formula starting with `'`. */
 function csvCell(value: string | boolean | null): string {
@@ -153,19 +183,20 @@ export function createAuditLog(deps: { store: Store }): AuditLog {
       return envelope(rows, total, window, 'created', (row) => [Number(row.created), row.id], presentEntry);
     },
 
-    export(tenantId, format) {
+    export(tenantId, format, render) {
+      const columns = render === undefined ? EXPORT_COLUMNS : columnsOf(render);
       async function* lines(): AsyncGenerator<string> {
         await sealer.seal(tenantId);
-        if (format === 'csv') yield `${EXPORT_COLUMNS.join(',')}\r\n`;
+        if (format === 'csv') yield `${columns.join(',')}\r\n`;
         let after = 0;
         for (;;) {
           const rows = await repo.entriesAfter(store.db, tenantId, after, EXPORT_PAGE);
           for (const row of rows) {
             const entry = presentEntry(row);
-            if (format === 'jsonl') yield `${JSON.stringify(entry)}\n`;
+            if (format === 'jsonl') yield `${JSON.stringify(render === undefined ? entry : render(entry))}\n`;
             else {
               const cells = exportRow(entry);
-              yield `${EXPORT_COLUMNS.map((column) => csvCell(cells[column])).join(',')}\r\n`;
+              yield `${columns.map((column) => csvCell(cells[column])).join(',')}\r\n`;
             }
           }
           if (rows.length < EXPORT_PAGE) return;

@@ -12,6 +12,7 @@ import {
 } from '../../../test/helpers/context.js';
 import type { Problem } from '../../../test/helpers/responses.js';
 import { runAsActor } from './audit.context.js';
+import { entryId } from './audit.recorder.js';
 import type { AuditEntry } from './audit.service.js';
 
 interface Page {
@@ -292,5 +293,46 @@ for (const dialect of DIALECTS) {
       assert.equal(rows.length, 3);
       assert.match(rows[0] ?? '', /^id,time,actor_type/);
     });
+
+    it('exports entries as the caller’s version shows them: no livemode before 2027-01-20', async () => {
+      const pinned = await createTenant(ctx, { apiVersion: '2026-12-15' });
+      const api = client(ctx.app, pinned.apiKey.key as string);
+      await product(api, { name: 'Old', price: 1 });
+      const listed = await api<Page>('GET', '/v1/audit-log');
+      assert.equal(listed.headers['x-service-version'], '2026-12-15');
+      const jsonl = await api<string>('GET', '/v1/exports/audit-log?format=jsonl');
+      assert.equal(jsonl.status, 200);
+      const [entry] = jsonl.raw.body
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.ok(entry && !('livemode' in entry), JSON.stringify(entry));
+      // The export's entry is the list's, sealed (the export seals first).
+      const [first] = (await api<Page>('GET', '/v1/audit-log')).body.data;
+      assert.deepEqual(entry, first);
+      const csv = await api<string>('GET', '/v1/exports/audit-log?format=csv');
+      const [header, row] = csv.raw.body.trim().split('\r\n');
+      assert.equal(
+        header,
+        'id,time,actor_type,actor_id,actor_name,action,resource_type,resource_id,changes,request_id,ip,hash',
+      );
+      assert.equal(row?.split(',')[0], entry.id);
+      // The latest version still has it, in both formats.
+      const latest = { 'x-service-version': '2027-01-20' };
+      const now = await api<string>('GET', '/v1/exports/audit-log?format=jsonl', { headers: latest });
+      assert.equal((JSON.parse(now.raw.body.trim()) as { livemode?: boolean }).livemode, true);
+      const nowCsv = await api<string>('GET', '/v1/exports/audit-log', { headers: latest });
+      assert.match(nowCsv.raw.body, /^id,time,actor_type,.*,livemode,hash\r\n/);
+    });
   });
 }
+
+describe('entry ids', () => {
+  it('sort in the order they were made, each with its own random tail, past the random pool', () => {
+    const now = Date.now() + 60_000;
+    const ids = Array.from({ length: 600 }, () => entryId(now));
+    assert.ok(ids.every((id) => /^aud_[0-9a-z]{24}$/.test(id)));
+    assert.deepEqual([...ids].sort(), ids);
+    assert.equal(new Set(ids.map((id) => id.slice(-11))).size, ids.length);
+  });
+});

@@ -11,6 +11,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
+import type { ActorType } from './audit.context.js';
 
 /**
  * The route walk of the audit log: every write route of `/v1` (POST, PATCH, PUT, DELETE that take
@@ -19,7 +20,19 @@ import {
  * neither fails the walk, as does a step whose change wrote no entry.
  */
 
-type Step = (api: Client, state: Record<string, string>) => Promise<ApiResponse<Record<string, unknown>>>;
+/**
+ * `testApi`: a client of the store's test mode (a test key with the live key's permissions);
+ * `ctx` stands in for the operator where a route's change needs one first (a plugin's review).
+ */
+type Step = (
+  api: Client,
+  state: Record<string, string>,
+  testApi: () => Promise<Client>,
+  ctx: TestContext,
+) => Promise<ApiResponse<Record<string, unknown>>>;
+
+/** A walked route, its change, and who its entry names (`api_key`, the walking key, unless said). */
+type Walked = readonly [route: string, step: Step, actor?: ActorType];
 
 /** Write routes that change no audited resource, or whose entries are still to come (see docs). */
 export const NOT_AUDITED: Readonly<Record<string, string>> = {
@@ -42,21 +55,6 @@ export const NOT_AUDITED: Readonly<Record<string, string>> = {
   'POST /v1/store/customers': 'audited by customer.created',
   'PATCH /v1/store/customers/me': 'audited by customer.updated',
   'POST /v1/store/customers/password-reset': 'a mail sent; audited by customer.password_reset',
-  'POST /v1/store/customers/password-reset/confirm': 'not yet audited (pending)',
-  // Not yet audited: these services do not call audit.record yet (docs/audit-and-request-logs.md).
-  'POST /v1/plugins': 'pending',
-  'PATCH /v1/plugins/:id': 'pending',
-  'POST /v1/plugins/:id/submit': 'pending',
-  'POST /v1/plugins/:id/ratings': 'pending',
-  'POST /v1/plugins/:id/install': 'pending',
-  'POST /v1/plugins/:id/install/accept': 'pending',
-  'DELETE /v1/plugins/:id/install': 'pending',
-  'POST /v1/wallet/transfer': 'pending (transfer.created is audited when the transfer emits it)',
-  // New in this release beside the audit log: their changes emit events or call audit.record
-  // where their services do; a step in STEPS replaces each line once it does.
-  'POST /v1/wallet/fund': 'pending',
-  'POST /v1/test-mode/reset': 'pending',
-  'POST /v1/test-mode/copy': 'pending',
 };
 
 const ok = (res: ApiResponse<Record<string, unknown>>, what: string) => {
@@ -65,7 +63,7 @@ const ok = (res: ApiResponse<Record<string, unknown>>, what: string) => {
 };
 
 /** The walk's changes, in order, by the route each exercises. */
-export const STEPS: readonly [string, Step][] = [
+export const STEPS: readonly Walked[] = [
   [
     'POST /v1/products',
     async (api, s) => {
@@ -342,6 +340,96 @@ export const STEPS: readonly [string, Step][] = [
     },
   ],
   ['POST /v1/versions/upgrade', (api) => api('POST', '/v1/versions/upgrade', { body: {} })],
+  [
+    'POST /v1/wallet/transfer',
+    async (api, _s, _testApi, ctx) => {
+      const other = client(ctx.app, (await createTenant(ctx)).apiKey.key);
+      const theirs = ok(await other('GET', '/v1/wallet/balance'), 'their wallet');
+      const mine = ok(await api('GET', '/v1/wallet/balance'), 'my wallet');
+      return api('POST', '/v1/wallet/transfer', {
+        body: { amount: 100, currency: mine.body.currency, destination_wallet_id: theirs.body.wallet_id },
+      });
+    },
+  ],
+  [
+    'POST /v1/wallet/fund',
+    async (_api, _s, testApi) =>
+      (await testApi())('POST', '/v1/wallet/fund', { body: { amount: 5000, currency: 'USD' } }),
+  ],
+  [
+    'POST /v1/store/customers/password-reset/confirm',
+    async (api) => {
+      const email = 'reset-walk@example.com';
+      ok(
+        await api('POST', '/v1/store/customers', { body: { email, password: 'first password' } }),
+        'shopper',
+      );
+      ok(await api('POST', '/v1/store/customers/password-reset', { body: { email } }), 'reset asked');
+      const asked = ok(await api('GET', '/v1/events?type=customer.password_reset&limit=1'), 'reset event');
+      const [event] = asked.body.data as { data: { reset_token: string } }[];
+      return api('POST', '/v1/store/customers/password-reset/confirm', {
+        body: { reset_token: event?.data.reset_token, password: 'a new password' },
+      });
+    },
+    'customer',
+  ],
+  [
+    'POST /v1/plugins',
+    async (api, s) => {
+      const res = await api('POST', '/v1/plugins', {
+        body: {
+          name: 'Walk app',
+          slug: 'walk-app',
+          description: 'Walks the routes.',
+          category: 'inventory',
+          permissions: ['read:products'],
+          events: ['product.created'],
+          webhook_url: 'https://example.com/hooks/walk',
+        },
+      });
+      s.plugin = String(res.body.id);
+      return res;
+    },
+  ],
+  [
+    'PATCH /v1/plugins/:id',
+    (api, s) => api('PATCH', `/v1/plugins/${s.plugin}`, { body: { description: 'Walks every route.' } }),
+  ],
+  ['POST /v1/plugins/:id/submit', (api, s) => api('POST', `/v1/plugins/${s.plugin}/submit`, { body: {} })],
+  [
+    'POST /v1/plugins/:id/install',
+    async (api, s, _testApi, ctx) => {
+      await ctx.deps.plugins.review(String(s.plugin), { approve: true });
+      return api('POST', `/v1/plugins/${s.plugin}/install`, { body: {} });
+    },
+  ],
+  [
+    'POST /v1/plugins/:id/ratings',
+    (api, s) => api('POST', `/v1/plugins/${s.plugin}/ratings`, { body: { stars: 4 } }),
+  ],
+  [
+    'POST /v1/plugins/:id/install/accept',
+    async (api, s, _testApi, ctx) => {
+      // A revision that asks for more, approved by the operator: the installation waits for the store.
+      ok(
+        await api('PATCH', `/v1/plugins/${s.plugin}`, {
+          body: { permissions: ['read:products', 'write:products'] },
+        }),
+        'revision',
+      );
+      await ctx.deps.plugins.review(String(s.plugin), { approve: true });
+      return api('POST', `/v1/plugins/${s.plugin}/install/accept`, { body: {} });
+    },
+  ],
+  ['DELETE /v1/plugins/:id/install', (api, s) => api('DELETE', `/v1/plugins/${s.plugin}/install`)],
+  [
+    'POST /v1/test-mode/copy',
+    async (_api, _s, testApi) =>
+      (await testApi())('POST', '/v1/test-mode/copy', {
+        body: { what: ['products', 'pricing', 'settings'] },
+      }),
+  ],
+  ['POST /v1/test-mode/reset', async (_api, _s, testApi) => (await testApi())('POST', '/v1/test-mode/reset')],
   ['DELETE /v1/products/:id', (api, s) => api('DELETE', `/v1/products/${s.product}`)],
 ];
 
@@ -363,7 +451,7 @@ function writeRoutes(app: FastifyInstance): string[] {
 }
 
 /** What the walk finds wrong: routes it does not know, and steps whose change wrote no entry. */
-async function walk(ctx: TestContext, steps: readonly [string, Step][]): Promise<string[]> {
+async function walk(ctx: TestContext, steps: readonly Walked[]): Promise<string[]> {
   const failures: string[] = [];
   const known = new Set([...steps.map(([route]) => route), ...Object.keys(NOT_AUDITED)]);
   for (const route of writeRoutes(ctx.app)) {
@@ -372,13 +460,30 @@ async function walk(ctx: TestContext, steps: readonly [string, Step][]): Promise
   const tenant = await createTenant(ctx);
   const api = client(ctx.app, tenant.apiKey.key as string);
   const state: Record<string, string> = {};
-  for (const [route, step] of steps) {
-    const res = ok(await step(api, state), route);
+  let testClient: Client | undefined;
+  const testApi = async (): Promise<Client> => {
+    if (testClient) return testClient;
+    const made = ok(
+      await api('POST', '/v1/api-keys', {
+        body: { name: 'Walk (test mode)', mode: 'test', permissions: tenant.apiKey.permissions },
+      }),
+      'test key',
+    );
+    testClient = client(ctx.app, String(made.body.key));
+    return testClient;
+  };
+  for (const [route, step, actor = 'api_key'] of steps) {
+    const res = ok(await step(api, state, testApi, ctx), route);
     const requestId = String(res.headers['x-request-id']);
-    const { rows } = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM audit_entries
-      WHERE tenant_id = ${tenant.tenant.id} AND request_id = ${requestId}`.execute(ctx.deps.store.db);
-    if (Number(rows[0]?.n ?? 0) === 0)
-      failures.push(`${route}: answered ${res.status} and wrote no audit entry`);
+    // The store's entries, its test mode's included (a test key's changes are test mode's).
+    const { rows } = await sql<{ actor_type: string }>`SELECT actor_type FROM audit_entries
+      WHERE request_id = ${requestId} AND tenant_id IN (SELECT id FROM tenants
+        WHERE id = ${tenant.tenant.id} OR live_tenant_id = ${tenant.tenant.id})`.execute(ctx.deps.store.db);
+    if (rows.length === 0) failures.push(`${route}: answered ${res.status} and wrote no audit entry`);
+    else if (!rows.some((row) => row.actor_type === actor))
+      failures.push(
+        `${route}: its entries name ${rows.map((row) => row.actor_type).join(', ')}, not ${actor}`,
+      );
   }
   return failures;
 }
@@ -434,5 +539,12 @@ describe('audit route walk, against a route that writes no entry', () => {
       failures.includes('POST /v1/unknown-write: neither walked nor named in NOT_AUDITED'),
       failures.join('\n'),
     );
+  });
+
+  it('fails for a change whose entry names another kind of actor', async () => {
+    const [route, step] = STEPS[0] ?? [];
+    assert.ok(route !== undefined && step !== undefined);
+    const failures = await walk(ctx, [[route, step, 'customer']]);
+    assert.ok(failures.includes(`${route}: its entries name api_key, not customer`), failures.join('\n'));
   });
 });

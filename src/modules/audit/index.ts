@@ -6,3 +6,5 @@ export type { AuditRecorder, AuditRecordInput } from './audit.recorder.js';
 export type { Actor, ActorType } from './audit.context.js';
 export { runAsActor } from './audit.context.js';
 export type { AuditEntry, AuditLog, ChainReport } from './audit.service.js';
+export type { AuditSealer } from './audit.sealer.js';
+export { SEAL_EVERY_MS as AUDIT_SEAL_EVERY_MS } from './audit.sealer.js';

@@ -279,6 +279,67 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await screenshots('products');
     });
 
+    it('previews the product’s images, a placeholder for one that fails, and saves their alt text as media', async () => {
+      // Images on another https origin, served here: one loads, one is missing. The console's
+      // Content-Security-Policy must allow them (img-src https:), or the browser refuses both.
+      const lamp = 'https://images.example.com/console-tee.svg';
+      const missing = 'https://images.example.com/missing.png';
+      await page.route('https://images.example.com/**', (route) =>
+        route.request().url() === lamp
+          ? route.fulfill({
+              status: 200,
+              contentType: 'image/svg+xml',
+              body: '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#4f46e5"/></svg>',
+            })
+          : route.fulfill({ status: 404, body: '' }),
+      );
+      await page.locator(`tr[data-product-id="${productId}"]`).getByRole('link').first().click();
+      await heading('Console Tee').waitFor();
+      for (const url of [lamp, missing]) {
+        await page.getByLabel('Image URL').fill(url);
+        await page.getByRole('button', { name: 'Add image' }).click();
+      }
+      await page.getByLabel('Alt text of image 1').fill('The Console Tee, folded');
+      const preview = page.locator('img.image-thumb');
+      await preview.waitFor();
+      assert.equal(await preview.count(), 1);
+      assert.equal(await preview.getAttribute('alt'), 'The Console Tee, folded');
+      await settled(
+        () => inPage<number>(page, "document.querySelector('img.image-thumb')?.naturalWidth ?? 0"),
+        (width) => width === 64,
+      );
+      await page.getByRole('img', { name: 'Image did not load' }).waitFor();
+      await screenshots('product-images');
+      await page.getByRole('button', { name: 'Save changes' }).last().click();
+      await toast('Changes saved.').waitFor();
+      const product = await callApi<{ images: string[]; media: { url: string; alt: string | null }[] }>(
+        'GET',
+        `/v1/products/${productId}`,
+      );
+      assert.deepEqual(product.media, [
+        { url: lamp, alt: 'The Console Tee, folded' },
+        { url: missing, alt: null },
+      ]);
+      assert.deepEqual(product.images, [lamp, missing]);
+      // Read back after a reload, and changed: only the alt text goes to the API.
+      await page.reload();
+      await heading('Console Tee').waitFor();
+      assert.equal(await page.getByLabel('Alt text of image 1').inputValue(), 'The Console Tee, folded');
+      await page.getByLabel('Alt text of image 2').fill('Back view');
+      await page.getByRole('button', { name: 'Save changes' }).last().click();
+      await toast('Changes saved.').waitFor();
+      const changed = await callApi<{ media: { url: string; alt: string | null }[] }>(
+        'GET',
+        `/v1/products/${productId}`,
+      );
+      assert.deepEqual(
+        changed.media.map((image) => image.alt),
+        ['The Console Tee, folded', 'Back view'],
+      );
+      await page.unroute('https://images.example.com/**');
+      await navigate(page, 'Products');
+    });
+
     it('refunds part of an order on its page, and the API shows refunded_amount', async () => {
       const order = await callApi<{ id: string; customer: { id: string } }>('POST', '/v1/orders', {
         items: [{ variant_id: await variantId('M / Black'), quantity: 2 }],
@@ -474,6 +535,67 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await page.setViewportSize(PHONE);
       assert.equal(await rowDisplay(), 'block');
       await page.setViewportSize(LAPTOP);
+      assert.deepEqual(problems, [], 'no browser errors');
+    });
+
+    it('filters the orders by payment and fulfilment, kept in the address', async () => {
+      // The first order is partly refunded and shipped whole, the second paid and not shipped; a
+      // third is not paid.
+      const unpaid = await callApi<{ id: string }>('POST', '/v1/orders', {
+        items: [{ variant_id: await variantId('S / Black'), quantity: 1 }],
+        customer: { email: 'third@example.com' },
+      });
+      /** The orders the API lists for `query`, which the page must show. */
+      const listed = async (query: string) =>
+        (await callApi<{ data: { id: string }[] }>('GET', `/v1/orders?limit=50&${query}`)).data.map(
+          (order) => order.id,
+        );
+      const shows = async (ids: string[]) => {
+        const seen = await settled(
+          // Read in one go in the page: the rows change under a read row by row.
+          () =>
+            inPage<string[]>(
+              page,
+              "[...document.querySelectorAll('tbody tr[data-order-id]')].map((row) => row.dataset.orderId)",
+            ),
+          (rows) => JSON.stringify(rows) === JSON.stringify(ids),
+        );
+        assert.deepEqual(seen, ids);
+      };
+
+      await navigate(page, 'Orders');
+      await shows(await listed(''));
+
+      await page.getByLabel('Payment').selectOption('partially_refunded');
+      const partlyRefunded = await listed('payment_status=partially_refunded');
+      assert.ok(partlyRefunded.includes(orderId) && !partlyRefunded.includes(unpaid.id));
+      await shows(partlyRefunded);
+
+      await page.getByLabel('Payment').selectOption('');
+      await page.getByLabel('Fulfilment').selectOption('unfulfilled');
+      const unfulfilled = await listed('fulfillment_status=unfulfilled');
+      assert.ok(unfulfilled.includes(unpaid.id) && !unfulfilled.includes(orderId));
+      await shows(unfulfilled);
+
+      await page.getByLabel('Payment').selectOption('paid');
+      const toShip = await listed('fulfillment_status=unfulfilled&payment_status=paid');
+      assert.ok(toShip.length > 0 && !toShip.includes(unpaid.id) && !toShip.includes(orderId));
+      await shows(toShip);
+      const address = new URL(page.url()).searchParams;
+      assert.deepEqual([address.get('payment'), address.get('fulfillment')], ['paid', 'unfulfilled']);
+      await screenshots('orders-filtered');
+
+      // The address holds the filters: opened again, the page filters as it did.
+      await page.reload();
+      await shows(toShip);
+      assert.equal(await page.getByLabel('Payment').inputValue(), 'paid');
+      assert.equal(await page.getByLabel('Fulfilment').inputValue(), 'unfulfilled');
+      await page.getByLabel('Payment').selectOption('unpaid');
+      await page.getByLabel('Fulfilment').selectOption('fulfilled');
+      await page.getByText('No orders match').waitFor();
+      await page.getByRole('button', { name: 'Clear filters' }).click();
+      await shows(await listed(''));
+      assert.equal(new URL(page.url()).search, '');
       assert.deepEqual(problems, [], 'no browser errors');
     });
   });

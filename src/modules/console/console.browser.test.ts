@@ -1298,6 +1298,11 @@ for (const dialect of skip ? [] : LOGIC_ONLY) {
       assert.match(top, /POST \/webhooks\/\{id\}\/test/);
       assert.ok(Number(/(\d+)\s+calls/.exec(top)?.[1]) >= 105, top);
       await page.getByText('Monthly quota used').first().waitFor();
+      // Live and test calls side by side; only live's count against the quota.
+      const byMode = page.getByTestId('usage-by-mode');
+      await byMode.waitFor();
+      assert.match(await byMode.locator('tbody tr').first().innerText(), /^Live\s+[\d,]+\s[\s\S]*Counts$/);
+      assert.match(await byMode.locator('tbody tr').nth(1).innerText(), /^Test\s/);
       // The legend's labels are text: 4.5:1 on the white card.
       for (const series of ['Successful', 'Errors']) {
         const label = `[...document.querySelectorAll('.recharts-legend-item-text')].find((e) => e.textContent === '${series}')`;

@@ -29,7 +29,8 @@ import { type RunningServer, startServer } from '../../server.js';
  * 390 pixels wide go to test-artifacts/console/ (neither width may scroll sideways).
  */
 
-const FILE_NAME = 'catalog.csv';
+/** Sent as the import's `filename` (a name `filename*` must percent-encode: beyond ASCII, brackets). */
+const FILE_NAME = 'catalog (spring €).csv';
 /** Three products; line 3's price is not in minor units. */
 const CATALOG = [
   'handle,name,sku,price,stock',
@@ -277,7 +278,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       assert.equal(imported.Rows, '3 / 3');
       assert.equal(imported.Result, 'created 2, updated 0, unchanged 0, 1 error');
       assert.equal(imported.Started, 'just now');
-      // The API keeps no file name: the history names the files this browser sent.
+      // The file's name, as the import keeps it (sent in its Content-Disposition).
       assert.equal(imported.File, FILE_NAME);
       const checked = await cells(older);
       assert.equal(checked.File, FILE_NAME);
@@ -312,11 +313,46 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await older
         .getByRole('button', { name: `Show the report of check ${checkId}, started just now` })
         .click();
+      // Titled by its file's name, which the server kept.
       await report()
-        .getByRole('heading', { name: `Check ${checkId}` })
+        .getByRole('heading', { name: `Check of ${FILE_NAME}` })
         .waitFor();
       await report().locator('tr[data-line="3"]').getByText('must be a whole number').waitFor();
       await screenshots('imports-list');
+    });
+
+    it('names each past import by the file the server kept, whoever sent it', async () => {
+      async function send(headers: Record<string, string>): Promise<string> {
+        const res = await fetch(`${server.url}/v1/imports?resource=customers&dry_run=true`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${demo.api_key}`, 'content-type': 'text/csv', ...headers },
+          body: 'email,name\nfrom-api@example.com,From API\n',
+        });
+        assert.equal(res.status, 202);
+        return ((await res.json()) as { id: string }).id;
+      }
+      const named = await send({
+        'content-disposition': 'attachment; filename="customers from the API.csv"',
+      });
+      const unnamed = await send({});
+      // A page opened afresh: its history comes from the server alone.
+      const other = await context.newPage();
+      try {
+        await other.goto('/console/imports');
+        const rows = other.locator('table.table-imports tbody tr');
+        await settled(
+          async () => (await rows.first().getAttribute('data-import-id')) === unnamed,
+          (found) => found,
+        );
+        const fileOf = (id: string) =>
+          other.locator(`tr[data-import-id="${id}"] [data-label="File"]`).innerText();
+        assert.deepEqual(
+          [await fileOf(unnamed), await fileOf(named), await fileOf(importId), await fileOf(checkId)],
+          ['Not named', 'customers from the API.csv', FILE_NAME, FILE_NAME],
+        );
+      } finally {
+        await other.close();
+      }
     });
 
     it('downloads exports through the session: products and orders as CSV, customers as JSON Lines', async () => {

@@ -52,8 +52,11 @@ export const CONSOLE_PAGES = [
 /** Files at the top of the build (public/), next to index.html. */
 const TOP_LEVEL_FILES = ['favicon.svg'] as const;
 
-/** Scripts, styles, images and fetches from this origin only; no framing. */
-const CONTENT_SECURITY_POLICY = sameOriginPolicy();
+/**
+ * Scripts, styles and fetches from this origin only; no framing. Images from any https origin too:
+ * the product page previews a product's images, which live on the store's CDN or image host.
+ */
+const CONTENT_SECURITY_POLICY = sameOriginPolicy({ images: ['https:'] });
 
 const ASSET_NAME = /^[\w.-]+$/;
 

@@ -59,6 +59,7 @@ function product(options: ProductOption[], variants: Variant[]): Product {
     stock: 0,
     status: 'active',
     images: [],
+    media: [],
     attributes: {},
     tags: [],
     seo: { title: null, description: null },

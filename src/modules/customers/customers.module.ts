@@ -83,7 +83,7 @@ export default defineModule({
       },
     ],
   },
-  needs: ['events', 'analyticsRollups'],
+  needs: ['events', 'analyticsRollups', 'audit'],
   services: (deps) => ({
     customers: createCustomerService(deps),
     customerPrivacy: createCustomerPrivacy(deps),

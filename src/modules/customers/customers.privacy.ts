@@ -2,6 +2,7 @@ import type { Db, Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
+import type { AuditRecorder } from '../audit/index.js';
 import type { EventService } from '../events/index.js';
 import { pagePresenter, type OrderObject } from '../orders/index.js';
 import { eraseAnalytics } from './customers.privacy.analytics.js';
@@ -97,6 +98,8 @@ export function createCustomerPrivacy(deps: {
   events: EventService;
   /** Takes the queued analytics events in, in the erasure's transaction, before it rewrites the rollups. */
   analyticsRollups: { flushIn(trx: Db): Promise<void> };
+  /** The audit log's chain, held while the erasure rewrites its entries. */
+  audit: Pick<AuditRecorder, 'holdChain'>;
   /** Smaller batches and windows (tests walk many of them over a few rows). */
   sizes?: Partial<PrivacySizes>;
 }) {
@@ -204,7 +207,10 @@ export function createCustomerPrivacy(deps: {
           }
         }
         // The audit log: the person's values in its entries become `[redacted]`; each entry keeps
-        // its content digest, so the chain still verifies (audit.chain.ts).
+        // its content digest, so the chain still verifies (audit.chain.ts). Under the chain's head:
+        // a sealer chaining these entries (which reads them, then writes the changes it worked out
+        // of them) is done before they are read here, or waits for this commit and reads them redacted.
+        await deps.audit.holdChain(trx, tenantId);
         for await (const rows of privacy.matchingAuditEntries(trx, match, sizes.window)) {
           for (const entry of rows) {
             const redacted = redactAuditEntry(entry, erasure);

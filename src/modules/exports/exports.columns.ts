@@ -18,6 +18,7 @@ export const PRODUCT_COLUMNS = [
   'tags',
   'currency',
   'images',
+  'image_alts',
   'attributes',
   'seo_title',
   'seo_description',
@@ -50,6 +51,7 @@ export const PRODUCT_OWN_COLUMNS: readonly ProductColumn[] = [
   'tags',
   'currency',
   'images',
+  'image_alts',
   'attributes',
   'seo_title',
   'seo_description',
@@ -60,6 +62,7 @@ export const PRODUCT_OWN_COLUMNS: readonly ProductColumn[] = [
 
 /** The product columns from version 2027-01-20: older versions' exports leave them out. */
 export const PRODUCT_COLUMNS_SINCE_2027_01_20: readonly ProductColumn[] = [
+  'image_alts',
   'stock_by_location',
   'seo_title',
   'seo_description',

@@ -18,6 +18,7 @@ const PRODUCT_ROWS = [
     tags: ['running'],
     currency: 'USD',
     images: ['https://cdn.example.com/products/trail-runner-3.jpg'],
+    image_alts: { 'https://cdn.example.com/products/trail-runner-3.jpg': 'Trail Runner 3, side view' },
     attributes: { color: 'black' },
     seo_title: 'Trail Runner 3 | Acme',
     seo_description: null,
@@ -127,8 +128,8 @@ const ORDER_CSV_PREFIX =
 export const EXPORT_EXAMPLES = {
   products: {
     csv: csv([
-      'handle,name,description,category,status,tags,currency,images,attributes,seo_title,seo_description,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,stock_by_location,weight_grams,barcode,image,cost,requires_shipping,taxable',
-      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""color"":""black""}",Trail Runner 3 | Acme,,,,,,,,TR3-42,11999,12999,4,"{""Default location"":3,""Warehouse"":1}",620,,,5400,true,true',
+      'handle,name,description,category,status,tags,currency,images,image_alts,attributes,seo_title,seo_description,option1_name,option1_value,option2_name,option2_value,option3_name,option3_value,sku,price,compare_at_price,stock,stock_by_location,weight_grams,barcode,image,cost,requires_shipping,taxable',
+      'trail-runner-3,Trail Runner 3,Grippy lugs and a rock plate for technical trails.,shoes,active,running,USD,https://cdn.example.com/products/trail-runner-3.jpg,"{""https://cdn.example.com/products/trail-runner-3.jpg"":""Trail Runner 3, side view""}","{""color"":""black""}",Trail Runner 3 | Acme,,,,,,,,TR3-42,11999,12999,4,"{""Default location"":3,""Warehouse"":1}",620,,,5400,true,true',
     ]),
     jsonl: jsonLines(PRODUCT_ROWS),
   },

@@ -18,6 +18,7 @@ const PRODUCT_COLUMNS = [
   'tags',
   'currency',
   'images',
+  'image_alts',
   'attributes',
   'options',
   'variant_count',

@@ -91,6 +91,7 @@ function variantRow(
     tags: first ? (JSON.parse(product.tags) as string[]) : null,
     currency: first ? product.currency : null,
     images: first ? (JSON.parse(product.images) as string[]) : null,
+    image_alts: first ? (JSON.parse(product.image_alts) as Record<string, string>) : null,
     attributes: first ? (JSON.parse(product.attributes) as Record<string, string>) : null,
     seo_title: first ? product.seo_title : null,
     seo_description: first ? product.seo_description : null,

@@ -30,7 +30,10 @@ async function seedCatalog(api: Client): Promise<void> {
       description: 'Soft, "heavy" cotton.\nTwo lines, one comma.',
       category: 'apparel',
       tags: ['summer', 'has, comma', ' spaced'],
-      images: ['https://cdn.example.com/tee.jpg', 'https://cdn.example.com/tee,2.jpg'],
+      media: [
+        { url: 'https://cdn.example.com/tee.jpg', alt: 'The "Round" tee, folded' },
+        { url: 'https://cdn.example.com/tee,2.jpg' },
+      ],
       attributes: { material: 'cotton', fit: 'relaxed' },
       options: [
         { name: 'Size', values: ['S', 'M', 'L'] },
@@ -241,6 +244,7 @@ for (const dialect of DIALECTS) {
         ).body,
       )[0] as string[];
       const gone = [
+        'image_alts',
         'stock_by_location',
         'seo_title',
         'seo_description',
@@ -274,6 +278,17 @@ for (const dialect of DIALECTS) {
           assert.equal(done.created_count, done.rows_total);
           const second = await exportOf(ctx, emptyKey, resource, format);
           assert.equal(withoutIds(second), withoutIds(first), `${format} ${resource}`);
+          if (resource === 'products') {
+            // Images' alt text is written and read back.
+            const tee = await client(ctx.app, emptyKey)<{ data: ProductObject[] }>(
+              'GET',
+              '/v1/products?q=Round%20Tee',
+            );
+            assert.deepEqual(tee.body.data[0]?.media, [
+              { url: 'https://cdn.example.com/tee.jpg', alt: 'The "Round" tee, folded' },
+              { url: 'https://cdn.example.com/tee,2.jpg', alt: null },
+            ]);
+          }
           // And into the store it came from: every row is found and nothing changes.
           const again = await importFile(
             ctx,

@@ -40,6 +40,7 @@ export const IMPORT_EXAMPLE = {
   error_count: 1,
   errors: [IMPORT_ERROR_EXAMPLE],
   ignored_columns: [],
+  filename: 'customers.csv',
   created: '2026-11-27T08:05:31.640Z',
   started_at: '2026-11-27T08:05:31.702Z',
   finished_at: '2026-11-27T08:05:31.955Z',

@@ -88,7 +88,8 @@ for (const dialect of DIALECTS) {
         ],
         ['shopify', 'succeeded', 21, 21, 0, 0],
       );
-      assert.ok(done.ignored_columns.includes('Image Alt Text'));
+      // The file has an `Image Alt Text` column, empty on each of its 21 image rows.
+      assert.ok(!done.ignored_columns.includes('Image Alt Text'));
       assert.ok(done.ignored_columns.includes('Variant Inventory Policy'));
       assert.ok(!done.ignored_columns.includes('Cost per item'));
       const products = await catalog(api);
@@ -130,6 +131,9 @@ for (const dialect of DIALECTS) {
         ],
       );
       assert.equal(gloves.images.length, 2);
+      const media = [...products.values()].flatMap((product) => product.media);
+      assert.equal(media.length, 21);
+      assert.ok(media.every((image) => image.alt === null));
       // The file's stock, summed by hand: 1+6+5+1+5+5+0+6+8+2+4+1+5+3+0+1+2+4+2+1+3.
       const stock = [...products.values()].reduce((sum, product) => sum + product.stock, 0);
       assert.equal(stock, 65);
@@ -159,6 +163,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(tee.images, [
         'https://cdn.shopify.com/s/images/shopify_shirt.png?e6948ca4d9028f9e734b8202cc472e3b89aae0f3',
       ]);
+      // Its one image row's `Image Alt Text` (line 3).
+      assert.deepEqual(
+        tee.media.map((image) => image.alt),
+        ['A black t-shirt with the shopify logo'],
+      );
       assert.deepEqual(tee.seo, {
         title: 'Our awesome T-shirt in 70 characters or less.',
         description: 'A great description of your products in 160 characters or less',
@@ -190,6 +199,11 @@ for (const dialect of DIALECTS) {
       const products = await catalog(api);
       const wax = products.get('mustache-wax') as ProductObject;
       assert.equal(wax.images.length, 26);
+      // `Image Alt Text` is empty on all 44 image rows: no image has alt text.
+      assert.ok(!done.ignored_columns.includes('Image Alt Text'));
+      const media = [...products.values()].flatMap((product) => product.media);
+      assert.equal(media.length, 44);
+      assert.ok(media.every((image) => image.alt === null));
       assert.equal(
         wax.images[0],
         'https://cdn.shopify.com/s/files/1/0605/9048/9644/files/790459bd.jpg?v=1760646579',
@@ -252,8 +266,67 @@ for (const dialect of DIALECTS) {
         [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18],
       );
       assert.match(mangled[0]?.message ?? '', /^is a number in scientific notation \(3\.65275E\+11\)/);
+      // Its `Image Alt Text` (11 images with alt text) is read, not ignored; nothing is written here.
+      assert.ok(!done.ignored_columns.includes('Image Alt Text'));
       assert.deepEqual(errors.find((error) => error.line === 17)?.column, null);
       assert.equal((await catalog(api)).size, 0);
+    });
+
+    it('the templates’ alt text, counted by hand, with their sample barcodes set aside', async () => {
+      // The files as they are but for the barcode column's name, so that the barcodes (which fail,
+      // above) are ignored and the products are written.
+      const aside = (name: string, column: string) =>
+        fixture(name).toString('utf8').replace(`,${column},`, `,${column} (set aside),`);
+      const excel = await shop();
+      const done = await importFile(
+        ctx,
+        excel.key,
+        'resource=products',
+        aside('shopify-2024-template-excel', 'Variant Barcode'),
+      );
+      assert.equal(done.status, 'succeeded', JSON.stringify(done.errors));
+      const products = await catalog(excel.api);
+      // 11 image rows, each with its `Image Alt Text`: the shirt's 6, the pants' 4, the hat's 1.
+      assert.deepEqual(
+        ['example-shirt', 'example-pants', 'example-hat'].map((handle) =>
+          products.get(handle)?.media.map((image) => image.alt),
+        ),
+        [
+          [
+            'A rack of T-Shirts',
+            'T-Shirt color swatches',
+            'Green T-Shirt',
+            'Blue T-Shirt',
+            'Gray T-Shirt',
+            'Purple T-Shirt',
+          ],
+          [
+            'A rack of jeans',
+            'Small tapered stone wash jeans',
+            'Medium tapered stone wash jeans',
+            'Large tapered stone wash jeans',
+          ],
+          ['Gray Heather Beanie'],
+        ],
+      );
+      // The current template gives all 12 rows of its T-shirt an `Image alt text`, but only the first
+      // an image: the T-shirt has that one, with its text; the alt text of rows without an image is not read.
+      const current = await shop();
+      const template = await importFile(
+        ctx,
+        current.key,
+        'resource=products',
+        aside('shopify-current-template', 'Barcode'),
+      );
+      assert.equal(template.status, 'succeeded', JSON.stringify(template.errors));
+      const band = (await catalog(current.api)).get('physical-product-the-band-t-shirt');
+      assert.deepEqual(band?.media, [
+        {
+          url: band?.images[0],
+          alt: 'Green t-shirt with The Band graphic',
+        },
+      ]);
+      assert.match(band?.images[0] ?? '', /forest-hiker\.jpg/);
     });
 
     it('the current layout: URL handle, Description, SKU, Price, images and SEO, in the store’s currency', async () => {
@@ -263,10 +336,16 @@ for (const dialect of DIALECTS) {
         [done.format, done.status, done.rows_total, done.created_count, done.error_count],
         ['shopify', 'succeeded', 24, 24, 0],
       );
-      for (const column of ['Image alt text', 'Continue selling when out of stock', 'Option1 Linked To']) {
+      for (const column of ['Continue selling when out of stock', 'Option1 Linked To']) {
         assert.ok(done.ignored_columns.includes(column), column);
       }
-      for (const column of ['URL handle', 'Product image URL', 'Charge tax', 'SEO description']) {
+      for (const column of [
+        'URL handle',
+        'Product image URL',
+        'Image alt text',
+        'Charge tax',
+        'SEO description',
+      ]) {
         assert.ok(!done.ignored_columns.includes(column), column);
       }
       const products = await catalog(api);
@@ -292,6 +371,17 @@ for (const dialect of DIALECTS) {
         ],
       );
       assert.equal(tee.seo.title, 'Al Quaa Galaxy Tee | Sahra & Beyond');
+      // `Image alt text`, by hand: each of the 6 image rows (a front and a back per tee) gives one.
+      assert.deepEqual(
+        ['al-quaa-galaxy-tee', 'liwa-dune-tee', 'hajar-mountain-tee'].map((handle) =>
+          products.get(handle)?.media.map((image) => image.alt),
+        ),
+        [
+          ['Al Quaa Galaxy Tee — front', 'Al Quaa Galaxy Tee — back'],
+          ['Liwa Dune Tee — front', 'Liwa Dune Tee — back'],
+          ['Hajar Mountains Tee — front', 'Hajar Mountains Tee — back'],
+        ],
+      );
       assert.deepEqual(tee.options, [
         { name: 'Size', values: ['S', 'M', 'L', 'XL'] },
         { name: 'Fit', values: ['Regular', 'Oversized'] },
@@ -335,6 +425,7 @@ for (const dialect of DIALECTS) {
         [...Array.from({ length: 15 }, (_, i) => [i + 2, 'Barcode'])],
       );
       assert.equal(errors[0]?.message, 'is not a valid ISBN-10: its check digit does not match');
+      assert.ok(!done.ignored_columns.includes('Image alt text'));
       assert.equal(
         errors[12]?.message,
         'is not a valid GTIN, EAN, UPC or ISBN: its check digit is 1, but its other digits make it 5',

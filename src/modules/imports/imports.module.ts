@@ -23,6 +23,12 @@ function importBefore(object: Record<string, unknown>): Record<string, unknown> 
   return before.format === 'woocommerce' ? { ...before, format: 'csv' } : before;
 }
 
+/** An import as versions before 2027-01-20 show it: no `filename`. */
+function importWithoutFilename(object: Record<string, unknown>): Record<string, unknown> {
+  const { filename: _filename, ...before } = object;
+  return before;
+}
+
 const PERMISSIONS = ['read:imports', 'write:imports'] as const;
 const EVENTS = ['import.completed'] as const;
 
@@ -76,6 +82,11 @@ export default defineModule({
         description:
           'Imports read every Shopify product layout (classic, 2024 and the current one with `URL handle`) and WooCommerce’s product export (`format: "woocommerce"`), keep images, handles, costs and SEO fields, refuse numbers mangled into scientific notation and barcodes whose check digit fails, and list the columns they did not use in `ignored_columns`.',
         toPrevious: { import: importBefore },
+      },
+      {
+        description:
+          'Imports carry `filename`: the name of the file sent, from the upload’s `Content-Disposition` header (`filename` or `filename*`), or null.',
+        toPrevious: { import: importWithoutFilename },
       },
     ],
   },

@@ -25,6 +25,7 @@ export function presentImport(row: ImportRow, errors: readonly ImportErrorRow[])
     error_count: row.error_count,
     errors: errors.map(presentError),
     ignored_columns: JSON.parse(row.ignored_columns) as string[],
+    filename: row.filename,
     created: iso(row.created),
     started_at: iso(row.started_at),
     finished_at: iso(row.finished_at),

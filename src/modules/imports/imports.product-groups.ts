@@ -52,6 +52,7 @@ const checkOwn = compileCheck(
       tags: Type.Optional(P.tags),
       currency: Type.Optional(P.currency),
       images: Type.Optional(P.images),
+      media: Type.Optional(P.media),
       attributes: Type.Optional(P.attributes),
       seo: Type.Optional(P.seo),
     },
@@ -108,7 +109,12 @@ export function ownInput(own: ProductOwn): Record<string, unknown> {
   if (typeof own.status === 'string') input.status = own.status;
   if (own.tags !== undefined) input.tags = own.tags ?? [];
   if (typeof own.currency === 'string') input.currency = own.currency;
-  if (own.images !== undefined) input.images = own.images ?? [];
+  if (own.images !== undefined) {
+    // With alt text, the images are the API's `media`.
+    const alts = own.image_alts;
+    if (alts === undefined) input.images = own.images ?? [];
+    else input.media = (own.images ?? []).map((url) => ({ url, alt: alts?.[url] ?? null }));
+  }
   if (own.attributes !== undefined) input.attributes = own.attributes ?? {};
   if (own.seo_title !== undefined || own.seo_description !== undefined) {
     input.seo = {
@@ -139,8 +145,12 @@ export function variantInput(
   return input;
 }
 
-/** The first segment of a field path: `tags[2]` and `attributes.color` are columns `tags`, `attributes`. */
+/**
+ * The first segment of a field path: `tags[2]` and `attributes.color` are columns `tags`,
+ * `attributes`; `media[1].alt` is `image_alts`, `media[1].url` is `images`.
+ */
 export function fieldHead(field: string): string {
+  if (field.startsWith('media')) return field.endsWith('.alt') ? 'image_alts' : 'images';
   return /^[^.[]*/.exec(field)?.[0] ?? field;
 }
 
@@ -166,7 +176,9 @@ function isPassive(line: ProductLine): boolean {
  * A product's images from its rows' (Shopify's `Image Src` and `Image Position`): by position,
  * those without one after, in file order; each once. Undefined when the file has no image column.
  */
-function imagesOfRows(lines: readonly ProductLine[]): string[] | null | undefined {
+function imagesOfRows(
+  lines: readonly ProductLine[],
+): { images: string[] | null; alts: Record<string, string> | undefined } | undefined {
   if (lines.every((line) => line.productImage === undefined)) return undefined;
   const found = lines.flatMap((line, order) => (line.productImage ? [{ ...line.productImage, order }] : []));
   found.sort(
@@ -174,7 +186,16 @@ function imagesOfRows(lines: readonly ProductLine[]): string[] | null | undefine
       (a.position ?? Number.MAX_SAFE_INTEGER) - (b.position ?? Number.MAX_SAFE_INTEGER) || a.order - b.order,
   );
   const urls = [...new Set(found.map((image) => image.url))];
-  return urls.length === 0 ? null : urls;
+  // Each image's alt text (`Image Alt Text`), the first row of its URL that gives one; none
+  // without the column.
+  let alts: Record<string, string> | undefined;
+  if (found.some((image) => image.alt !== undefined)) {
+    alts = {};
+    for (const image of found) {
+      if (typeof image.alt === 'string' && !Object.hasOwn(alts, image.url)) alts[image.url] = image.alt;
+    }
+  }
+  return { images: urls.length === 0 ? null : urls, alts };
 }
 
 /**
@@ -246,7 +267,10 @@ export class ProductGrouper {
     };
     // A product's images are its rows' in a file that gives one a row (Shopify's).
     const images = imagesOfRows(lines);
-    if (images !== undefined) first.own.images = images;
+    if (images !== undefined) {
+      first.own.images = images.images;
+      if (images.alts !== undefined) first.own.image_alts = images.alts;
+    }
     this.checker.check(group);
     return group;
   }
@@ -282,6 +306,13 @@ export class ProductChecker {
     if (Array.isArray(first.own.images)) {
       for (const error of ruleErrors(() => checkImages(first.own.images ?? []))) {
         fail(first, 'images', error.message);
+      }
+    }
+    const alts = first.own.image_alts;
+    if (alts && first.own.images !== undefined) {
+      const images = new Set(first.own.images ?? []);
+      for (const url of Object.keys(alts).filter((key) => !images.has(key))) {
+        fail(first, 'image_alts', `names ${url}, which is not one of the product's images`);
       }
     }
     for (const line of group.lines) this.checkVariantValues(line);

@@ -18,6 +18,8 @@ export interface ProductOwn {
   tags?: string[] | null;
   currency?: string | null;
   images?: string[] | null;
+  /** The alt text of images, by URL (our `image_alts`, Shopify's `Image Alt Text`). */
+  image_alts?: Record<string, string> | null;
   attributes?: Record<string, string> | null;
   seo_title?: string | null;
   seo_description?: string | null;
@@ -53,7 +55,12 @@ export interface ProductLine {
    * The row's image of its product, in a file that lists a product's images a row each (Shopify's
    * `Image Src` and `Image Position`); undefined in one that lists them on the product's row.
    */
-  productImage?: { url: string; position: number | null } | null;
+  productImage?: {
+    url: string;
+    position: number | null;
+    /** Its `Image Alt Text`: undefined when the file has no such column. */
+    alt: string | null | undefined;
+  } | null;
   errors: RowError[];
   /** The file's column for a field (`price` is `Variant Price` in a Shopify file). */
   columnOf: (field: string) => string;
@@ -137,6 +144,7 @@ export function readOwnLine(row: FileRow): ProductLine {
       tags: reader.list('tags'),
       currency: reader.trimmed('currency'),
       images: reader.list('images'),
+      image_alts: reader.object('image_alts'),
       attributes: reader.object('attributes'),
       seo_title: reader.text('seo_title'),
       seo_description: reader.text('seo_description'),

@@ -29,6 +29,8 @@ import {
   updateVariant,
   newVariantDetails,
   variantDetailChanges,
+  altsJson,
+  parseAlts,
 } from '../products/index.js';
 import {
   carrierOf,
@@ -214,6 +216,13 @@ function ownChanges(before: ProductRow, own: ProductOwn): Partial<ProductRow> {
   if (own.tags !== undefined) next.tags = JSON.stringify(own.tags ?? []);
   if (typeof own.currency === 'string') next.currency = own.currency;
   if (own.images !== undefined) next.images = JSON.stringify(own.images ?? []);
+  // Alt text given applies to the images (given, or as they are); images alone keep the alt text
+  // of the URLs that stay, as `PATCH /products` does.
+  if (own.images !== undefined || own.image_alts !== undefined) {
+    const images = own.images === undefined ? (JSON.parse(before.images) as string[]) : (own.images ?? []);
+    const alts = own.image_alts === undefined ? parseAlts(before.image_alts) : (own.image_alts ?? {});
+    next.image_alts = altsJson(images, alts);
+  }
   if (own.attributes !== undefined) next.attributes = JSON.stringify(own.attributes ?? {});
   if (own.seo_title !== undefined) next.seo_title = own.seo_title;
   if (own.seo_description !== undefined) next.seo_description = own.seo_description;

@@ -9,6 +9,7 @@ import { AppError, validationError } from '../../lib/errors.js';
 import { idempotentWrite } from '../../lib/idempotent-write.js';
 import type { Permission } from '../../kernel/vocabulary.js';
 import {
+  CreateImportHeaders,
   CreateImportQuery,
   IMPORT_MODES,
   IMPORT_ON_ERROR,
@@ -139,6 +140,7 @@ export function importRoutes(
             summary: 'Import products or customers from a file',
             description: `The body is the file: \`text/csv\` (the columns \`GET /exports/{resource}\` writes, or for products a Shopify or WooCommerce product export as it comes; the columns nothing is read from are listed in \`ignored_columns\`) or \`application/x-ndjson\` (JSON Lines), in UTF-8, at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB (413 past it; 415 for another type; 422 \`invalid_import\` for a body that is no CSV or JSON Lines at all). Also needs the resource's write permission (\`write:products\` or \`write:customers\`). Answers 202 at once: the import runs in the background, in batches; follow it with \`GET /imports/{id}\`. See docs/imports-and-exports.md.`,
             querystring: CreateImportQuery,
+            headers: CreateImportHeaders,
             consumes: [CONTENT_TYPES.csv, CONTENT_TYPES.jsonl],
             body: ImportBodySchema,
             response: { 202: QueuedImportSchema, ...errorResponses(413, 415, 422) },

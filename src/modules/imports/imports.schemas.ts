@@ -62,6 +62,13 @@ export const ImportSchema = Type.Object(
         'The columns of another platform’s file (Shopify, WooCommerce) that nothing was read from, as the file names them; empty for our own files, where an unknown column is an error. From version 2027-01-20.',
       examples: [['Image Alt Text', 'Gift Card', 'Google Shopping / Gender']],
     }),
+    filename: Nullable(
+      Type.String({
+        description:
+          'The name of the file sent, from the upload’s `Content-Disposition` header (its last path segment); null when the upload named none. From version 2027-01-20.',
+        examples: ['products_export_1.csv'],
+      }),
+    ),
     created: Timestamp,
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
@@ -102,6 +109,17 @@ export const CreateImportQuery = Type.Object(
   { additionalProperties: false },
 );
 export type CreateImportQuery = Static<typeof CreateImportQuery>;
+
+/** The upload's name for its file (imports.filename.ts reads it; the schema documents it). */
+export const CreateImportHeaders = Type.Object({
+  'Content-Disposition': Type.Optional(
+    Type.String({
+      description:
+        'The file’s name, kept as the import’s `filename`: `attachment; filename="products.csv"`, or `attachment; filename*=UTF-8\'\'na%C3%AFve.csv` for a name beyond ASCII (it wins over `filename`). Only the last segment of a path is kept; at most 255 characters, none a control character (400 naming `Content-Disposition` otherwise).',
+      examples: ['attachment; filename="products_export_1.csv"'],
+    }),
+  ),
+});
 
 /** The query after its defaults, as the service takes it. */
 export interface ImportSettings {

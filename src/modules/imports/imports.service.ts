@@ -90,6 +90,7 @@ export function createImportService(deps: {
           started_at: null,
           finished_at: null,
           ignored_columns: JSON.stringify(upload.ignoredColumns),
+          filename: upload.filename,
         });
         await idempotent.mark(trx, id);
         // Runners in other processes hear of it at once (PostgreSQL), this process's directly.

@@ -164,6 +164,16 @@ for (const dialect of DIALECTS) {
         'https://cdn.shopify.com/s/files/1/0000/0001/products/tee-white.jpg?v=1700000000',
         'https://cdn.shopify.com/s/files/1/0000/0001/products/tee-detail.jpg?v=1700000000',
       ]);
+      // Each image's `Image Alt Text`, by hand: the tee's three rows give one each, the mug's none.
+      assert.deepEqual(
+        tee.media.map((m) => m.alt),
+        ['Black tee', 'White tee', 'Stitching detail'],
+      );
+      assert.deepEqual(
+        (byName.get('Ceramic Mug') as ProductObject).media.map((m) => [m.url.split('?')[0], m.alt]),
+        [['https://cdn.shopify.com/s/files/1/0000/0001/products/mug.jpg', null]],
+      );
+      assert.ok(!done.ignored_columns.includes('Image Alt Text'));
       assert.deepEqual(tee.seo, { title: 'Organic Cotton Tee', description: 'A soft organic tee' });
       const image = (name: string) =>
         `https://cdn.shopify.com/s/files/1/0000/0001/products/${name}?v=1700000000`;

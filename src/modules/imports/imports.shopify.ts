@@ -59,6 +59,7 @@ const FIELD_COLUMNS = {
   taxable: ['Variant Taxable', 'Charge tax'],
   image_src: ['Image Src', 'Product image URL'],
   image_position: ['Image Position', 'Image position'],
+  image_alts: ['Image Alt Text', 'Image alt text'],
   image: ['Variant Image', 'Variant image URL'],
   seo_title: ['SEO Title', 'SEO title'],
   seo_description: ['SEO Description', 'SEO description'],
@@ -101,7 +102,7 @@ export function shopifyColumns(columns: readonly string[]): Partial<Record<Shopi
   return found;
 }
 
-/** The columns of a Shopify file no field reads (images' alt text, Google Shopping, metafields...). */
+/** The columns of a Shopify file no field reads (Google Shopping, metafields, gift cards...). */
 export function shopifyIgnoredColumns(columns: readonly string[]): string[] {
   const used = new Set(Object.values(shopifyColumns(columns)));
   return [...new Set(columns.filter((column) => !used.has(column)))];
@@ -136,14 +137,18 @@ function categoryOf(reader: RowReader): string | null | undefined {
   return category === '' ? null : category;
 }
 
-/** The row's product image (`Image Src` and its `Image Position`): a product's images are its rows'. */
+/**
+ * The row's product image (`Image Src`, its `Image Position` and `Image Alt Text`): a product's
+ * images are its rows'.
+ */
 function productImageOf(reader: RowReader): ProductLine['productImage'] {
   const src = reader.trimmed('image_src');
   if (typeof src !== 'string') return src;
   const url = imageUrl(src);
   if ('error' in url) return reader.fail('image_src', url.error);
   const position = reader.integer('image_position');
-  return { url: url.value, position: typeof position === 'number' ? position : null };
+  const alt = reader.trimmed('image_alts');
+  return { url: url.value, position: typeof position === 'number' ? position : null, alt };
 }
 
 /**
@@ -195,6 +200,7 @@ export function readShopifyLine(
       currency: undefined,
       // A product's images are those of its rows (`productImage`), gathered by the grouper.
       images: undefined,
+      image_alts: undefined,
       attributes:
         typeof vendor === 'string' ? (vendor.trim() === '' ? null : { vendor: vendor.trim() }) : vendor,
       seo_title: reader.text('seo_title'),

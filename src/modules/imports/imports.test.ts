@@ -92,6 +92,7 @@ for (const dialect of DIALECTS) {
           error_count: 0,
           errors: [],
           ignored_columns: [],
+          filename: null,
           created: undefined,
           started_at: null,
           finished_at: null,

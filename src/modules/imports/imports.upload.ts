@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { ensurePrivateDir } from '../../lib/private-files.js';
+import { filenameOf } from './imports.filename.js';
 import { csvHeader } from './imports.source.js';
 import { ignoredColumns, productCsvFormat } from './imports.layouts.js';
 import { MAX_IMPORT_BYTES } from './imports.schemas.js';
@@ -28,6 +29,8 @@ export interface Upload {
   format: UploadFormat;
   /** The header's columns the import will not use (another platform's file). */
   ignoredColumns: string[];
+  /** The file's name, from the request's `Content-Disposition` (imports.filename.ts), or null. */
+  filename: string | null;
 }
 
 /** How much of the start of a file is kept to tell what it is. */
@@ -127,20 +130,21 @@ async function sniff(
 
 /**
  * Fastify's parser for an import's body: resolves to what the idempotency fingerprint reads (the
- * hash and size), and keeps the spool file for `uploadOf`. `products`: whether a Shopify or
+ * hash and size, and the file's name), and keeps the spool file for `uploadOf`. `products`: whether a Shopify or
  * WooCommerce header counts as its own format (product imports).
  */
 export function spoolUpload(spoolDir: string, products: (request: FastifyRequest) => boolean) {
   return async (
     request: FastifyRequest,
     payload: Readable,
-  ): Promise<{ sha256: string; bytes: number; format: UploadFormat }> => {
+  ): Promise<{ sha256: string; bytes: number; format: UploadFormat; filename?: string }> => {
     const format = formatOf(request);
+    const filename = filenameOf(request.headers['content-disposition']);
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_IMPORT_BYTES) throw tooLarge();
     ensurePrivateDir(spoolDir);
     const file = path.join(spoolDir, `${randomBase62(20)}.upload`);
-    const upload: Upload = { file, bytes: 0, sha256: '', format, ignoredColumns: [] };
+    const upload: Upload = { file, bytes: 0, sha256: '', format, ignoredColumns: [], filename };
     uploads.set(request, upload);
     const out = fs.createWriteStream(file, { mode: 0o600 });
     const hash = createHash('sha256');
@@ -198,7 +202,9 @@ export function spoolUpload(spoolDir: string, products: (request: FastifyRequest
       upload.format = sniffed.format;
       upload.ignoredColumns = sniffed.ignored;
       upload.sha256 = hash.digest('hex');
-      return { sha256: upload.sha256, bytes: upload.bytes, format: upload.format };
+      // The name is part of the request an Idempotency-Key stands for (absent, as before names).
+      const named = filename === null ? {} : { filename };
+      return { sha256: upload.sha256, bytes: upload.bytes, format: upload.format, ...named };
     } catch (error) {
       // The spool file goes before the refusal is answered (its opening may still be under way).
       if (!out.closed) {

@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
-import type { OrderItemsTable, OrderStatus, OrdersTable, PaymentsTable } from '../../db/schema.js';
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Database, OrderItemsTable, OrderStatus, OrdersTable, PaymentsTable } from '../../db/schema.js';
 import { countList } from '../../db/list-counts.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { DialectName, Db } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
+import type { FulfillmentStatus, PaymentStatus } from './orders.schemas.js';
 
 export type OrderRow = OrdersTable;
 export type OrderItemRow = OrderItemsTable;
@@ -156,6 +157,24 @@ export interface OrderFilter {
   customerEmail?: string | undefined;
   from?: number | undefined;
   to?: number | undefined;
+  fulfillment?: FulfillmentStatus | undefined;
+  payment?: PaymentStatus | undefined;
+}
+
+type OrderWhere = ExpressionBuilder<Database, 'orders'>;
+
+/**
+ * The list's `payment_status`: from `paid_at` (null: never paid), `refunded_amount` and `total`.
+ * The conditions name their constants as literals, as the partial indexes of migration 0060 do
+ * (`paid_at IS NULL`, `refunded_amount > 0`), so that SQLite's planner sees the index applies.
+ */
+function paymentIs(eb: OrderWhere, status: PaymentStatus) {
+  if (status === 'unpaid') return eb('paid_at', 'is', null);
+  const paid = eb('paid_at', 'is not', null);
+  if (status === 'paid') return eb.and([paid, eb('refunded_amount', '=', sql.lit(0))]);
+  const some = eb('refunded_amount', '>', sql.lit(0));
+  const all = eb('refunded_amount', '>=', eb.ref('total'));
+  return eb.and([paid, some, status === 'refunded' ? all : eb.not(all)]);
 }
 
 function filtered(db: Db, tenantId: string, filter: OrderFilter) {
@@ -165,6 +184,10 @@ function filtered(db: Db, tenantId: string, filter: OrderFilter) {
   if (filter.customerEmail !== undefined) query = query.where('customer_email', '=', filter.customerEmail);
   if (filter.from !== undefined) query = query.where('created', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('created', '<=', filter.to);
+  const { fulfillment, payment } = filter;
+  if (payment !== undefined) query = query.where((eb) => paymentIs(eb, payment));
+  // Kept from the order's lines by migration 0060's trigger, as `fulfillmentStatusOf` reads them.
+  if (fulfillment !== undefined) query = query.where('fulfillment_status', '=', fulfillment);
   return query;
 }
 
@@ -182,7 +205,9 @@ export async function countOrders(db: Db, tenantId: string, filter: OrderFilter)
     filter.customerId === undefined &&
     filter.customerEmail === undefined &&
     filter.from === undefined &&
-    filter.to === undefined
+    filter.to === undefined &&
+    filter.fulfillment === undefined &&
+    filter.payment === undefined
   ) {
     return countList(
       db,

@@ -18,6 +18,13 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
   'refunded',
 ];
 
+/** An order's `fulfillment_status`, also a filter of the order list. */
+export const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const;
+export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number];
+/** What the order list's `payment_status` filter takes (derived from `paid_at`, `refunded_amount`, `total`). */
+export const PAYMENT_STATUSES = ['unpaid', 'paid', 'partially_refunded', 'refunded'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
 const StatusSchema = Type.Unsafe<OrderStatus>({
   type: 'string',
   enum: [...ORDER_STATUSES],
@@ -331,6 +338,21 @@ export const OrderListQuery = Type.Object(
     ),
     created_from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
     created_to: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
+    fulfillment_status: Type.Optional(
+      Type.Unsafe<FulfillmentStatus>({
+        type: 'string',
+        enum: [...FULFILLMENT_STATUSES],
+        description: 'Orders whose `fulfillment_status` is this.',
+      }),
+    ),
+    payment_status: Type.Optional(
+      Type.Unsafe<PaymentStatus>({
+        type: 'string',
+        enum: [...PAYMENT_STATUSES],
+        description:
+          'Orders by what they were paid and refunded: `unpaid` (`paid_at` null: never paid, pending or cancelled unpaid), `paid` (paid, nothing refunded), `partially_refunded` (paid, `refunded_amount` above 0 and below `total`) or `refunded` (paid, `refunded_amount` at least `total` and above 0: refunded, or cancelled after payment).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -237,6 +237,8 @@ export function createOrderService(deps: OrderServiceDeps) {
         customerEmail: query.customer_email?.toLowerCase(),
         from,
         to,
+        fulfillment: query.fulfillment_status,
+        payment: query.payment_status,
       };
       const [rows, total] = await Promise.all([
         repo.listOrders(store.db, tenantId, filter, window),

@@ -86,7 +86,7 @@ export default defineModule({
       AppInstallation: AppInstallationSchema,
     };
   },
-  needs: ['events', 'webhooks'],
+  needs: ['events', 'webhooks', 'audit'],
   services: (deps) => ({
     // Installation payloads are rendered in the latest version.
     plugins: createPluginService({ ...deps, apiVersion: deps.versions.latest.version }),

@@ -9,6 +9,7 @@ import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
+import type { AuditRecorder } from '../audit/index.js';
 import type { EventService } from '../events/index.js';
 import { type WebhookService, newSecret } from '../webhooks/index.js';
 import { eventList, permissionList } from './plugins.grants.js';
@@ -137,8 +138,18 @@ export function createPluginService(deps: {
   >;
   /** The version installation payloads are rendered in (the latest). */
   apiVersion: string;
+  audit: AuditRecorder;
 }) {
-  const { store, clock, events, vocabulary, webhooks } = deps;
+  const { store, clock, events, vocabulary, webhooks, audit } = deps;
+  /** A change of a plugin, in `tenantId`'s log: the plugin as that tenant sees it before and after. */
+  const recordPlugin = (
+    trx: Db,
+    tenantId: string,
+    action: string,
+    before: PluginObject | null,
+    after: PluginObject,
+  ): Promise<void> =>
+    audit.record(trx, { tenantId, action, resource: { type: 'plugin', id: after.id }, before, after });
   const revisions = createPluginRevisions({ clock, events, vocabulary, webhooks });
 
   async function load(db: Db, tenantId: string, ref: string): Promise<PluginObject> {
@@ -237,7 +248,9 @@ export function createPluginService(deps: {
         return await store.transaction(async (trx) => {
           await repo.insertPlugin(trx, row);
           await idempotent.mark(trx, row.id);
-          return { ...(await load(trx, tenantId, row.id)), secret: row.secret ?? '' };
+          const made = await load(trx, tenantId, row.id);
+          await recordPlugin(trx, tenantId, 'plugin.created', null, made);
+          return { ...made, secret: row.secret ?? '' };
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw validationError('slug', 'is already taken by another plugin');
@@ -267,9 +280,15 @@ export function createPluginService(deps: {
         const plugin = await owned(trx, tenantId, before.id, true);
         if (plugin.status === 'in_review')
           throw conflict('The plugin is in review; it can be changed again once it is approved or rejected.');
+        const previous = await load(trx, tenantId, plugin.id);
+        const changed = async (action: string) => {
+          const after = await load(trx, tenantId, plugin.id);
+          await recordPlugin(trx, tenantId, action, previous, after);
+          return after;
+        };
         if (plugin.status === 'published') {
           await revisions.propose(trx, plugin, changes);
-          return load(trx, tenantId, plugin.id);
+          return changed('plugin.revision_proposed');
         }
         const row = pluginChanges(changes);
         if (plugin.status === 'rejected') {
@@ -278,7 +297,7 @@ export function createPluginService(deps: {
         }
         await repo.updatePlugin(trx, plugin.id, row, clock.now());
         if (changes.webhook_url !== undefined) await webhooks.movePlugin(trx, plugin.id, changes.webhook_url);
-        return load(trx, tenantId, plugin.id);
+        return changed('plugin.updated');
       });
     },
 
@@ -290,8 +309,11 @@ export function createPluginService(deps: {
         const plugin = await owned(trx, tenantId, before.id, true);
         if (plugin.status !== 'draft' && plugin.status !== 'rejected')
           throw conflict(`A ${plugin.status} plugin cannot be submitted; only a draft or a rejected one.`);
+        const previous = await load(trx, tenantId, plugin.id);
         await repo.updatePlugin(trx, plugin.id, { status: 'in_review', rejection_reason: null }, clock.now());
-        return load(trx, tenantId, plugin.id);
+        const after = await load(trx, tenantId, plugin.id);
+        await recordPlugin(trx, tenantId, 'plugin.submitted', previous, after);
+        return after;
       });
     },
 
@@ -312,8 +334,16 @@ export function createPluginService(deps: {
       return store.transaction(async (trx) => {
         const plugin = await repo.findPluginById(trx, pluginId, true);
         if (!plugin) throw notFound('plugin');
+        // The decision is a change of the publisher's plugin (a first-party one has none).
+        const owner = plugin.owner_tenant_id;
+        const previous = owner === null ? null : await load(trx, owner, plugin.id);
+        const decided = async (action: string) => {
+          if (owner === null || previous === null) return;
+          await recordPlugin(trx, owner, action, previous, await load(trx, owner, plugin.id));
+        };
         if (plugin.status === 'published') {
           const revision = await revisions.decide(trx, plugin, decision);
+          await decided(decision.approve ? 'plugin.revision_approved' : 'plugin.revision_rejected');
           const live = (await repo.findPluginById(trx, plugin.id)) ?? plugin;
           return {
             id: live.id,
@@ -331,6 +361,7 @@ export function createPluginService(deps: {
           ? { status: 'published', rejection_reason: null }
           : { status: 'rejected', rejection_reason: decision.reason };
         await repo.updatePlugin(trx, plugin.id, changes, clock.now());
+        await decided(decision.approve ? 'plugin.approved' : 'plugin.rejected');
         return {
           id: plugin.id,
           name: plugin.name,
@@ -476,11 +507,22 @@ export function createPluginService(deps: {
         const now = clock.now();
         const comment = input.comment ?? null;
         const previous = await repo.findRating(trx, tenantId, plugin.id);
+        // The store's rating, one per plugin: a resource of its own, named by the plugin.
+        const rated = (before: RatingObject | null, after: RatingObject) =>
+          audit.record(trx, {
+            tenantId,
+            action: before === null ? 'plugin_rating.created' : 'plugin_rating.updated',
+            resource: { type: 'plugin_rating', id: plugin.id },
+            before,
+            after,
+          });
         if (previous) {
           const row = { ...previous, stars: input.stars, comment, updated: now };
           await repo.updateRating(trx, row);
           await repo.addRatings(trx, plugin.id, input.stars - previous.stars, 0);
-          return { rating: presentRating(row), created: false };
+          const rating = presentRating(row);
+          await rated(presentRating(previous), rating);
+          return { rating, created: false };
         }
         const row: PluginRatingsTable = {
           tenant_id: tenantId,
@@ -492,7 +534,9 @@ export function createPluginService(deps: {
         };
         await repo.insertRating(trx, row);
         await repo.addRatings(trx, plugin.id, input.stars, 1);
-        return { rating: presentRating(row), created: true };
+        const rating = presentRating(row);
+        await rated(null, rating);
+        return { rating, created: true };
       });
     },
 

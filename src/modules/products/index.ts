@@ -7,6 +7,7 @@ export * as stockLevels from './products.levels.js';
 export type { Level, LevelLocation } from './products.levels.js';
 export type { StockLine } from './products.inventory.js';
 export { productOptions } from './products.presenter.js';
+export { altsJson, type ImageAlts, type MediaItem, parseAlts, presentMedia } from './products.media.js';
 export { isHandle } from './products.handles.js';
 export {
   findProduct,

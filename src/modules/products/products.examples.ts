@@ -39,6 +39,7 @@ export const PRODUCT_EXAMPLE = {
   stock: 4,
   status: 'active',
   images: ['https://cdn.example.com/products/trail-runner-3.jpg'],
+  media: [{ url: 'https://cdn.example.com/products/trail-runner-3.jpg', alt: 'Trail Runner 3, side view' }],
   attributes: { color: 'black' },
   tags: ['running'],
   options: [],

@@ -10,11 +10,24 @@ import { createVariantService, type VariantService } from './variants.service.js
 import { DETAILS_CHANGE } from './variants.versions.js';
 import type { StockLevelsTable } from './products.tables.js';
 import * as stockLevels from './migrations/0048_stock_levels.js';
+import * as imageAlts from './migrations/0061_image_alts.js';
 
 /** The catalog: products, their options and variants, and the stock each variant holds. */
 
 const PERMISSIONS = ['read:products', 'write:products'] as const;
 const EVENTS = ['product.created', 'product.updated', 'product.deleted', 'product.outofstock'] as const;
+
+/** A product as versions before 2027-01-20 show it: without `media`. */
+function productWithoutMedia(product: Record<string, unknown>): Record<string, unknown> {
+  const { media: _media, ...before } = product;
+  return before;
+}
+
+/** A product stored before `media` (an event's object): its images, none with alt text. */
+function storedWithMedia(product: Record<string, unknown>): Record<string, unknown> {
+  if ('media' in product || !Array.isArray(product.images)) return product;
+  return { ...product, media: product.images.map((url: unknown) => ({ url, alt: null })) };
+}
 
 /** A product as versions before 2027-01-20 show it: without `handle`. */
 function productWithoutHandle(product: Record<string, unknown>): Record<string, unknown> {
@@ -67,7 +80,7 @@ export default defineModule({
   tags: [{ name: 'Products', description: 'The catalog: products, their options and variants' }],
   permissions: PERMISSIONS,
   problems: PROBLEMS,
-  migrations: { '0048_stock_levels': stockLevels },
+  migrations: { '0048_stock_levels': stockLevels, '0061_image_alts': imageAlts },
   events: [
     {
       types: EVENTS,
@@ -108,6 +121,12 @@ export default defineModule({
         toPrevious: { product: productWithoutHandle },
       },
       DETAILS_CHANGE,
+      {
+        description:
+          'Products gain `media`: their `images` with each one’s alt text (`{url, alt}`, in the same order), which `POST` and `PATCH /products` may give instead of `images` (not both: 400 naming `media`); `images` given alone keep the alt text of the URLs that stay. Earlier versions neither see nor send it (400 naming `media`).',
+        toPrevious: { product: productWithoutMedia },
+        storedFromPrevious: { product: storedWithMedia },
+      },
       {
         description:
           'A barcode must be a GTIN, EAN, UPC or ISBN whose check digit holds, and neither a barcode nor a SKU may be a number in scientific notation (`3.65275E+11`, as a spreadsheet writes one): 422 `invalid_product_code` naming the field. Requests in earlier versions are not checked.',

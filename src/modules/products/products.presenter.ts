@@ -1,5 +1,6 @@
 import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
+import { parseAlts, presentMedia } from './products.media.js';
 import type { ProductRow } from './products.repository.js';
 import type { ProductObject } from './products.schemas.js';
 import type { ProductOption } from './variants.rules.js';
@@ -45,6 +46,7 @@ export function presentProduct(
   row: ProductRow,
   variants?: readonly variantsRepo.VariantRow[],
 ): ProductObject {
+  const images = JSON.parse(row.images) as string[];
   return {
     id: row.id,
     handle: row.handle,
@@ -57,7 +59,8 @@ export function presentProduct(
     category: row.category,
     stock: row.stock,
     status: row.status,
-    images: JSON.parse(row.images) as string[],
+    images,
+    media: presentMedia(images, parseAlts(row.image_alts)),
     attributes: JSON.parse(row.attributes) as Record<string, string>,
     tags: JSON.parse(row.tags) as string[],
     options: productOptions(row),

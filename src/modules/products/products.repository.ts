@@ -29,6 +29,7 @@ const COLUMNS = [
   'stock',
   'status',
   'images',
+  'image_alts',
   'attributes',
   'tags',
   'options',

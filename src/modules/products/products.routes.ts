@@ -5,6 +5,7 @@ import { idempotentWrite } from '../../lib/idempotent-write.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.js';
 import { getBodyParameters } from './products.get-body.js';
 import { checksCodes } from './variants.codes.js';
+import { checkMediaVersion } from './products.media.js';
 import {
   CreateProductBody,
   ProductIdParams,
@@ -58,6 +59,7 @@ export function productRoutes(deps: Pick<Services, 'products'>): FastifyPluginAs
         },
       },
       async (request, reply) => {
+        checkMediaVersion(request.body, request.apiVersion);
         reply.code(201);
         return products.create(
           principalOf(request).tenant,
@@ -96,14 +98,16 @@ export function productRoutes(deps: Pick<Services, 'products'>): FastifyPluginAs
           response: { 200: ProductSchema, ...errorResponses(...BODY_ERRORS, 404, 409, 422) },
         },
       },
-      async (request) =>
-        products.update(
+      async (request) => {
+        checkMediaVersion(request.body, request.apiVersion);
+        return products.update(
           principalOf(request).tenant.id,
           request.params.id,
           request.body,
           undefined,
           checksCodes(request.apiVersion),
-        ),
+        );
+      },
     );
 
     app.delete(

@@ -62,6 +62,39 @@ const Images = Type.Array(
   Type.String({ format: 'uri', maxLength: 2048, pattern: '^https://', description: 'An https URL.' }),
   { maxItems: MAX_IMAGES },
 );
+/** As long as Shopify lets an image's alt text be. */
+export const MAX_ALT = 512;
+const Alt = Type.String({
+  minLength: 1,
+  maxLength: MAX_ALT,
+  pattern: LINE_PATTERN,
+  description:
+    'What the image shows, for screen readers and when it fails to load: up to 512 characters on one line.',
+});
+const MediaBody = Type.Array(
+  Type.Object(
+    {
+      url: Type.String({
+        format: 'uri',
+        maxLength: 2048,
+        pattern: '^https://',
+        description: 'An https URL.',
+      }),
+      alt: Type.Optional(Nullable(Alt)),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: MAX_IMAGES,
+    description:
+      'The images with their alt text, in order (from version 2027-01-20): they replace `images` and its alt text; `alt` left out is null. The same URL twice carries the same alt text. Not with `images` (400 naming `media`).',
+    examples: [
+      [{ url: 'https://cdn.example.com/products/trail-runner-3.jpg', alt: 'Trail Runner 3, side view' }],
+    ],
+  },
+);
+const IMAGES_KEEP_ALTS =
+  ' Each URL that stays keeps its alt text (`media`); a new one has none. Not with `media`.';
 const SeoTitle = Type.String({ minLength: 1, maxLength: 255, pattern: LINE_PATTERN });
 const SeoDescription = Type.String({ minLength: 1, maxLength: 1000, pattern: TEXT_PATTERN });
 const SeoBody = Type.Object(
@@ -109,7 +142,11 @@ export const ProductSchema = Type.Object(
     category: Nullable(Type.String()),
     stock: Type.Integer({ description: "The variants' stock, summed." }),
     status: Type.String({ enum: [...PRODUCT_STATUSES] }),
-    images: Type.Array(Type.String()),
+    images: Type.Array(Type.String(), { description: 'The URLs of `media`, in order.' }),
+    media: Type.Array(Type.Object({ url: Type.String(), alt: Nullable(Type.String()) }), {
+      description:
+        'The images with their alt text (null: none given), in order: `images` are their URLs. From version 2027-01-20.',
+    }),
     attributes: Type.Record(Type.String(), Type.String()),
     tags: Type.Array(Type.String()),
     options: Type.Array(OptionSchema),
@@ -202,7 +239,8 @@ export const CreateProductBody = Type.Object(
     ),
     ...oneVariantFields,
     status: Type.Optional(Status),
-    images: Type.Optional(Images),
+    images: Type.Optional({ ...Images, description: `https URLs, in order.${IMAGES_KEEP_ALTS}` }),
+    media: Type.Optional(MediaBody),
     attributes: Type.Optional(Attributes),
     tags: Type.Optional(Tags),
     seo: Type.Optional(SeoBody),
@@ -242,7 +280,8 @@ export const UpdateProductBody = Type.Object(
     stock: Type.Optional(Stock),
     ...oneVariantFields,
     status: Type.Optional(Status),
-    images: Type.Optional(Images),
+    images: Type.Optional({ ...Images, description: `https URLs, in order.${IMAGES_KEEP_ALTS}` }),
+    media: Type.Optional(MediaBody),
     attributes: Type.Optional(Attributes),
     tags: Type.Optional(Tags),
     seo: Type.Optional(SeoBody),

@@ -14,6 +14,7 @@ import {
   isHandleViolation,
   slugify,
 } from './products.handles.js';
+import { altsJson, checkOneOf, fromMedia, parseAlts } from './products.media.js';
 import { loadProduct, presentProduct, presentWithVariants, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
 import { emitUpdated, settle } from './products.rollup.js';
@@ -69,8 +70,10 @@ function checkCurrency(currency: string): void {
 }
 
 /** The schema already demands `https://`; this also refuses what a URL parser does not accept. */
-export function checkImages(images: readonly string[]): void {
-  images.forEach((image, index) => checkImageUrl(image, `images[${index}]`));
+export function checkImages(images: readonly string[], field: 'images' | 'media' = 'images'): void {
+  images.forEach((image, index) =>
+    checkImageUrl(image, field === 'images' ? `images[${index}]` : `media[${index}].url`),
+  );
 }
 
 function readOnlyWithOptions(field: OneVariantField): AppError {
@@ -159,7 +162,9 @@ export function buildProduct(
 ): NewProduct {
   const currency = input.currency ?? tenant.currency;
   checkCurrency(currency);
-  checkImages(input.images ?? []);
+  checkOneOf(input);
+  const media = input.media === undefined ? { images: input.images ?? [], alts: {} } : fromMedia(input.media);
+  checkImages(media.images, input.media === undefined ? 'images' : 'media');
   const options = input.options ?? [];
   checkOptions(options);
   const given = newVariants(input, options);
@@ -206,7 +211,8 @@ export function buildProduct(
     category: input.category ?? null,
     stock: variants.reduce((sum, variant) => sum + variant.stock, 0),
     status: input.status ?? 'active',
-    images: JSON.stringify(input.images ?? []),
+    images: JSON.stringify(media.images),
+    image_alts: altsJson(media.images, media.alts),
     attributes: JSON.stringify(input.attributes ?? {}),
     tags: JSON.stringify(input.tags ?? []),
     options: JSON.stringify(options),
@@ -472,7 +478,10 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       codes = true,
     ): Promise<ProductObject> {
       if (input.currency !== undefined) checkCurrency(input.currency);
+      checkOneOf(input);
       if (input.images !== undefined) checkImages(input.images);
+      const media = input.media === undefined ? undefined : fromMedia(input.media);
+      if (media !== undefined) checkImages(media.images, 'media');
       if (input.options !== undefined) checkOptions(input.options);
       checkVariantFields(input, '', codes);
       const changes: Partial<repo.ProductRow> = {};
@@ -482,7 +491,10 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       if (input.currency !== undefined) changes.currency = input.currency;
       if (input.category !== undefined) changes.category = input.category;
       if (input.status !== undefined) changes.status = input.status;
-      if (input.images !== undefined) changes.images = JSON.stringify(input.images);
+      if (media !== undefined) {
+        changes.images = JSON.stringify(media.images);
+        changes.image_alts = altsJson(media.images, media.alts);
+      } else if (input.images !== undefined) changes.images = JSON.stringify(input.images);
       if (input.attributes !== undefined) changes.attributes = JSON.stringify(input.attributes);
       if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
       Object.assign(changes, seoChanges(input.seo));
@@ -495,6 +507,10 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
           if (input.handle !== undefined && input.handle !== before.handle) {
             const [taken] = await repo.takenHandles(trx, tenantId, [input.handle], id);
             if (taken !== undefined) throw handleTaken(taken);
+          }
+          // New images keep the alt text of the URLs that stay, the others' is dropped.
+          if (media === undefined && input.images !== undefined) {
+            changes.image_alts = altsJson(input.images, parseAlts(before.image_alts));
           }
           const options = input.options ?? productOptions(before);
           if (options.length > 0) {

@@ -92,6 +92,7 @@ for (const dialect of DIALECTS) {
           stock: 12,
           status: 'active',
           images: ['https://cdn.example.com/tr2.png'],
+          media: [{ url: 'https://cdn.example.com/tr2.png', alt: null }],
           attributes: { color: 'black', size: '42' },
           tags: ['running', 'trail'],
           options: [],
@@ -127,6 +128,8 @@ for (const dialect of DIALECTS) {
           position: 1,
           created: undefined,
           updated: undefined,
+          // An object of its own (its routes answer it alone), so nested it says its mode too.
+          livemode: true,
         },
       );
       assert.match(only?.id ?? '', /^var_[0-9A-Za-z]{24}$/);

@@ -222,5 +222,14 @@ describe('redaction', () => {
       '{"password":"[redacted]","token":"[redacted]","ok":"[redacted]","n":1',
     );
     assert.equal(cappedText('not json 4111111111111111', 100), 'not json [redacted]');
+    // A response's text: a date's digits are no card, a split card number is one, a secret's
+    // member is redacted without any digit near it, also when the body is cut.
+    const dated = '{"created_at":"2026-12-05T03:00:00.000Z","order":"1234567890123"}';
+    assert.equal(cappedText(dated, 8192), dated);
+    assert.equal(cappedText('{"note":"4111 1111 1111 1111"}', 8192), '{"note":"[redacted]"}');
+    assert.equal(
+      cappedText(`{"client_secret":"abc","pad":"${'x'.repeat(200)}"}`, 64),
+      `{"client_secret":"[redacted]","pad":"${'x'.repeat(64 - CUT_MARK.length - 30)}${CUT_MARK}`,
+    );
   });
 });

@@ -1,93 +1,165 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Insertable } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import {
-  DEFAULT_LOCK_TIMEOUT_MS,
-  DEFAULT_STATEMENT_TIMEOUT_MS,
-  sqliteFile,
-  type StoreOptions,
-} from '../../db/store.js';
-import type { RequestLogsTable } from './request-logs.tables.js';
+import { cappedText, isSecretField, REDACTED } from '../../lib/redact.js';
 
 /**
- * The request log's writing thread (request-logs.writer.ts starts it): its own connection to the
- * store (SQLite: a second connection to the same file, in WAL; PostgreSQL: a pool of two), so the
- * inserts never run on the thread that answers requests. The inserts are prepared statements of
- * the driver, not Kysely's: building a query of 50 rows of 20 columns cost more than writing it. It takes batches of rows, writes each in
- * one transaction, in order, and answers each with how it went; `close` writes what it was sent,
- * closes the store and ends the thread.
+ * The request log's writing thread (request-logs.writer.ts starts it with the server): its own
+ * connection to the store (SQLite: a second connection to the same file, in WAL; PostgreSQL: a
+ * pool of two), so the log's work never runs on the thread that answers requests. It takes
+ * batches of captured requests, makes each its row (the response body capped at 8 KiB and
+ * redacted as text, the path's secret-looking parameters redacted, the error code read from the
+ * problem), writes each batch in one transaction, in order, and answers each with how it went;
+ * `close` writes what it was sent, closes the store and ends the thread. The inserts are the
+ * driver's prepared statements, not Kysely's: building a query of 50 rows of 20 columns cost more
+ * than writing it. It imports only the drivers and the redaction, not the store module (the thread starts
+ * fast).
  */
 
-export type ToThread =
-  { type: 'write'; batch: number; rows: Insertable<RequestLogsTable>[] } | { type: 'close' };
+/**
+ * A request as the writer captures it, one array a request (a row's values as they were, cheap to
+ * keep and to hand over): `RequestBody` is the parsed body until the writer serializes it.
+ */
+export type Captured<RequestBody = string | null> = [
+  tenantId: string,
+  id: string,
+  created: number,
+  method: string,
+  url: string,
+  /** The route's pattern (`/v1/products/:id`). */
+  route: string,
+  status: number,
+  durationMs: number,
+  keyId: string,
+  keyName: string | null,
+  keyType: string,
+  app: string | null,
+  ip: string,
+  userAgent: string | null,
+  apiVersion: string,
+  idempotencyKey: string | null,
+  /** Capped and redacted JSON text, or null when there was no body. */
+  requestBody: RequestBody,
+  /** The response's text as sent, at most one character past the limit; null when empty. */
+  responseBody: string | null,
+];
+
+export type ToThread = { type: 'write'; batch: number; rows: Captured[] } | { type: 'close' };
 export type FromThread = { type: 'written'; batch: number; error?: string } | { type: 'closed' };
 
 export interface ThreadData {
-  store: StoreOptions;
+  /** PostgreSQL's URL; absent for SQLite. */
+  databaseUrl: string | undefined;
+  databaseSchema: string | undefined;
+  sqliteFile: string;
+  /** Characters kept of each body. */
+  bodyLimit: number;
+  lockTimeoutMs: number;
+  statementTimeoutMs: number;
 }
 
-/** The columns a row fills, in order: the statements' parameters and the rows' fields. */
+/** The columns a row fills, in order, and PostgreSQL's array type of each (for `unnest`). */
 const COLUMNS = [
-  'tenant_id',
-  'id',
-  'created',
-  'method',
-  'path',
-  'route',
-  'status',
-  'status_class',
-  'duration_ms',
-  'key_id',
-  'key_name',
-  'key_type',
-  'app',
-  'ip',
-  'user_agent',
-  'api_version',
-  'idempotency_key',
-  'error_code',
-  'request_body',
-  'response_body',
-] as const satisfies readonly (keyof Row)[];
-/** PostgreSQL's array type of each column, for the one `unnest` insert of a batch. */
-const PG_TYPES: Record<(typeof COLUMNS)[number], string> = {
-  tenant_id: 'text',
-  id: 'text',
-  created: 'int8',
-  method: 'text',
-  path: 'text',
-  route: 'text',
-  status: 'int4',
-  status_class: 'text',
-  duration_ms: 'float8',
-  key_id: 'text',
-  key_name: 'text',
-  key_type: 'text',
-  app: 'text',
-  ip: 'text',
-  user_agent: 'text',
-  api_version: 'text',
-  idempotency_key: 'text',
-  error_code: 'text',
-  request_body: 'text',
-  response_body: 'text',
-};
+  ['tenant_id', 'text'],
+  ['id', 'text'],
+  ['created', 'int8'],
+  ['method', 'text'],
+  ['path', 'text'],
+  ['route', 'text'],
+  ['status', 'int4'],
+  ['status_class', 'text'],
+  ['duration_ms', 'float8'],
+  ['key_id', 'text'],
+  ['key_name', 'text'],
+  ['key_type', 'text'],
+  ['app', 'text'],
+  ['ip', 'text'],
+  ['user_agent', 'text'],
+  ['api_version', 'text'],
+  ['idempotency_key', 'text'],
+  ['error_code', 'text'],
+  ['request_body', 'text'],
+  ['response_body', 'text'],
+] as const;
+const NAMES = COLUMNS.map(([name]) => name).join(', ');
+
+/** A row's values, in the order of `COLUMNS`. */
+type Row = (string | number | null)[];
 
 /** The kept counts' list of the request log (request-logs.repository.ts reads it). */
 const LIST = 'request_logs';
+/** Where `status_class` stands in a row, and the tenant. */
+const TENANT = 0;
+const STATUS_CLASS = 7;
 
-type Row = Insertable<RequestLogsTable>;
+/** A path with its secret-looking query parameters redacted. */
+function redactedPath(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const params = new URLSearchParams(url.slice(at + 1));
+  let changed = false;
+  for (const name of [...params.keys()]) {
+    if (isSecretField(name)) {
+      params.set(name, REDACTED);
+      changed = true;
+    }
+  }
+  return changed ? `${url.slice(0, at)}?${params.toString()}` : url;
+}
+
+function errorCodeOf(status: number, body: string | null): string | null {
+  if (status < 400 || body === null) return null;
+  const match = /"code"\s*:\s*"([\w.-]{1,64})"/.exec(body);
+  return match?.[1] ?? null;
+}
+
+/** The row a captured request is kept as. */
+function rowOf(entry: Captured, bodyLimit: number): Row {
+  const [tenantId, id, created, method, url, route, status, durationMs, keyId, keyName, keyType, app, ip] =
+    entry;
+  const [userAgent, apiVersion, idempotencyKey, requestBody, responseBody] = entry.slice(13) as [
+    string | null,
+    string,
+    string | null,
+    string | null,
+    string | null,
+  ];
+  return [
+    tenantId,
+    id,
+    created,
+    method,
+    redactedPath(url),
+    route,
+    status,
+    `${Math.floor(status / 100)}xx`,
+    Math.round(durationMs * 1000) / 1000,
+    keyId,
+    keyName,
+    keyType,
+    app,
+    ip,
+    userAgent?.slice(0, 512) ?? null,
+    apiVersion || null,
+    idempotencyKey?.slice(0, 255) ?? null,
+    errorCodeOf(status, responseBody),
+    requestBody,
+    responseBody === null || responseBody.length === 0 ? null : cappedText(responseBody, bodyLimit),
+  ];
+}
+
 type Write = (rows: readonly Row[]) => Promise<void>;
 
 /** The kept counts' deltas of a batch: +1 per tenant and status class. */
 function countDeltas(rows: readonly Row[]): { tenant_id: string; key: string; delta: number }[] {
   const sums = new Map<string, { tenant_id: string; key: string; delta: number }>();
   for (const row of rows) {
-    const id = `${row.tenant_id}\u0000${row.status_class}`;
+    const tenant = row[TENANT] as string;
+    const key = row[STATUS_CLASS] as string;
+    const id = `${tenant}\u0000${key}`;
     const sum = sums.get(id);
     if (sum) sum.delta += 1;
-    else sums.set(id, { tenant_id: row.tenant_id, key: row.status_class, delta: 1 });
+    else sums.set(id, { tenant_id: tenant, key, delta: 1 });
   }
   return [...sums.values()];
 }
@@ -97,13 +169,15 @@ function countDeltas(rows: readonly Row[]): { tenant_id: string; key: string; de
  * two statements prepared once, a batch in one transaction without waiting for the disk (a power
  * cut may lose the last second of the log, never the store's consistency).
  */
-function sqliteWriter(options: StoreOptions): { write: Write; close: () => Promise<void> } {
-  const database = new SqliteDatabase(sqliteFile(options.dataDir));
+function sqliteWriter(data: ThreadData): { write: Write; close: () => Promise<void> } {
+  const database = new SqliteDatabase(data.sqliteFile);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma(`busy_timeout = ${Math.trunc(options.databaseLockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS)}`);
+  database.pragma(`busy_timeout = ${Math.trunc(data.lockTimeoutMs)}`);
+  // The id index takes rows in random order: its pages stay in memory rather than being read again.
+  database.pragma('cache_size = -16384');
   const insertRow = database.prepare(
-    `INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    `INSERT INTO request_logs (${NAMES}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
   );
   const insertDelta = database.prepare(
     `INSERT INTO list_count_deltas (tenant_id, list, key, delta) VALUES (?, '${LIST}', ?, ?)`,
@@ -123,17 +197,17 @@ function sqliteWriter(options: StoreOptions): { write: Write; close: () => Promi
 }
 
 /** PostgreSQL: a pool of its own (two connections); a batch is two statements in one transaction. */
-function postgresWriter(url: string, options: StoreOptions): { write: Write; close: () => Promise<void> } {
+function postgresWriter(url: string, data: ThreadData): { write: Write; close: () => Promise<void> } {
   const pool = new pg.Pool({
     connectionString: url,
     max: 2,
-    lock_timeout: options.databaseLockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    statement_timeout: options.databaseStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-    ...(options.databaseSchema ? { options: `-c search_path=${options.databaseSchema}` } : {}),
+    lock_timeout: data.lockTimeoutMs,
+    statement_timeout: data.statementTimeoutMs,
+    ...(data.databaseSchema ? { options: `-c search_path=${data.databaseSchema}` } : {}),
   });
   pool.on('error', () => undefined);
-  const insertRows = `INSERT INTO request_logs (${COLUMNS.join(', ')})
-    SELECT * FROM unnest(${COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`;
+  const insertRows = `INSERT INTO request_logs (${NAMES})
+    SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;
   const insertDeltas = `INSERT INTO list_count_deltas (tenant_id, list, key, delta)
     SELECT t, '${LIST}', k, d FROM unnest($1::text[], $2::text[], $3::int8[]) AS u(t, k, d)`;
   return {
@@ -143,7 +217,7 @@ function postgresWriter(url: string, options: StoreOptions): { write: Write; clo
         await client.query('BEGIN');
         await client.query(
           insertRows,
-          COLUMNS.map((column) => rows.map((row) => row[column] ?? null)),
+          COLUMNS.map((_, i) => rows.map((row) => row[i] ?? null)),
         );
         const deltas = countDeltas(rows);
         await client.query(insertDeltas, [
@@ -165,15 +239,15 @@ function postgresWriter(url: string, options: StoreOptions): { write: Write; clo
 
 const port = parentPort;
 if (port === null) throw new Error('request-logs.thread.ts runs as a worker thread');
-const options = (workerData as ThreadData).store;
-const writer = options.databaseUrl ? postgresWriter(options.databaseUrl, options) : sqliteWriter(options);
+const data = workerData as ThreadData;
+const writer = data.databaseUrl ? postgresWriter(data.databaseUrl, data) : sqliteWriter(data);
 let writing: Promise<void> = Promise.resolve();
 
 port.on('message', (message: ToThread) => {
   if (message.type === 'write') {
     writing = writing.then(async () => {
       try {
-        await writer.write(message.rows);
+        await writer.write(message.rows.map((row) => rowOf(row, data.bodyLimit)));
         port.postMessage({ type: 'written', batch: message.batch } satisfies FromThread);
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);

@@ -1,22 +1,23 @@
-import type { Insertable } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, sqliteFile } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import { cappedJson, cappedText, isSecretField, REDACTED } from '../../lib/redact.js';
-import type { RequestLogsTable } from './request-logs.tables.js';
-import type { FromThread, ThreadData, ToThread } from './request-logs.thread.js';
+import { cappedJson } from '../../lib/redact.js';
+import type { Captured, FromThread, ThreadData, ToThread } from './request-logs.thread.js';
 
 /**
  * The request log's writer, off the answer's path: two callback hooks per `/v1` request keep
  * references (the response's bytes as sent, then the request's facts once answered) in a buffer
- * in memory; every second, or as soon as it holds `FLUSH_AT` requests, and when the process stops,
- * the buffer's bodies are capped (8 KiB: a large body is never serialized whole) and redacted, and
- * its rows posted to a worker thread (request-logs.thread.ts) that inserts them through its own
- * connection to the store, so no insert runs on the thread that answers. A thread that dies loses
- * the batches it held (logged), and the next batch starts another. A request without a tenant (no
- * key, a bad key) is not logged: it is nobody's.
+ * in memory, one small array per request; every second, or as soon as it holds `FLUSH_AT`
+ * requests, and when the process stops, the buffer is posted to a worker thread
+ * (request-logs.thread.ts) in one message, which caps and redacts the response bodies and the
+ * paths and inserts the rows through its own connection to the store. This thread only serializes
+ * the request bodies it holds (capped at 8 KiB as they are written: a large body is never
+ * serialized whole, nor copied to the thread). A thread that dies loses the batches it held
+ * (logged), and the next batch starts another. A request without a tenant (no key, a bad key) is
+ * not logged: it is nobody's.
  */
 
 /** Characters kept of each body. */
@@ -25,27 +26,6 @@ export const FLUSH_EVERY_MS = 1_000;
 const FLUSH_AT = 500;
 /** Requests held at most while the store does not take them (then the oldest are dropped). */
 const BUFFER_CAP = 20_000;
-
-interface Captured {
-  tenantId: string;
-  id: string;
-  created: number;
-  method: string;
-  url: string;
-  route: string;
-  status: number;
-  durationMs: number;
-  keyId: string | null;
-  keyName: string | null;
-  keyType: string | null;
-  app: string | null;
-  ip: string;
-  userAgent: string | undefined;
-  apiVersion: string;
-  idempotencyKey: string | undefined;
-  requestBody: unknown;
-  responseBody: unknown;
-}
 
 const SENT = Symbol('requestLogSent');
 type WithSent = FastifyRequest & { [SENT]?: unknown };
@@ -60,59 +40,24 @@ export interface RequestLogWriter {
   abort(): Promise<void>;
 }
 
-/** A path with its secret-looking query parameters redacted. */
-function redactedPath(url: string): string {
-  const at = url.indexOf('?');
-  if (at < 0) return url;
-  const params = new URLSearchParams(url.slice(at + 1));
-  let changed = false;
-  for (const name of [...params.keys()]) {
-    if (isSecretField(name)) {
-      params.set(name, REDACTED);
-      changed = true;
-    }
+/**
+ * What the thread gets of a response body: the text as sent (at most one character more than it
+ * keeps, so it knows to cut; a slice, so a large body is not copied), or what a stream or bytes
+ * were.
+ */
+function sentText(payload: unknown): string | null {
+  if (typeof payload === 'string') {
+    return payload.length > BODY_LIMIT ? payload.slice(0, BODY_LIMIT + 1) : payload;
   }
-  return changed ? `${url.slice(0, at)}?${params.toString()}` : url;
+  // A stream (an export) or bytes: what it was, not its content.
+  return payload === undefined || payload === null ? null : JSON.stringify('<streamed>');
 }
 
-function errorCodeOf(status: number, body: string | null): string | null {
-  if (status < 400 || body === null) return null;
-  const match = /"code"\s*:\s*"([\w.-]{1,64})"/.exec(body);
-  return match?.[1] ?? null;
-}
-
-function rowOf(entry: Captured): Insertable<RequestLogsTable> {
-  const responseBody =
-    typeof entry.responseBody === 'string'
-      ? entry.responseBody.length === 0
-        ? null
-        : cappedText(entry.responseBody, BODY_LIMIT)
-      : entry.responseBody === undefined || entry.responseBody === null
-        ? null
-        : // A stream (an export) or bytes: what it was, not its content.
-          JSON.stringify('<streamed>');
-  return {
-    tenant_id: entry.tenantId,
-    id: entry.id,
-    created: entry.created,
-    method: entry.method,
-    path: redactedPath(entry.url),
-    route: entry.route,
-    status: entry.status,
-    status_class: `${Math.floor(entry.status / 100)}xx`,
-    duration_ms: Math.round(entry.durationMs * 1000) / 1000,
-    key_id: entry.keyId,
-    key_name: entry.keyName,
-    key_type: entry.keyType,
-    app: entry.app,
-    ip: entry.ip,
-    user_agent: entry.userAgent?.slice(0, 512) ?? null,
-    api_version: entry.apiVersion || null,
-    idempotency_key: entry.idempotencyKey?.slice(0, 255) ?? null,
-    error_code: errorCodeOf(entry.status, typeof entry.responseBody === 'string' ? entry.responseBody : null),
-    request_body: entry.requestBody === undefined ? null : cappedJson(entry.requestBody, BODY_LIMIT),
-    response_body: responseBody,
-  };
+/** A captured request with its request body as the log keeps it (capped, redacted JSON text). */
+function withRequestBody(entry: Captured<unknown>): Captured {
+  const body = entry[16];
+  entry[16] = body === undefined ? null : cappedJson(body, BODY_LIMIT);
+  return entry as Captured;
 }
 
 /** How long `stop` waits for the thread to write what it holds before it is terminated. */
@@ -139,7 +84,8 @@ export function createRequestLogWriter(deps: {
   enabled: boolean;
 }): RequestLogWriter {
   const { config, clock, logger } = deps;
-  let buffer: Captured[] = [];
+  /** Requests captured since the last flush; a request body is serialized at the flush. */
+  let buffer: Captured<unknown>[] = [];
   let timer: NodeJS.Timeout | undefined;
   let thread: Worker | undefined;
   let nextBatch = 0;
@@ -155,13 +101,12 @@ export function createRequestLogWriter(deps: {
   function writingThread(): Worker {
     if (thread) return thread;
     const data: ThreadData = {
-      store: {
-        databaseUrl: config.databaseUrl,
-        databaseSchema: config.databaseSchema,
-        dataDir: config.dataDir,
-        databaseLockTimeoutMs: config.databaseLockTimeoutMs,
-        databaseStatementTimeoutMs: config.databaseStatementTimeoutMs,
-      },
+      databaseUrl: config.databaseUrl,
+      databaseSchema: config.databaseSchema,
+      sqliteFile: sqliteFile(config.dataDir),
+      bodyLimit: BODY_LIMIT,
+      lockTimeoutMs: config.databaseLockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+      statementTimeoutMs: config.databaseStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     };
     const started = startThread(data);
     // An idle thread never holds the process open; one with batches to answer for does.
@@ -202,9 +147,9 @@ export function createRequestLogWriter(deps: {
     while (buffer.length > 0) {
       const batch = buffer.length <= FLUSH_AT ? buffer : buffer.slice(0, FLUSH_AT);
       buffer = buffer.length <= FLUSH_AT ? [] : buffer.slice(FLUSH_AT);
-      let rows: Insertable<RequestLogsTable>[];
+      let rows: Captured[];
       try {
-        rows = batch.map(rowOf);
+        rows = batch.map(withRequestBody);
       } catch (error) {
         lose(batch.length, error);
         continue;
@@ -248,35 +193,40 @@ export function createRequestLogWriter(deps: {
     done(null, payload);
   };
 
-  const capture = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const principal = request.principal;
-    if (principal !== null) {
-      if (buffer.length >= BUFFER_CAP) buffer.shift();
-      const headers = request.headers;
-      buffer.push({
-        tenantId: principal.tenant.id,
-        id: request.id,
-        created: clock.now(),
-        method: request.method,
-        url: request.url,
-        route: request.routeOptions.url ?? request.url.split('?')[0] ?? request.url,
-        status: reply.statusCode,
-        durationMs: reply.elapsedTime,
-        keyId: principal.key.id,
-        keyName: principal.key.name,
-        keyType: principal.app ? 'app' : principal.key.id === 'console' ? 'console' : principal.key.type,
-        app: principal.app?.pluginName ?? null,
-        ip: request.ip,
-        userAgent: headers['user-agent'],
-        apiVersion: request.apiVersion,
-        idempotencyKey: headers['idempotency-key'] as string | undefined,
-        requestBody: request.body,
-        responseBody: (request as WithSent)[SENT],
-      });
-      if (buffer.length >= FLUSH_AT) void flush();
-    }
-    done();
-  };
+  /** The onResponse hook of one route: its pattern is known here, not asked of each request. */
+  const captureOf =
+    (route: string) =>
+    (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      const principal = request.principal;
+      if (principal !== null) {
+        if (buffer.length >= BUFFER_CAP) buffer.shift();
+        const headers = request.headers;
+        const key = principal.key;
+        const idempotencyKey = headers['idempotency-key'];
+        buffer.push([
+          principal.tenant.id,
+          request.id,
+          clock.now(),
+          request.method,
+          request.url,
+          route,
+          reply.statusCode,
+          reply.elapsedTime,
+          key.id,
+          key.name,
+          principal.app ? 'app' : key.id === 'console' ? 'console' : key.type,
+          principal.app?.pluginName ?? null,
+          request.ip,
+          headers['user-agent'] ?? null,
+          request.apiVersion,
+          typeof idempotencyKey === 'string' ? idempotencyKey : null,
+          request.body,
+          sentText((request as WithSent)[SENT]),
+        ]);
+        if (buffer.length >= FLUSH_AT) void flush();
+      }
+      done();
+    };
 
   return {
     install(app) {
@@ -287,7 +237,7 @@ export function createRequestLogWriter(deps: {
           hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
         // Last of onSend: the bytes as they leave, after version rendering and the ETag.
         route.onSend = [...list(route.onSend), keepSent] as typeof route.onSend;
-        route.onResponse = [...list(route.onResponse), capture] as typeof route.onResponse;
+        route.onResponse = [...list(route.onResponse), captureOf(route.url)] as typeof route.onResponse;
       });
     },
     flush,
@@ -295,6 +245,12 @@ export function createRequestLogWriter(deps: {
       if (!deps.enabled || timer) return;
       timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
       timer.unref();
+      // A serving process starts its thread now, not while it answers its first requests.
+      try {
+        writingThread();
+      } catch (error) {
+        logger.warn({ err: error }, 'request log thread did not start; the first batch tries again');
+      }
     },
     async abort() {
       await thread?.terminate();

@@ -1,4 +1,4 @@
-import type { Store } from '../../db/store.js';
+import type { Db, Store } from '../../db/store.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, notFound, validationError } from '../../lib/errors.js';
 import type { ApiKeyService } from '../api-keys/index.js';
@@ -138,6 +138,56 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     return settings;
   }
 
+  /**
+   * Changes the members `body` gives (the storefront's too, member by member) in `trx`, under the
+   * tenant's row lock. The currency changes only while the store has no order (409
+   * `invalid_state_transition`); its wallet in the new currency opens with it. Caches drop the
+   * settings once `trx` commits.
+   */
+  async function updateIn(
+    trx: Db,
+    tenantId: string,
+    body: UpdateSettingsBody,
+  ): Promise<Readonly<SettingsObject>> {
+    const changes = changesOf(body);
+    const now = clock.now();
+    const before = await repo.findSettings(trx, tenantId, true);
+    if (!before) throw notFound('tenant');
+    const currencyChanged = changes.currency !== undefined && changes.currency !== before.currency;
+    if (currencyChanged) {
+      if (await repo.hasOrders(trx, tenantId)) {
+        throw new AppError(
+          'invalid_state_transition',
+          `The store’s currency (${before.currency}) can change only while the store has no orders.`,
+        );
+      }
+      await openTenantWallet(trx, tenantId, changes.currency as string, now); // currencyChanged: given
+    }
+    const after: repo.SettingsRow = { ...before, ...changes };
+    const changed = (Object.keys(changes) as (keyof repo.SettingsRow)[]).some(
+      (column) => after[column] !== before[column],
+    );
+    const summaryChanged = after.name !== before.name || currencyChanged;
+    if (changed) {
+      await repo.updateSettings(trx, tenantId, changes, now);
+      await store.notify(trx, TOPIC, tenantId);
+      await deps.audit.record(trx, {
+        tenantId,
+        action: 'settings.updated',
+        resource: { type: 'settings', id: tenantId },
+        before: present(before),
+        after: present(after),
+      });
+    }
+    // Every principal of the tenant carries its name and currency: their caches drop it too.
+    if (summaryChanged) await apiKeys.tenantChanged(trx, tenantId);
+    store.afterCommit(trx, () => {
+      forget(tenantId);
+      if (summaryChanged) apiKeys.forgetTenant(tenantId);
+    });
+    return present(after);
+  }
+
   return {
     cached,
 
@@ -146,51 +196,13 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       return cached(tenantId) ?? load(tenantId);
     },
 
-    /**
-     * Changes the members `body` gives (the storefront's too, member by member) in one
-     * transaction, under the tenant's row lock. The currency changes only while the store has no
-     * order (409 `invalid_state_transition`); its wallet in the new currency opens with it.
-     */
+    /** `updateIn`, in a transaction of its own (`PATCH /settings`). */
     async update(tenantId: string, body: UpdateSettingsBody): Promise<Readonly<SettingsObject>> {
-      const changes = changesOf(body);
-      const now = clock.now();
-      const { settings, summaryChanged } = await store.transaction(async (trx) => {
-        const before = await repo.findSettings(trx, tenantId, true);
-        if (!before) throw notFound('tenant');
-        const currencyChanged = changes.currency !== undefined && changes.currency !== before.currency;
-        if (currencyChanged) {
-          if (await repo.hasOrders(trx, tenantId)) {
-            throw new AppError(
-              'invalid_state_transition',
-              `The store’s currency (${before.currency}) can change only while the store has no orders.`,
-            );
-          }
-          await openTenantWallet(trx, tenantId, changes.currency as string, now); // currencyChanged: given
-        }
-        const after: repo.SettingsRow = { ...before, ...changes };
-        const changed = (Object.keys(changes) as (keyof repo.SettingsRow)[]).some(
-          (column) => after[column] !== before[column],
-        );
-        const summaryChanged = after.name !== before.name || currencyChanged;
-        if (changed) {
-          await repo.updateSettings(trx, tenantId, changes, now);
-          await store.notify(trx, TOPIC, tenantId);
-          await deps.audit.record(trx, {
-            tenantId,
-            action: 'settings.updated',
-            resource: { type: 'settings', id: tenantId },
-            before: present(before),
-            after: present(after),
-          });
-        }
-        // Every principal of the tenant carries its name and currency: their caches drop it too.
-        if (summaryChanged) await apiKeys.tenantChanged(trx, tenantId);
-        return { settings: present(after), summaryChanged };
-      });
-      forget(tenantId);
-      if (summaryChanged) apiKeys.forgetTenant(tenantId);
-      return settings;
+      return store.transaction((trx) => updateIn(trx, tenantId, body));
     },
+
+    /** `update` inside the caller's transaction (a copy of live's settings into test mode). */
+    updateIn,
 
     /** Listens for other processes' changes, so their settings never linger here past a change. */
     start(): void {

@@ -179,6 +179,13 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       // Its own picture, shown first when the shopper chooses it.
       const whitePicture = 'https://picsum.photos/seed/tee-white/640/640';
       await admin('PATCH', `/v1/products/${tee.id}/variants/${variant.id}`, { image: whitePicture });
+      // Its first picture's alt text, which the shop's <img alt> says instead of the name.
+      await admin('PATCH', `/v1/products/${tee.id}`, {
+        media: tee.images.map((url, index) => ({
+          url,
+          alt: index === 0 ? 'A folded organic cotton tee' : null,
+        })),
+      });
 
       // Opened with the key `npm start` prints; the address keeps it out of sight afterwards.
       await page.goto(`/shop/?key=${demo.publishable_key}`);
@@ -205,7 +212,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
 
       // Its picture, and its sizes and colours: XL in Sage is sold out, and greyed out once XL is chosen.
       await page.getByRole('heading', { level: 1, name: 'Organic Cotton Tee' }).waitFor();
-      await page.getByRole('img', { name: 'Organic Cotton Tee' }).waitFor();
+      await page.getByRole('img', { name: 'A folded organic cotton tee', exact: true }).waitFor();
       await pick(page, 'XL');
       await page.getByRole('radio', { name: 'Sage (sold out)' }).waitFor();
       assert.equal(await page.getByRole('radio', { name: 'Black', exact: true }).count(), 1);

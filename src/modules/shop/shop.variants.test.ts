@@ -18,6 +18,7 @@ function tee(stock: Record<string, number>): Product {
     description: null,
     category: 'apparel',
     images: [],
+    media: [],
     tags: [],
     options: [
       { name: 'Size', values: sizes },

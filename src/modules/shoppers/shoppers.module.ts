@@ -90,7 +90,7 @@ export default defineModule({
     StoreOrder: StoreOrderSchema,
     StoreOrderList: StoreOrderListSchema,
   }),
-  needs: ['events', 'orders'],
+  needs: ['events', 'orders', 'audit'],
   services: (deps) => {
     const shopperSessions = createShopperSessions(deps);
     return {

@@ -16,6 +16,7 @@ import {
   presentCustomer,
   updateCustomerIn,
 } from '../customers/index.js';
+import type { AuditRecorder } from '../audit/index.js';
 import type { EventService } from '../events/index.js';
 import type { Services } from '../../kernel/module.js';
 import { clearThrottle, createThrottle, deleteStaleThrottles, type ThrottleRule } from '../limits/index.js';
@@ -107,8 +108,9 @@ export function createShopperAccounts(deps: {
   events: EventService;
   orders: Services['orders'];
   sessions: ShopperSessions;
+  audit: AuditRecorder;
 }) {
-  const { store, clock, events, orders, sessions } = deps;
+  const { store, clock, events, orders, sessions, audit } = deps;
   const throttle = createThrottle({ store });
 
   /** Refuses while the email or the address is blocked; counts a failure against both. */
@@ -314,6 +316,18 @@ export function createShopperAccounts(deps: {
         }
         await customerLogins.setPasswordHash(trx, tenantId, row.id, passwordHash, now);
         await customerLogins.deleteSessionsOf(trx, tenantId, row.id);
+        // By the customer the token names (by id only: a name in the chain could not be erased).
+        // The password never reaches the log (nor does anything else of the customer change): the
+        // fact and its time do.
+        const customer = presentCustomer(row);
+        await audit.record(trx, {
+          tenantId,
+          action: 'customer.password_reset_completed',
+          resource: { type: 'customer', id: row.id },
+          before: customer,
+          after: customer,
+          actor: { type: 'customer', id: row.id, name: null },
+        });
         await clearThrottle(trx, signInEmailKey(tenantId, row.email_key));
         return { customer: row, started: await sessions.start(trx, row, now) };
       });

@@ -11,6 +11,7 @@ export const STORE_PRODUCT_EXAMPLE = {
   description: 'Heavyweight cotton with the logo on the chest.',
   category: 'apparel',
   images: ['https://cdn.example.com/products/logo-t-shirt.jpg'],
+  media: [{ url: 'https://cdn.example.com/products/logo-t-shirt.jpg', alt: 'The black logo T-shirt, front' }],
   tags: ['cotton'],
   options: [
     { name: 'Size', values: ['S', 'M'] },

@@ -40,7 +40,18 @@ export const StoreProductSchema = Type.Object(
     name: Type.String(),
     description: Nullable(Type.String()),
     category: Nullable(Type.String()),
-    images: Type.Array(Type.String({ description: 'An https URL.' })),
+    images: Type.Array(Type.String({ description: 'An https URL.' }), {
+      description: 'The URLs of `media`, in order.',
+    }),
+    media: Type.Array(
+      Type.Object({
+        url: Type.String({ description: 'An https URL.' }),
+        alt: Nullable(Type.String({ description: 'What the image shows, for an `<img alt>`.' })),
+      }),
+      {
+        description: 'The images with their alt text (null: none given; show the product’s name), in order.',
+      },
+    ),
     tags: Type.Array(Type.String()),
     options: Type.Array(OptionSchema),
     price: Type.Integer({ description: 'The lowest variant price; minor units of `currency`.' }),

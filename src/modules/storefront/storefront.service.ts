@@ -7,6 +7,8 @@ import {
   findProduct,
   findProductByHandle,
   firstVariants,
+  parseAlts,
+  presentMedia,
   type ProductRow,
   type ProductService,
   productOptions,
@@ -50,13 +52,15 @@ export function presentStoreProduct(
   variants: readonly VariantRow[],
   hasMore: boolean,
 ): StoreProductObject {
+  const images = JSON.parse(row.images) as string[];
   return {
     id: row.id,
     handle: row.handle,
     name: row.name,
     description: row.description,
     category: row.category,
-    images: JSON.parse(row.images) as string[],
+    images,
+    media: presentMedia(images, parseAlts(row.image_alts)),
     tags: JSON.parse(row.tags) as string[],
     options: productOptions(row),
     price: row.price,

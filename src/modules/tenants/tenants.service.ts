@@ -109,6 +109,14 @@ export function createTenantService(deps: {
       return pairedStoreOf(store, () => clock.now(), tenantId, mode);
     },
 
+    /** The store paired with a store (its test store, or its live one), if there is one yet: never makes one. */
+    async pairOf(tenantId: string): Promise<TenantsTable | undefined> {
+      const tenant = await repo.findTenant(store.db, tenantId);
+      if (tenant?.mode === 'live') return repo.findTestStore(store.db, tenant.id);
+      if (tenant?.live_tenant_id == null) return undefined;
+      return repo.findTenant(store.db, tenant.live_tenant_id);
+    },
+
     async get(tenantId: string): Promise<TenantsTable> {
       const tenant = await repo.findTenant(store.db, tenantId);
       if (!tenant) throw notFound('tenant');

@@ -2,6 +2,7 @@ import { defineModule } from '../../kernel/module.js';
 import type { CodesOf } from '../../lib/errors.js';
 import { EVERY_TYPE } from '../versions/index.js';
 import * as testMode from './migrations/0053_test_mode.js';
+import * as testLedger from './migrations/0064_test_ledger.js';
 import { TEST_MODE_PROBLEMS } from './test-mode.problems.js';
 import { testModeRoutes } from './test-mode.routes.js';
 import { createTestModeService, type TestModeService } from './test-mode.service.js';
@@ -23,6 +24,15 @@ declare module '../../db/schema.js' {
   }
   interface ApiKeysTable {
     /** Its store's mode, which its prefix shows (`sk_test_`, `pk_test_`); migration 0053. */
+    mode: 'live' | 'test';
+  }
+}
+declare module '../../db/schema.ledger.js' {
+  interface LedgerAccountsTable {
+    /**
+     * A wallet's store's mode; test mode has platform accounts of its own, so no entry mixes the
+     * modes (migration 0064).
+     */
     mode: 'live' | 'test';
   }
 }
@@ -52,8 +62,8 @@ export default defineModule({
     'POST /v1/test-mode/copy': 'copyLiveToTestMode',
   },
   problems: TEST_MODE_PROBLEMS,
-  migrations: { '0053_test_mode': testMode },
-  needs: ['tenants', 'wallet', 'settings'],
+  migrations: { '0053_test_mode': testMode, '0064_test_ledger': testLedger },
+  needs: ['tenants', 'wallet', 'settings', 'audit'],
   services: (deps) => ({ testMode: createTestModeService(deps) }),
   routes: [{ plugin: testModeRoutes }],
   versionChanges: {

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { Store } from '../../db/store.js';
+import type { Db, Store } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../../lib/principal.js';
+import type { AuditRecorder } from '../audit/index.js';
 import type { SettingsService } from '../settings/index.js';
 import type { TenantService } from '../tenants/index.js';
 import type { WalletService } from '../wallet/index.js';
@@ -41,8 +42,20 @@ export function createTestModeService(deps: {
   tenants: TenantService;
   wallet: WalletService;
   settings: SettingsService;
+  audit: AuditRecorder;
 }) {
-  const { store, tenants, wallet, settings } = deps;
+  const { store, tenants, wallet, settings, audit } = deps;
+
+  /** The audit entry of a reset or a copy: the test store is its resource. */
+  function record(trx: Db, tenantId: string, action: string, after: object) {
+    return audit.record(trx, {
+      tenantId,
+      action,
+      resource: { type: 'test_mode', id: tenantId },
+      before: {},
+      after,
+    });
+  }
 
   return {
     /** Test money into the test store's wallet (`POST /wallet/fund`). */
@@ -80,6 +93,7 @@ export function createTestModeService(deps: {
           if (n > 0) deleted[table] = n;
         }
         await wallet.zero(trx, tenantId, 'Test mode reset');
+        await record(trx, tenantId, 'test_mode.reset', { deleted });
       });
       return { deleted };
     },
@@ -91,6 +105,8 @@ export function createTestModeService(deps: {
       const live = await tenants.pairedStoreOf(testId, 'live');
       const copied: Record<string, number> = {};
       const parts = [...new Set(what)];
+      // Live's settings, read before the transaction: live is only read.
+      const from = parts.includes('settings') ? await settings.get(live.id) : undefined;
       await store.transaction(async (trx) => {
         const schema = await schemaTables(store, trx);
         const ids = new Map<string, string>();
@@ -121,18 +137,18 @@ export function createTestModeService(deps: {
               : row,
           );
         }
+        if (from !== undefined) {
+          // The same currency is no change (one refused while test mode has orders is).
+          await settings.updateIn(trx, testId, {
+            name: from.name,
+            currency: from.currency,
+            unpaid_order_expiry_minutes: from.unpaid_order_expiry_minutes,
+            storefront: from.storefront,
+          });
+          copied.settings = 1;
+        }
+        await record(trx, testId, 'test_mode.copied', { copied, from: live.id });
       });
-      if (parts.includes('settings')) {
-        const own = await settings.get(testId);
-        const from = await settings.get(live.id);
-        await settings.update(testId, {
-          name: from.name,
-          ...(from.currency === own.currency ? {} : { currency: from.currency }),
-          unpaid_order_expiry_minutes: from.unpaid_order_expiry_minutes,
-          storefront: from.storefront,
-        });
-        copied.settings = 1;
-      }
       return { copied };
     },
   };

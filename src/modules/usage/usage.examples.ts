@@ -1,6 +1,7 @@
 /**
  * What `GET /usage` answers, for the OpenAPI document: the last 7 days of a store on the pro plan,
- * with one installed plugin calling the API, and its storefront's calls apart. src/http/openapi-document.test.ts checks it against
+ * with one installed plugin calling the API, its storefront's calls apart, and its live and test calls
+ * side by side. src/http/openapi-document.test.ts checks it against
  * its schema.
  */
 
@@ -72,5 +73,36 @@ export const USAGE_EXAMPLE = {
       { date: '2026-11-26', calls: 2112, errors: 13 },
       { date: '2026-11-27', calls: 783, errors: 5 },
     ],
+  },
+  by_mode: {
+    live: {
+      calls: 7482,
+      errors: 48,
+      average_response_time_ms: 21.4,
+      counts_against_quota: true,
+      rate_limit: { limit: 10000, remaining: 9622, resets_at: '2026-11-27T09:00:00.000Z' },
+      top_endpoints: [
+        { endpoint: 'GET /products', calls: 2913, errors: 3, average_response_time_ms: 9.2 },
+        { endpoint: 'GET /orders/{id}', calls: 1540, errors: 12, average_response_time_ms: 14.8 },
+      ],
+      days: DAYS,
+    },
+    test: {
+      calls: 312,
+      errors: 27,
+      average_response_time_ms: 18.9,
+      counts_against_quota: false,
+      rate_limit: { limit: 10000, remaining: 9990, resets_at: '2026-11-27T09:00:00.000Z' },
+      top_endpoints: [{ endpoint: 'POST /orders', calls: 312, errors: 27, average_response_time_ms: 18.9 }],
+      days: [
+        { date: '2026-11-21', calls: 0, errors: 0 },
+        { date: '2026-11-22', calls: 0, errors: 0 },
+        { date: '2026-11-23', calls: 0, errors: 0 },
+        { date: '2026-11-24', calls: 0, errors: 0 },
+        { date: '2026-11-25', calls: 120, errors: 9 },
+        { date: '2026-11-26', calls: 150, errors: 14 },
+        { date: '2026-11-27', calls: 42, errors: 4 },
+      ],
+    },
   },
 };

@@ -41,11 +41,18 @@ export default defineModule({
           usage: (usage) => Object.fromEntries(Object.entries(usage).filter(([key]) => key !== 'storefront')),
         },
       },
+      {
+        description:
+          '`GET /usage` gains `by_mode`: the store’s live and test calls side by side, from either mode’s key.',
+        toPrevious: {
+          usage: (usage) => Object.fromEntries(Object.entries(usage).filter(([key]) => key !== 'by_mode')),
+        },
+      },
     ],
   },
-  needs: ['settings', 'carts'],
+  needs: ['settings', 'carts', 'tenants'],
   services: (deps) => {
-    const { store, clock, logger, config, settings, carts } = deps;
+    const { store, clock, logger, config, settings, carts, tenants } = deps;
     const usageMeter = createUsageMeter({ store, logger });
     const storefront: StorefrontLookups = {
       requestsPerMinute: (tenantId) =>
@@ -63,7 +70,14 @@ export default defineModule({
       seedMonth: usageMeter.countedCalls,
       storefront,
     });
-    const usage = createUsageService({ store, clock, logger, meter: usageMeter, limiter: rateLimiter });
+    const usage = createUsageService({
+      store,
+      clock,
+      logger,
+      meter: usageMeter,
+      limiter: rateLimiter,
+      pairOf: (tenantId) => tenants.pairOf(tenantId),
+    });
     return { usageMeter, rateLimiter, usage };
   },
   routes: [{ plugin: usageRoutes }],

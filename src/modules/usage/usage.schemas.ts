@@ -61,6 +61,40 @@ const StorefrontUsageSchema = Type.Object(
   },
 );
 
+const ModeUsageSchema = Type.Object(
+  {
+    calls: Type.Integer({
+      minimum: 0,
+      description:
+        'The mode’s authenticated requests in the period (storefront calls excepted), those refused with 429 included.',
+    }),
+    errors: Type.Integer({ minimum: 0, description: 'Its responses with status 4xx or 5xx.' }),
+    average_response_time_ms: Milliseconds,
+    counts_against_quota: Type.Boolean({
+      description: 'true for live; test calls never count against the monthly quota.',
+    }),
+    rate_limit: Type.Object(
+      {
+        limit: Type.Integer({ minimum: 1, description: 'Requests per hour.' }),
+        remaining: Count,
+        resets_at: Type.String({
+          format: 'date-time',
+          description: 'When the whole hourly allowance is available again.',
+        }),
+      },
+      { description: 'The mode’s own hourly limit (the plan’s, counted apart for each mode).' },
+    ),
+    top_endpoints: Type.Array(EndpointCalls, {
+      description: 'The mode’s 10 most called endpoints of the period, most calls first.',
+    }),
+    days: Type.Array(DayCalls, {
+      description: 'Every UTC day of the period, oldest first; days without calls are 0.',
+    }),
+  },
+  { description: 'One mode’s calls in the period.' },
+);
+export type ModeUsage = Static<typeof ModeUsageSchema>;
+
 export const UsageSchema = Type.Object(
   {
     period: Type.Object({ from: Timestamp, to: Timestamp }),
@@ -105,6 +139,18 @@ export const UsageSchema = Type.Object(
     }),
     apps: AppsUsageSchema,
     storefront: StorefrontUsageSchema,
+    by_mode: Type.Object(
+      {
+        live: ModeUsageSchema,
+        test: Type.Union([ModeUsageSchema, Type.Null()], {
+          description: 'null while the store has no test mode (no test key made yet).',
+        }),
+      },
+      {
+        description:
+          'The store’s live and test calls side by side, whichever mode’s key asks (the figures above are the calling key’s mode’s). Only live calls count against the monthly quota; each mode has its own hourly limit. From version 2027-01-20.',
+      },
+    ),
   },
   { examples: [USAGE_EXAMPLE] },
 );

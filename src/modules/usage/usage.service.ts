@@ -7,7 +7,7 @@ import type { TenantSummary } from '../../lib/principal.js';
 import { DAY_MS, type UsageMeter } from './usage.meter.js';
 import { appUsage } from './usage.apps.js';
 import * as repo from './usage.repository.js';
-import type { Usage, UsagePeriod } from './usage.schemas.js';
+import type { ModeUsage, Usage, UsagePeriod } from './usage.schemas.js';
 
 const TOP_ENDPOINTS = 10;
 const WARNING_PERCENT = 80;
@@ -48,6 +48,29 @@ function startOfDay(instant: number): number {
   return instant - (instant % DAY_MS);
 }
 
+/** A store of a mode: its summary as its keys' principals carry it. */
+function summaryOf(row: {
+  id: string;
+  name: string;
+  plan: TenantSummary['plan'];
+  currency: string;
+  api_version: string;
+  hourly_limit: number | null;
+  monthly_limit: number | null;
+  mode: 'live' | 'test';
+}): TenantSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    currency: row.currency,
+    api_version: row.api_version,
+    hourly_limit: row.hourly_limit,
+    monthly_limit: row.monthly_limit,
+    livemode: row.mode === 'live',
+  };
+}
+
 export type UsageService = ReturnType<typeof createUsageService>;
 
 export function createUsageService(deps: {
@@ -56,8 +79,59 @@ export function createUsageService(deps: {
   logger: Logger;
   meter: UsageMeter;
   limiter: RateLimiter;
+  /** The store of the other mode paired with a store, if it has one (never made here). */
+  pairOf: (tenantId: string) => Promise<Parameters<typeof summaryOf>[0] | undefined>;
 }) {
-  const { store, clock, logger, meter, limiter } = deps;
+  const { store, clock, logger, meter, limiter, pairOf } = deps;
+
+  /** Each UTC day from `first` to `today`, oldest first, zero-filled. */
+  function daysFrom(first: number, today: number, stored: readonly repo.DayUsage[]) {
+    const byDay = new Map(stored.map((row) => [row.day, row]));
+    return Array.from({ length: (today - first) / DAY_MS + 1 }, (_, index) => {
+      const day = first + index * DAY_MS;
+      const row = byDay.get(day);
+      return { date: iso(day).slice(0, 10), calls: row?.calls ?? 0, errors: row?.errors ?? 0 };
+    });
+  }
+
+  /**
+   * One mode's calls in the period (storefront calls apart, as at the top level), its hourly
+   * limit, and whether its calls count against the monthly quota (live's only).
+   */
+  function modeUsage(
+    tenant: TenantSummary,
+    state: LimitDecision,
+    rows: readonly repo.EndpointCalls[],
+    days: readonly repo.DayUsage[],
+    from: number,
+    today: number,
+  ): ModeUsage {
+    const endpoints = rows.filter((row) => !repo.isStorefrontEndpoint(row.endpoint));
+    const { calls, errors, durationUs } = totals(endpoints);
+    const { hourly } = state;
+    return {
+      calls,
+      errors,
+      average_response_time_ms: averageMs(durationUs, calls),
+      counts_against_quota: tenant.livemode,
+      rate_limit: { limit: hourly.limit, remaining: hourly.remaining, resets_at: iso(hourly.resetAt) },
+      top_endpoints: topEndpoints(endpoints),
+      days: daysFrom(from, today, days),
+    };
+  }
+
+  /** The usage of the store of the other mode paired with `tenant`; null while it has none. */
+  async function pairedUsage(tenant: TenantSummary, from: number, today: number): Promise<ModeUsage | null> {
+    const paired = await pairOf(tenant.id);
+    if (paired === undefined) return null;
+    const summary = summaryOf(paired);
+    const [rows, days, state] = await Promise.all([
+      repo.usageByEndpoint(store.db, summary.id, from),
+      repo.usageByDay(store.db, summary.id, from, false),
+      limiter.peek(summary),
+    ]);
+    return modeUsage(summary, state, rows, days, from, today);
+  }
 
   return {
     /**
@@ -88,16 +162,11 @@ export function createUsageService(deps: {
       const { calls, errors, durationUs } = totals(endpoints);
       const shop = totals(storefront);
 
-      /** Each UTC day from `first` to today, oldest first, zero-filled. */
-      const daysFrom = (first: number, stored: readonly repo.DayUsage[]) => {
-        const byDay = new Map(stored.map((row) => [row.day, row]));
-        return Array.from({ length: (today - first) / DAY_MS + 1 }, (_, index) => {
-          const day = first + index * DAY_MS;
-          const row = byDay.get(day);
-          return { date: iso(day).slice(0, 10), calls: row?.calls ?? 0, errors: row?.errors ?? 0 };
-        });
-      };
       const { monthly, hourly } = state;
+      // The store's other mode beside this one: live's and test's calls apart, from either key.
+      const own = modeUsage(tenant, state, rows, days, from, today);
+      const other = await pairedUsage(tenant, from, today);
+      if (!tenant.livemode && other === null) throw new Error(`test store ${tenant.id} has no live store`);
       return {
         period: { from: iso(from), to: iso(now) },
         total_calls: calls,
@@ -113,8 +182,8 @@ export function createUsageService(deps: {
         },
         rate_limit: { limit: hourly.limit, remaining: hourly.remaining, resets_at: iso(hourly.resetAt) },
         top_endpoints: topEndpoints(endpoints),
-        daily_calls: daysFrom(week, days),
-        days: daysFrom(from, days),
+        daily_calls: daysFrom(week, today, days),
+        days: daysFrom(from, today, days),
         apps: await appUsage(store.db, tenant.id, from),
         storefront: {
           calls: shop.calls,
@@ -122,8 +191,9 @@ export function createUsageService(deps: {
           rate_limited: shop.rejected,
           average_response_time_ms: averageMs(shop.durationUs, shop.calls),
           top_endpoints: topEndpoints(storefront),
-          days: daysFrom(from, storefrontDays),
+          days: daysFrom(from, today, storefrontDays),
         },
+        by_mode: tenant.livemode || other === null ? { live: own, test: other } : { live: other, test: own },
       };
     },
   };

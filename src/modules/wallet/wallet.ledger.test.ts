@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
         const now = Date.now();
         const walletA = await openWallet(trx, a.tenant.id, 'USD', now);
         const walletB = await openWallet(trx, b.tenant.id, 'USD', now);
-        const funding = await ensurePlatformAccount(trx, 'funding', 'USD', now);
+        const funding = await ensurePlatformAccount(trx, 'funding', 'USD', true, now);
         return {
           a: { id: walletA.id, wallet: true, tenantId: a.tenant.id },
           b: { id: walletB.id, wallet: true, tenantId: b.tenant.id },

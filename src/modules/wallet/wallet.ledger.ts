@@ -3,6 +3,7 @@ import type { DialectName, Db } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { MAX_BALANCE } from '../../lib/money.js';
+import { livemodeOf } from '../tenants/index.js';
 import * as repo from './wallet.repository.js';
 
 /**
@@ -14,18 +15,23 @@ import * as repo from './wallet.repository.js';
 
 export type PlatformAccountType = 'funding' | 'clearing';
 
-/** Platform accounts have one fixed id per type and currency; they appear with their first posting. */
-export function platformAccountId(type: PlatformAccountType, currency: string): string {
-  return `platform_${type}_${currency}`;
+/**
+ * Platform accounts have one fixed id per mode, type and currency (`platform_funding_USD`, test
+ * mode's `platform_test_funding_USD`); they appear with their first posting. Test money never
+ * touches live's accounts: an entry's accounts are all of its store's mode.
+ */
+export function platformAccountId(type: PlatformAccountType, currency: string, livemode: boolean): string {
+  return livemode ? `platform_${type}_${currency}` : `platform_test_${type}_${currency}`;
 }
 
 export async function ensurePlatformAccount(
   trx: Db,
   type: PlatformAccountType,
   currency: string,
+  livemode: boolean,
   now: number,
 ): Promise<string> {
-  const id = platformAccountId(type, currency);
+  const id = platformAccountId(type, currency, livemode);
   await repo.insertAccountIfMissing(trx, {
     id,
     type,
@@ -33,6 +39,7 @@ export async function ensurePlatformAccount(
     currency,
     balance: null,
     postings: null,
+    mode: livemode ? 'live' : 'test',
     created: now,
     updated: now,
   });
@@ -56,6 +63,7 @@ export async function openWallet(
     currency,
     balance: 0,
     postings: 0,
+    mode: (await livemodeOf(trx, tenantId)) ? 'live' : 'test',
     created: now,
     updated: now,
   });
@@ -199,8 +207,8 @@ const SAMPLE = 20;
  * Every invariant of the ledger, each checked by one statement over the whole store: entries
  * balance, postings agree with their entry and account, each currency sums to zero, every wallet's
  * cached balance and count equal its postings, its history runs 1, 2, ... with `balance_after`
- * the running sum and never negative, platform accounts cache nothing, every tenant has its wallet,
- * every transfer is exactly its two postings.
+ * the running sum and never negative, platform accounts cache nothing, no entry mixes live and
+ * test accounts, every tenant has its wallet, every transfer is exactly its two postings.
  */
 export async function verifyLedger(db: Db): Promise<LedgerReport> {
   const violations: Violation[] = [];
@@ -239,6 +247,11 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
     'platform_accounts',
     'platform accounts with a tenant or a cached balance',
     await repo.malformedPlatformAccounts(db, SAMPLE),
+  );
+  add(
+    'modes',
+    'entries that move money between live and test accounts, or wallets of another mode than their store',
+    await repo.mixedModes(db, SAMPLE),
   );
   add(
     'tenant_wallets',

@@ -50,7 +50,7 @@ export default defineModule({
     Transfer: TransferSchema,
     TransferList: TransferListSchema,
   }),
-  needs: ['events'],
+  needs: ['events', 'audit'],
   services: (deps) => ({ wallet: createWalletService(deps) }),
   routes: [{ plugin: walletRoutes }],
 });

@@ -516,6 +516,22 @@ export async function malformedPlatformAccounts(db: Db, limit: number): Promise<
     .execute();
 }
 
+/**
+ * Entries whose postings are on accounts of both modes (test money on a live account or the
+ * reverse), and wallets whose mode is not their store's.
+ */
+export async function mixedModes(db: Db, limit: number): Promise<Offender[]> {
+  const { rows } = await sql<Offender>`
+    SELECT e.entry_id AS id, 'entry' AS kind FROM (
+      SELECT p.entry_id FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+      GROUP BY p.entry_id HAVING COUNT(DISTINCT a.mode) > 1) e
+    UNION ALL
+    SELECT a.id, 'wallet' AS kind FROM ledger_accounts a JOIN tenants t ON t.id = a.tenant_id
+    WHERE a.type = 'wallet' AND a.mode <> t.mode
+    LIMIT ${limit}`.execute(db);
+  return rows;
+}
+
 /** Tenants without a wallet in their own currency. */
 export async function tenantsWithoutWallet(db: Db, limit: number): Promise<Offender[]> {
   const { rows } = await sql<Offender>`

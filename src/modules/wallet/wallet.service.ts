@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency, MAX_AMOUNT, MAX_BALANCE } from '../../lib/money.js';
+import type { AuditRecorder } from '../audit/index.js';
 import type { EventService } from '../events/index.js';
 import {
   ensurePlatformAccount,
@@ -30,7 +31,7 @@ import {
 /**
  * The wallet: one per tenant and currency, on the double-entry ledger of `wallet.ledger.ts`.
  * Payments come in from the platform's clearing account, refunds go back to it, adjustments come
- * from its funding account, transfers move money between wallets. Use cases open one transaction;
+ * from its funding account (test mode has its own of each), transfers move money between wallets. Use cases open one transaction;
  * the order hooks (`creditOrderPayment`, `debitOrderRefund`) run in the orders' transaction.
  */
 
@@ -131,6 +132,8 @@ export interface WalletServiceDeps {
   store: Store;
   clock: Clock;
   events: EventService;
+  /** Records an operator's or test mode's credit (absent: the demo's wallet, unaudited). */
+  audit?: AuditRecorder;
 }
 
 /**
@@ -169,11 +172,21 @@ export function createWalletService(deps: WalletServiceDeps) {
     return wallet;
   }
 
-  /** `ensurePlatformAccount`, without a statement once this process has seen the account committed. */
-  async function platformAccount(trx: Db, type: PlatformAccountType, currency: string, now: number) {
-    const id = platformAccountId(type, currency);
+  /**
+   * `ensurePlatformAccount` of the tenant's mode (test money has accounts of its own), without a
+   * statement once this process has seen the account committed.
+   */
+  async function platformAccount(
+    trx: Db,
+    type: PlatformAccountType,
+    tenantId: string,
+    currency: string,
+    now: number,
+  ) {
+    const livemode = await livemodeOf(trx, tenantId);
+    const id = platformAccountId(type, currency, livemode);
     if (platformAccounts.has(id)) return id;
-    await ensurePlatformAccount(trx, type, currency, now);
+    await ensurePlatformAccount(trx, type, currency, livemode, now);
     store.afterCommit(trx, () => platformAccounts.add(id));
     return id;
   }
@@ -416,7 +429,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       return store.transaction(async (trx) => {
         if (!(await repo.tenantExists(trx, tenantId))) throw notFound('tenant');
         const wallet = await openWallet(trx, tenantId, currency, now);
-        const funding = await platformAccount(trx, 'funding', currency, now);
+        const funding = await platformAccount(trx, 'funding', tenantId, currency, now);
         const {
           postings: [credited],
         } = await postEntry(
@@ -444,7 +457,14 @@ export function createWalletService(deps: WalletServiceDeps) {
           },
           store.dialect,
         );
-        return presentTransaction(credited);
+        const transaction = presentTransaction(credited);
+        await deps.audit?.record(trx, {
+          tenantId,
+          action: 'wallet_transaction.created',
+          resource: { type: 'wallet_transaction', id: transaction.id },
+          after: transaction,
+        });
+        return transaction;
       });
     },
 
@@ -457,7 +477,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       const now = clock.now();
       for (const wallet of await repo.listWallets(trx, tenantId)) {
         if (wallet.balance === 0) continue;
-        const funding = await platformAccount(trx, 'funding', wallet.currency, now);
+        const funding = await platformAccount(trx, 'funding', tenantId, wallet.currency, now);
         await postEntry(
           trx,
           {
@@ -530,7 +550,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       checkAmount(input.amount);
       const now = clock.now();
       const wallet = await walletOf(trx, input.tenantId, input.currency, now);
-      const clearing = await platformAccount(trx, 'clearing', input.currency, now);
+      const clearing = await platformAccount(trx, 'clearing', input.tenantId, input.currency, now);
       const description = `Payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [credited],
@@ -583,7 +603,7 @@ export function createWalletService(deps: WalletServiceDeps) {
           { extra: { available: wallet?.balance ?? 0 } },
         );
       }
-      const clearing = await platformAccount(trx, 'clearing', input.currency, now);
+      const clearing = await platformAccount(trx, 'clearing', input.tenantId, input.currency, now);
       const description = `Refund ${input.refundId} of payment ${input.paymentId} for order ${input.orderId}`;
       const {
         postings: [debited],

@@ -3081,6 +3081,12 @@ export interface components {
      *       "images": [
      *         "https://cdn.example.com/products/trail-runner-3.jpg"
      *       ],
+     *       "media": [
+     *         {
+     *           "url": "https://cdn.example.com/products/trail-runner-3.jpg",
+     *           "alt": "Trail Runner 3, side view"
+     *         }
+     *       ],
      *       "attributes": {
      *         "color": "black"
      *       },
@@ -3139,7 +3145,13 @@ export interface components {
       stock: number;
       /** @enum {string} */
       status: 'active' | 'draft' | 'archived';
+      /** @description The URLs of `media`, in order. */
       images: string[];
+      /** @description The images with their alt text (null: none given), in order: `images` are their URLs. From version 2027-01-20. */
+      media: {
+        url: string;
+        alt: string | null;
+      }[];
       attributes: {
         [key: string]: string;
       };
@@ -3276,6 +3288,12 @@ export interface components {
      *           "status": "active",
      *           "images": [
      *             "https://cdn.example.com/products/trail-runner-3.jpg"
+     *           ],
+     *           "media": [
+     *             {
+     *               "url": "https://cdn.example.com/products/trail-runner-3.jpg",
+     *               "alt": "Trail Runner 3, side view"
+     *             }
      *           ],
      *           "attributes": {
      *             "color": "black"
@@ -4796,6 +4814,12 @@ export interface components {
      *       "images": [
      *         "https://cdn.example.com/products/logo-t-shirt.jpg"
      *       ],
+     *       "media": [
+     *         {
+     *           "url": "https://cdn.example.com/products/logo-t-shirt.jpg",
+     *           "alt": "The black logo T-shirt, front"
+     *         }
+     *       ],
      *       "tags": [
      *         "cotton"
      *       ],
@@ -4855,7 +4879,15 @@ export interface components {
       name: string;
       description: string | null;
       category: string | null;
+      /** @description The URLs of `media`, in order. */
       images: string[];
+      /** @description The images with their alt text (null: none given; show the product’s name), in order. */
+      media: {
+        /** @description An https URL. */
+        url: string;
+        /** @description What the image shows, for an `<img alt>`. */
+        alt: string | null;
+      }[];
       tags: string[];
       options: components['schemas']['ProductOption'][];
       /** @description The lowest variant price; minor units of `currency`. */
@@ -4902,6 +4934,12 @@ export interface components {
      *           "category": "apparel",
      *           "images": [
      *             "https://cdn.example.com/products/logo-t-shirt.jpg"
+     *           ],
+     *           "media": [
+     *             {
+     *               "url": "https://cdn.example.com/products/logo-t-shirt.jpg",
+     *               "alt": "The black logo T-shirt, front"
+     *             }
      *           ],
      *           "tags": [
      *             "cotton"
@@ -7355,6 +7393,7 @@ export interface components {
      *         }
      *       ],
      *       "ignored_columns": [],
+     *       "filename": "customers.csv",
      *       "created": "2026-11-27T08:05:31.640Z",
      *       "started_at": "2026-11-27T08:05:31.702Z",
      *       "finished_at": "2026-11-27T08:05:31.955Z"
@@ -7401,6 +7440,11 @@ export interface components {
        */
       ignored_columns: string[];
       /**
+       * @description The name of the file sent, from the upload’s `Content-Disposition` header (its last path segment); null when the upload named none. From version 2027-01-20.
+       * @example products_export_1.csv
+       */
+      filename: string | null;
+      /**
        * Format: date-time
        * @example 2026-11-21T10:15:00.000Z
        */
@@ -7443,6 +7487,7 @@ export interface components {
      *             }
      *           ],
      *           "ignored_columns": [],
+     *           "filename": "customers.csv",
      *           "created": "2026-11-27T08:05:31.640Z",
      *           "started_at": "2026-11-27T08:05:31.702Z",
      *           "finished_at": "2026-11-27T08:05:31.955Z"
@@ -10403,7 +10448,26 @@ export interface operations {
            * @enum {string}
            */
           status?: 'active' | 'draft' | 'archived';
+          /** @description https URLs, in order. Each URL that stays keeps its alt text (`media`); a new one has none. Not with `media`. */
           images?: string[];
+          /**
+           * @description The images with their alt text, in order (from version 2027-01-20): they replace `images` and its alt text; `alt` left out is null. The same URL twice carries the same alt text. Not with `images` (400 naming `media`).
+           * @example [
+           *       {
+           *         "url": "https://cdn.example.com/products/trail-runner-3.jpg",
+           *         "alt": "Trail Runner 3, side view"
+           *       }
+           *     ]
+           */
+          media?: {
+            /**
+             * Format: uri
+             * @description An https URL.
+             */
+            url: string;
+            /** @description What the image shows, for screen readers and when it fails to load: up to 512 characters on one line. */
+            alt?: string | null;
+          }[];
           /** @description A flat map of string values (at most 50), e.g. {"color": "black"}. */
           attributes?: {
             [key: string]: string;
@@ -11022,7 +11086,26 @@ export interface operations {
            * @enum {string}
            */
           status?: 'active' | 'draft' | 'archived';
+          /** @description https URLs, in order. Each URL that stays keeps its alt text (`media`); a new one has none. Not with `media`. */
           images?: string[];
+          /**
+           * @description The images with their alt text, in order (from version 2027-01-20): they replace `images` and its alt text; `alt` left out is null. The same URL twice carries the same alt text. Not with `images` (400 naming `media`).
+           * @example [
+           *       {
+           *         "url": "https://cdn.example.com/products/trail-runner-3.jpg",
+           *         "alt": "Trail Runner 3, side view"
+           *       }
+           *     ]
+           */
+          media?: {
+            /**
+             * Format: uri
+             * @description An https URL.
+             */
+            url: string;
+            /** @description What the image shows, for screen readers and when it fails to load: up to 512 characters on one line. */
+            alt?: string | null;
+          }[];
           /** @description A flat map of string values (at most 50), e.g. {"color": "black"}. */
           attributes?: {
             [key: string]: string;
@@ -17771,6 +17854,10 @@ export interface operations {
         created_from?: string;
         /** @description Inclusive. */
         created_to?: string;
+        /** @description Orders whose `fulfillment_status` is this. */
+        fulfillment_status?: 'unfulfilled' | 'partial' | 'fulfilled';
+        /** @description Orders by what they were paid and refunded: `unpaid` (`paid_at` null: never paid, pending or cancelled unpaid), `paid` (paid, nothing refunded), `partially_refunded` (paid, `refunded_amount` above 0 and below `total`) or `refunded` (paid, `refunded_amount` at least `total` and above 0: refunded, or cancelled after payment). */
+        payment_status?: 'unpaid' | 'paid' | 'partially_refunded' | 'refunded';
       };
       header?: {
         /** @description The dated version to answer in (`YYYY-MM-DD`); without it, the version the store is pinned to. */
@@ -31357,6 +31444,126 @@ export interface operations {
            *           }
            *         ]
            *       },
+           *       "by_mode": {
+           *         "live": {
+           *           "calls": 7482,
+           *           "errors": 48,
+           *           "average_response_time_ms": 21.4,
+           *           "counts_against_quota": true,
+           *           "rate_limit": {
+           *             "limit": 10000,
+           *             "remaining": 9622,
+           *             "resets_at": "2026-11-27T09:00:00.000Z"
+           *           },
+           *           "top_endpoints": [
+           *             {
+           *               "endpoint": "GET /products",
+           *               "calls": 2913,
+           *               "errors": 3,
+           *               "average_response_time_ms": 9.2
+           *             },
+           *             {
+           *               "endpoint": "GET /orders/{id}",
+           *               "calls": 1540,
+           *               "errors": 12,
+           *               "average_response_time_ms": 14.8
+           *             }
+           *           ],
+           *           "days": [
+           *             {
+           *               "date": "2026-11-21",
+           *               "calls": 1204,
+           *               "errors": 11
+           *             },
+           *             {
+           *               "date": "2026-11-22",
+           *               "calls": 988,
+           *               "errors": 4
+           *             },
+           *             {
+           *               "date": "2026-11-23",
+           *               "calls": 731,
+           *               "errors": 2
+           *             },
+           *             {
+           *               "date": "2026-11-24",
+           *               "calls": 1312,
+           *               "errors": 9
+           *             },
+           *             {
+           *               "date": "2026-11-25",
+           *               "calls": 1455,
+           *               "errors": 15
+           *             },
+           *             {
+           *               "date": "2026-11-26",
+           *               "calls": 1390,
+           *               "errors": 6
+           *             },
+           *             {
+           *               "date": "2026-11-27",
+           *               "calls": 402,
+           *               "errors": 1
+           *             }
+           *           ]
+           *         },
+           *         "test": {
+           *           "calls": 312,
+           *           "errors": 27,
+           *           "average_response_time_ms": 18.9,
+           *           "counts_against_quota": false,
+           *           "rate_limit": {
+           *             "limit": 10000,
+           *             "remaining": 9990,
+           *             "resets_at": "2026-11-27T09:00:00.000Z"
+           *           },
+           *           "top_endpoints": [
+           *             {
+           *               "endpoint": "POST /orders",
+           *               "calls": 312,
+           *               "errors": 27,
+           *               "average_response_time_ms": 18.9
+           *             }
+           *           ],
+           *           "days": [
+           *             {
+           *               "date": "2026-11-21",
+           *               "calls": 0,
+           *               "errors": 0
+           *             },
+           *             {
+           *               "date": "2026-11-22",
+           *               "calls": 0,
+           *               "errors": 0
+           *             },
+           *             {
+           *               "date": "2026-11-23",
+           *               "calls": 0,
+           *               "errors": 0
+           *             },
+           *             {
+           *               "date": "2026-11-24",
+           *               "calls": 0,
+           *               "errors": 0
+           *             },
+           *             {
+           *               "date": "2026-11-25",
+           *               "calls": 120,
+           *               "errors": 9
+           *             },
+           *             {
+           *               "date": "2026-11-26",
+           *               "calls": 150,
+           *               "errors": 14
+           *             },
+           *             {
+           *               "date": "2026-11-27",
+           *               "calls": 42,
+           *               "errors": 4
+           *             }
+           *           ]
+           *         }
+           *       },
            *       "livemode": true
            *     }
            */
@@ -31483,6 +31690,136 @@ export interface operations {
                 calls: number;
                 errors: number;
               }[];
+            };
+            /** @description The store’s live and test calls side by side, whichever mode’s key asks (the figures above are the calling key’s mode’s). Only live calls count against the monthly quota; each mode has its own hourly limit. From version 2027-01-20. */
+            by_mode: {
+              /** @description One mode’s calls in the period. */
+              live: {
+                /** @description The mode’s authenticated requests in the period (storefront calls excepted), those refused with 429 included. */
+                calls: number;
+                /** @description Its responses with status 4xx or 5xx. */
+                errors: number;
+                /** @description Milliseconds, one decimal. */
+                average_response_time_ms: number;
+                /** @description true for live; test calls never count against the monthly quota. */
+                counts_against_quota: boolean;
+                /** @description The mode’s own hourly limit (the plan’s, counted apart for each mode). */
+                rate_limit: {
+                  /** @description Requests per hour. */
+                  limit: number;
+                  remaining: number;
+                  /**
+                   * Format: date-time
+                   * @description When the whole hourly allowance is available again.
+                   */
+                  resets_at: string;
+                };
+                /** @description The mode’s 10 most called endpoints of the period, most calls first. */
+                top_endpoints: {
+                  /** @example GET /products */
+                  endpoint: string;
+                  calls: number;
+                  errors: number;
+                  /** @description Milliseconds, one decimal. */
+                  average_response_time_ms: number;
+                }[];
+                /** @description Every UTC day of the period, oldest first; days without calls are 0. */
+                days: {
+                  /**
+                   * Format: date
+                   * @example 2026-11-21
+                   */
+                  date: string;
+                  calls: number;
+                  errors: number;
+                }[];
+              };
+              /** @description null while the store has no test mode (no test key made yet). */
+              test:
+                | (
+                    | ({
+                        /** @description The mode’s authenticated requests in the period (storefront calls excepted), those refused with 429 included. */
+                        calls: number;
+                        /** @description Its responses with status 4xx or 5xx. */
+                        errors: number;
+                        /** @description Milliseconds, one decimal. */
+                        average_response_time_ms: number;
+                        /** @description true for live; test calls never count against the monthly quota. */
+                        counts_against_quota: boolean;
+                        /** @description The mode’s own hourly limit (the plan’s, counted apart for each mode). */
+                        rate_limit: {
+                          /** @description Requests per hour. */
+                          limit: number;
+                          remaining: number;
+                          /**
+                           * Format: date-time
+                           * @description When the whole hourly allowance is available again.
+                           */
+                          resets_at: string;
+                        };
+                        /** @description The mode’s 10 most called endpoints of the period, most calls first. */
+                        top_endpoints: {
+                          /** @example GET /products */
+                          endpoint: string;
+                          calls: number;
+                          errors: number;
+                          /** @description Milliseconds, one decimal. */
+                          average_response_time_ms: number;
+                        }[];
+                        /** @description Every UTC day of the period, oldest first; days without calls are 0. */
+                        days: {
+                          /**
+                           * Format: date
+                           * @example 2026-11-21
+                           */
+                          date: string;
+                          calls: number;
+                          errors: number;
+                        }[];
+                      } | null)
+                    | null
+                  )
+                | {
+                    /** @description The mode’s authenticated requests in the period (storefront calls excepted), those refused with 429 included. */
+                    calls: number;
+                    /** @description Its responses with status 4xx or 5xx. */
+                    errors: number;
+                    /** @description Milliseconds, one decimal. */
+                    average_response_time_ms: number;
+                    /** @description true for live; test calls never count against the monthly quota. */
+                    counts_against_quota: boolean;
+                    /** @description The mode’s own hourly limit (the plan’s, counted apart for each mode). */
+                    rate_limit: {
+                      /** @description Requests per hour. */
+                      limit: number;
+                      remaining: number;
+                      /**
+                       * Format: date-time
+                       * @description When the whole hourly allowance is available again.
+                       */
+                      resets_at: string;
+                    };
+                    /** @description The mode’s 10 most called endpoints of the period, most calls first. */
+                    top_endpoints: {
+                      /** @example GET /products */
+                      endpoint: string;
+                      calls: number;
+                      errors: number;
+                      /** @description Milliseconds, one decimal. */
+                      average_response_time_ms: number;
+                    }[];
+                    /** @description Every UTC day of the period, oldest first; days without calls are 0. */
+                    days: {
+                      /**
+                       * Format: date
+                       * @example 2026-11-21
+                       */
+                      date: string;
+                      calls: number;
+                      errors: number;
+                    }[];
+                  }
+                | null;
             };
             /** @description false for an object of the store’s test mode (a `sk_test_`/`pk_test_` key), true for live. On every object from version 2027-01-20. */
             livemode: boolean;
@@ -32657,6 +32994,11 @@ export interface operations {
         'X-Service-Version'?: components['parameters']['X-Service-Version'];
         /** @description Makes the POST safe to retry: a repeat with the same key answers the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters, kept 24 hours per store. */
         'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        /**
+         * @description The file’s name, kept as the import’s `filename`: `attachment; filename="products.csv"`, or `attachment; filename*=UTF-8''na%C3%AFve.csv` for a name beyond ASCII (it wins over `filename`). Only the last segment of a path is kept; at most 255 characters, none a control character (400 naming `Content-Disposition` otherwise).
+         * @example attachment; filename="products_export_1.csv"
+         */
+        'Content-Disposition'?: string;
       };
       path?: never;
       cookie?: never;
@@ -32709,6 +33051,7 @@ export interface operations {
            *       "error_count": 0,
            *       "errors": [],
            *       "ignored_columns": [],
+           *       "filename": "customers.csv",
            *       "created": "2026-11-27T08:05:31.640Z",
            *       "started_at": null,
            *       "finished_at": null

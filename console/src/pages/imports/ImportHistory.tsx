@@ -9,7 +9,6 @@ import { formatDateTime, formatNumber, plural, timeAgo } from '../../format.js';
 import { useNow } from '../../timing.js';
 import type { Import, Page } from '../../types.js';
 import { FORMAT_LABELS, isFinished, MODE_LABELS, RESOURCE_LABELS } from './describe.js';
-import { fileNameOf } from './file-names.js';
 
 /** Past imports, newest first, a page at a time; rows still running are followed. */
 export function ImportHistory({
@@ -91,12 +90,12 @@ export function ImportHistory({
                     </button>
                   </th>
                   <td data-label="File" className="import-file">
-                    {fileNameOf(job.id) ?? (
+                    {job.filename ?? (
                       <span
                         className="muted"
-                        title="Sent from another browser or through the API, which keeps no file name"
+                        title="Sent through the API without a Content-Disposition header, or before imports kept their file names"
                       >
-                        Not recorded
+                        Not named
                       </span>
                     )}
                   </td>

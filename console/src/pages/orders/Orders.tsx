@@ -1,5 +1,12 @@
 import { Link } from 'react-router';
-import { type OrderFilters, type OrderStatus, STORE_PAGE, useOrderList } from '../../api/store-queries.js';
+import {
+  type OrderFilters,
+  type OrderFulfillmentStatus,
+  type OrderPaymentStatus,
+  type OrderStatus,
+  STORE_PAGE,
+  useOrderList,
+} from '../../api/store-queries.js';
 import { SelectFilter, TextFilter, useAddressFilters } from '../../components/Filters.js';
 import { PageHeader } from '../../components/Layout.js';
 import { Pager, useCursorPaging } from '../../components/Pager.js';
@@ -10,7 +17,7 @@ import { useNow } from '../../timing.js';
 import { usePageTitle } from '../../title.js';
 import type { Order } from '../../types.js';
 
-const FILTERS = ['status', 'email'] as const;
+const FILTERS = ['status', 'payment', 'fulfillment', 'email'] as const;
 
 /** The statuses, in lifecycle order, as the filter offers them ("paid": paid, not shipped yet). */
 export const ORDER_STATUSES: { value: OrderStatus; label: string }[] = [
@@ -21,6 +28,26 @@ export const ORDER_STATUSES: { value: OrderStatus; label: string }[] = [
   { value: 'cancelled', label: 'Cancelled' },
   { value: 'refunded', label: 'Refunded' },
 ];
+
+/** What the order list's payment filter offers: what was paid and refunded of an order. */
+export const PAYMENT_STATUSES: { value: OrderPaymentStatus; label: string }[] = [
+  { value: 'unpaid', label: 'Unpaid' },
+  { value: 'paid', label: 'Paid' },
+  { value: 'partially_refunded', label: 'Partly refunded' },
+  { value: 'refunded', label: 'Refunded' },
+];
+
+/** What the order list's fulfilment filter offers. */
+export const FULFILLMENT_STATUSES: { value: OrderFulfillmentStatus; label: string }[] = [
+  { value: 'unfulfilled', label: 'Unfulfilled' },
+  { value: 'partial', label: 'Partly fulfilled' },
+  { value: 'fulfilled', label: 'Fulfilled' },
+];
+
+/** `value` when it is one of `options` (a hand-edited address may hold anything), else undefined. */
+function known<T extends string>(options: readonly { value: T }[], value: string): T | undefined {
+  return options.find((option) => option.value === value)?.value;
+}
 
 /** The customer an order is for: its name with the email under it, or the email. */
 export function OrderCustomer({ order }: { order: Order }) {
@@ -100,8 +127,13 @@ export function OrderTable({
 export function Orders() {
   usePageTitle('Orders');
   const [values, update] = useAddressFilters(FILTERS);
+  const status = known(ORDER_STATUSES, values.status);
+  const payment = known(PAYMENT_STATUSES, values.payment);
+  const fulfillment = known(FULFILLMENT_STATUSES, values.fulfillment);
   const filters: OrderFilters = {
-    ...(values.status ? { status: values.status as OrderStatus } : {}),
+    ...(status ? { status } : {}),
+    ...(payment ? { payment_status: payment } : {}),
+    ...(fulfillment ? { fulfillment_status: fulfillment } : {}),
     ...(values.email ? { customer_email: values.email } : {}),
   };
   const filtered = Object.keys(filters).length > 0;
@@ -121,7 +153,11 @@ export function Orders() {
       <Empty
         title="No orders match"
         action={
-          <button type="button" className="button" onClick={() => update({ status: '', email: '' })}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => update({ status: '', payment: '', fulfillment: '', email: '' })}
+          >
             Clear filters
           </button>
         }
@@ -166,9 +202,29 @@ export function Orders() {
           <span className="hint">{list.data ? plural(list.data.total, 'order') : null}</span>
         </div>
         <div className="filters" role="search" aria-label="Filter orders">
-          <SelectFilter label="Status" value={values.status} onChange={(status) => update({ status })}>
+          <SelectFilter label="Status" value={status ?? ''} onChange={(status) => update({ status })}>
             <option value="">All statuses</option>
             {ORDER_STATUSES.map(({ value, label }) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </SelectFilter>
+          <SelectFilter label="Payment" value={payment ?? ''} onChange={(payment) => update({ payment })}>
+            <option value="">Any payment</option>
+            {PAYMENT_STATUSES.map(({ value, label }) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </SelectFilter>
+          <SelectFilter
+            label="Fulfilment"
+            value={fulfillment ?? ''}
+            onChange={(fulfillment) => update({ fulfillment })}
+          >
+            <option value="">Any fulfilment</option>
+            {FULFILLMENT_STATUSES.map(({ value, label }) => (
               <option key={value} value={value}>
                 {label}
               </option>

@@ -88,18 +88,42 @@ export function DetailsFields({
   );
 }
 
+/** An image's preview: the picture, or a placeholder when it does not load. */
+function Thumbnail({ url, alt }: { url: string; alt: string }) {
+  const [failed, setFailed] = useState(false);
+  if (failed) {
+    return (
+      <span className="image-thumb image-thumb-missing" role="img" aria-label="Image did not load">
+        No preview
+      </span>
+    );
+  }
+  return (
+    <img
+      className="image-thumb"
+      src={url}
+      alt={alt}
+      width={64}
+      height={64}
+      loading="lazy"
+      referrerPolicy="no-referrer"
+      onError={() => setFailed(true)}
+    />
+  );
+}
+
 /**
- * The product's images, by URL (https), in order. The console shows them as links: its pages load
- * images from their own origin only.
+ * The product's images, by URL (https), in order, each previewed and with its alt text (what it
+ * shows, for screen readers and the shop's `<img alt>`); saved as the API's `media`.
  */
 export function ImagesField({
   images,
   error,
   onChange,
 }: {
-  images: string[];
+  images: ProductDraft['images'];
   error: string | undefined;
-  onChange: (images: string[]) => void;
+  onChange: (images: ProductDraft['images']) => void;
 }) {
   const id = useId();
   const [url, setUrl] = useState('');
@@ -111,11 +135,11 @@ export function ImagesField({
       setProblem('Image URL must start with https:// and have no spaces.');
       return;
     }
-    if (images.includes(value)) {
+    if (images.some((image) => image.url === value)) {
       setProblem('That image is listed already.');
       return;
     }
-    onChange([...images, value]);
+    onChange([...images, { url: value, alt: '' }]);
     setUrl('');
     setProblem(undefined);
   }
@@ -131,10 +155,29 @@ export function ImagesField({
       ) : (
         <ol className="image-list">
           {images.map((image, index) => (
-            <li key={image} className="image-row">
-              <a href={image} target="_blank" rel="noreferrer noopener" className="mono break-anywhere">
-                {image}
-              </a>
+            <li key={image.url} className="image-row">
+              <Thumbnail url={image.url} alt={image.alt} />
+              <div className="image-fields">
+                <a
+                  href={image.url}
+                  target="_blank"
+                  rel="noreferrer noopener"
+                  className="mono break-anywhere image-url"
+                >
+                  {image.url}
+                </a>
+                <Field
+                  label={`Alt text of image ${index + 1}`}
+                  maxLength={512}
+                  value={image.alt}
+                  placeholder="What the image shows"
+                  onChange={(e) =>
+                    onChange(
+                      images.map((other, i) => (i === index ? { ...other, alt: e.target.value } : other)),
+                    )
+                  }
+                />
+              </div>
               <button
                 type="button"
                 className="button button-small button-danger-ghost"

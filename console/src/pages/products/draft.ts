@@ -49,7 +49,8 @@ export interface ProductDraft {
   category: string;
   /** Tags as typed, separated by commas. */
   tags: string;
-  images: string[];
+  /** The images in order, each with its alt text as typed ('' for none). */
+  images: { url: string; alt: string }[];
   currency: string;
   options: OptionDraft[];
   /** What was typed in the grid, by combination key. */
@@ -174,7 +175,7 @@ export function draftOf(product: Product | undefined, currency: string): Product
     status: product?.status ?? 'active',
     category: product?.category ?? '',
     tags: product?.tags.join(', ') ?? '',
-    images: [...(product?.images ?? [])],
+    images: (product?.media ?? []).map((image) => ({ url: image.url, alt: image.alt ?? '' })),
     currency: product?.currency ?? currency,
     options: (product?.options ?? []).map((option) => ({
       name: option.name,

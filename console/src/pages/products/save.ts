@@ -105,6 +105,8 @@ function checked(draft: ProductDraft, stored: ProductWithVariants | undefined) {
 }
 
 const PRODUCT_FIELDS = new Set(['name', 'handle', 'description', 'status', 'category', 'tags', 'images']);
+/** The API names an image's URL or alt text `media[i].url` or `media[i].alt`: the images' field. */
+const FIELD_OF: Record<string, string> = { media: 'images' };
 
 /**
  * Where the API's refusal belongs: a field of the form, a cell of a row (`variants[2].price` of
@@ -122,7 +124,8 @@ function placed(error: unknown, rowKeys: string[], sold: VariantRow[]): SaveProb
   const others: ApiError['errors'] = [];
   for (const { field, message } of error.errors) {
     const variant = /^variants\[(\d+)\]\.?([a-z_]*)/.exec(field);
-    const top = field.split(/[.[]/)[0] ?? field;
+    const named = field.split(/[.[]/)[0] ?? field;
+    const top = FIELD_OF[named] ?? named;
     const rowKey = variant ? rowKeys[Number(variant[1])] : rowKeys.length === 1 ? rowKeys[0] : undefined;
     const column = (variant ? variant[2] : top) as Column;
     if (rowKey !== undefined && column in VARIANT_COLUMNS) {
@@ -153,7 +156,9 @@ function productFields(draft: ProductDraft) {
     status: draft.status,
     category: draft.category.trim() || null,
     tags: tagsOf(draft),
-    images: draft.images.map((url) => url.trim()).filter((url) => url !== ''),
+    media: draft.images
+      .map((image) => ({ url: image.url.trim(), alt: image.alt.trim() === '' ? null : image.alt.trim() }))
+      .filter((image) => image.url !== ''),
   };
 }
 
