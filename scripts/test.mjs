@@ -23,12 +23,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const unit = args.includes('--unit');
 const filters = args.filter((arg) => arg !== '--unit');
-/**
- * Groups run at once: one more than the cores of the machines the targets in docs/testing.md are
- * set on, since many suites spend much of their time waiting on processes, browsers and timers.
- * `TEST_CONCURRENCY` sets another.
- */
-const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 3);
+/** Groups run at once: one per core of the machines the targets in docs/testing.md are set on. */
+const CONCURRENCY = 2;
 /**
  * Files a group holds, about. A whole run makes several groups, more than CONCURRENCY, so that a
  * group that runs long (file size is only a rough guide to a file's time) leaves the other slot
