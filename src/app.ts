@@ -19,6 +19,7 @@ import { AppError } from './lib/errors.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { installRouteHooks } from './http/route-hooks.js';
+import { sharedSerializers } from './http/compiled-schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { clientErrorHandler, guardConnections, openFileLimit } from './http/connections.js';
 import { answerPlainHttp } from './http/plain-http.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     // Per-request access lines are off: errors are logged by the error handler, usage is metered.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    schemaController: sharedSerializers,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     requestIdHeader: false,

@@ -74,33 +74,45 @@ export interface Components {
   withComponentRefs(items: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>>;
 }
 
+type ComponentIndex = Map<string, { whole: Map<string, string>; bare: Map<string, string> }>;
+
+/** The components by property names, then by content: whole, and bare. */
+function indexComponents(shared: Readonly<Record<string, TSchema>>): ComponentIndex {
+  const known: ComponentIndex = new Map();
+  for (const [name, schema] of Object.entries(shared)) {
+    const key = signature(schema as Schema);
+    if (key === undefined) throw new Error(`component ${name} is not an object schema`);
+    const entry = known.get(key) ?? { whole: new Map<string, string>(), bare: new Map<string, string>() };
+    for (const [byContent, content] of [
+      [entry.whole, canonical(schema)],
+      [entry.bare, canonical(bare(schema as Schema))],
+    ] as const) {
+      const other = byContent.get(content);
+      if (other !== undefined) throw new Error(`components ${other} and ${name} are the same schema`);
+      byContent.set(content, name);
+    }
+    known.set(key, entry);
+  }
+  return known;
+}
+
 /**
  * The components of a document: the problem, then what the modules declare (their manifests'
  * `components`), by name.
  */
 export function createComponents(declared: Readonly<Record<string, TSchema>>): Components {
   const shared: Readonly<Record<string, TSchema>> = { Problem: ProblemSchema, ...declared };
-  /** The components by property names, then by content: whole, and bare. */
-  const known = new Map<string, { whole: Map<string, string>; bare: Map<string, string> }>();
-  for (const [name, schema] of Object.entries(shared)) {
-    const key = signature(schema as Schema);
-    if (key === undefined) throw new Error(`component ${name} is not an object schema`);
-    const entry = known.get(key) ?? { whole: new Map<string, string>(), bare: new Map<string, string>() };
-    for (const [index, content] of [
-      [entry.whole, canonical(schema)],
-      [entry.bare, canonical(bare(schema as Schema))],
-    ] as const) {
-      const other = index.get(content);
-      if (other !== undefined) throw new Error(`components ${other} and ${name} are the same schema`);
-      index.set(content, name);
-    }
-    known.set(key, entry);
+  /** Made with the document, not with the app: an app never asked for it does not pay for it. */
+  let index: ComponentIndex | undefined;
+  function known(): ComponentIndex {
+    index ??= indexComponents(shared);
+    return index;
   }
 
   /** The component a schema is (`bare`: but for its own description and examples), if it is one. */
   function componentOf(schema: Schema, how: 'whole' | 'bare' = 'whole'): string | undefined {
     const key = signature(schema);
-    const entry = key === undefined ? undefined : known.get(key);
+    const entry = key === undefined ? undefined : known().get(key);
     if (entry === undefined) return undefined;
     return how === 'whole' ? entry.whole.get(canonical(schema)) : entry.bare.get(canonical(bare(schema)));
   }

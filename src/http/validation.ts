@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type FormatDefinition, type Options } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { compiledOncePerSchema } from './compiled-schemas.js';
 import { isCurrency } from '../lib/money.js';
 import { type AppError, type FieldError, MAX_FIELD_ERRORS, validationFailed } from '../lib/errors.js';
 import {
@@ -279,8 +280,14 @@ function truncatedMark(): ErrorObject {
  * field. So a refused request costs about one parse and one walk of its input, whatever it holds,
  * and its error list is bounded.
  */
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const body = httpPart === 'body';
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  httpPart === 'body' ? bodyValidators(schema) : partValidators(schema);
+
+/** Validators compiled once per process for each schema (src/http/compiled-schemas.ts). */
+const bodyValidators = compiledOncePerSchema((schema) => compileValidator(schema, true));
+const partValidators = compiledOncePerSchema((schema) => compileValidator(schema, false));
+
+function compileValidator(schema: unknown, body: boolean): Validate {
   const validate = (body ? bodyAjv : paramAjv).compile(schema as object);
   let listing: Validate | undefined;
   const checked = ((data: unknown) => {
@@ -315,7 +322,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     return false;
   }) as Validate;
   return checked;
-};
+}
 
 /** A field named in a problem is cut to this many characters (a field name can be long). */
 const MAX_FIELD_LENGTH = 200;

@@ -94,7 +94,15 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
     }
 
     const heading = (name: string) => page.getByRole('heading', { level: 1, name });
-    const toast = (text: string) => page.locator('.toast', { hasText: text });
+    /**
+     * Waits for a toast saying `text` not waited for before, then marks it: a toast stays 5 s, so
+     * one test's "Changes saved." may still show when the next test saves.
+     */
+    const toast = async (text: string) => {
+      const shown = page.locator('.toast:not([data-seen])', { hasText: text }).first();
+      await shown.waitFor();
+      await shown.evaluate("(element) => element.setAttribute('data-seen', '')");
+    };
 
     before(async () => {
       buildConsole();
@@ -209,7 +217,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
 
       await screenshots('product-new');
       await page.getByRole('button', { name: 'Create product' }).last().click();
-      await toast('Product “Console Tee” created.').waitFor();
+      await toast('Product “Console Tee” created.');
       await heading('Console Tee').waitFor();
       productId = new URL(page.url()).pathname.split('/').pop() ?? '';
       assert.match(productId, /^prod_/);
@@ -255,7 +263,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await page.getByLabel('Sell L / White').uncheck();
       await page.getByLabel('Stock of S / White').fill('4');
       await page.getByRole('button', { name: 'Save changes' }).last().click();
-      await toast('Changes saved.').waitFor();
+      await toast('Changes saved.');
       const product = await callApi<{
         variants: { id: string; title: string; sku: string; stock: number; price: number }[];
       }>('GET', `/v1/products/${productId}`);
@@ -311,7 +319,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await page.getByRole('img', { name: 'Image did not load' }).waitFor();
       await screenshots('product-images');
       await page.getByRole('button', { name: 'Save changes' }).last().click();
-      await toast('Changes saved.').waitFor();
+      await toast('Changes saved.');
       const product = await callApi<{ images: string[]; media: { url: string; alt: string | null }[] }>(
         'GET',
         `/v1/products/${productId}`,
@@ -327,7 +335,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       assert.equal(await page.getByLabel('Alt text of image 1').inputValue(), 'The Console Tee, folded');
       await page.getByLabel('Alt text of image 2').fill('Back view');
       await page.getByRole('button', { name: 'Save changes' }).last().click();
-      await toast('Changes saved.').waitFor();
+      await toast('Changes saved.');
       const changed = await callApi<{ media: { url: string; alt: string | null }[] }>(
         'GET',
         `/v1/products/${productId}`,
@@ -377,7 +385,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       );
       await dialog.getByRole('button', { name: 'Refund $5.00' }).click();
       assert.ok((await sent).headers()['idempotency-key'], 'sent with an Idempotency-Key');
-      await toast('Refunded $5.00.').waitFor();
+      await toast('Refunded $5.00.');
       await page.getByTestId('refunded').getByText('−$5.00').waitFor();
       const refunded = await callApi<{ refunded_amount: number; refundable_amount: number; status: string }>(
         'GET',
@@ -404,7 +412,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await parcel.getByLabel('Tracking number').fill('JD0001');
       await parcel.getByLabel('Tracking URL').fill('https://dhl.example/JD0001');
       await parcel.getByRole('button', { name: 'Ship', exact: true }).click();
-      await toast('Shipped 1 unit.').waitFor();
+      await toast('Shipped 1 unit.');
       await page.getByTestId('fulfillment-status').getByText('Partly shipped').waitFor();
       await page.getByRole('link', { name: 'Track the parcel' }).waitFor();
       const partial = await callApi<{
@@ -423,7 +431,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await ship.getByLabel('Carrier').fill('UPS');
       await ship.getByLabel('Tracking number').fill('1Z999');
       await ship.getByRole('button', { name: 'Mark shipped' }).click();
-      await toast('Order marked shipped.').waitFor();
+      await toast('Order marked shipped.');
       await page.locator('.page-header .badge', { hasText: 'Shipped' }).waitFor();
       assert.equal((await callApi<{ status: string }>('GET', `/v1/orders/${orderId}`)).status, 'shipped');
       await page.getByTestId('fulfillment-status').getByText('Everything shipped').waitFor();
@@ -450,7 +458,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await dialog.getByText('Type the customer’s email exactly to confirm.').waitFor();
       await dialog.getByLabel(`Type ${BUYER} to confirm`).fill(BUYER);
       await dialog.getByRole('button', { name: 'Erase personal data' }).click();
-      await toast('Personal data erased.').waitFor();
+      await toast('Personal data erased.');
       await page.getByRole('status').getByText('Personal data erased').first().waitFor();
       const customer = await callApi<{ email: string; name: string | null; redacted: boolean }>(
         'GET',
@@ -484,7 +492,7 @@ for (const dialect of chromiumMissing ? [] : LOGIC_ONLY) {
       await page.locator('.field-error', { hasText: 'Recovery link template' }).waitFor();
       await page.getByLabel('Recovery link template').fill(RECOVERY);
       await page.getByRole('button', { name: 'Save settings' }).click();
-      await toast('Settings saved.').waitFor();
+      await toast('Settings saved.');
       const settings = await callApi<{ storefront: { hold_minutes: number; recovery_url_template: string } }>(
         'GET',
         '/v1/settings',

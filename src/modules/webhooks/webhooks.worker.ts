@@ -149,6 +149,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   let woken = false;
   /** When the first delivery waiting at the last look comes due (undefined: none waited). */
   let nextDueAt: number | undefined;
+  /** The time the last look read the queue at. */
+  let lookedAt = 0;
   /** `drain` calls waiting for a look that begins after them to end. */
   let lookWaiters: (() => void)[] = [];
 
@@ -257,6 +259,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       skipTenants: full.tenants,
     });
     nextDueAt = queue.earliestDue(waiting);
+    lookedAt = now;
     const shares = shareSlots(
       waiting.filter((w) => w.ready > 0),
       slots.held,
@@ -272,9 +275,11 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   /** Until the first waiting delivery comes due, at most `pollMs`. */
   function untilNextLook(): number {
-    const wait = nextDueAt === undefined ? pollMs : nextDueAt - clock.now();
-    // Due already yet nothing was claimed (another worker took it, or its endpoint is busy): poll.
-    return wait > 0 ? Math.min(wait, pollMs) : pollMs;
+    if (nextDueAt === undefined) return pollMs;
+    // Due at the look yet not claimed (another worker took it, or its endpoint is busy): poll.
+    if (nextDueAt <= lookedAt) return pollMs;
+    // Due since the look read the queue (a slow look): look again now, not a poll later.
+    return Math.min(Math.max(0, nextDueAt - clock.now()), pollMs);
   }
 
   async function run(): Promise<void> {
