@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildStamp } from './build-stamp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Emitted without a type check (`--noCheck`): `npm run typecheck` is the check, and CI runs it beside
@@ -23,4 +24,4 @@ for (const [command, args] of steps) {
   const result = spawnSync(path.join(root, command), args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
-fs.writeFileSync(path.join(root, 'dist', '.build-stamp'), new Date().toISOString());
+fs.writeFileSync(buildStamp(root), new Date().toISOString());

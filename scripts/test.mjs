@@ -3,7 +3,8 @@
 // counts them all. Each suite runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is set
 // (those that only need one store run on SQLite alone: LOGIC_ONLY in test/helpers/context.ts).
 //
-// The files share a few processes, groups of about FILES_PER_GROUP, two at a time: loading the
+// The files share a few processes, groups of about FILES_PER_GROUP, two at a time, dealt out by
+// the time each file took in a recorded run (test/durations.json) so that both end together: loading the
 // app's modules through tsx and warming them up costs a process some 3 to 6 seconds, more than most
 // files' tests take, so a process per file spent most of a run on that. Each group is an entry file
 // that hands its share to scripts/test-group.mjs.
@@ -27,10 +28,10 @@ const filters = args.filter((arg) => arg !== '--unit');
 const CONCURRENCY = 2;
 /**
  * Files a group holds, about. A whole run makes several groups, more than CONCURRENCY, so that a
- * group that runs long (file size is only a rough guide to a file's time) leaves the other slot
- * work to do; a run of a few files makes CONCURRENCY groups.
+ * group that runs longer than expected (a file's recorded time is only a guide) leaves the other
+ * slot work to do; a run of a few files makes CONCURRENCY groups.
  */
-const FILES_PER_GROUP = 15;
+const FILES_PER_GROUP = 25;
 /** The time a test file's suites may take, as when each file had a process of its own. */
 const FILE_TIMEOUT_MS = 300_000;
 /** How long a group may stay up after its last test (something left open) before it fails. */
@@ -76,26 +77,44 @@ if (unit) {
 }
 
 /**
- * Deals the files out to `count` groups, largest first, each to the group with the fewest bytes
- * so far. Each group keeps its files in path order.
+ * How long each file is expected to take, in seconds: its time in the run test/durations.json
+ * records (scripts/test-durations.mjs writes it from a whole run's log), else its size at the
+ * recorded files' seconds per byte (a new file). Browsers and processes make time and size differ
+ * by a factor of ten and more between files, so size alone dealt one group twice another's work.
+ */
+function expectedSeconds(list) {
+  const recordedFile = path.join(root, 'test', 'durations.json');
+  const recorded = fs.existsSync(recordedFile) ? JSON.parse(fs.readFileSync(recordedFile, 'utf8')) : {};
+  const bytes = (file) => fs.statSync(path.join(root, file)).size;
+  const known = list.filter((file) => typeof recorded[file] === 'number');
+  const knownBytes = known.reduce((sum, file) => sum + bytes(file), 0);
+  const knownSeconds = known.reduce((sum, file) => sum + recorded[file], 0);
+  const perByte = knownBytes > 0 ? knownSeconds / knownBytes : 1 / 10_000;
+  return new Map(list.map((file) => [file, recorded[file] ?? bytes(file) * perByte]));
+}
+
+/**
+ * Deals the files out to `count` groups, longest first, each to the group expected to end first so
+ * far. Each group keeps its files in path order; the groups are listed longest first, the order
+ * they start in, so that short ones fill the end of the run.
  */
 function group(list, count) {
-  const groups = Array.from({ length: Math.min(count, list.length) }, () => ({ bytes: 0, files: [] }));
-  const bySize = list
-    .map((file) => ({ file, bytes: fs.statSync(path.join(root, file)).size }))
-    .sort((a, b) => b.bytes - a.bytes);
-  for (const { file, bytes } of bySize) {
-    const lightest = groups.reduce((a, b) => (b.bytes < a.bytes ? b : a));
-    lightest.bytes += bytes;
-    lightest.files.push(file);
+  const seconds = expectedSeconds(list);
+  const groups = Array.from({ length: Math.min(count, list.length) }, () => ({ seconds: 0, files: [] }));
+  const longestFirst = [...list].sort((a, b) => seconds.get(b) - seconds.get(a));
+  for (const file of longestFirst) {
+    const first = groups.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    first.seconds += seconds.get(file);
+    first.files.push(file);
   }
-  return groups.sort((a, b) => b.bytes - a.bytes).map((g) => g.files.sort());
+  return groups.sort((a, b) => b.seconds - a.seconds).map((g) => g.files.sort());
 }
 
 // The entries are .mjs, so that they are ES modules wherever they are: a .ts entry outside the
 // package would be loaded as CommonJS, with a second copy of every module it reaches.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-test-groups-'));
-const groupCount = Math.max(CONCURRENCY, Math.round(files.length / FILES_PER_GROUP));
+// A multiple of CONCURRENCY: groups of about equal expected time, as many for each slot.
+const groupCount = CONCURRENCY * Math.max(1, Math.round(files.length / (FILES_PER_GROUP * CONCURRENCY)));
 const runner = pathToFileURL(path.join(root, 'scripts', 'test-group.mjs')).href;
 const limits = { fileTimeoutMs: FILE_TIMEOUT_MS, lingerMs: LINGER_MS };
 const entries = group(files, groupCount).map((share, index) => {

@@ -16,7 +16,7 @@ import { type DialectName, openStore, type Store } from '../src/db/store.js';
 import type { CurrentUser } from '../src/modules/users/users.schemas.js';
 import { startServer } from '../src/server.js';
 import { client, createTestContext, DIALECTS, freshStore } from './helpers/context.js';
-import { SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
+import { entryArgs, SKIP_IN_UNIT_RUN, spawnServer } from './helpers/process.js';
 import type { Page, Problem } from './helpers/responses.js';
 
 /** The repository root: where `src/cli/admin.ts` runs from. */
@@ -383,7 +383,7 @@ describe('operator CLI', () => {
     { skip: SKIP_IN_UNIT_RUN },
     async () => {
       for (const flag of ['--help', '-h', 'help']) {
-        const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', flag], {
+        const result = spawnSync(process.execPath, [...entryArgs('src/cli/admin.ts'), flag], {
           cwd: ROOT,
           env: { ...process.env, PORT: 'abc' },
           encoding: 'utf8',

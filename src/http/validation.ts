@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type FormatDefinition, type Options } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { compiledOncePerSchema } from './compiled-schemas.js';
+import { compiledOncePerSchema, onFirstUse } from './compiled-schemas.js';
 import { isCurrency } from '../lib/money.js';
 import { type AppError, type FieldError, MAX_FIELD_ERRORS, validationFailed } from '../lib/errors.js';
 import {
@@ -288,7 +288,7 @@ const bodyValidators = compiledOncePerSchema((schema) => compileValidator(schema
 const partValidators = compiledOncePerSchema((schema) => compileValidator(schema, false));
 
 function compileValidator(schema: unknown, body: boolean): Validate {
-  const validate = (body ? bodyAjv : paramAjv).compile(schema as object);
+  const schemaValidator = onFirstUse(() => (body ? bodyAjv : paramAjv).compile(schema as object));
   let listing: Validate | undefined;
   const checked = ((data: unknown) => {
     const found = inspect(data);
@@ -296,6 +296,7 @@ function compileValidator(schema: unknown, body: boolean): Validate {
       checked.errors = found.errors;
       return false;
     }
+    const validate = schemaValidator();
     const valid = validate(data) === true;
     if (valid && found.errors.length === 0) {
       checked.errors = null;

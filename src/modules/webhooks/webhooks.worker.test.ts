@@ -12,7 +12,7 @@ import {
   DIALECTS,
   type TestContext,
 } from '../../../test/helpers/context.js';
-import { SKIP_IN_UNIT_RUN } from '../../../test/helpers/process.js';
+import { entryArgs, SKIP_IN_UNIT_RUN } from '../../../test/helpers/process.js';
 import { type Receiver, startReceiver } from '../../../test/helpers/webhook-receiver.js';
 import type { DeliveryObject, WebhookObject } from './webhooks.presenter.js';
 import { retryDelayMs } from './webhooks.outcomes.js';
@@ -34,7 +34,7 @@ interface WorkerProcess {
 
 /** Starts `src/worker.ts` and resolves once it prints that it runs. */
 async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/worker.ts'), {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
