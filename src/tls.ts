@@ -1,7 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import type { Config } from './config.js';
 import { ensurePrivateDir, ensurePrivateFile } from './lib/private-files.js';
 
@@ -36,6 +35,8 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) {
     ensurePrivateDir(dir);
     const now = new Date();
+    // Loaded only to make a certificate (once per store): it costs a start some 100 ms.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',

@@ -14,8 +14,10 @@ export function useAddressFilters<K extends string>(
   const values = Object.fromEntries(names.map((name) => [name, params.get(name) ?? ''])) as Record<K, string>;
   function update(changes: Partial<Record<K, string>>) {
     setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
+      () => {
+        // The address as it is now: React Router hands an updater the parameters of the last
+        // render, so a second change made before the page rendered again undid the first.
+        const next = new URLSearchParams(window.location.search);
         for (const [key, value] of Object.entries(changes) as [K, string | undefined][]) {
           if (value) next.set(key, value);
           else next.delete(key);
