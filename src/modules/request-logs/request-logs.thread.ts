@@ -213,6 +213,10 @@ function postgresWriter(url: string, data: ThreadData): { write: Write; close: (
   return {
     write: async (rows) => {
       const client = await pool.connect();
+      // A connection the server ends mid-batch (a restart) also emits 'error' on its client: the
+      // batch's query fails and is reported, and the event, unheard, would end the thread.
+      const ignore = () => undefined;
+      client.on('error', ignore);
       try {
         await client.query('BEGIN');
         await client.query(
@@ -226,9 +230,11 @@ function postgresWriter(url: string, data: ThreadData): { write: Write; close: (
           deltas.map((d) => d.delta),
         ]);
         await client.query('COMMIT');
+        client.off('error', ignore);
         client.release();
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
+        client.off('error', ignore);
         client.release(true);
         throw error;
       }
