@@ -10,6 +10,7 @@ import type { VersionRegistry } from '../versions/index.js';
 import { LIVEMODE_SINCE } from '../../http/livemode.js';
 import { livemodeOf } from '../tenants/index.js';
 import * as repo from './events.repository.js';
+import { marked, OWN_EXTRAS } from './events.livemode.js';
 
 /**
  * The transactional outbox. Every change that causes an event calls `emit` with the transaction
@@ -91,6 +92,15 @@ export function createEventService(
     // shown from the version that brought it: an older version's event is as it always was.
     const livemode = stored !== false;
     const shown = apiVersion >= LIVEMODE_SINCE;
+    const extra = row.extra === null ? {} : (JSON.parse(row.extra) as Record<string, unknown>);
+    if (shown) {
+      // The objects of their own it holds carry it too (an order's refunds, the variant that sold out).
+      for (const [name, type] of Object.entries(OWN_EXTRAS)) {
+        const value = extra[name];
+        if (typeof value === 'object' && value !== null && !Array.isArray(value))
+          extra[name] = marked(type, value as Record<string, unknown>, livemode);
+      }
+    }
     const event: EventObject = {
       id: row.id,
       type: row.type,
@@ -98,8 +108,8 @@ export function createEventService(
       ...(shown ? { livemode } : {}),
       api_version: apiVersion,
       data: {
-        object: shown ? { ...object, livemode } : object,
-        ...(row.extra === null ? {} : (JSON.parse(row.extra) as Record<string, unknown>)),
+        object: shown ? marked(row.object_type, { ...object, livemode }, livemode) : object,
+        ...extra,
       },
     };
     return versions.differs('event', apiVersion)

@@ -365,6 +365,24 @@ for (const dialect of DIALECTS) {
         const products = await api<{ data: Json[] }>('GET', '/v1/products?limit=1');
         const product = await api<Json>('GET', `/v1/products/${String(products.body.data[0]?.id)}`);
         assert.deepEqual(flags(product.body.variants), [flag]);
+        // Events carry it on the same objects: what is left refunded makes `order.refunded`, whose
+        // order holds its refunds, fulfilment and return; `product.created` holds the variants.
+        const rest = await api('POST', `/v1/orders/${id}/refunds`, { body: {} });
+        assert.equal(rest.status, 201, JSON.stringify(rest.body));
+        type Event = { type: string; livemode: boolean; data: { object: Json } };
+        const events = async (objectId: string) =>
+          (await api<{ data: Event[] }>('GET', `/v1/events?object_id=${objectId}&limit=100`)).body.data;
+        const refunded = (await events(id)).find((e) => e.type === 'order.refunded');
+        assert.ok(refunded, 'order.refunded');
+        const held = refunded.data.object;
+        assert.deepEqual(
+          [held.livemode, flags(held.refunds), flags(held.fulfillments), flags(held.returns)],
+          [flag, [flag, flag], [flag], [flag]],
+        );
+        assert.deepEqual(flags(held.items), [undefined]);
+        assert.equal((held.payment as Json).livemode, undefined);
+        const created = (await events(String(product.body.id))).find((e) => e.type === 'product.created');
+        assert.deepEqual(flags(created?.data.object.variants), [flag]);
         const balance = await api<Json>('GET', '/v1/wallet/balance');
         assert.ok((balance.body.transactions as Json[]).length > 0);
         assert.ok(flags(balance.body.transactions).every((f) => f === flag));
@@ -401,6 +419,10 @@ for (const dialect of DIALECTS) {
       assert.equal(read.raw.body.includes('"livemode"'), false, read.raw.body);
       const products = await live('GET', '/v1/products');
       assert.equal(products.raw.body.includes('"livemode"'), false);
+      const events = await live('GET', `/v1/events?object_id=${order.body.id}`);
+      assert.equal(events.status, 200);
+      assert.ok(events.raw.body.includes('"refunds"'), events.raw.body);
+      assert.equal(events.raw.body.includes('"livemode"'), false, events.raw.body);
     });
   });
 }
