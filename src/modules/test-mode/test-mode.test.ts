@@ -312,6 +312,25 @@ for (const dialect of DIALECTS) {
       assert.ok(liveLeft > testLeft, `live's hour is untouched by test calls: ${liveLeft} > ${testLeft}`);
     });
 
+    it('installs a plugin in test mode alone: live does not have it', async () => {
+      const { live, test } = await store();
+      type Plugin = { id: string; slug: string; installed: boolean; installation: { id: string } | null };
+      const listed = await test<{ data: Plugin[] }>('GET', '/v1/plugins?limit=100');
+      const plugin = listed.body.data.find((p) => p.slug === 'sold-out-hider');
+      assert.ok(plugin, 'a first-party plugin is listed in test mode');
+      const installed = await test<Plugin>('POST', `/v1/plugins/${plugin.id}/install`, { body: {} });
+      assert.equal(installed.status, 201, JSON.stringify(installed.body));
+      assert.match(installed.body.installation?.id ?? '', /^ins_/);
+      const inLive = await live<Plugin>('GET', `/v1/plugins/${plugin.id}`);
+      assert.deepEqual([inLive.status, inLive.body.installed, inLive.body.installation], [200, false, null]);
+      const inTest = await test<Plugin>('GET', `/v1/plugins/${plugin.id}`);
+      assert.equal(inTest.body.installation?.id, installed.body.installation?.id);
+      // Live installs it for itself, a second installation of its own.
+      const liveInstalled = await live<Plugin>('POST', `/v1/plugins/${plugin.id}/install`, { body: {} });
+      assert.equal(liveInstalled.status, 201, 'live installs it anew');
+      assert.notEqual(liveInstalled.body.installation?.id, installed.body.installation?.id);
+    });
+
     it('pins a version upgrade made with a test key to test mode only', async () => {
       const created = await createTenant(ctx, { apiVersion: '2026-12-15' });
       const live = client(ctx.app, created.apiKey.key);
