@@ -4,13 +4,22 @@ import { loadModules } from '../kernel/modules.js';
 import { declareIdPrefixes, newId, newRequestId, randomBase62 } from './ids.js';
 
 describe('ids', () => {
-  it('makes request ids of 128 random bits, distinct across refills of the entropy pool', () => {
+  it('makes request ids of the time and 80 random bits, distinct across refills of the entropy pool', () => {
     // 512 ids per pool: 1,500 ids draw three pools.
+    const before = Date.now();
     const ids = Array.from({ length: 1_500 }, () => newRequestId());
+    const after = Date.now();
     for (const id of ids) assert.match(id, /^req_[0-9a-f]{32}$/);
     assert.equal(new Set(ids).size, ids.length);
-    // Every hex digit turns up in every position: the ids are not a counter or a repeated pool.
-    for (let position = 4; position < 36; position++) {
+    // The first 12 digits are the time it was made, in milliseconds: later ids sort after earlier.
+    for (const id of ids) {
+      const ms = parseInt(id.slice(4, 16), 16);
+      assert.ok(ms >= before && ms <= after, `${id} at ${ms}, not in ${before}-${after}`);
+    }
+    const times = ids.map((id) => id.slice(4, 16));
+    assert.deepEqual(times, [...times].sort());
+    // Every hex digit turns up in every random position: not a counter or a repeated pool.
+    for (let position = 16; position < 36; position++) {
       assert.equal(new Set(ids.map((id) => id[position])).size, 16, `position ${position}`);
     }
   });

@@ -91,20 +91,33 @@ export function newId(prefix: IdPrefix): string {
 
 /** Entropy for request ids: 512 ids' worth, drawn and hex-encoded at once (as `randomUUID` pools). */
 const REQUEST_IDS_PER_POOL = 512;
-const requestIdPool = Buffer.alloc(16 * REQUEST_IDS_PER_POOL);
+/** Random hex characters of a request id, after its 12 of time. */
+const REQUEST_ID_RANDOM_HEX = 20;
+const requestIdPool = Buffer.alloc((REQUEST_ID_RANDOM_HEX / 2) * REQUEST_IDS_PER_POOL);
 let requestIdHex = '';
 let requestIdOffset = 0;
+let requestIdMs = -1;
+let requestIdTime = '';
 
 /**
- * `req_` and 32 hex characters (128 random bits), cut from a pooled hex string: encoding per id,
- * or formatting a UUID and stripping its dashes, cost several times more, on every request.
+ * `req_` and 32 hex characters: 12 of the time in milliseconds, then 20 random (80 bits), cut from
+ * a pooled hex string (encoding per id, or formatting a UUID and stripping its dashes, cost several
+ * times more, on every request). Time first, as a UUIDv7 has it, so the ids a server gives sort by
+ * when they were made: the request log's index by id takes each new one at its end, as the time
+ * index does, rather than on a random page of a million (its batches write a few pages, not one
+ * per row).
  */
 export function newRequestId(): string {
   if (requestIdOffset === requestIdHex.length) {
     requestIdHex = randomFillSync(requestIdPool).toString('hex');
     requestIdOffset = 0;
   }
-  const id = `req_${requestIdHex.slice(requestIdOffset, requestIdOffset + 32)}`;
-  requestIdOffset += 32;
+  const now = Date.now();
+  if (now !== requestIdMs) {
+    requestIdMs = now;
+    requestIdTime = now.toString(16).padStart(12, '0');
+  }
+  const id = `req_${requestIdTime}${requestIdHex.slice(requestIdOffset, requestIdOffset + REQUEST_ID_RANDOM_HEX)}`;
+  requestIdOffset += REQUEST_ID_RANDOM_HEX;
   return id;
 }

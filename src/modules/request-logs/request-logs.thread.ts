@@ -9,7 +9,8 @@ import { cappedText, isSecretField, REDACTED } from '../../lib/redact.js';
  * pool of two), so the log's work never runs on the thread that answers requests. It takes
  * batches of captured requests, makes each its row (the response body capped at 8 KiB and
  * redacted as text, the path's secret-looking parameters redacted, the error code read from the
- * problem), writes each batch in one transaction, in order, and answers each with how it went;
+ * problem), holds them until it has 500 or is told to write now (each second, and at close), writes
+ * what it holds in one transaction, in order, and answers for its batches with how it went;
  * `close` writes what it was sent, closes the store and ends the thread. The inserts are the
  * driver's prepared statements, not Kysely's: building a query of 50 rows of 20 columns cost more
  * than writing it. It imports only the drivers and the redaction, not the store module (the thread starts
@@ -44,8 +45,16 @@ export type Captured<RequestBody = string | null> = [
   responseBody: string | null,
 ];
 
-export type ToThread = { type: 'write'; batch: number; rows: Captured[] } | { type: 'close' };
-export type FromThread = { type: 'written'; batch: number; error?: string } | { type: 'closed' };
+/**
+ * `write`: a batch to hold, and with `now` to write at once with all held; `write-now`: write what
+ * is held; `close`: write what is held and end.
+ */
+export type ToThread =
+  | { type: 'write'; batch: number; rows: Captured[]; now: boolean }
+  | { type: 'write-now' }
+  | { type: 'close' };
+/** The batches one transaction wrote (or failed to). */
+export type FromThread = { type: 'written'; batches: number[]; error?: string } | { type: 'closed' };
 
 export interface ThreadData {
   /** PostgreSQL's URL; absent for SQLite. */
@@ -243,24 +252,52 @@ function postgresWriter(url: string, data: ThreadData): { write: Write; close: (
   };
 }
 
+if (parentPort === null) throw new Error('request-logs.thread.ts runs as a worker thread');
 const port = parentPort;
-if (port === null) throw new Error('request-logs.thread.ts runs as a worker thread');
 const data = workerData as ThreadData;
 const writer = data.databaseUrl ? postgresWriter(data.databaseUrl, data) : sqliteWriter(data);
 let writing: Promise<void> = Promise.resolve();
 
+/** Rows held for the next transaction, and the batches they came in. */
+const WRITE_AT = 500;
+let held: Row[] = [];
+let heldBatches: number[] = [];
+
+/** Writes what is held in one transaction, after the writes before it; answers for its batches. */
+function writeHeld(): void {
+  if (heldBatches.length === 0) return;
+  const rows = held;
+  const batches = heldBatches;
+  held = [];
+  heldBatches = [];
+  writing = writing.then(async () => {
+    try {
+      await writer.write(rows);
+      port.postMessage({ type: 'written', batches } satisfies FromThread);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      port.postMessage({ type: 'written', batches, error: text } satisfies FromThread);
+    }
+  });
+}
+
 port.on('message', (message: ToThread) => {
   if (message.type === 'write') {
-    writing = writing.then(async () => {
-      try {
-        await writer.write(message.rows.map((row) => rowOf(row, data.bodyLimit)));
-        port.postMessage({ type: 'written', batch: message.batch } satisfies FromThread);
-      } catch (error) {
-        const text = error instanceof Error ? error.message : String(error);
-        port.postMessage({ type: 'written', batch: message.batch, error: text } satisfies FromThread);
-      }
-    });
+    let rows: Row[];
+    try {
+      rows = message.rows.map((entry) => rowOf(entry, data.bodyLimit));
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      port.postMessage({ type: 'written', batches: [message.batch], error: text } satisfies FromThread);
+      return;
+    }
+    for (const row of rows) held.push(row);
+    heldBatches.push(message.batch);
+    if (message.now || held.length >= WRITE_AT) writeHeld();
+  } else if (message.type === 'write-now') {
+    writeHeld();
   } else {
+    writeHeld();
     writing = writing.then(async () => {
       await writer.close().catch(() => undefined);
       port.postMessage({ type: 'closed' } satisfies FromThread);

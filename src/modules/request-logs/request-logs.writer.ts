@@ -10,10 +10,14 @@ import type { Captured, FromThread, ThreadData, ToThread } from './request-logs.
 /**
  * The request log's writer, off the answer's path: two callback hooks per `/v1` request keep
  * references (the response's bytes as sent, then the request's facts once answered) in a buffer
- * in memory, one small array per request; every second, or as soon as it holds `FLUSH_AT`
- * requests, and when the process stops, the buffer is posted to a worker thread
- * (request-logs.thread.ts) in one message, which caps and redacts the response bodies and the
- * paths and inserts the rows through its own connection to the store. This thread only serializes
+ * in memory, one small array per request; as soon as it holds `POST_AT` requests the buffer is
+ * posted to a worker thread (request-logs.thread.ts) in one message, and so is what it holds every
+ * second and when the process stops, with the word to write now. The thread caps and redacts the
+ * response bodies and the paths and inserts the rows through its own connection to the store, up
+ * to 500 in a transaction. Small posts keep a request's facts here for a few milliseconds, so they
+ * die young (held for a 500-request batch, a third of a second under load, they outlived the young
+ * generation's collections, and copying and promoting them cost the answering thread as much as
+ * the rest of the capture); the thread, not this one, holds the rows a transaction gathers. This thread only serializes
  * the request bodies it holds (capped at 8 KiB as they are written: a large body is never
  * serialized whole, nor copied to the thread). A thread that dies loses the batches it held
  * (logged), and the next batch starts another. A request without a tenant (no key, a bad key) is
@@ -23,7 +27,8 @@ import type { Captured, FromThread, ThreadData, ToThread } from './request-logs.
 /** Characters kept of each body. */
 export const BODY_LIMIT = 8 * 1024;
 export const FLUSH_EVERY_MS = 1_000;
-const FLUSH_AT = 500;
+/** Requests the buffer holds before they are posted (measured: 8 posts too often, 500 holds too long). */
+const POST_AT = 64;
 /** Requests held at most while the store does not take them (then the oldest are dropped). */
 const BUFFER_CAP = 20_000;
 
@@ -116,11 +121,17 @@ export function createRequestLogWriter(deps: {
         closed?.();
         return;
       }
-      const waiting = pending.get(message.batch);
-      pending.delete(message.batch);
-      if (message.error !== undefined) lose(waiting?.requests ?? 0, new Error(message.error));
+      const answered = message.batches.map((batch) => {
+        const waiting = pending.get(batch);
+        pending.delete(batch);
+        return waiting;
+      });
+      if (message.error !== undefined) {
+        const requests = answered.reduce((sum, waiting) => sum + (waiting?.requests ?? 0), 0);
+        lose(requests, new Error(message.error));
+      }
       if (pending.size === 0 && closed === undefined) started.unref();
-      waiting?.done();
+      for (const waiting of answered) waiting?.done();
     });
     started.on('error', (error) => logger.error({ err: error }, 'request log thread failed'));
     started.on('exit', (code) => {
@@ -141,38 +152,45 @@ export function createRequestLogWriter(deps: {
     return started;
   }
 
-  /** Posts what the buffer holds, in batches; resolves once the thread has answered for them. */
-  function flush(): Promise<void> {
-    const waits: Promise<void>[] = [];
-    while (buffer.length > 0) {
-      const batch = buffer.length <= FLUSH_AT ? buffer : buffer.slice(0, FLUSH_AT);
-      buffer = buffer.length <= FLUSH_AT ? [] : buffer.slice(FLUSH_AT);
-      let rows: Captured[];
+  /**
+   * Posts what the buffer holds as one batch; `now`: with the word to write everything the thread
+   * holds (sent alone when the buffer is empty), resolving once the thread has answered for every
+   * batch posted so far.
+   */
+  function post(now: boolean): Promise<void> {
+    if (buffer.length > 0) {
+      const batch = buffer;
+      buffer = [];
+      let rows: Captured[] | undefined;
       try {
         rows = batch.map(withRequestBody);
       } catch (error) {
         lose(batch.length, error);
-        continue;
       }
-      const id = nextBatch++;
-      waits.push(
-        new Promise<void>((done) => {
-          pending.set(id, { requests: rows.length, done });
-          try {
-            const writing = writingThread();
-            writing.postMessage({ type: 'write', batch: id, rows } satisfies ToThread);
-            writing.ref();
-          } catch (error) {
-            pending.delete(id);
-            lose(rows.length, error);
-            done();
-          }
-        }),
-      );
+      if (rows !== undefined) {
+        const id = nextBatch++;
+        pending.set(id, { requests: rows.length, done: () => undefined });
+        try {
+          const writing = writingThread();
+          writing.postMessage({ type: 'write', batch: id, rows, now } satisfies ToThread);
+          writing.ref();
+        } catch (error) {
+          pending.delete(id);
+          lose(rows.length, error);
+        }
+      }
+    } else if (now && pending.size > 0) {
+      thread?.postMessage({ type: 'write-now' } satisfies ToThread);
     }
-    // Also waits for batches posted before (a timer's), so the caller sees everything written.
-    for (const waiting of pending.values()) waits.push(new Promise<void>((done) => chain(waiting, done)));
+    if (!now) return Promise.resolve();
+    // Waits for every batch posted, a timer's or a full buffer's, so the caller sees them written.
+    const waits = [...pending.values()].map((waiting) => new Promise<void>((done) => chain(waiting, done)));
     return Promise.all(waits).then(() => undefined);
+  }
+
+  /** Posts what the buffer holds and has it written now; resolves once it is. */
+  function flush(): Promise<void> {
+    return post(true);
   }
 
   function chain(waiting: { done: () => void }, then: () => void): void {
@@ -223,7 +241,7 @@ export function createRequestLogWriter(deps: {
           request.body,
           sentText((request as WithSent)[SENT]),
         ]);
-        if (buffer.length >= FLUSH_AT) void flush();
+        if (buffer.length >= POST_AT) void post(false);
       }
       done();
     };
