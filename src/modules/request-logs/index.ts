@@ -4,3 +4,4 @@
  */
 export type { RequestLogEntry, RequestLogs } from './request-logs.service.js';
 export type { RequestLogWriter } from './request-logs.writer.js';
+export { LIST as REQUEST_LOG_LIST } from './request-logs.counts.js';

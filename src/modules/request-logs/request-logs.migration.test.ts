@@ -17,11 +17,12 @@ interface Page {
 /**
  * A store of the release before migration 0058 holding a request log of two keys, three routes and
  * two methods, interleaved in time (and another tenant's rows at the same times); then 0058 adds
- * an index per filter. Each filter's pages hold exactly its rows, newest first, and its query
- * seeks through its own index rather than walking the tenant's time index.
+ * an index per filter and 0065 counts the rows by each filter. Each filter's pages hold exactly its
+ * rows, newest first, its total is their number, and its query seeks through its own index rather
+ * than walking the tenant's time index.
  */
 for (const dialect of DIALECTS) {
-  describe(`migration 0058: request log filters on a store with data (${dialect})`, () => {
+  describe(`migrations 0058 and 0065: request log filters and their counts on a store with data (${dialect})`, () => {
     it('pages each filter right, through an index of its own', async () => {
       const rows: {
         tenant: string;
@@ -68,6 +69,7 @@ for (const dialect of DIALECTS) {
           ['route=/v1/orders', (row) => row.route === '/v1/orders'],
           ['method=POST', (row) => row.method === 'POST'],
           ['key_id=key_two&method=GET', (row) => row.key === 'key_two' && row.method === 'GET'],
+          ['status=200', () => true],
         ];
         for (const [query, keep] of cases) {
           const expected = rows
@@ -90,6 +92,25 @@ for (const dialect of DIALECTS) {
         }
 
         const db = store.deps.store.db;
+        // Migration 0065 counted the rows written before it, per filter: the totals above are those.
+        const counted = await sql<{ list: string; key: string; n: number | string }>`
+          SELECT list, key, n FROM list_counts WHERE tenant_id = 'ten_a' AND list LIKE 'request_logs:%'
+          ORDER BY list, key`.execute(db);
+        const expectedCounts = (column: 'key' | 'route' | 'method', list: string) =>
+          [...new Set(rows.map((row) => row[column]))].sort().map((key) => ({
+            list,
+            key,
+            n: rows.filter((row) => row.tenant === 'ten_a' && row[column] === key).length,
+          }));
+        assert.deepEqual(
+          counted.rows.map((row) => ({ ...row, n: Number(row.n) })),
+          [
+            ...expectedCounts('key', 'request_logs:key'),
+            ...expectedCounts('method', 'request_logs:method'),
+            ...expectedCounts('route', 'request_logs:route'),
+            { list: 'request_logs:status', key: '200', n: 60 },
+          ],
+        );
         for (const column of FILTERS) {
           const index = `request_logs_tenant_${column}_created_idx`;
           if (dialect === 'sqlite') {

@@ -1,6 +1,7 @@
 import { defineModule } from '../../kernel/module.js';
 import * as requestLogs from './migrations/0051_request_logs.js';
 import * as requestLogFilters from './migrations/0058_request_log_filters.js';
+import * as filterCounts from './migrations/0065_request_log_filter_counts.js';
 import { requestLogRoutes } from './request-logs.routes.js';
 import { RequestLogListSchema, RequestLogSchema } from './request-logs.schemas.js';
 import { createRequestLogs, type RequestLogs } from './request-logs.service.js';
@@ -42,7 +43,11 @@ export default defineModule({
     'GET /v1/request-logs/:request_id': 'getRequestLog',
   },
   components: () => ({ RequestLog: RequestLogSchema, RequestLogList: RequestLogListSchema }),
-  migrations: { '0051_request_logs': requestLogs, '0058_request_log_filters': requestLogFilters },
+  migrations: {
+    '0051_request_logs': requestLogs,
+    '0058_request_log_filters': requestLogFilters,
+    '0065_request_log_filter_counts': filterCounts,
+  },
   services: (deps) => ({
     requestLogs: createRequestLogs({ ...deps, days: deps.config.requestLogDays }),
     requestLogWriter: createRequestLogWriter({ ...deps, enabled: deps.overrides.requestLog ?? true }),

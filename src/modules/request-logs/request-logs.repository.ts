@@ -1,28 +1,15 @@
-import { countList } from '../../db/list-counts.js';
+import { type CountKeys, countList } from '../../db/list-counts.js';
 import type { Db, Store } from '../../db/store.js';
 import type { PageWindow } from '../../lib/paging.js';
 import { newestFirst } from '../../db/pagination.js';
 import type { Selectable } from 'kysely';
 import type { RequestLogsTable } from './request-logs.tables.js';
+import { countDeltas, FILTER_LISTS, LIST } from './request-logs.counts.js';
 
 /**
- * Plain queries of the request log. The kept counts' list is `request_logs`, keyed by status class.
- * Its rows are written by its own thread (request-logs.thread.ts), with the driver's statements.
+ * Plain queries of the request log. Its kept counts are request-logs.counts.ts's lists. Its rows
+ * are written by its own thread (request-logs.thread.ts), with the driver's statements.
  */
-
-const LIST = 'request_logs';
-
-/** Deltas of the kept counts, one per tenant and status class of `rows`. */
-function countDeltas(rows: readonly { tenant_id: string; status_class: string }[], sign: 1 | -1) {
-  const sums = new Map<string, { tenant_id: string; list: string; key: string; delta: number }>();
-  for (const row of rows) {
-    const id = `${row.tenant_id}\u0000${row.status_class}`;
-    const sum = sums.get(id);
-    if (sum) sum.delta += sign;
-    else sums.set(id, { tenant_id: row.tenant_id, list: LIST, key: row.status_class, delta: sign });
-  }
-  return [...sums.values()];
-}
 
 /** Deletes up to `limit` of the requests older than `cutoff`, with their counts: how many it deleted. */
 export async function deleteOlderThan(store: Store, cutoff: number, limit: number): Promise<number> {
@@ -39,7 +26,7 @@ export async function deleteOlderThan(store: Store, cutoff: number, limit: numbe
           .orderBy('created')
           .limit(limit),
       )
-      .returning(['tenant_id', 'status_class'])
+      .returning(['tenant_id', 'status_class', 'status', 'method', 'route', 'key_id'])
       .execute();
     if (gone.length > 0) await trx.insertInto('list_count_deltas').values(countDeltas(gone, -1)).execute();
     return gone.length;
@@ -69,20 +56,28 @@ function filtered(db: Db, tenantId: string, filter: RequestLogFilter) {
   return query;
 }
 
+/**
+ * The kept count that answers `filter`'s total: the whole log's, a status class's, or that of one
+ * filter alone (an exact status, a method, a route, a key); none for filters together or a time
+ * range, whose rows are counted.
+ */
+function keptCount(filter: RequestLogFilter): { list: string; keys: CountKeys } | undefined {
+  const { statusClass, status, method, route, keyId, from, to } = filter;
+  if (from !== undefined || to !== undefined) return undefined;
+  const given = [statusClass, status, method, route, keyId].filter((value) => value !== undefined);
+  if (given.length === 0) return { list: LIST, keys: { except: [] } };
+  if (given.length > 1) return undefined;
+  if (statusClass !== undefined) return { list: LIST, keys: { only: statusClass } };
+  if (status !== undefined) return { list: FILTER_LISTS.status, keys: { only: String(status) } };
+  if (method !== undefined) return { list: FILTER_LISTS.method, keys: { only: method } };
+  if (route !== undefined) return { list: FILTER_LISTS.route, keys: { only: route } };
+  return { list: FILTER_LISTS.keyId, keys: { only: keyId as string } };
+}
+
 export async function listLogs(db: Db, tenantId: string, filter: RequestLogFilter, window: PageWindow) {
   const rows = await filtered(db, tenantId, filter).selectAll().$call(newestFirst(window)).execute();
-  // The kept counts answer for the whole log and a status class; other filters count their rows.
-  const onlyClass =
-    filter.status === undefined &&
-    filter.method === undefined &&
-    filter.route === undefined &&
-    filter.keyId === undefined &&
-    filter.from === undefined &&
-    filter.to === undefined;
-  if (onlyClass) {
-    const keys = filter.statusClass === undefined ? { except: [] } : { only: filter.statusClass };
-    return { rows, total: await countList(db, tenantId, LIST, keys) };
-  }
+  const kept = keptCount(filter);
+  if (kept !== undefined) return { rows, total: await countList(db, tenantId, kept.list, kept.keys) };
   const { n } = await filtered(db, tenantId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();

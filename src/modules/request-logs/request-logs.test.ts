@@ -143,7 +143,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('drops requests older than REQUEST_LOG_DAYS, counts included', async () => {
-      const { api } = await store();
+      const { api, keyId } = await store();
       await api('GET', '/v1/products');
       await flush();
       clock.advance(29 * 86_400_000);
@@ -155,6 +155,11 @@ for (const dialect of DIALECTS) {
       const left = await api<Page>('GET', '/v1/request-logs');
       // The listing request itself was logged in between: the older one is gone.
       assert.equal(left.body.total, left.body.data.length);
+      // So are its counts by each filter alone.
+      for (const query of ['route=/v1/products', 'method=GET', 'status=200', `key_id=${keyId}`]) {
+        const page = await api<Page>('GET', `/v1/request-logs?${query}`);
+        assert.equal(page.body.total, page.body.data.length, query);
+      }
       assert.ok(left.body.data.every((e) => Date.parse(e.time) >= clock.now() - 30 * 86_400_000));
     });
 

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { cappedText, isSecretField, REDACTED } from '../../lib/redact.js';
+import { type CountDelta, type CountedRow, countDeltas } from './request-logs.counts.js';
 
 /**
  * The request log's writing thread (request-logs.writer.ts starts it with the server): its own
@@ -95,11 +96,8 @@ const NAMES = COLUMNS.map(([name]) => name).join(', ');
 /** A row's values, in the order of `COLUMNS`. */
 type Row = (string | number | null)[];
 
-/** The kept counts' list of the request log (request-logs.repository.ts reads it). */
-const LIST = 'request_logs';
-/** Where `status_class` stands in a row, and the tenant. */
-const TENANT = 0;
-const STATUS_CLASS = 7;
+/** Where the values the kept counts are kept by stand in a row (`COLUMNS`). */
+const AT = { tenant: 0, method: 3, route: 5, status: 6, statusClass: 7, keyId: 9 } as const;
 
 /** A path with its secret-looking query parameters redacted. */
 function redactedPath(url: string): string {
@@ -159,18 +157,19 @@ function rowOf(entry: Captured, bodyLimit: number): Row {
 
 type Write = (rows: readonly Row[]) => Promise<void>;
 
-/** The kept counts' deltas of a batch: +1 per tenant and status class. */
-function countDeltas(rows: readonly Row[]): { tenant_id: string; key: string; delta: number }[] {
-  const sums = new Map<string, { tenant_id: string; key: string; delta: number }>();
-  for (const row of rows) {
-    const tenant = row[TENANT] as string;
-    const key = row[STATUS_CLASS] as string;
-    const id = `${tenant}\u0000${key}`;
-    const sum = sums.get(id);
-    if (sum) sum.delta += 1;
-    else sums.set(id, { tenant_id: tenant, key, delta: 1 });
-  }
-  return [...sums.values()];
+/** The kept counts' deltas of a batch (request-logs.counts.ts). */
+function batchDeltas(rows: readonly Row[]): CountDelta[] {
+  return countDeltas(
+    rows.map((row): CountedRow => ({
+      tenant_id: row[AT.tenant] as string,
+      status_class: row[AT.statusClass] as string,
+      status: row[AT.status] as number,
+      method: row[AT.method] as string,
+      route: row[AT.route] as string,
+      key_id: row[AT.keyId] as string | null,
+    })),
+    1,
+  );
 }
 
 /**
@@ -189,11 +188,11 @@ function sqliteWriter(data: ThreadData): { write: Write; close: () => Promise<vo
     `INSERT INTO request_logs (${NAMES}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
   );
   const insertDelta = database.prepare(
-    `INSERT INTO list_count_deltas (tenant_id, list, key, delta) VALUES (?, '${LIST}', ?, ?)`,
+    'INSERT INTO list_count_deltas (tenant_id, list, key, delta) VALUES (?, ?, ?, ?)',
   );
   const all = database.transaction((rows: readonly Row[]) => {
     for (const row of rows) insertRow.run(row);
-    for (const delta of countDeltas(rows)) insertDelta.run(delta.tenant_id, delta.key, delta.delta);
+    for (const d of batchDeltas(rows)) insertDelta.run(d.tenant_id, d.list, d.key, d.delta);
   });
   return {
     write: async (rows) => {
@@ -218,7 +217,7 @@ function postgresWriter(url: string, data: ThreadData): { write: Write; close: (
   const insertRows = `INSERT INTO request_logs (${NAMES})
     SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;
   const insertDeltas = `INSERT INTO list_count_deltas (tenant_id, list, key, delta)
-    SELECT t, '${LIST}', k, d FROM unnest($1::text[], $2::text[], $3::int8[]) AS u(t, k, d)`;
+    SELECT t, l, k, d FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) AS u(t, l, k, d)`;
   return {
     write: async (rows) => {
       const client = await pool.connect();
@@ -232,9 +231,10 @@ function postgresWriter(url: string, data: ThreadData): { write: Write; close: (
           insertRows,
           COLUMNS.map((_, i) => rows.map((row) => row[i] ?? null)),
         );
-        const deltas = countDeltas(rows);
+        const deltas = batchDeltas(rows);
         await client.query(insertDeltas, [
           deltas.map((d) => d.tenant_id),
+          deltas.map((d) => d.list),
           deltas.map((d) => d.key),
           deltas.map((d) => d.delta),
         ]);

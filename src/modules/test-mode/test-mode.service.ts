@@ -8,7 +8,7 @@ import type { SettingsService } from '../settings/index.js';
 import type { TenantService } from '../tenants/index.js';
 import type { WalletService } from '../wallet/index.js';
 import { copyRows, deleteRows } from './test-mode.copy.js';
-import { resetOrder, schemaTables } from './test-mode.tables.js';
+import { resetCondition, resetOrder, schemaTables } from './test-mode.tables.js';
 
 /** What `POST /test-mode/copy` may copy from live. */
 export const COPYABLE = ['products', 'pricing', 'settings'] as const;
@@ -86,9 +86,10 @@ export function createTestModeService(deps: {
           );
         }
         for (const table of resetOrder(schema)) {
-          const result = await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(
-            trx,
-          );
+          const result =
+            await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}${resetCondition(table)}`.execute(
+              trx,
+            );
           const n = Number(result.numAffectedRows ?? 0);
           if (n > 0) deleted[table] = n;
         }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Store } from '../../db/store.js';
+import { REQUEST_LOG_LIST } from '../request-logs/index.js';
 
 /**
  * What a reset of test mode deletes, found from the schema rather than listed by hand: every table
@@ -42,6 +43,21 @@ export const NOT_STORE_TABLES: Readonly<Record<string, string>> = {
 
 /** Tables whose rows other tables' delete triggers write (the kept totals): deleted last. */
 const LAST = ['list_count_deltas', 'list_counts'];
+
+/**
+ * The kept totals' lists that count rows a reset keeps (the request log's: `request_logs` and its
+ * filters' `request_logs:<filter>`): kept with those rows, or the log's totals would count nothing.
+ */
+const KEPT_LISTS = [REQUEST_LOG_LIST];
+
+/** What a reset's delete from `table` also requires of a row: kept totals of kept rows stay. */
+export function resetCondition(table: string) {
+  if (!LAST.includes(table)) return sql``;
+  return sql.join(
+    KEPT_LISTS.map((list) => sql` AND list <> ${list} AND list NOT LIKE ${`${list}:%`}`),
+    sql``,
+  );
+}
 
 /** A search index's own tables (SQLite FTS5: `<table>_search`, `_search_data`, ...): kept by triggers. */
 export function isSearchIndex(table: string): boolean {

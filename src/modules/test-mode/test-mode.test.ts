@@ -244,6 +244,21 @@ for (const dialect of DIALECTS) {
       return me.body.tenant.id;
     }
 
+    it('keeps the request log’s totals with its rows through a reset', async () => {
+      const { test } = await store();
+      for (let i = 0; i < 3; i++) await test('GET', '/v1/products');
+      await ctx.deps.requestLogWriter.flush();
+      assert.equal((await test('POST', '/v1/test-mode/reset', { body: {} })).status, 200);
+      await ctx.deps.requestLogWriter.flush();
+      type Page = { total: number; data: unknown[] };
+      for (const query of ['', '?route=/v1/products', '?status=2xx', '?method=GET']) {
+        const page = await test<Page>('GET', `/v1/request-logs${query}`);
+        assert.equal(page.status, 200);
+        assert.ok(page.body.data.length >= 3, query);
+        assert.equal(page.body.total, page.body.data.length, query);
+      }
+    });
+
     it('knows every table: a store’s (tenant_id), kept with a reason, or the platform’s', async () => {
       const schema = await schemaTables(ctx.deps.store, ctx.deps.store.db);
       assert.deepEqual(unclassifiedTables(schema), []);
