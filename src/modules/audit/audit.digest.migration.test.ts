@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { DIALECTS } from '../../../test/helpers/context.js';
 import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import { contentDigest } from './audit.chain.js';
+import { countEntries } from './audit.repository.js';
 
 const T0 = Date.parse('2026-12-01T00:00:00.000Z');
 
@@ -20,10 +21,11 @@ function hashBefore0059(previous: string, row: Record<string, unknown>): string 
  * Migration 0059 on a store whose audit log holds two tenants' chains and an entry not sealed yet:
  * every sealed entry gets the digest of its changes and the chain is re-chained over the digests
  * (the same entries, in the same order), so it verifies; the unsealed one is chained after them,
- * with its digest; none is marked redacted.
+ * with its digest; none is marked redacted. Then 0066 counts the sealed entries by action, and the
+ * count by action is exact with the one the sealer chains after.
  */
 for (const dialect of DIALECTS) {
-  describe(`migration 0059: audit content digests on a store with entries (${dialect})`, () => {
+  describe(`migrations 0059 and 0066: audit content digests and counts on a store with entries (${dialect})`, () => {
     it('re-chains every tenant over the digests, keeps the entries, and chains the unsealed after', async () => {
       const store = await upgradeFrom(dialect, '0058_request_log_filters', async (old) => {
         for (const tenant of ['ten_a', 'ten_b']) {
@@ -85,6 +87,27 @@ for (const dialect of DIALECTS) {
         }
         assert.equal((await store.deps.auditLog.verify('ten_a')).checked, 4);
         assert.equal((await store.deps.auditLog.verify('ten_b')).checked, 3);
+        // Migration 0066 counted the sealed entries by action; the sealer counted ten_a's fourth.
+        const kept = await db
+          .selectFrom('list_counts')
+          .select(['tenant_id', 'n'])
+          .where('list', '=', 'audit:action')
+          .where('key', '=', 'settings.updated')
+          .orderBy('tenant_id')
+          .execute();
+        assert.deepEqual(
+          kept.map((row) => [row.tenant_id, Number(row.n)]),
+          [
+            ['ten_a', 3],
+            ['ten_b', 3],
+          ],
+        );
+        for (const [tenant, n] of [
+          ['ten_a', 4],
+          ['ten_b', 3],
+        ] as const) {
+          assert.equal(await countEntries(db, tenant, { action: 'settings.updated' }), n, tenant);
+        }
         const fourth = await db
           .selectFrom('audit_entries')
           .select(['seq', 'changes', 'content_digest'])

@@ -10,6 +10,7 @@ import { type AuditSealer, createAuditSealer, SEAL_EVERY_MS } from './audit.seal
 import * as auditLog from './migrations/0050_audit_log.js';
 import * as auditSeal from './migrations/0057_audit_seal.js';
 import * as auditContentDigest from './migrations/0059_audit_content_digest.js';
+import * as auditFilterCounts from './migrations/0066_audit_filter_counts.js';
 
 /**
  * The audit log: an entry for every change, written in the change's own transaction (so a change
@@ -85,6 +86,7 @@ export default defineModule({
     '0050_audit_log': auditLog,
     '0057_audit_seal': auditSeal,
     '0059_audit_content_digest': auditContentDigest,
+    '0066_audit_filter_counts': auditFilterCounts,
   },
   services: (deps) => ({
     audit: createAuditRecorder({ ...deps, enabled: deps.overrides.audit ?? true }),

@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Db, DialectName } from '../../db/store.js';
 import type { AuditEntriesTable } from './audit.tables.js';
+import { AUDIT_FILTER_LISTS } from './audit.counts.js';
 
 /** Plain queries of the audit log; the caller's `db` is the store or the change's transaction. */
 
@@ -226,13 +227,31 @@ export async function listEntries(
 /**
  * How many entries `filter` selects. Unfiltered: the chain head's place (every sealed entry; none
  * is ever deleted) plus the few not sealed yet (their partial index), so the whole log's count
- * costs the same at any size; a filter counts its rows on its own index.
+ * costs the same at any size; by `action` or `actor_id` alone: the sealed ones' kept count
+ * (audit.counts.ts) plus the unsealed ones that match, on the same partial index; other filters
+ * (a resource's entries, a time range, filters together) count their rows on their own index.
  */
 export async function countEntries(db: Db, tenantId: string, filter: AuditFilter): Promise<number> {
-  if (Object.values(filter).every((value) => value === undefined)) {
+  const given = Object.entries(filter).filter(([, value]) => value !== undefined);
+  if (given.length === 0) {
     const { rows } = await sql<{ n: number | string }>`SELECT
       COALESCE((SELECT seq FROM audit_chains WHERE tenant_id = ${tenantId}), 0) +
       (SELECT COUNT(*) FROM audit_entries WHERE tenant_id = ${tenantId} AND seq IS NULL) AS n`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  }
+  if (given.length === 1 && (filter.action !== undefined || filter.actorId !== undefined)) {
+    const [list, column, key] =
+      filter.action !== undefined
+        ? [AUDIT_FILTER_LISTS.action, 'action', filter.action]
+        : [AUDIT_FILTER_LISTS.actorId, 'actor_id', filter.actorId as string];
+    // One statement, so one snapshot: an entry sealed meanwhile is counted once, either way.
+    const { rows } = await sql<{ n: number | string }>`SELECT
+      (SELECT COALESCE(SUM(n), 0) FROM list_counts
+        WHERE tenant_id = ${tenantId} AND list = ${list} AND key = ${key}) +
+      (SELECT COALESCE(SUM(delta), 0) FROM list_count_deltas
+        WHERE tenant_id = ${tenantId} AND list = ${list} AND key = ${key}) +
+      (SELECT COUNT(*) FROM audit_entries
+        WHERE tenant_id = ${tenantId} AND seq IS NULL AND ${sql.ref(column)} = ${key}) AS n`.execute(db);
     return Number(rows[0]?.n ?? 0);
   }
   const { n } = await filtered(db, tenantId, filter)

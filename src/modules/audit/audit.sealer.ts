@@ -3,12 +3,14 @@ import { diff } from './audit.recorder.js';
 import type { AuditEntriesTable } from './audit.tables.js';
 import { contentDigest, entryHash } from './audit.chain.js';
 import * as repo from './audit.repository.js';
+import { countSealed } from './audit.counts.js';
 
 /**
  * The sealer: chains the entries changes wrote (with no place in the chain, so that audited changes
  * of one tenant never wait for each other) after they commit. Per tenant and per batch, one short
  * transaction: lock the tenant's chain head, take its unsealed entries in insertion (id) order, give
- * each the next `seq`, its `content_digest` (of its changes) and its `hash`, move the head. Run by the background work about every second
+ * each the next `seq`, its `content_digest` (of its changes) and its `hash`, move the head, and
+ * count them by action and actor (audit.counts.ts). Run by the background work about every second
  * (audit.module.ts) and before `admin audit:verify` checks; two sealers of one tenant (server and
  * worker) take turns on its head, and the second finds nothing left of what the first chained.
  */
@@ -86,7 +88,10 @@ export function createAuditSealer(deps: { store: Store }): AuditSealer {
           content_digest: digest,
         });
       }
-      if (rows.length > 0) await repo.setChainHead(trx, tenantId, seq, hash);
+      if (rows.length > 0) {
+        await repo.setChainHead(trx, tenantId, seq, hash);
+        await countSealed(trx, tenantId, rows);
+      }
       return rows.length;
     });
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { runAdmin } from '../../cli/admin.js';
+import { foldListCounts } from '../../db/list-counts.js';
 import {
   type Client,
   client,
@@ -136,6 +137,47 @@ for (const dialect of DIALECTS) {
       const refused = await client(ctx.app, narrow.body.key)<Problem>('GET', '/v1/audit-log');
       assert.equal(refused.status, 403);
       assert.ok(tenantId);
+    });
+
+    it('answers totals by action or actor alone from kept counts, exact before, during and after sealing', async () => {
+      const { api, tenantId, keyId } = await store();
+      const other = await store();
+      const totals = async () => {
+        const byAction = await api<Page>('GET', '/v1/audit-log?action=product.created&limit=1');
+        const byActor = await api<Page>('GET', `/v1/audit-log?actor_id=${keyId}&limit=1`);
+        return [byAction.body.total, byActor.body.total];
+      };
+      /** What counting the rows answers: the kept counts must agree with it. */
+      const counted = async () => {
+        const db = ctx.deps.store.db;
+        const n = async (column: 'action' | 'actor_id', value: string) =>
+          Number(
+            (
+              await db
+                .selectFrom('audit_entries')
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .where('tenant_id', '=', tenantId)
+                .where(column, '=', value)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        return [await n('action', 'product.created'), await n('actor_id', keyId)];
+      };
+      for (let i = 0; i < 3; i++) await product(api, { name: `A${i}`, price: 100 + i });
+      await product(other.api);
+      assert.deepEqual(await totals(), [3, 3], 'unsealed: counted on their own index');
+      await ctx.deps.auditSealer.seal(tenantId);
+      assert.deepEqual(await totals(), [3, 3], 'sealed: from the kept counts');
+      const id = await product(api, { name: 'B', price: 5 });
+      await api('PATCH', `/v1/products/${id}`, { body: { price: 6 } });
+      assert.deepEqual(await totals(), [4, 5], 'sealed and unsealed together');
+      await ctx.deps.auditSealer.seal();
+      while ((await foldListCounts(ctx.deps.store, 100)) > 0);
+      assert.deepEqual(await totals(), [4, 5], 'folded');
+      assert.deepEqual(await totals(), await counted());
+      // Together with another filter, the rows are counted.
+      const both = await api<Page>('GET', `/v1/audit-log?action=product.updated&actor_id=${keyId}`);
+      assert.equal(both.body.total, 1);
     });
 
     it('shows livemode from 2027-01-20 only: an older version sees entries as it sees every object', async () => {

@@ -8,3 +8,4 @@ export { runAsActor } from './audit.context.js';
 export type { AuditEntry, AuditLog, ChainReport } from './audit.service.js';
 export type { AuditSealer } from './audit.sealer.js';
 export { SEAL_EVERY_MS as AUDIT_SEAL_EVERY_MS } from './audit.sealer.js';
+export { AUDIT_LISTS } from './audit.counts.js';

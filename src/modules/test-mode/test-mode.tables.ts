@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Store } from '../../db/store.js';
+import { AUDIT_LISTS } from '../audit/index.js';
 import { REQUEST_LOG_LIST } from '../request-logs/index.js';
 
 /**
@@ -46,9 +47,10 @@ const LAST = ['list_count_deltas', 'list_counts'];
 
 /**
  * The kept totals' lists that count rows a reset keeps (the request log's: `request_logs` and its
- * filters' `request_logs:<filter>`): kept with those rows, or the log's totals would count nothing.
+ * filters' `request_logs:<filter>`; the audit log's `audit:<filter>`): kept with those rows, or the
+ * logs' totals would count nothing.
  */
-const KEPT_LISTS = [REQUEST_LOG_LIST];
+const KEPT_LISTS = [REQUEST_LOG_LIST, AUDIT_LISTS];
 
 /** What a reset's delete from `table` also requires of a row: kept totals of kept rows stay. */
 export function resetCondition(table: string) {
