@@ -163,6 +163,21 @@ for (const dialect of DIALECTS) {
       assert.ok(left.body.data.every((e) => Date.parse(e.time) >= clock.now() - 30 * 86_400_000));
     });
 
+    it('writes what a full buffer hands over within a second, with no flush and no timer of its own', async () => {
+      const { api } = await store();
+      await flush();
+      // 64 requests fill the buffer, which posts them to the thread to hold with the next ones; the
+      // writer's timer is not started here (a process may end without it), so the thread's own does.
+      for (let i = 0; i < 64; i++)
+        await api('GET', '/v1/products', { headers: { 'x-request-id': `req-held-${i}` } });
+      let found = 0;
+      for (let i = 0; i < 50 && found !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        found = (await api('GET', '/v1/request-logs/req-held-63')).status;
+      }
+      assert.equal(found, 200);
+    });
+
     it('writes within a second of the answer once started, and at stop', async () => {
       const { api } = await store();
       ctx.deps.requestLogWriter.start();

@@ -260,11 +260,19 @@ let writing: Promise<void> = Promise.resolve();
 
 /** Rows held for the next transaction, and the batches they came in. */
 const WRITE_AT = 500;
+/**
+ * How long rows are held at most: the writer's own timer says `now` every second, but it does not
+ * hold its process open, while a batch posted here does until it is answered.
+ */
+const HOLD_MS = 1_000;
 let held: Row[] = [];
 let heldBatches: number[] = [];
+let holding: NodeJS.Timeout | undefined;
 
 /** Writes what is held in one transaction, after the writes before it; answers for its batches. */
 function writeHeld(): void {
+  clearTimeout(holding);
+  holding = undefined;
   if (heldBatches.length === 0) return;
   const rows = held;
   const batches = heldBatches;
@@ -294,6 +302,7 @@ port.on('message', (message: ToThread) => {
     for (const row of rows) held.push(row);
     heldBatches.push(message.batch);
     if (message.now || held.length >= WRITE_AT) writeHeld();
+    else holding ??= setTimeout(writeHeld, HOLD_MS);
   } else if (message.type === 'write-now') {
     writeHeld();
   } else {

@@ -173,6 +173,7 @@ export function createRequestLogWriter(deps: {
         try {
           const writing = writingThread();
           writing.postMessage({ type: 'write', batch: id, rows, now } satisfies ToThread);
+          // Held open until the thread has written it (within a second: the thread's own timer).
           writing.ref();
         } catch (error) {
           pending.delete(id);
