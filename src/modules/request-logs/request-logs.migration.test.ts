@@ -6,7 +6,7 @@ import { upgradeFrom } from '../../../test/helpers/upgrade.js';
 import type { RequestLogEntry } from './request-logs.service.js';
 
 const T0 = Date.parse('2027-01-10T00:00:00.000Z');
-const FILTERS = ['key_id', 'route', 'method'] as const;
+const FILTERS = ['key_id', 'route', 'method', 'status_class'] as const;
 
 interface Page {
   data: RequestLogEntry[];
@@ -17,12 +17,12 @@ interface Page {
 /**
  * A store of the release before migration 0058 holding a request log of two keys, three routes and
  * two methods, interleaved in time (and another tenant's rows at the same times); then 0058 adds
- * an index per filter and 0065 counts the rows by each filter. Each filter's pages hold exactly its
+ * an index per filter (0067 the status class's) and 0065 counts the rows by each filter. Each filter's pages hold exactly its
  * rows, newest first, its total is their number, and its query seeks through its own index rather
  * than walking the tenant's time index.
  */
 for (const dialect of DIALECTS) {
-  describe(`migrations 0058 and 0065: request log filters and their counts on a store with data (${dialect})`, () => {
+  describe(`migrations 0058, 0065 and 0067: request log filters and their counts on a store with data (${dialect})`, () => {
     it('pages each filter right, through an index of its own', async () => {
       const rows: {
         tenant: string;

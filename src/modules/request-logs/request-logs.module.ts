@@ -2,6 +2,7 @@ import { defineModule } from '../../kernel/module.js';
 import * as requestLogs from './migrations/0051_request_logs.js';
 import * as requestLogFilters from './migrations/0058_request_log_filters.js';
 import * as filterCounts from './migrations/0065_request_log_filter_counts.js';
+import * as statusIndex from './migrations/0067_request_log_status_index.js';
 import { requestLogRoutes } from './request-logs.routes.js';
 import { RequestLogListSchema, RequestLogSchema } from './request-logs.schemas.js';
 import { createRequestLogs, type RequestLogs } from './request-logs.service.js';
@@ -47,6 +48,7 @@ export default defineModule({
     '0051_request_logs': requestLogs,
     '0058_request_log_filters': requestLogFilters,
     '0065_request_log_filter_counts': filterCounts,
+    '0067_request_log_status_index': statusIndex,
   },
   services: (deps) => ({
     requestLogs: createRequestLogs({ ...deps, days: deps.config.requestLogDays }),

@@ -47,7 +47,12 @@ export interface RequestLogFilter {
 function filtered(db: Db, tenantId: string, filter: RequestLogFilter) {
   let query = db.selectFrom('request_logs').where('tenant_id', '=', tenantId);
   if (filter.statusClass !== undefined) query = query.where('status_class', '=', filter.statusClass);
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.status !== undefined) {
+    // Within its class, so the class's index serves it.
+    query = query
+      .where('status_class', '=', `${Math.floor(filter.status / 100)}xx`)
+      .where('status', '=', filter.status);
+  }
   if (filter.method !== undefined) query = query.where('method', '=', filter.method);
   if (filter.route !== undefined) query = query.where('route', '=', filter.route);
   if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
