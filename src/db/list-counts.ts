@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db, Store } from './store.js';
 
 /**
@@ -20,8 +20,18 @@ import type { Db, Store } from './store.js';
 /** Which keys of a list a count takes: one, or all but some. */
 export type CountKeys = { only: string } | { except: readonly string[] };
 
-/** How many rows the list holds under `keys`: what `COUNT(*)` of them would answer, at any size. */
-export async function countList(db: Db, tenantId: string, list: string, keys: CountKeys): Promise<number> {
+/**
+ * How many rows the list holds under `keys`: what `COUNT(*)` of them would answer, at any size.
+ * `plus`: a count of rows the list does not hold yet (the audit log's unsealed entries), read in
+ * the same statement, so in one snapshot: a row that moves into the list meanwhile counts once.
+ */
+export async function countList(
+  db: Db,
+  tenantId: string,
+  list: string,
+  keys: CountKeys,
+  plus?: RawBuilder<unknown>,
+): Promise<number> {
   const which =
     'only' in keys
       ? sql`AND key = ${keys.only}`
@@ -31,7 +41,9 @@ export async function countList(db: Db, tenantId: string, list: string, keys: Co
   const { rows } = await sql<{ n: number | string }>`SELECT
     (SELECT COALESCE(SUM(n), 0) FROM list_counts WHERE tenant_id = ${tenantId} AND list = ${list} ${which}) +
     (SELECT COALESCE(SUM(delta), 0) FROM list_count_deltas
-      WHERE tenant_id = ${tenantId} AND list = ${list} ${which}) AS n`.execute(db);
+      WHERE tenant_id = ${tenantId} AND list = ${list} ${which})${plus === undefined ? sql`` : sql` + (${plus})`} AS n`.execute(
+    db,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -25,9 +25,10 @@ const REQUEST = {
 };
 
 const RESPONSE = {
-  requestId: text('This request, in logs and in support requests.', {
-    example: 'req_4f9c2a7b1e6d4c3a8b5e0f1a2b3c4d5e',
-  }),
+  requestId: text(
+    'This request, in logs and in support requests: the `X-Request-Id` the client sent, when valid; otherwise `req_` and 32 hex digits, the first 12 the time in milliseconds, so the ids a server gives sort by time.',
+    { example: 'req_019aeda3c8004f9c2a7b1e6d4c3a8b5e' },
+  ),
   version: text('The version the answer is in.', { example: '2026-12-15' }),
   policy: text(
     'The rate-limit policies (RFC draft `RateLimit-Policy`): the tenant’s hourly and monthly ones; on a storefront route (`/store/*`), the store’s per-address one (`"storefront";q=120;w=60`), or on a 429 the one that refused.',

@@ -1,3 +1,4 @@
+import { deltaSums } from '../../db/count-deltas.js';
 import type { Db } from '../../db/store.js';
 
 /**
@@ -20,20 +21,11 @@ export async function countSealed(
   tenantId: string,
   entries: readonly { action: string; actor_id: string | null }[],
 ): Promise<void> {
-  const sums = new Map<string, { tenant_id: string; list: string; key: string; delta: number }>();
-  const add = (list: string, key: string): void => {
-    const id = `${list}\u0000${key}`;
-    const sum = sums.get(id);
-    if (sum) sum.delta += 1;
-    else sums.set(id, { tenant_id: tenantId, list, key, delta: 1 });
-  };
+  const sums = deltaSums();
   for (const entry of entries) {
-    add(AUDIT_FILTER_LISTS.action, entry.action);
-    if (entry.actor_id !== null) add(AUDIT_FILTER_LISTS.actorId, entry.actor_id);
+    sums.add(tenantId, AUDIT_FILTER_LISTS.action, entry.action, 1);
+    if (entry.actor_id !== null) sums.add(tenantId, AUDIT_FILTER_LISTS.actorId, entry.actor_id, 1);
   }
-  if (sums.size > 0)
-    await trx
-      .insertInto('list_count_deltas')
-      .values([...sums.values()])
-      .execute();
+  const deltas = sums.deltas();
+  if (deltas.length > 0) await trx.insertInto('list_count_deltas').values(deltas).execute();
 }

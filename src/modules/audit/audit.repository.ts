@@ -1,4 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
+import { countList } from '../../db/list-counts.js';
 import type { Db, DialectName } from '../../db/store.js';
 import type { AuditEntriesTable } from './audit.tables.js';
 import { AUDIT_FILTER_LISTS } from './audit.counts.js';
@@ -244,15 +245,10 @@ export async function countEntries(db: Db, tenantId: string, filter: AuditFilter
       filter.action !== undefined
         ? [AUDIT_FILTER_LISTS.action, 'action', filter.action]
         : [AUDIT_FILTER_LISTS.actorId, 'actor_id', filter.actorId as string];
-    // One statement, so one snapshot: an entry sealed meanwhile is counted once, either way.
-    const { rows } = await sql<{ n: number | string }>`SELECT
-      (SELECT COALESCE(SUM(n), 0) FROM list_counts
-        WHERE tenant_id = ${tenantId} AND list = ${list} AND key = ${key}) +
-      (SELECT COALESCE(SUM(delta), 0) FROM list_count_deltas
-        WHERE tenant_id = ${tenantId} AND list = ${list} AND key = ${key}) +
-      (SELECT COUNT(*) FROM audit_entries
-        WHERE tenant_id = ${tenantId} AND seq IS NULL AND ${sql.ref(column)} = ${key}) AS n`.execute(db);
-    return Number(rows[0]?.n ?? 0);
+    // The sealed ones' kept count and the unsealed ones that match, in one statement.
+    const unsealed = sql`SELECT COUNT(*) FROM audit_entries
+      WHERE tenant_id = ${tenantId} AND seq IS NULL AND ${sql.ref(column)} = ${key}`;
+    return countList(db, tenantId, list, { only: key }, unsealed);
   }
   const { n } = await filtered(db, tenantId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))

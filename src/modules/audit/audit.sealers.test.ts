@@ -102,6 +102,9 @@ for (const dialect of DIALECTS) {
             ),
           );
           assert.deepEqual(new Set(answers.map((res) => res.status)), new Set([200]));
+          // While both sealers seal: the count by action is exact, each entry counted once, sealed or not.
+          const page = await api<{ total: number }>('GET', '/v1/audit-log?action=product.updated&limit=1');
+          assert.equal(page.body.total, (round + 1) * PER_ROUND, `round ${round}`);
         }
         writing = false;
         await Promise.all(sealing);
@@ -122,6 +125,8 @@ for (const dialect of DIALECTS) {
           checked: expected,
           broken: null,
         });
+        const byAction = await api<{ total: number }>('GET', '/v1/audit-log?action=product.updated&limit=1');
+        assert.equal(byAction.body.total, ROUNDS * PER_ROUND, 'all sealed: the kept count alone');
       },
     );
 

@@ -4,8 +4,12 @@
  * and `:key`), so the `total` of the whole log, or of one filter, costs the same at any size. The
  * log's thread adds them in the transaction that writes the rows, retention takes them away in the
  * one that deletes the rows, and migration 0065 counted the rows written before. Imported by the
- * thread, so it imports nothing.
+ * thread, so it imports only what imports nothing.
  */
+
+import { type CountDelta, deltaSums } from '../../db/count-deltas.js';
+
+export type { CountDelta };
 
 /** The whole log's list, keyed by status class (`2xx`). */
 export const LIST = 'request_logs';
@@ -31,28 +35,15 @@ export interface CountedRow {
   key_id: string | null;
 }
 
-export interface CountDelta {
-  tenant_id: string;
-  list: string;
-  key: string;
-  delta: number;
-}
-
 /** The deltas of `rows` come (`sign` 1) or gone (-1): one per tenant, list and key. */
 export function countDeltas(rows: Iterable<CountedRow>, sign: 1 | -1): CountDelta[] {
-  const sums = new Map<string, CountDelta>();
-  const add = (tenantId: string, list: string, key: string): void => {
-    const id = `${tenantId}\u0000${list}\u0000${key}`;
-    const sum = sums.get(id);
-    if (sum) sum.delta += sign;
-    else sums.set(id, { tenant_id: tenantId, list, key, delta: sign });
-  };
+  const sums = deltaSums();
   for (const row of rows) {
-    add(row.tenant_id, LIST, row.status_class);
-    add(row.tenant_id, FILTER_LISTS.status, String(row.status));
-    add(row.tenant_id, FILTER_LISTS.method, row.method);
-    add(row.tenant_id, FILTER_LISTS.route, row.route);
-    if (row.key_id !== null) add(row.tenant_id, FILTER_LISTS.keyId, row.key_id);
+    sums.add(row.tenant_id, LIST, row.status_class, sign);
+    sums.add(row.tenant_id, FILTER_LISTS.status, String(row.status), sign);
+    sums.add(row.tenant_id, FILTER_LISTS.method, row.method, sign);
+    sums.add(row.tenant_id, FILTER_LISTS.route, row.route, sign);
+    if (row.key_id !== null) sums.add(row.tenant_id, FILTER_LISTS.keyId, row.key_id, sign);
   }
-  return [...sums.values()];
+  return sums.deltas();
 }

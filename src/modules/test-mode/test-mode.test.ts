@@ -244,10 +244,13 @@ for (const dialect of DIALECTS) {
       return me.body.tenant.id;
     }
 
-    it('keeps the request log’s totals with its rows through a reset', async () => {
+    it('keeps the request log’s and the audit log’s totals with their rows through a reset', async () => {
       const { test } = await store();
       for (let i = 0; i < 3; i++) await test('GET', '/v1/products');
       await ctx.deps.requestLogWriter.flush();
+      // A test product's entry, sealed: its count by action is a kept count the reset must keep.
+      assert.equal((await test('POST', '/v1/products', { body: { name: 'Kept', price: 100 } })).status, 201);
+      await ctx.deps.auditSealer.seal();
       assert.equal((await test('POST', '/v1/test-mode/reset', { body: {} })).status, 200);
       await ctx.deps.requestLogWriter.flush();
       type Page = { total: number; data: unknown[] };
@@ -257,6 +260,8 @@ for (const dialect of DIALECTS) {
         assert.ok(page.body.data.length >= 3, query);
         assert.equal(page.body.total, page.body.data.length, query);
       }
+      const audited = await test<Page>('GET', '/v1/audit-log?action=product.created');
+      assert.deepEqual([audited.body.total, audited.body.data.length], [1, 1]);
     });
 
     it('knows every table: a store’s (tenant_id), kept with a reason, or the platform’s', async () => {

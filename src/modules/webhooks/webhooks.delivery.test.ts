@@ -636,29 +636,43 @@ for (const dialect of DIALECTS) {
   });
 }
 
-for (const dialect of DIALECTS) {
-  describe(`webhook worker wake-ups (${dialect})`, () => {
-    // The worker polls once a minute here: whatever is sent sooner was sent because it woke up.
-    let ctx: TestContext;
-    let api: Client;
-    let tenantId: string;
-    const receivers: Receiver[] = [];
-    const h = helpers(() => ctx);
-
-    before(async () => {
-      ({ ctx, tenantId, api } = await withRunningWorker(dialect, {
+/**
+ * The suite's worker, started, polling once a minute and retrying after 0.4 s: whatever it sends
+ * sooner, it sends because it woke up. `clock` replaces the real one.
+ */
+function minutePollSuite(dialect: DialectName, clock?: ManualClock) {
+  const suite = { receivers: [] as Receiver[] } as {
+    ctx: TestContext;
+    api: Client;
+    tenantId: string;
+    receivers: Receiver[];
+    h: ReturnType<typeof helpers>;
+  };
+  suite.h = helpers(() => suite.ctx);
+  before(async () => {
+    Object.assign(
+      suite,
+      await withRunningWorker(dialect, {
+        ...(clock === undefined ? {} : { clock }),
         env: { WEBHOOK_RETRY_SCHEDULE: '0.4' },
         webhooks: { worker: { pollMs: 60_000 } },
-      }));
-    });
-    after(() => closeAll(ctx, receivers));
+      }),
+    );
+  });
+  after(() => closeAll(suite.ctx, suite.receivers));
+  return suite;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`webhook worker wake-ups (${dialect})`, () => {
+    const s = minutePollSuite(dialect);
 
     it('sends a delivery once the change that made it commits, and its retry once that is due', async () => {
       const rx = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
-      receivers.push(rx);
-      await h.hook(api, `${rx.url}/wake`, ['product.updated']);
-      await sleep(200); // the worker has looked, found nothing, and waits for its next poll
-      await h.emit(tenantId, 'product.updated', { id: 'prod_wake' });
+      s.receivers.push(rx);
+      await s.h.hook(s.api, `${rx.url}/wake`, ['product.updated']);
+      await s.ctx.deps.webhookWorker.drain(); // it has looked, found nothing, and waits for its next poll
+      await s.h.emit(s.tenantId, 'product.updated', { id: 'prod_wake' });
       await rx.waitFor(1, 5_000);
       const first = Date.now();
       await rx.waitFor(2, 5_000);
@@ -669,15 +683,15 @@ for (const dialect of DIALECTS) {
 
     it('tells the worker once about the events of one turn, however many there are', async () => {
       const rx = await startReceiver(() => ({ status: 200 }));
-      receivers.push(rx);
-      await h.hook(api, `${rx.url}/burst`, ['product.updated']);
+      s.receivers.push(rx);
+      await s.h.hook(s.api, `${rx.url}/burst`, ['product.updated']);
       let signals = 0;
-      ctx.deps.webhooks.onDue(() => (signals += 1));
-      const { store, events } = ctx.deps;
+      s.ctx.deps.webhooks.onDue(() => (signals += 1));
+      const { store, events } = s.ctx.deps;
       await store.transaction(async (trx) => {
         for (let i = 0; i < 300; i++) {
           await events.emit(trx, {
-            tenantId,
+            tenantId: s.tenantId,
             type: 'product.updated',
             objectType: 'product',
             object: { id: `prod_burst${i}` },
@@ -697,21 +711,21 @@ for (const dialect of DIALECTS) {
         await answered;
         return { status: 500 };
       });
-      receivers.push(rx);
-      const hook = await h.hook(api, `${rx.url}/paused`, ['product.updated']);
-      await h.emit(tenantId, 'product.updated', { id: 'prod_paused' });
+      s.receivers.push(rx);
+      const hook = await s.h.hook(s.api, `${rx.url}/paused`, ['product.updated']);
+      await s.h.emit(s.tenantId, 'product.updated', { id: 'prod_paused' });
       await rx.waitFor(1, 5_000);
       // Disabled while the first attempt is in flight, so its retry is scheduled for a disabled
       // endpoint (disabled only after the receiver answered, a slow test could lose the race with
       // the retry's 0.4 s).
-      await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: false } });
+      await s.api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: false } });
       answer();
-      await eventually(async () => (await h.log(api, hook.id)).length === 2, 5_000, 'the retry');
+      await eventually(async () => (await s.h.log(s.api, hook.id)).length === 2, 5_000, 'the retry');
       // The retry comes due within 0.4 s; a look that begins after that sends nothing.
       await sleep(400);
-      await ctx.deps.webhookWorker.drain();
+      await s.ctx.deps.webhookWorker.drain();
       assert.equal(rx.received.length, 1, 'the retry came due but is not sent while disabled');
-      await api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
+      await s.api('PATCH', `/v1/webhooks/${hook.id}`, { body: { enabled: true } });
       const received = await rx.waitFor(2, 5_000);
       assert.equal((JSON.parse(received[1]?.body ?? '{}') as Payload).data.object.id, 'prod_paused');
     });
@@ -736,37 +750,24 @@ class SlowLookClock extends ManualClock {
 
 for (const dialect of DIALECTS) {
   describe(`webhook worker after a slow look (${dialect})`, () => {
-    // The worker polls once a minute here, and the clock moves only when the test moves it.
+    // The clock moves only when the test moves it.
     const clock = new SlowLookClock(Date.now());
-    let ctx: TestContext;
-    let api: Client;
-    let tenantId: string;
-    const receivers: Receiver[] = [];
-    const h = helpers(() => ctx);
-
-    before(async () => {
-      ({ ctx, tenantId, api } = await withRunningWorker(dialect, {
-        clock,
-        env: { WEBHOOK_RETRY_SCHEDULE: '0.4' },
-        webhooks: { worker: { pollMs: 60_000 } },
-      }));
-    });
-    after(() => closeAll(ctx, receivers));
+    const s = minutePollSuite(dialect, clock);
 
     it('sends a retry that came due while the look that found it ran, not a poll later', async () => {
       const rx = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
-      receivers.push(rx);
-      const hook = await h.hook(api, `${rx.url}/slow-look`, ['product.updated']);
-      await h.emit(tenantId, 'product.updated', { id: 'prod_slow_look' });
+      s.receivers.push(rx);
+      const hook = await s.h.hook(s.api, `${rx.url}/slow-look`, ['product.updated']);
+      await s.h.emit(s.tenantId, 'product.updated', { id: 'prod_slow_look' });
       await rx.waitFor(1, 5_000);
-      await eventually(async () => (await h.log(api, hook.id)).length === 2, 5_000, 'the retry');
+      await eventually(async () => (await s.h.log(s.api, hook.id)).length === 2, 5_000, 'the retry');
       // The retry is due 0.4 s on by the clock, which stands still: the worker waits for it.
-      await ctx.deps.webhookWorker.drain();
-      await sleep(50);
+      // A drain ends with the worker past its look and waiting in its timer: nothing reads the clock now.
+      await s.ctx.deps.webhookWorker.drain();
       assert.equal(rx.received.length, 1);
       // The next look reads the time, then 2 s pass before it ends: the retry came due meanwhile.
       clock.jumpAfterNextRead(2_000);
-      ctx.deps.webhookWorker.wake();
+      s.ctx.deps.webhookWorker.wake();
       const received = await rx.waitFor(2, 5_000);
       assert.equal(received[1]?.headers['webhook-id'], received[0]?.headers['webhook-id']);
     });

@@ -7577,7 +7577,7 @@ export interface components {
   };
   requestBodies: never;
   headers: {
-    /** @description This request, in logs and in support requests. */
+    /** @description This request, in logs and in support requests: the `X-Request-Id` the client sent, when valid; otherwise `req_` and 32 hex digits, the first 12 the time in milliseconds, so the ids a server gives sort by time. */
     'X-Request-Id': string;
     /** @description The version the answer is in. */
     'X-Service-Version': string;
