@@ -1,8 +1,10 @@
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
+import { sqliteFile } from '../src/db/store.js';
 import {
   benchEnv,
   formatTable,
@@ -21,6 +23,9 @@ import {
  *   and off;
  * - `PATCH /v1/products/:id` (a new price each time, so each is a change) with its audit entry
  *   (the chain head's lock and update, the previous state's lookup, the entry) and without.
+ *
+ * Then it counts the pages of SQLite's write-ahead log a PATCH's commit writes without its entry
+ * and with it (the entry's share of the commit's fsync).
  *
  * As bench/users-me.ts: fresh processes per measurement, the sides of a pair back to back, the
  * order alternating between rounds; the ratio is the median of the rounds' on/off ratios.
@@ -117,11 +122,47 @@ export async function run(): Promise<Measurement[]> {
         },
       ];
     };
+    if (only !== 'log') {
+      const [off, on] = [await logPagesPerPatch(false), await logPagesPerPatch(true)];
+      process.stdout.write(
+        `SQLite log pages a PATCH's commit writes: ${off.toFixed(1)} without its audit entry, ${on.toFixed(1)} with it\n`,
+      );
+    }
     return [
       ...(only === 'audit' ? [] : row('log-on', 'log-off', 'GET /v1/users/me, request log')),
       ...(only === 'log' ? [] : row('audit-on', 'audit-off', 'PATCH /v1/products/:id, audit entry')),
     ];
   } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The pages of SQLite's write-ahead log one product PATCH's commit writes, the mean of 30 (each
+ * a full page, and what the commit's fsync waits for): counted by the log's frames after a
+ * checkpoint that empties it, on a store of its own.
+ */
+async function logPagesPerPatch(audit: boolean): Promise<number> {
+  const dataDir = tempDataDir();
+  const deps = await createDeps(loadConfig(benchEnv(dataDir)), { audit });
+  const raw = new Database(sqliteFile(dataDir));
+  try {
+    const { tenant } = await unlimitedTenant(deps);
+    const product = await deps.products.create(
+      { id: tenant.id, currency: tenant.currency },
+      { name: 'Bench mug', price: 1000 },
+    );
+    const patch = (price: number) => deps.products.update(tenant.id, product.id, { price });
+    for (let price = 1001; price <= 1020; price++) await patch(price);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    // Fewer than the 1,000 pages at which SQLite checkpoints on its own.
+    const commits = 30;
+    for (let price = 2000; price < 2000 + commits; price++) await patch(price);
+    const [state] = raw.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    return (state?.log ?? NaN) / commits;
+  } finally {
+    raw.close();
+    await deps.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

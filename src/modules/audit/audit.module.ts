@@ -11,6 +11,7 @@ import * as auditLog from './migrations/0050_audit_log.js';
 import * as auditSeal from './migrations/0057_audit_seal.js';
 import * as auditContentDigest from './migrations/0059_audit_content_digest.js';
 import * as auditFilterCounts from './migrations/0066_audit_filter_counts.js';
+import * as auditSealedIndexes from './migrations/0068_audit_sealed_indexes.js';
 
 /**
  * The audit log: an entry for every change, written in the change's own transaction (so a change
@@ -87,6 +88,7 @@ export default defineModule({
     '0057_audit_seal': auditSeal,
     '0059_audit_content_digest': auditContentDigest,
     '0066_audit_filter_counts': auditFilterCounts,
+    '0068_audit_sealed_indexes': auditSealedIndexes,
   },
   services: (deps) => ({
     audit: createAuditRecorder({ ...deps, enabled: deps.overrides.audit ?? true }),

@@ -160,12 +160,14 @@ export async function lastSnapshots(
     .select(['e.resource_id', 'e.snapshot'])
     .where('e.tenant_id', '=', tenantId)
     .where('e.resource_id', 'in', resourceIds)
+    .where('e.seq', 'is not', null)
     .where('e.seq', '=', (eb) =>
       eb
         .selectFrom('audit_entries as l')
         .select((l) => l.fn.max('l.seq').as('seq'))
         .where('l.tenant_id', '=', tenantId)
-        .whereRef('l.resource_id', '=', 'e.resource_id'),
+        .whereRef('l.resource_id', '=', 'e.resource_id')
+        .where('l.seq', 'is not', null),
     )
     .execute();
   return new Map(rows.map((row) => [row.resource_id, row.snapshot]));
@@ -201,17 +203,15 @@ export interface AuditFilter {
   to?: number | undefined;
 }
 
+type Page = { limit: number; offset: number; before: { created: number; id: string } | undefined };
+
 /**
- * One page, newest first by (created, id) (ids of one time sort in insertion order): `limit + 1`
- * rows after `before` (a cursor's) or from `offset`. Sealed or not: the list needs no seal.
+ * The page's query of one part of the log: the sealed entries (`seq IS NOT NULL`, which lets both
+ * stores use the list's partial indexes, migration 0068) or the unsealed (their own small index).
+ * `limit + 1` rows after `before` (a cursor's) or from `offset`, newest first by (created, id).
  */
-export async function listEntries(
-  db: Db,
-  tenantId: string,
-  filter: AuditFilter,
-  page: { limit: number; offset: number; before: { created: number; id: string } | undefined },
-): Promise<AuditEntriesTable[]> {
-  let query = filtered(db, tenantId, filter).selectAll();
+export function pageQuery(db: Db, tenantId: string, filter: AuditFilter, sealed: boolean, page: Page) {
+  let query = filtered(db, tenantId, filter, sealed).selectAll();
   const before = page.before;
   // A row-value seek, (created, id) < (...): both stores walk the index from there (an OR of the
   // two cases made SQLite scan the tenant's entries up to the cursor).
@@ -221,8 +221,37 @@ export async function listEntries(
   return query
     .orderBy('created', 'desc')
     .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
+    .limit(page.limit + 1);
+}
+
+function newerFirst(a: AuditEntriesTable, b: AuditEntriesTable): number {
+  const byTime = Number(b.created) - Number(a.created);
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * One page, newest first by (created, id) (ids of one time sort in insertion order): `limit + 1`
+ * rows after `before` (a cursor's) or from `offset`. Sealed or not: the list needs no seal. The
+ * few entries not sealed yet (about a second's) are read first, apart, and merged in (an entry
+ * the sealer seals between the two reads is then in the second); when there are none, the sealed
+ * part is the page.
+ */
+export async function listEntries(
+  db: Db,
+  tenantId: string,
+  filter: AuditFilter,
+  page: Page,
+): Promise<AuditEntriesTable[]> {
+  const whole = { ...page, limit: page.offset + page.limit, offset: 0 };
+  const unsealed = await pageQuery(db, tenantId, filter, false, page.before ? page : whole).execute();
+  if (unsealed.length === 0) return pageQuery(db, tenantId, filter, true, page).execute();
+  const sealed = await pageQuery(db, tenantId, filter, true, page.before ? page : whole).execute();
+  // An entry sealed between the two reads is in both: its sealed row is kept.
+  const seen = new Set(sealed.map((row) => row.id));
+  const merged = [...sealed, ...unsealed.filter((row) => !seen.has(row.id))].sort(newerFirst);
+  const skip = page.before ? 0 : page.offset;
+  return merged.slice(skip, skip + page.limit + 1);
 }
 
 /**
@@ -230,7 +259,8 @@ export async function listEntries(
  * is ever deleted) plus the few not sealed yet (their partial index), so the whole log's count
  * costs the same at any size; by `action` or `actor_id` alone: the sealed ones' kept count
  * (audit.counts.ts) plus the unsealed ones that match, on the same partial index; other filters
- * (a resource's entries, a time range, filters together) count their rows on their own index.
+ * (a resource's entries, a time range, filters together) count their sealed rows on their own
+ * index and the unsealed ones on theirs, in one statement.
  */
 export async function countEntries(db: Db, tenantId: string, filter: AuditFilter): Promise<number> {
   const given = Object.entries(filter).filter(([, value]) => value !== undefined);
@@ -250,14 +280,19 @@ export async function countEntries(db: Db, tenantId: string, filter: AuditFilter
       WHERE tenant_id = ${tenantId} AND seq IS NULL AND ${sql.ref(column)} = ${key}`;
     return countList(db, tenantId, list, { only: key }, unsealed);
   }
-  const { n } = await filtered(db, tenantId, filter)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(n);
+  const count = (sealed: boolean) =>
+    filtered(db, tenantId, filter, sealed).select((eb) => eb.fn.countAll<number>().as('n'));
+  const { rows } = await sql<{
+    n: number | string;
+  }>`SELECT (${count(true)}) + (${count(false)}) AS n`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }
 
-function filtered(db: Db, tenantId: string, filter: AuditFilter) {
-  let query = db.selectFrom('audit_entries').where('tenant_id', '=', tenantId);
+function filtered(db: Db, tenantId: string, filter: AuditFilter, sealed: boolean) {
+  let query = db
+    .selectFrom('audit_entries')
+    .where('tenant_id', '=', tenantId)
+    .where('seq', sealed ? 'is not' : 'is', null);
   if (filter.resourceId !== undefined) query = query.where('resource_id', '=', filter.resourceId);
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
   if (filter.action !== undefined) query = query.where('action', '=', filter.action);
@@ -288,6 +323,7 @@ export async function entriesAfter(
     .selectFrom('audit_entries')
     .selectAll()
     .where('tenant_id', '=', tenantId)
+    .where('seq', 'is not', null)
     .where('seq', '>', afterSeq)
     .orderBy('seq')
     .limit(limit)
