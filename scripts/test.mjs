@@ -3,8 +3,8 @@
 // counts them all. Each suite runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is set
 // (those that only need one store run on SQLite alone: LOGIC_ONLY in test/helpers/context.ts).
 //
-// The files share a few processes, groups of about FILES_PER_GROUP, two at a time, dealt out by
-// the time each file took in a recorded run (test/durations.json) so that both end together: loading the
+// The files share a few processes, groups of about FILES_PER_GROUP, three at a time, dealt out by
+// the time each file took in a recorded run (test/durations.json) so that they end together: loading the
 // app's modules through tsx and warming them up costs a process some 3 to 6 seconds, more than most
 // files' tests take, so a process per file spent most of a run on that. Each group is an entry file
 // that hands its share to scripts/test-group.mjs.
@@ -24,8 +24,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const unit = args.includes('--unit');
 const filters = args.filter((arg) => arg !== '--unit');
-/** Groups run at once: one per core of the machines the targets in docs/testing.md are set on. */
-const CONCURRENCY = 2;
+/**
+ * Groups run at once (`TEST_CONCURRENCY` sets it, to measure): three on the 2-core machines the
+ * targets in docs/testing.md are set on. Much of a file's time is waiting (a server or worker
+ * process starting, Chromium, PostgreSQL, a receiver, a timer): two at a time kept about one core
+ * busy over a whole run, three about one and a half, and four gained little more.
+ */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 3);
 /**
  * Files a group holds, about. A whole run makes several groups, more than CONCURRENCY, so that a
  * group that runs longer than expected (a file's recorded time is only a guide) leaves the other
