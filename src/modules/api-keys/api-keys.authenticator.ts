@@ -189,6 +189,18 @@ export function createKeyAuthenticator(deps: {
     };
   }
 
+  /** 429 for an address past KEY_FAILURES, until its oldest counted failure is a minute old. */
+  function refuseIfFailing(client: string, now: number): void {
+    const waitMs = failures.waitMs(client, now);
+    if (waitMs <= 0) return;
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new AppError(
+      'rate_limited',
+      `Too many unknown, revoked or expired API keys from this address; retry in ${seconds} s.`,
+      { headers: { 'retry-after': String(seconds) } },
+    );
+  }
+
   /** An expired key is a 401 (and a failure of the client); a usable one is noted as used now. */
   function usable(principal: Principal, now: number, address: string): Principal {
     if (principal.key.expiresAt !== null && principal.key.expiresAt <= now) {
@@ -227,31 +239,13 @@ export function createKeyAuthenticator(deps: {
       const now = clock.now();
       if (app) {
         const client = clientAddressKey(address);
-        const waitMs = failures.waitMs(client, now);
-        if (waitMs > 0) {
-          const seconds = Math.ceil(waitMs / 1000);
-          throw new AppError(
-            'rate_limited',
-            `Too many unknown, revoked or expired API keys from this address; retry in ${seconds} s.`,
-            { headers: { 'retry-after': String(seconds) } },
-          );
-        }
+        refuseIfFailing(client, now);
         return lookUpApp(hash, now, client);
       }
       const cached = cache.get(hash);
       if (cached && now - cached.cachedAt < CACHE_TTL_MS) return usable(cached.principal, now, address);
       const client = clientAddressKey(address);
-      if (!cached) {
-        const waitMs = failures.waitMs(client, now);
-        if (waitMs > 0) {
-          const seconds = Math.ceil(waitMs / 1000);
-          throw new AppError(
-            'rate_limited',
-            `Too many unknown, revoked or expired API keys from this address; retry in ${seconds} s.`,
-            { headers: { 'retry-after': String(seconds) } },
-          );
-        }
-      }
+      if (!cached) refuseIfFailing(client, now);
       return lookUp(hash, now, client).then((principal) => usable(principal, now, address));
     },
 

@@ -1,36 +1,22 @@
 import type { Db } from '../../db/store.js';
 import { newId } from '../../lib/ids.js';
-import type { EventService } from '../events/index.js';
-import { setOnHand, storeLocations } from '../inventory/index.js';
+import { storeLocations } from '../inventory/index.js';
 import {
-  type LevelLocation,
   stockLevels,
   isHandle,
   productOptions,
   type ProductRow,
   findProduct,
-  emitUpdated,
-  settle,
   type CreateProductBody,
   buildProduct,
-  insertNewProducts,
-  insertProduct,
   type NewProduct,
   type TenantRef,
-  duplicateSku,
   MAX_OPTION_VALUES,
   MAX_VARIANTS,
   optionKey,
   type ProductOption,
   variantTitle,
   type VariantRow,
-  takenSku,
-  insertVariants,
-  updateVariant,
-  newVariantDetails,
-  variantDetailChanges,
-  altsJson,
-  parseAlts,
 } from '../products/index.js';
 import {
   carrierOf,
@@ -42,16 +28,27 @@ import {
   rowsOf,
   variantInput,
 } from './imports.product-groups.js';
-import type { ProductLine, ProductOwn, VariantFields } from './imports.product-lines.js';
+import type { ProductLine } from './imports.product-lines.js';
+import {
+  detailsOf,
+  type LevelSet,
+  namedLevels,
+  type Locations,
+  newLevels,
+  newStock,
+  ownChanges,
+  variantChanges,
+} from './imports.products.changes.js';
 import * as repo from './imports.repository.js';
 import { type RowError, shown } from './imports.rows.js';
-import { fieldErrorsOf, isConflict } from './imports.validate.js';
+import { fieldErrorsOf } from './imports.validate.js';
 
 /**
  * Products from a file against the store, a product at a time (grouped and checked by
- * imports.product-groups.ts): matched by variant SKU, then created (`buildProduct`,
- * `insertProduct`) or changed (its variants written, then `settle` and `emitUpdated`, as the
- * variants service does), in the caller's transaction.
+ * imports.product-groups.ts): matched by variant SKU and planned here, to be created
+ * (`buildProduct`) or changed (what each row changes: imports.products.changes.ts); the plans are
+ * written by imports.products.apply.ts (`insertProduct`, or the variants, then `settle` and
+ * `emitUpdated`, as the variants service does), in the caller's transaction.
  *
  * A product's first row carries the product: an error on it keeps the whole product out. An error
  * on another row keeps only that row's variant out.
@@ -59,15 +56,8 @@ import { fieldErrorsOf, isConflict } from './imports.validate.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged';
 
-/** A variant's units on hand set at locations (a row's `stock_by_location`). */
-interface LevelSet {
-  line: ProductLine;
-  variantId: string;
-  set: { location: LevelLocation; units: number }[];
-}
-
 /** How a product's rows go into the store. */
-type Action =
+export type Action =
   | { kind: 'create'; product: NewProduct; lines: ProductLine[]; levels: LevelSet[] }
   | {
       kind: 'update';
@@ -77,9 +67,6 @@ type Action =
       updates: { line: ProductLine; before: VariantRow; changes: Partial<VariantRow> }[];
       levels: LevelSet[];
     };
-
-/** The store's locations by name, as stock levels see them. */
-type Locations = ReadonlyMap<string, LevelLocation>;
 
 /** The store's locations by name (what `PlanContext.locations` is read for). */
 export async function locationsByName(db: Db, tenantId: string): Promise<Locations> {
@@ -158,116 +145,6 @@ function buildErrorColumn(
   const option = /^options\[(\d+)\]/.exec(field);
   if (option) return { line: first, field: `option${Number(option[1]) + 1}_name` };
   return { line: first, field: fieldHead(field) || 'handle' };
-}
-
-function canonical(json: string): string {
-  const value = JSON.parse(json) as unknown;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return json;
-  return JSON.stringify(
-    Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-  );
-}
-
-/** A new variant's image, cost and flags from its row (its defaults where the row leaves them). */
-function detailsOf(fields: VariantFields): ReturnType<typeof newVariantDetails> {
-  return newVariantDetails({
-    image: fields.image ?? null,
-    cost: fields.cost ?? null,
-    ...(typeof fields.requires_shipping === 'boolean' ? { requires_shipping: fields.requires_shipping } : {}),
-    ...(typeof fields.taxable === 'boolean' ? { taxable: fields.taxable } : {}),
-  });
-}
-
-/** A row's `stock_by_location` as locations, for a row that gives one. */
-function namedLevels(
-  fields: VariantFields,
-  locations: Locations,
-): { location: LevelLocation; units: number }[] {
-  return Object.entries(fields.stock_by_location ?? {}).flatMap(([name, units]) => {
-    const location = locations.get(name);
-    return location === undefined ? [] : [{ location, units }];
-  });
-}
-
-/**
- * A new variant's `stock`: with `stock_by_location`, what it names at the default location (the
- * other locations' units are set after, as adjustments); else the row's `stock`.
- */
-function newStock(fields: VariantFields, locations: Locations): number | null | undefined {
-  if (!fields.stock_by_location) return fields.stock;
-  return namedLevels(fields, locations).find((entry) => entry.location.isDefault)?.units ?? 0;
-}
-
-/** The levels a new variant's row sets past its `stock`: its units at the other locations. */
-function newLevels(line: ProductLine, variantId: string, locations: Locations): LevelSet[] {
-  const set = namedLevels(line.variant, locations).filter(
-    (entry) => !entry.location.isDefault && entry.units > 0,
-  );
-  return set.length === 0 ? [] : [{ line, variantId, set }];
-}
-
-/** The product's own fields the first row changes. */
-function ownChanges(before: ProductRow, own: ProductOwn): Partial<ProductRow> {
-  const next: Partial<ProductRow> = {};
-  if (typeof own.name === 'string') next.name = own.name;
-  if (own.description !== undefined) next.description = own.description;
-  if (own.category !== undefined) next.category = own.category;
-  if (typeof own.status === 'string') next.status = own.status;
-  if (own.tags !== undefined) next.tags = JSON.stringify(own.tags ?? []);
-  if (typeof own.currency === 'string') next.currency = own.currency;
-  if (own.images !== undefined) next.images = JSON.stringify(own.images ?? []);
-  // Alt text given applies to the images (given, or as they are); images alone keep the alt text
-  // of the URLs that stay, as `PATCH /products` does.
-  if (own.images !== undefined || own.image_alts !== undefined) {
-    const images = own.images === undefined ? (JSON.parse(before.images) as string[]) : (own.images ?? []);
-    const alts = own.image_alts === undefined ? parseAlts(before.image_alts) : (own.image_alts ?? {});
-    next.image_alts = altsJson(images, alts);
-  }
-  if (own.attributes !== undefined) next.attributes = JSON.stringify(own.attributes ?? {});
-  if (own.seo_title !== undefined) next.seo_title = own.seo_title;
-  if (own.seo_description !== undefined) next.seo_description = own.seo_description;
-  return Object.fromEntries(
-    Object.entries(next).filter(([key, value]) => {
-      const was = before[key as keyof ProductRow];
-      if (key === 'attributes') return canonical(String(was)) !== canonical(String(value));
-      // An empty cell is an empty description, whether the store holds it as null or as "".
-      if (key === 'description') return (was ?? '') !== (value ?? '');
-      return was !== value;
-    }),
-  ) as Partial<ProductRow>;
-}
-
-/** The variant's fields the row changes. */
-function variantChanges(before: VariantRow, fields: VariantFields): Partial<VariantRow> {
-  const changes: Partial<VariantRow> = {};
-  if (typeof fields.sku === 'string' && fields.sku !== before.sku) {
-    changes.sku = fields.sku;
-    changes.sku_key = fields.sku.toLowerCase();
-  }
-  if (typeof fields.price === 'number' && fields.price !== before.price) changes.price = fields.price;
-  if (fields.compare_at_price !== undefined && fields.compare_at_price !== before.compare_at_price) {
-    changes.compare_at_price = fields.compare_at_price;
-  }
-  // With `stock_by_location` the locations' units make the variant's stock (`stock` is not read).
-  if (typeof fields.stock === 'number' && !fields.stock_by_location && fields.stock !== before.stock) {
-    changes.stock = fields.stock;
-  }
-  if (fields.weight_grams !== undefined && fields.weight_grams !== before.weight_grams) {
-    changes.weight_grams = fields.weight_grams;
-  }
-  if (fields.barcode !== undefined && fields.barcode !== before.barcode) changes.barcode = fields.barcode;
-  Object.assign(
-    changes,
-    variantDetailChanges(before, {
-      ...(fields.image === undefined ? {} : { image: fields.image }),
-      ...(fields.cost === undefined ? {} : { cost: fields.cost }),
-      ...(typeof fields.requires_shipping === 'boolean'
-        ? { requires_shipping: fields.requires_shipping }
-        : {}),
-      ...(typeof fields.taxable === 'boolean' ? { taxable: fields.taxable } : {}),
-    }),
-  );
-  return changes;
 }
 
 /**
@@ -622,138 +499,4 @@ async function planUpdate(
     errors: errors(),
     action: changed ? { kind: 'update', before, own, inserts, updates, levels } : undefined,
   };
-}
-
-/**
- * Writes the new products of several plans at once (`insertNewProducts`: a statement per table for
- * all of them). A SKU taken meanwhile by any sends each back through `applyProduct`, which finds
- * whose it is. Returns each plan's errors, in order.
- */
-export async function applyNewProducts(
-  trx: Db,
-  events: EventService,
-  plans: readonly ProductPlan[],
-  now: number,
-): Promise<RowError[][]> {
-  const products = plans.flatMap((plan) => (plan.action?.kind === 'create' ? [plan.action.product] : []));
-  if (products.length !== plans.length) throw new Error('applyNewProducts takes plans that create');
-  try {
-    await insertNewProducts(trx, events, products);
-    for (const plan of plans) {
-      if (plan.action?.kind === 'create') await settleNewLevels(trx, events, plan.action, now);
-    }
-    return plans.map(() => []);
-  } catch (error) {
-    if (!isConflict(error)) throw error;
-    const out: RowError[][] = [];
-    for (const plan of plans) out.push(await applyProduct(trx, events, plan, now));
-    return out;
-  }
-}
-
-/**
- * Sets the units on hand the plan's rows give at locations (adjustments with reason `import`);
- * answers the variants this took to 0. The caller settles the product.
- */
-async function applyLevels(
-  trx: Db,
-  tenantId: string,
-  levels: readonly LevelSet[],
-  now: number,
-): Promise<VariantRow[]> {
-  const soldOut = new Map<string, VariantRow>();
-  for (const { line, variantId, set } of levels) {
-    for (const { location, units } of set) {
-      const changed = await setOnHand(trx, {
-        tenantId,
-        variantId,
-        location,
-        units,
-        reason: 'import',
-        field: line.columnOf('stock_by_location'),
-        now,
-      });
-      if (changed && changed.stockDelta < 0 && changed.variant.stock === 0) {
-        soldOut.set(variantId, changed.variant);
-      }
-    }
-  }
-  return [...soldOut.values()];
-}
-
-/** A new product's units at locations other than the default one, then its figures and event. */
-async function settleNewLevels(
-  trx: Db,
-  events: EventService,
-  action: Extract<Action, { kind: 'create' }>,
-  now: number,
-): Promise<void> {
-  if (action.levels.length === 0) return;
-  const { id, tenant_id: tenantId } = action.product.row;
-  await applyLevels(trx, tenantId, action.levels, now);
-  const product = await findProduct(trx, tenantId, id, true);
-  if (!product) throw new Error(`product ${id} vanished in its own transaction`);
-  await emitUpdated(trx, events, await settle(trx, product, now));
-}
-
-/** The row a 409 on `sku` is about. */
-function lineOfSku(lines: readonly ProductLine[], sku: string): ProductLine | undefined {
-  return lines.find((line) => line.variant.sku?.toLowerCase() === sku.toLowerCase());
-}
-
-/**
- * Writes a plan in `trx`: a new product through `insertProduct` (with `product.created`), or the
- * variants of an existing one, then its figures (`settle`) and `product.updated` (and
- * `product.outofstock` for a variant taken to 0). A SKU taken meanwhile turns the rows it names
- * into errors and writes nothing of the product; returns those errors.
- */
-export async function applyProduct(
-  trx: Db,
-  events: EventService,
-  plan: ProductPlan,
-  now: number,
-): Promise<RowError[]> {
-  const action = plan.action;
-  if (action === undefined) return [];
-  try {
-    if (action.kind === 'create') {
-      await insertProduct(trx, events, action.product);
-      await settleNewLevels(trx, events, action, now);
-      return [];
-    }
-    const tenantId = action.before.tenant_id;
-    // Every check before the first write: a conflict leaves nothing of the product written.
-    const newSkus = action.inserts.flatMap(({ row }) => (row.sku === null ? [] : [row.sku]));
-    const taken = await takenSku(trx, tenantId, newSkus);
-    if (taken !== undefined) throw duplicateSku(taken);
-    for (const { before, changes } of action.updates) {
-      if (changes.sku === undefined || changes.sku === null) continue;
-      const clash = await takenSku(trx, tenantId, [changes.sku], [before.id]);
-      if (clash !== undefined) throw duplicateSku(clash);
-    }
-    await insertVariants(
-      trx,
-      action.inserts.map(({ row }) => row),
-    );
-    const soldOut: VariantRow[] = [];
-    for (const { before, changes } of action.updates) {
-      await updateVariant(trx, tenantId, before.id, { ...changes, updated: now });
-      if (before.stock > 0 && changes.stock === 0) soldOut.push({ ...before, ...changes, updated: now });
-    }
-    soldOut.push(...(await applyLevels(trx, tenantId, action.levels, now)));
-    const after = await settle(trx, action.before, now, action.own);
-    await emitUpdated(trx, events, after, soldOut);
-    return [];
-  } catch (error) {
-    if (!isConflict(error)) throw error;
-    const sku = /"([^"]+)"/.exec(error.detail)?.[1] ?? '';
-    const lines =
-      action.kind === 'create'
-        ? action.lines
-        : [...action.inserts, ...action.updates].map((entry) => entry.line);
-    const line = lineOfSku(lines, sku) ?? lines[0];
-    return line === undefined
-      ? []
-      : [{ line: line.line, column: line.columnOf('sku'), message: error.detail }];
-  }
 }

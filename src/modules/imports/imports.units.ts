@@ -15,9 +15,8 @@ import { ProductChecker, type ProductGroup, ProductGrouper, rowsOf } from './imp
 import { readShopifyLine, shopifyColumns } from './imports.shopify.js';
 import { readWooLine, wooHeader } from './imports.woocommerce.js';
 import { prescanWoo, WooGrouper, type WooPrescan } from './imports.woo-groups.js';
+import { applyNewProducts, applyProduct } from './imports.products.apply.js';
 import {
-  applyNewProducts,
-  applyProduct,
   locationsByName,
   type Outcome,
   planProduct,

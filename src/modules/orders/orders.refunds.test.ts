@@ -10,7 +10,7 @@ import {
 } from '../../../test/helpers/context.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createSandboxProvider, type PaymentProvider } from './payments.provider.js';
-import { PAYMENT_LEASE_MS } from './payments.service.js';
+import { PAYMENT_LEASE_MS } from './payments.returns.js';
 import type { BalanceObject } from '../wallet/wallet.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
 

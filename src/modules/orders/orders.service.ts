@@ -1,9 +1,9 @@
 import type { CancelReason, OrderStatus } from '../../db/schema.js';
 import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
-import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
-import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
+import type { PageQuery } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { EventService } from '../events/index.js';
@@ -21,7 +21,8 @@ import {
   type OrderAction,
   TRANSITIONS,
 } from './orders.lifecycle.js';
-import { loadOrder, pagePresenter, presentOrder } from './orders.presenter.js';
+import { listOrders } from './orders.listing.js';
+import { loadOrder, presentOrder } from './orders.presenter.js';
 import { API_ORIGIN, buildOrder, checkCreate, type OrderOrigin, takeStock } from './orders.build.js';
 import * as repo from './orders.repository.js';
 import type {
@@ -223,29 +224,9 @@ export function createOrderService(deps: OrderServiceDeps) {
       return loadOrder(store.db, order);
     },
 
-    async list(tenantId: string, query: OrderListQuery & PageQuery) {
-      const from = query.created_from === undefined ? undefined : Date.parse(query.created_from);
-      const to = query.created_to === undefined ? undefined : Date.parse(query.created_to);
-      if (from !== undefined && to !== undefined && from > to) {
-        throw validationError('created_from', 'must not be after created_to');
-      }
-      // A forged cursor (no timestamp in it) is refused by pageWindow for every creation-order list.
-      const window = pageWindow(query, '-created');
-      const filter: repo.OrderFilter = {
-        status: query.status,
-        customerId: query.customer_id,
-        customerEmail: query.customer_email?.toLowerCase(),
-        from,
-        to,
-        fulfillment: query.fulfillment_status,
-        payment: query.payment_status,
-      };
-      const [rows, total] = await Promise.all([
-        repo.listOrders(store.db, tenantId, filter, window),
-        repo.countOrders(store.db, tenantId, filter),
-      ]);
-      const present = await pagePresenter(store.db, rows.slice(0, window.limit));
-      return envelope(rows, total, window, '-created', (order) => [order.created, order.id], present);
+    /** A page of the tenant's orders, newest first, filtered (orders.listing.ts). */
+    list(tenantId: string, query: OrderListQuery & PageQuery) {
+      return listOrders(store.db, tenantId, query);
     },
 
     /** Charges a pending order. A declined method is 422 `payment_failed`; the attempt stays on record. */

@@ -20,7 +20,7 @@ import { spawnServer } from '../../../test/helpers/process.js';
 import type { OrProblem, Page, Problem as ProblemBody } from '../../../test/helpers/responses.js';
 import { MAX_PRICE, type ProductObject } from '../products/products.schemas.js';
 import type { OrderObject } from './orders.schemas.js';
-import { PAYMENT_LEASE_MS } from './payments.service.js';
+import { PAYMENT_LEASE_MS } from './payments.returns.js';
 import { type OrderAction, TRANSITIONS } from './orders.lifecycle.js';
 
 /** A problem with the members order refusals add (the problem schema leaves extra members open). */

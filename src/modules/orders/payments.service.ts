@@ -8,10 +8,11 @@ import { commitTransition, TRANSITIONS } from './orders.lifecycle.js';
 import { loadOrder, presentOrder } from './orders.presenter.js';
 import * as orders from './orders.repository.js';
 import type { OrderObject } from './orders.schemas.js';
-import * as refunds from './refunds.repository.js';
+import type * as refunds from './refunds.repository.js';
 import { orderMoneyOf, type WalletService } from '../wallet/index.js';
 import type { ChargeResult, PaymentProvider } from './payments.provider.js';
 import * as repo from './payments.repository.js';
+import { createMoneyReturns, PAYMENT_LEASE_MS } from './payments.returns.js';
 
 /**
  * Payments of orders through the provider interface: charging, settling, returning money, and
@@ -25,18 +26,6 @@ import * as repo from './payments.repository.js';
  * `settleStalePayments`; a refund the provider has not confirmed is sent again by
  * `returnOwedRefunds`. Both run every minute in a serving process (`start` in payments.module.ts).
  */
-
-/** A payment attempt still pending after this long is taken to have lost its process. */
-export const PAYMENT_LEASE_MS = 2 * 60 * 1000;
-
-/**
- * The provider's idempotency key of a refund: its id; for a whole refund migration 0022 carried
- * over from release v2.4 (its id is `re_` and its order id's suffix), the payment id that release
- * sent, so a refund the provider took then is not taken twice.
- */
-export function refundKey(refund: Pick<refunds.RefundRow, 'id' | 'order_id' | 'payment_id'>): string {
-  return refund.id === `re_${refund.order_id.slice('ord_'.length)}` ? refund.payment_id : refund.id;
-}
 
 /** A payment's event. */
 function paymentEvent(type: 'payment.received' | 'payment.failed', payment: repo.PaymentRow): EmitInput {
@@ -78,6 +67,7 @@ export type PaymentService = ReturnType<typeof createPaymentService>;
 
 export function createPaymentService(deps: PaymentServiceDeps) {
   const { store, clock, events, provider, logger, wallet } = deps;
+  const { returnMoney, returnRefund, returnOwedRefunds } = createMoneyReturns(deps);
 
   async function emitPayment(
     trx: Db,
@@ -85,31 +75,6 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     payment: repo.PaymentRow,
   ): Promise<void> {
     await events.emit(trx, paymentEvent(type, payment));
-  }
-
-  /**
-   * Gives back a whole charge that landed after its order was cancelled (`settle`; no refund of
-   * the order, which never was paid): tells the provider, keyed by the payment as release v2.4 did,
-   * and clears `payments.refund_due_at`. On failure it stays owed and `returnOwedRefunds` retries it.
-   */
-  async function returnMoney(payment: repo.PaymentRow): Promise<boolean> {
-    try {
-      await provider.refund({
-        paymentId: payment.id,
-        reference: payment.provider_reference ?? '',
-        refundId: payment.id,
-        amount: payment.amount,
-        currency: payment.currency,
-      });
-    } catch (error) {
-      logger.error(
-        { err: error, payment_id: payment.id },
-        'payment provider refund failed; it will be retried',
-      );
-      return false;
-    }
-    await repo.refundConfirmed(store.db, payment.id, clock.now());
-    return true;
   }
 
   /**
@@ -220,31 +185,6 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   /**
-   * Tells the provider about a committed refund (idempotent per `refundId` there) and clears what
-   * is owed. On failure the refund stays owed and `returnOwedRefunds` retries it.
-   */
-  async function returnRefund(refund: refunds.RefundRow): Promise<boolean> {
-    try {
-      const payment = await repo.findPayment(store.db, refund.payment_id);
-      const { reference } = await provider.refund({
-        paymentId: refund.payment_id,
-        reference: payment?.provider_reference ?? '',
-        refundId: refundKey(refund),
-        amount: refund.amount,
-        currency: refund.currency,
-      });
-      await refunds.refundConfirmed(store.db, refund.id, reference);
-      return true;
-    } catch (error) {
-      logger.error(
-        { err: error, refund_id: refund.id },
-        'payment provider refund failed; it will be retried',
-      );
-      return false;
-    }
-  }
-
-  /**
    * Calls the provider (outside any transaction) and records its answer; `items`: the order's
    * lines, when the caller has them (it made the order).
    */
@@ -264,6 +204,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   return {
     chargeAndSettle,
     returnRefund,
+    returnOwedRefunds,
     settleIn,
 
     /**
@@ -373,37 +314,6 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         throw new Error(`payment ${payment.id} is no longer succeeded`);
       }
       return { ...payment, ...changes };
-    },
-
-    /**
-     * Tells the provider about the committed refunds it has not confirmed once their lease is over
-     * (the process that committed one died, or the provider failed): each is first postponed by a
-     * lease, so concurrent sweepers send it once, and cleared when the provider confirms. Refunds
-     * owe it on their row (`refunds.due_at`); a charge given back because its order was cancelled
-     * while it ran owes it on its payment (`payments.refund_due_at`).
-     */
-    async returnOwedRefunds(limit = 100): Promise<number> {
-      const now = clock.now();
-      let returned = 0;
-      for (const refund of await refunds.findDueRefunds(store.db, now, limit)) {
-        const claimed = await refunds.postponeRefund(
-          store.db,
-          refund.id,
-          refund.due_at ?? now,
-          now + PAYMENT_LEASE_MS,
-        );
-        if (claimed && (await returnRefund(refund))) returned++;
-      }
-      for (const payment of await repo.findDueRefunds(store.db, now, limit)) {
-        const claimed = await repo.postponeRefund(
-          store.db,
-          payment.id,
-          payment.refund_due_at ?? now,
-          now + PAYMENT_LEASE_MS,
-        );
-        if (claimed && (await returnMoney(payment))) returned++;
-      }
-      return returned;
     },
 
     /**

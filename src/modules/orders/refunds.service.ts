@@ -9,7 +9,8 @@ import { commitTransition, emitOrder, invalidTransition, TRANSITIONS } from './o
 import { fulfillmentStatusOf, loadOrder } from './orders.presenter.js';
 import * as orders from './orders.repository.js';
 import type { OrderObject } from './orders.schemas.js';
-import { PAYMENT_LEASE_MS, type PaymentService } from './payments.service.js';
+import { PAYMENT_LEASE_MS } from './payments.returns.js';
+import type { PaymentService } from './payments.service.js';
 import { productsInventory as inventory } from '../products/index.js';
 import {
   checkRequest,

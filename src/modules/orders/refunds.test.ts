@@ -13,7 +13,7 @@ import type { OrProblem, Page, Problem } from '../../../test/helpers/responses.j
 import { ManualClock } from '../../lib/clock.js';
 import type { OrderObject } from './orders.schemas.js';
 import { createSandboxProvider, type PaymentProvider, type RefundInput } from './payments.provider.js';
-import { PAYMENT_LEASE_MS } from './payments.service.js';
+import { PAYMENT_LEASE_MS } from './payments.returns.js';
 import type { ProductObject } from '../products/products.schemas.js';
 import type { BalanceObject, TransactionObject } from '../wallet/wallet.schemas.js';
 import type { RefundObject } from './refunds.schemas.js';

@@ -3,28 +3,27 @@ import type { PluginRatingsTable, PluginsTable } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { AppError, isAppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
-import { envelope, type PageQuery, pageWindow } from '../../lib/paging.js';
+import { envelope, pageWindow } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
-import { iso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../../lib/principal.js';
 import type { Vocabulary } from '../../kernel/vocabulary.js';
 import type { AuditRecorder } from '../audit/index.js';
 import type { EventService } from '../events/index.js';
 import { type WebhookService, newSecret } from '../webhooks/index.js';
-import { eventList, permissionList } from './plugins.grants.js';
+import { createPluginInstallations } from './plugins.installations.js';
+import { entry, loadPlugin, owned } from './plugins.lookups.js';
+import { presentPlugin, presentRating } from './plugins.presenter.js';
 import * as repo from './plugins.repository.js';
 import {
   createPluginRevisions,
   pluginChanges,
-  presentRevision,
   type RevisionChanges,
   type RevisionDiff,
 } from './plugins.revisions.js';
 import {
   type CreatePluginBody,
   PLUGIN_SORTS,
-  type PluginInstallationObject,
   type PluginListQuery,
   type PluginObject,
   type PluginSort,
@@ -32,7 +31,6 @@ import {
   type RatingObject,
   type UpdatePluginBody,
 } from './plugins.schemas.js';
-import { mintInstallationToken } from './plugins.tokens.js';
 
 /**
  * Plugins are apps. A tenant publishes one (draft -> in_review -> published or rejected, the last
@@ -49,63 +47,6 @@ function isSort(value: string): value is PluginSort {
   return (PLUGIN_SORTS as readonly string[]).includes(value);
 }
 
-export function presentPlugin(row: repo.PluginRow, tenantId: string, vocabulary: Vocabulary): PluginObject {
-  const installation =
-    row.installed_at === null || row.installation_id === null
-      ? null
-      : {
-          id: row.installation_id,
-          installed_at: iso(row.installed_at),
-          granted_permissions: permissionList(row.granted_permissions, vocabulary),
-          granted_events: eventList(row.granted_events, vocabulary),
-          pending_permissions:
-            row.pending_permissions === null
-              ? null
-              : {
-                  permissions: permissionList(row.pending_permissions, vocabulary),
-                  events: eventList(row.pending_events, vocabulary),
-                },
-        };
-  const owned = row.owner_tenant_id !== null && row.owner_tenant_id === tenantId;
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    description: row.description,
-    category: row.category,
-    author: row.author,
-    installs: Number(row.installs),
-    rating: Number(row.rating_tenths) / 10,
-    rating_count: Number(row.rating_count),
-    installed: installation !== null,
-    permissions: permissionList(row.permissions, vocabulary),
-    events: eventList(row.events, vocabulary),
-    installation,
-    status: row.status,
-    homepage_url: row.homepage_url,
-    first_party: row.runtime !== null,
-    owned,
-    my_rating: row.my_rating === null ? null : Number(row.my_rating),
-    ...(owned
-      ? {
-          webhook_url: row.webhook_url ?? '',
-          rejection_reason: row.rejection_reason,
-          pending_revision: presentRevision(row, vocabulary),
-        }
-      : {}),
-  };
-}
-
-function presentRating(row: PluginRatingsTable): RatingObject {
-  return {
-    plugin_id: row.plugin_id,
-    stars: row.stars,
-    comment: row.comment,
-    created: iso(row.created),
-    updated: iso(row.updated),
-  };
-}
-
 function checkHomepage(raw: string): string {
   let url: URL;
   try {
@@ -117,6 +58,21 @@ function checkHomepage(raw: string): string {
     throw validationError('homepage_url', 'must be an https URL without credentials');
   }
   return url.href;
+}
+
+/** The plugin's `webhook_url`, checked exactly as a webhook's URL (422 `invalid_webhook_url`). */
+async function safeUrl(webhooks: Pick<WebhookService, 'safeUrl'>, raw: string): Promise<string> {
+  try {
+    return await webhooks.safeUrl(raw);
+  } catch (error) {
+    if (isAppError(error) && error.code === 'invalid_webhook_url')
+      throw new AppError('invalid_webhook_url', `webhook_${error.detail}`);
+    throw error;
+  }
+}
+
+function conflict(detail: string): AppError {
+  return new AppError('invalid_state_transition', detail);
 }
 
 export type PluginService = ReturnType<typeof createPluginService>;
@@ -151,43 +107,11 @@ export function createPluginService(deps: {
   ): Promise<void> =>
     audit.record(trx, { tenantId, action, resource: { type: 'plugin', id: after.id }, before, after });
   const revisions = createPluginRevisions({ clock, events, vocabulary, webhooks });
-
-  async function load(db: Db, tenantId: string, ref: string): Promise<PluginObject> {
-    const row = await repo.findPlugin(db, tenantId, ref);
-    if (!row) throw notFound('plugin');
-    return presentPlugin(row, tenantId, vocabulary);
-  }
-
-  /** The plugin behind `ref` (an id or a slug) if the tenant may see it, or 404. */
-  async function entry(db: Db, tenantId: string, ref: string, lock = false) {
-    const found = await repo.findCatalogEntry(db, tenantId, ref, lock);
-    if (!found) throw notFound('plugin');
-    return found;
-  }
-
-  /** One of the tenant's own plugins; anyone else's is 404, as if it did not exist. */
-  async function owned(db: Db, tenantId: string, ref: string, lock = false): Promise<PluginsTable> {
-    const found = await entry(db, tenantId, ref, lock);
-    if (found.owner_tenant_id !== tenantId) throw notFound('plugin');
-    return found;
-  }
-
-  /** The plugin's `webhook_url`, checked exactly as a webhook's URL (422 `invalid_webhook_url`). */
-  async function safeUrl(raw: string): Promise<string> {
-    try {
-      return await webhooks.safeUrl(raw);
-    } catch (error) {
-      if (isAppError(error) && error.code === 'invalid_webhook_url')
-        throw new AppError('invalid_webhook_url', `webhook_${error.detail}`);
-      throw error;
-    }
-  }
-
-  function conflict(detail: string): AppError {
-    return new AppError('invalid_state_transition', detail);
-  }
+  const load = (db: Db, tenantId: string, ref: string) => loadPlugin(db, vocabulary, tenantId, ref);
 
   return {
+    ...createPluginInstallations({ ...deps, revisions }),
+
     async list(tenantId: string, query: PluginListQuery) {
       const sort = query.sort !== undefined && isSort(query.sort) ? query.sort : 'installs';
       const window = pageWindow(query, sort, sort === 'name' ? 'string' : 'number');
@@ -220,7 +144,7 @@ export function createPluginService(deps: {
       const tenantId = principal.tenant.id;
       if (idempotent.committed !== null) return load(store.db, tenantId, idempotent.committed);
       const homepage = input.homepage_url === undefined ? null : checkHomepage(input.homepage_url);
-      const url = await safeUrl(input.webhook_url);
+      const url = await safeUrl(webhooks, input.webhook_url);
       const now = clock.now();
       const row: PluginsTable = {
         id: newId('plg'),
@@ -268,7 +192,7 @@ export function createPluginService(deps: {
       const tenantId = principal.tenant.id;
       const before = await owned(store.db, tenantId, ref);
       const changes: RevisionChanges = {};
-      if (input.webhook_url !== undefined) changes.webhook_url = await safeUrl(input.webhook_url);
+      if (input.webhook_url !== undefined) changes.webhook_url = await safeUrl(webhooks, input.webhook_url);
       if (input.homepage_url !== undefined)
         changes.homepage_url = input.homepage_url === null ? null : checkHomepage(input.homepage_url);
       if (input.name !== undefined) changes.name = input.name;
@@ -377,117 +301,6 @@ export function createPluginService(deps: {
      * subscription of the plugin's URL to its events, and `app.installed` queued to it alone.
      * `created` is false when the tenant already has it installed: nothing changes then.
      */
-    async install(principal: Principal, ref: string): Promise<{ plugin: PluginObject; created: boolean }> {
-      const tenantId = principal.tenant.id;
-      const before = await entry(store.db, tenantId, ref);
-      return store.transaction(async (trx) => {
-        // Read again under the plugin's row lock: an approved revision may have changed what it
-        // asks for, and the token must get what the plugin asks for now.
-        const plugin = await entry(trx, tenantId, before.id, true);
-        const permissions = permissionList(plugin.permissions, vocabulary);
-        const missing = permissions.find((permission) => !principal.key.permissions.has(permission));
-        if (missing) {
-          throw new AppError(
-            'insufficient_permissions',
-            `This plugin needs ${missing}, which this API key does not hold; a key can only grant permissions it holds.`,
-            { extra: { required_permission: missing } },
-          );
-        }
-        const pluginEvents = eventList(plugin.events, vocabulary);
-        const installationId = newId('ins');
-        const token = mintInstallationToken();
-        const endpointId = newId('wh');
-        const now = clock.now();
-        const created = await repo.insertInstallationIfAbsent(trx, {
-          id: installationId,
-          tenant_id: tenantId,
-          plugin_id: plugin.id,
-          user_id: principal.userId,
-          permissions: JSON.stringify(permissions),
-          events: JSON.stringify(pluginEvents),
-          token_hash: token.hash,
-          token_last4: token.last4,
-          endpoint_id: endpointId,
-          installed_at: now,
-          uninstalled_at: null,
-          pending_permissions: null,
-          pending_events: null,
-        });
-        if (!created) return { plugin: await load(trx, tenantId, plugin.id), created: false };
-        await repo.addInstalls(trx, plugin.id, 1);
-        const subscription = await webhooks.subscribeInstallation(trx, {
-          id: endpointId,
-          tenantId,
-          pluginId: plugin.id,
-          pluginName: plugin.name,
-          installationId,
-          url: plugin.webhook_url ?? '',
-          events: pluginEvents,
-          secret: plugin.secret ?? '',
-          apiVersion: deps.apiVersion,
-        });
-        const event = await events.emit(trx, {
-          tenantId,
-          type: 'app.installed',
-          objectType: 'app_installation',
-          object: {
-            id: installationId,
-            installation_id: installationId,
-            plugin_id: plugin.id,
-            tenant_id: tenantId,
-            access_token: token.value,
-            permissions,
-            events: pluginEvents,
-          },
-        });
-        await webhooks.queueTo(trx, subscription, event);
-        return { plugin: await load(trx, tenantId, plugin.id), created: true };
-      });
-    },
-
-    /**
-     * The store accepts what its installation waits for since a revision of the plugin asked for
-     * more (`installation.pending_permissions`): its token and subscription take it at this commit.
-     */
-    async accept(principal: Principal, ref: string): Promise<PluginObject> {
-      const tenantId = principal.tenant.id;
-      const plugin = await entry(store.db, tenantId, ref);
-      return store.transaction(async (trx) => {
-        await revisions.accept(trx, principal, plugin.id);
-        return load(trx, tenantId, plugin.id);
-      });
-    },
-
-    /**
-     * Ends the tenant's installation: its token stops working at this commit, in every process;
-     * its subscription takes no more events and its pending deliveries are dropped; `app.uninstalled`
-     * is queued to the plugin. Uninstalling what is not installed changes nothing.
-     */
-    async uninstall(principal: Principal, ref: string): Promise<PluginObject> {
-      const tenantId = principal.tenant.id;
-      const plugin = await entry(store.db, tenantId, ref);
-      return store.transaction(async (trx) => {
-        const installation = await repo.findActiveInstallation(trx, tenantId, plugin.id);
-        if (installation && (await repo.endInstallation(trx, installation.id, clock.now()))) {
-          await repo.addInstalls(trx, plugin.id, -1);
-          await webhooks.endInstallation(trx, installation.endpoint_id);
-          const event = await events.emit(trx, {
-            tenantId,
-            type: 'app.uninstalled',
-            objectType: 'app_installation',
-            object: {
-              id: installation.id,
-              installation_id: installation.id,
-              plugin_id: plugin.id,
-              tenant_id: tenantId,
-            },
-          });
-          await webhooks.queueTo(trx, installation.endpoint_id, event);
-        }
-        return load(trx, tenantId, plugin.id);
-      });
-    },
-
     /**
      * One rating per tenant, from a tenant that installed the plugin (409 otherwise): the first
      * creates it (`created`), later ones replace it whole.
@@ -538,34 +351,6 @@ export function createPluginService(deps: {
         await rated(null, rating);
         return { rating, created: true };
       });
-    },
-
-    /** The stores that have the caller's plugin installed now, newest first. */
-    async installations(principal: Principal, ref: string, query: PageQuery) {
-      // The page's bounds are checked first: a bad one is a 400 whatever the plugin.
-      const window = pageWindow(query, 'installed_at');
-      const plugin = await owned(store.db, principal.tenant.id, ref);
-      const { rows, total } = await repo.listInstallations(store.db, plugin.id, window);
-      return envelope(
-        rows,
-        total,
-        window,
-        'installed_at',
-        (row) => [Number(row.installed_at), row.id],
-        (row): PluginInstallationObject => ({
-          id: row.id,
-          tenant_id: row.tenant_id,
-          store_name: row.store_name,
-          installed_at: iso(Number(row.installed_at)),
-        }),
-      );
-    },
-
-    /** The delivery log of the caller's plugin, across its installations, newest first. */
-    async deliveries(principal: Principal, ref: string, query: PageQuery) {
-      pageWindow(query, 'created');
-      const plugin = await owned(store.db, principal.tenant.id, ref);
-      return webhooks.pluginDeliveries(plugin.id, query);
     },
 
     /** The plugins the first-party runtimes serve (their secrets included). */

@@ -15,11 +15,11 @@ export {
   findProductsByIds,
   type ProductRow,
 } from './products.repository.js';
+export { type ProductPage } from './products.listing.js';
 export { emitUpdated, settle } from './products.rollup.js';
 export { CreateProductBody, ProductListQuery } from './products.schemas.js';
 export {
   type NewProduct,
-  type ProductPage,
   type ProductService,
   type TenantRef,
   buildProduct,

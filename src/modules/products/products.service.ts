@@ -2,7 +2,7 @@ import type { Db, Store } from '../../db/store.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { type AppError, notFound, validationError } from '../../lib/errors.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
-import { type Envelope, envelope, pageWindow } from '../../lib/paging.js';
+import type { Envelope } from '../../lib/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
@@ -17,12 +17,12 @@ import {
 import { altsJson, checkOneOf, fromMedia, parseAlts } from './products.media.js';
 import { loadProduct, presentProduct, presentWithVariants, productOptions } from './products.presenter.js';
 import * as repo from './products.repository.js';
+import { productPage } from './products.listing.js';
 import { emitUpdated, settle } from './products.rollup.js';
 import type {
   CreateProductBody,
   ProductListQuery,
   ProductObject,
-  ProductSort,
   UpdateProductBody,
 } from './products.schemas.js';
 import {
@@ -382,47 +382,8 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
     return after;
   }
 
-  /** A page of products as `GET /products` reads it (its `expand` aside). */
-  async function page(tenantId: string, query: ProductListQuery): Promise<ProductPage> {
-    const sort: ProductSort = query.sort ?? '-created';
-    if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
-      throw validationError('min_price', 'must not be greater than max_price');
-    }
-    const window = pageWindow(query, sort, repo.sortColumn(sort) === 'name' ? 'string' : 'number');
-    const filter: repo.ProductFilter = {
-      handle: query.handle,
-      category: query.category,
-      status: query.status,
-      inStock: query.in_stock,
-      q: query.q === '' ? undefined : query.q,
-      minPrice: query.min_price,
-      maxPrice: query.max_price,
-    };
-    const column = repo.sortColumn(sort);
-    const total = await repo.countProducts(store.db, store.dialect, tenantId, filter);
-    // Few matches: read them through the price or search index and sort them. Many: walk the
-    // sort's index, which meets the page's rows after about need * population / total rows.
-    let filterIndexes = true;
-    if (!repo.countable(filter)) {
-      const population = await repo.countProducts(
-        store.db,
-        store.dialect,
-        tenantId,
-        repo.countablePart(filter),
-      );
-      const need = (window.cursor ? 0 : window.offset) + window.limit + 1;
-      filterIndexes = total * total < need * population;
-    }
-    const rows = await repo.listProducts(store.db, tenantId, filter, sort, window, {
-      dialect: store.dialect,
-      filterIndexes,
-    });
-    return {
-      rows: rows.slice(0, window.limit),
-      envelope: <T>(present: (row: repo.ProductRow) => T) =>
-        envelope(rows, total, window, sort, (row) => [row[column], row.id], present),
-    };
-  }
+  /** A page of products as `GET /products` reads it (products.listing.ts). */
+  const page = (tenantId: string, query: ProductListQuery) => productPage(store, tenantId, query);
 
   return {
     present: presentProduct,
@@ -590,11 +551,4 @@ export function createProductService(deps: { store: Store; clock: Clock; events:
       return around(present);
     },
   };
-}
-
-/** A page of products: its rows, and the list envelope around them once presented. */
-export interface ProductPage {
-  /** The page's products (at most `limit`), in the list's order. */
-  rows: repo.ProductRow[];
-  envelope<T>(present: (row: repo.ProductRow) => T): Envelope<T>;
 }

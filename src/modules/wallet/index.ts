@@ -4,4 +4,5 @@
  */
 export { TRANSFER_EXAMPLE } from './wallet.examples.js';
 export { TransactionSchema } from './wallet.schemas.js';
-export { type WalletService, createWalletService, openTenantWallet, orderMoneyOf } from './wallet.service.js';
+export { orderMoneyOf } from './wallet.order-money.js';
+export { type WalletService, createWalletService, openTenantWallet } from './wallet.service.js';
