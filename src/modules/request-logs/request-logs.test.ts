@@ -193,22 +193,35 @@ for (const dialect of DIALECTS) {
       assert.equal((await api('GET', '/v1/request-logs/req-stop-1')).status, 200);
     });
 
-    it('goes on answering when its writing thread dies, and writes the next batches with a new one', async () => {
-      const { api } = await store();
-      await api('GET', '/v1/products', { headers: { 'x-request-id': 'req-before-1' } });
-      await flush();
-      const writer = ctx.deps.requestLogWriter;
-      await api('GET', '/v1/products', { headers: { 'x-request-id': 'req-lost-1' } });
-      // The batch is handed over, then its thread ends before it answers: the flush still settles.
-      const lost = writer.flush();
-      await writer.abort();
-      await lost;
-      const after = await api('GET', '/v1/products', { headers: { 'x-request-id': 'req-after-1' } });
-      assert.equal(after.status, 200);
-      await flush();
-      assert.equal((await api('GET', '/v1/request-logs/req-before-1')).status, 200);
-      assert.equal((await api('GET', '/v1/request-logs/req-after-1')).status, 200);
-    });
+    it(
+      'goes on answering when its writing thread dies, and writes the next batches with a new one',
+      { timeout: 30_000 },
+      async () => {
+        // Here (SQLite, requests made in process) the writer's threads are all that hold the event
+        // loop: one CI run ended this test's process with it still pending, cancelling the files
+        // after it. Hold the loop for the test, so that a flush that never settled would fail this
+        // test by its timeout rather than end the run (the cause is not found yet; issue 46's note).
+        const hold = setInterval(() => undefined, 1_000);
+        try {
+          const { api } = await store();
+          await api('GET', '/v1/products', { headers: { 'x-request-id': 'req-before-1' } });
+          await flush();
+          const writer = ctx.deps.requestLogWriter;
+          await api('GET', '/v1/products', { headers: { 'x-request-id': 'req-lost-1' } });
+          // The batch is handed over, then its thread ends before it answers: the flush still settles.
+          const lost = writer.flush();
+          await writer.abort();
+          await lost;
+          const after = await api('GET', '/v1/products', { headers: { 'x-request-id': 'req-after-1' } });
+          assert.equal(after.status, 200);
+          await flush();
+          assert.equal((await api('GET', '/v1/request-logs/req-before-1')).status, 200);
+          assert.equal((await api('GET', '/v1/request-logs/req-after-1')).status, 200);
+        } finally {
+          clearInterval(hold);
+        }
+      },
+    );
   });
 }
 
