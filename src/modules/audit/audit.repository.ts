@@ -224,18 +224,13 @@ export function pageQuery(db: Db, tenantId: string, filter: AuditFilter, sealed:
     .limit(page.limit + 1);
 }
 
-function newerFirst(a: AuditEntriesTable, b: AuditEntriesTable): number {
-  const byTime = Number(b.created) - Number(a.created);
-  if (byTime !== 0) return byTime;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
 /**
  * One page, newest first by (created, id) (ids of one time sort in insertion order): `limit + 1`
- * rows after `before` (a cursor's) or from `offset`. Sealed or not: the list needs no seal. The
- * few entries not sealed yet (about a second's) are read first, apart, and merged in (an entry
- * the sealer seals between the two reads is then in the second); when there are none, the sealed
- * part is the page.
+ * rows after `before` (a cursor's) or from `offset`. Sealed or not: the list needs no seal. One
+ * statement, so one snapshot of the log: each part reads as many rows as the page could take from
+ * it on its own index (the sealed entries' and the small one of those not sealed yet, about a
+ * second's), and the two are merged. Read apart, an entry the sealer sealed between the two reads
+ * would be in both.
  */
 export async function listEntries(
   db: Db,
@@ -243,15 +238,17 @@ export async function listEntries(
   filter: AuditFilter,
   page: Page,
 ): Promise<AuditEntriesTable[]> {
-  const whole = { ...page, limit: page.offset + page.limit, offset: 0 };
-  const unsealed = await pageQuery(db, tenantId, filter, false, page.before ? page : whole).execute();
-  if (unsealed.length === 0) return pageQuery(db, tenantId, filter, true, page).execute();
-  const sealed = await pageQuery(db, tenantId, filter, true, page.before ? page : whole).execute();
-  // An entry sealed between the two reads is in both: its sealed row is kept.
-  const seen = new Set(sealed.map((row) => row.id));
-  const merged = [...sealed, ...unsealed.filter((row) => !seen.has(row.id))].sort(newerFirst);
-  const skip = page.before ? 0 : page.offset;
-  return merged.slice(skip, skip + page.limit + 1);
+  const reach = page.before ? page : { ...page, limit: page.offset + page.limit, offset: 0 };
+  const part = (sealed: boolean) =>
+    db
+      .selectFrom(pageQuery(db, tenantId, filter, sealed, reach).as(sealed ? 'sealed' : 'unsealed'))
+      .selectAll();
+  const query = part(true)
+    .unionAll(part(false))
+    .orderBy('created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1);
+  return (page.before || page.offset === 0 ? query : query.offset(page.offset)).execute();
 }
 
 /**

@@ -12,8 +12,10 @@ import {
   type TestContext,
 } from '../../../test/helpers/context.js';
 import type { Problem } from '../../../test/helpers/responses.js';
+import { statementsOf } from '../../../test/helpers/statements.js';
 import { runAsActor } from './audit.context.js';
 import { entryId } from './audit.recorder.js';
+import { listEntries } from './audit.repository.js';
 import type { AuditEntry } from './audit.service.js';
 
 interface Page {
@@ -178,6 +180,35 @@ for (const dialect of DIALECTS) {
       // Together with another filter, the rows are counted.
       const both = await api<Page>('GET', `/v1/audit-log?action=product.updated&actor_id=${keyId}`);
       assert.equal(both.body.total, 1);
+    });
+
+    it('reads a page in one statement, so an entry sealed while it is read is listed once', async () => {
+      const { api, tenantId } = await store();
+      for (let i = 0; i < 3; i++) await product(api, { name: `S${i}`, price: 100 + i });
+      await ctx.deps.auditSealer.seal(tenantId);
+      for (let i = 0; i < 3; i++) await product(api, { name: `U${i}`, price: 200 + i });
+      const db = ctx.deps.store.db;
+      const page = { limit: 4, offset: 1, before: undefined };
+      // Sealed and unsealed entries in one page: one statement, one snapshot of the log. Read in
+      // two, the sealer could chain an entry between them, and the page would hold it twice.
+      let rows: Awaited<ReturnType<typeof listEntries>> = [];
+      const sent = await statementsOf(ctx, async () => {
+        rows = await listEntries(db, tenantId, {}, page);
+      });
+      assert.equal(sent.length, 1, sent.join('\n'));
+      const names = rows.map((row) => (JSON.parse(row.snapshot ?? '{}') as { name?: string }).name);
+      assert.deepEqual(names, ['U1', 'U0', 'S2', 'S1', 'S0']);
+      assert.deepEqual(
+        rows.map((row) => row.seq === null),
+        [true, true, false, false, false],
+      );
+      // Sealed meanwhile: the same page.
+      await ctx.deps.auditSealer.seal(tenantId);
+      const again = await listEntries(db, tenantId, {}, page);
+      assert.deepEqual(
+        again.map((row) => row.id),
+        rows.map((row) => row.id),
+      );
     });
 
     it('shows livemode from 2027-01-20 only: an older version sees entries as it sees every object', async () => {
