@@ -19,22 +19,23 @@ import {
 /**
  * What the audit and request logs cost, each against the same server without it, in one run:
  *
- * - `GET /v1/users/me` with the request log on (every request captured, written every second)
- *   and off;
+ * - `GET /v1/users/me` with the request log on (every request captured, written every second),
+ *   off, and captured with its rows made but not written (what the log costs besides the store's
+ *   write: the capture, the hand-over to its thread, the rows);
  * - `PATCH /v1/products/:id` (a new price each time, so each is a change) with its audit entry
  *   (the chain head's lock and update, the previous state's lookup, the entry) and without.
  *
  * Then it counts the pages of SQLite's write-ahead log a PATCH's commit writes without its entry
  * and with it (the entry's share of the commit's fsync).
  *
- * As bench/users-me.ts: fresh processes per measurement, the sides of a pair back to back, the
- * order alternating between rounds; the ratio is the median of the rounds' on/off ratios.
+ * As bench/users-me.ts: fresh processes per measurement, the sides of a comparison back to back,
+ * the order reversed every other round; a ratio is the median of the rounds' ratios to the off side.
  *
  *   BENCH_ROUNDS=3   rounds (odd)
  *   BENCH_SECONDS=3  seconds per measurement
- *   BENCH_ONLY=log   only the request log's pair (`audit`: only the audit entry's)
+ *   BENCH_ONLY=log   only the request log's sides (`audit`: only the audit entry's)
  */
-type Side = 'log-off' | 'log-on' | 'audit-off' | 'audit-on';
+type Side = 'log-off' | 'log-unwritten' | 'log-on' | 'audit-off' | 'audit-on';
 
 export async function run(): Promise<Measurement[]> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -54,11 +55,11 @@ export async function run(): Promise<Measurement[]> {
   async function measure(side: Side): Promise<Measurement> {
     const server = await startProcess('bench/audit-server.ts', {
       ...env,
-      BENCH_REQUEST_LOG: side === 'log-off' ? 'off' : 'on',
+      BENCH_REQUEST_LOG: side === 'log-off' ? 'off' : side === 'log-unwritten' ? 'unwritten' : 'on',
       BENCH_AUDIT: side === 'audit-off' ? 'off' : 'on',
     });
     try {
-      if (side === 'log-on' || side === 'log-off') {
+      if (side.startsWith('log-')) {
         const target = { url: `${server.url}/v1/users/me`, headers };
         await load('warm-up', { ...target, durationSeconds: 1 });
         return await load(side, { ...target, durationSeconds: seconds }, server);
@@ -86,19 +87,20 @@ export async function run(): Promise<Measurement[]> {
   try {
     const measured: Record<Side, Measurement[]> = {
       'log-off': [],
+      'log-unwritten': [],
       'log-on': [],
       'audit-off': [],
       'audit-on': [],
     };
     for (let round = 0; round < rounds; round++) {
-      const pairs = (
+      const groups = (
         [
-          ['log-off', 'log-on'],
+          ['log-off', 'log-unwritten', 'log-on'],
           ['audit-off', 'audit-on'],
-        ] as [Side, Side][]
-      ).filter(([off]) => only === undefined || off.startsWith(only));
-      for (const [a, b] of pairs) {
-        const order = round % 2 === 0 ? [a, b] : [b, a];
+        ] as Side[][]
+      ).filter(([off]) => only === undefined || (off as string).startsWith(only));
+      for (const group of groups) {
+        const order = round % 2 === 0 ? group : [...group].reverse();
         for (const side of order) measured[side].push(await measure(side));
       }
     }
@@ -107,21 +109,24 @@ export async function run(): Promise<Measurement[]> {
       const errors = measured[side].reduce((sum, m) => sum + m.errors, 0);
       if (errors > 0) throw new Error(`${side}: ${errors} non-2xx responses or errors`);
     }
-    const row = (on: Side, off: Side, scenario: string): Measurement[] => {
+    const against = (on: Side, off: Side, scenario: string): Measurement => {
       const ratios = measured[on].map(
         (m, i) => m.requestsPerSecond / (measured[off][i]?.requestsPerSecond ?? NaN),
       );
       const spread = `median of ${rounds} rounds, ratios ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
-      return [
-        { ...medianOf(measured[off]), scenario: `${scenario}: off (baseline)`, ratio: 1, paired: true },
-        {
-          ...medianOf(measured[on]),
-          scenario: `${scenario}: on (${spread})`,
-          ratio: middle(ratios),
-          paired: true,
-        },
-      ];
+      return {
+        ...medianOf(measured[on]),
+        scenario: `${scenario} (${spread})`,
+        ratio: middle(ratios),
+        paired: true,
+      };
     };
+    const baseline = (off: Side, scenario: string): Measurement => ({
+      ...medianOf(measured[off]),
+      scenario: `${scenario}: off (baseline)`,
+      ratio: 1,
+      paired: true,
+    });
     if (only !== 'log') {
       const [off, on] = [await logPagesPerPatch(false), await logPagesPerPatch(true)];
       process.stdout.write(
@@ -129,8 +134,23 @@ export async function run(): Promise<Measurement[]> {
       );
     }
     return [
-      ...(only === 'audit' ? [] : row('log-on', 'log-off', 'GET /v1/users/me, request log')),
-      ...(only === 'log' ? [] : row('audit-on', 'audit-off', 'PATCH /v1/products/:id, audit entry')),
+      ...(only === 'audit'
+        ? []
+        : [
+            baseline('log-off', 'GET /v1/users/me, request log'),
+            against(
+              'log-unwritten',
+              'log-off',
+              'GET /v1/users/me, request log: captured, rows made, not written',
+            ),
+            against('log-on', 'log-off', 'GET /v1/users/me, request log: on'),
+          ]),
+      ...(only === 'log'
+        ? []
+        : [
+            baseline('audit-off', 'PATCH /v1/products/:id, audit entry'),
+            against('audit-on', 'audit-off', 'PATCH /v1/products/:id, audit entry: on'),
+          ]),
     ];
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

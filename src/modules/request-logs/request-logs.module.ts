@@ -31,8 +31,11 @@ declare module '../../kernel/module.js' {
     requestLogWriter: RequestLogWriter;
   }
   interface Overrides {
-    /** false: requests are not logged (the benchmark of the log's cost). */
-    requestLog?: boolean;
+    /**
+     * false: requests are not logged; `unwritten`: captured and handed to the log's thread, which
+     * makes their rows and drops them (the benchmark of the log's cost, and of its parts).
+     */
+    requestLog?: boolean | 'unwritten';
   }
 }
 
@@ -52,7 +55,11 @@ export default defineModule({
   },
   services: (deps) => ({
     requestLogs: createRequestLogs({ ...deps, days: deps.config.requestLogDays }),
-    requestLogWriter: createRequestLogWriter({ ...deps, enabled: deps.overrides.requestLog ?? true }),
+    requestLogWriter: createRequestLogWriter({
+      ...deps,
+      enabled: deps.overrides.requestLog !== false,
+      unwritten: deps.overrides.requestLog === 'unwritten',
+    }),
   }),
   hooks: ({ requestLogWriter }, app) => requestLogWriter.install(app),
   routes: [{ plugin: requestLogRoutes }],

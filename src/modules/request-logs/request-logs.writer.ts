@@ -87,6 +87,8 @@ export function createRequestLogWriter(deps: {
   clock: Clock;
   logger: Logger;
   enabled: boolean;
+  /** The thread makes the rows and drops them (a benchmark's measure of everything but the write). */
+  unwritten?: boolean;
 }): RequestLogWriter {
   const { config, clock, logger } = deps;
   /** Requests captured since the last flush; a request body is serialized at the flush. */
@@ -112,6 +114,7 @@ export function createRequestLogWriter(deps: {
       bodyLimit: BODY_LIMIT,
       lockTimeoutMs: config.databaseLockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       statementTimeoutMs: config.databaseStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      unwritten: deps.unwritten === true,
     };
     const started = startThread(data);
     // An idle thread never holds the process open; one with batches to answer for does.
