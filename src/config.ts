@@ -20,6 +20,8 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL pool connections one tenant may hold or wait for (`DATABASE_TENANT_CONNECTIONS`; half the pool). */
   readonly databaseTenantConnections: number | undefined;
+  /** PostgreSQL statements prepared once per connection (`DATABASE_PREPARED_STATEMENTS`, default on). */
+  readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `cp:`), for deployments sharing one Redis. */
   readonly redisKeyPrefix: string;
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
       str(env, 'DATABASE_TENANT_CONNECTIONS') === undefined
         ? undefined
         : int(env, 'DATABASE_TENANT_CONNECTIONS', 1, 1, 1_000),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: redisKeyPrefix(env),
     tls: { enabled: tlsEnabled, certFile, keyFile },

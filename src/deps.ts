@@ -61,6 +61,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     databaseLockTimeoutMs: config.databaseLockTimeoutMs,
     databaseStatementTimeoutMs: config.databaseStatementTimeoutMs,
     databaseTenantConnections: config.databaseTenantConnections,
+    databasePreparedStatements: config.databasePreparedStatements,
     ...(overrides.poolSize ? { poolSize: overrides.poolSize } : {}),
   });
   try {

@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
+import { isStalePlan, PreparingClient } from './pg-prepared.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../lib/private-files.js';
 import { type CommitMarks, commitMarks } from './commit-mark.js';
 import type { Database } from './schema.js';
@@ -107,6 +108,8 @@ export interface StoreOptions {
   databaseStatementTimeoutMs?: number;
   /** Pool connections one tenant may hold or wait for at once (default: half the pool). */
   databaseTenantConnections?: number | undefined;
+  /** PostgreSQL: each statement prepared once per connection (src/db/pg-prepared.ts; default true). */
+  databasePreparedStatements?: boolean;
 }
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
@@ -122,12 +125,13 @@ pg.types.setTypeParser(1700, (value) => Number(value));
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 const MAX_TX_ATTEMPTS = 8;
 
+/** Serialization failures, deadlocks, and a prepared statement made stale by a migration (pg-prepared.ts). */
 function isRetryable(error: unknown): boolean {
   return (
     typeof error === 'object' &&
     error !== null &&
     'code' in error &&
-    RETRYABLE_PG_CODES.has(String((error as { code: unknown }).code))
+    (RETRYABLE_PG_CODES.has(String((error as { code: unknown }).code)) || isStalePlan(error))
   );
 }
 
@@ -386,6 +390,7 @@ interface PostgresOptions {
   lockTimeoutMs: number;
   statementTimeoutMs: number;
   tenantConnections: number | undefined;
+  preparedStatements: boolean;
 }
 
 /** Rejects with `no_answer` when `work` has not settled within `ms`. */
@@ -417,6 +422,7 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
     lock_timeout: options.lockTimeoutMs,
     statement_timeout: options.statementTimeoutMs,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(options.preparedStatements ? { Client: PreparingClient as unknown as typeof pg.Client } : {}),
   });
   // An idle client losing its server (restart, network) must not crash the process, and neither
   // may a checked-out one between two queries (pg-pool listens on idle clients only): its next
@@ -541,6 +547,7 @@ export function openStore(options: StoreOptions): Store {
         lockTimeoutMs,
         statementTimeoutMs: options.databaseStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
         tenantConnections: options.databaseTenantConnections,
+        preparedStatements: options.databasePreparedStatements ?? true,
       })
     : openSqlite(options.dataDir, lockTimeoutMs);
 }
