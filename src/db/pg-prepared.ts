@@ -18,8 +18,8 @@ import pg from 'pg';
  *
  * A table changed under a prepared statement (a release's migration while an older process still
  * serves) makes PostgreSQL refuse the statement whose rows would change shape (`0A000`, "cached
- * plan must not change result type"). The connection then names its statements anew (new names,
- * so they are prepared again); the statement is sent again at once when no transaction was open,
+ * plan must not change result type"). The process then names its statements anew (new names, so
+ * every connection prepares them again); the statement is sent again at once when no transaction was open,
  * and within one the transaction fails and is retried whole (`isStalePlan`, store.ts). Behind a
  * pooler that hands a session's statements to other sessions (PgBouncer in transaction mode before
  * 1.21), set `DATABASE_PREPARED_STATEMENTS=off`.
@@ -31,6 +31,11 @@ const MAX_TEXT = 16_384;
 
 /** The name of each text named so far in this process. */
 const names = new Map<string, string>();
+/**
+ * Bumped when the server refuses a stale statement: every name changes, so every connection of the
+ * process prepares its statements again (once each) instead of meeting the stale one in turn.
+ */
+let generation = 0;
 
 function nameOf(text: string, parameters: number): string | undefined {
   const known = names.get(text);
@@ -57,8 +62,6 @@ const query = (): Query => pg.Client.prototype.query as unknown as Query;
 
 /** A pg client class whose statements with parameters are prepared once per connection. */
 export class PreparingClient extends pg.Client {
-  /** Bumped when the server refuses a stale statement: every name of this connection changes. */
-  #generation = 0;
   /** Whether the connection was outside any transaction when it last became ready. */
   #idle = true;
 
@@ -86,12 +89,12 @@ export class PreparingClient extends pg.Client {
   async #named(text: string, values: unknown[], name: string): Promise<unknown> {
     const idle = this.#idle;
     const send = () =>
-      query().call(this, { name: `${name}_${this.#generation}`, text, values }) as Promise<unknown>;
+      query().call(this, { name: `${name}_${generation}`, text, values }) as Promise<unknown>;
     try {
       return await send();
     } catch (error) {
       if (!isStalePlan(error)) throw error;
-      this.#generation += 1;
+      generation += 1;
       if (!idle) throw error;
       return send();
     }
