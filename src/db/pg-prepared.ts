@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /**
- * PostgreSQL connections that prepare each statement once (`DATABASE_PREPARED_STATEMENTS`, on by
- * default): a statement with parameters is sent as a named one, so a connection parses and plans
- * it the first time and only binds and runs it after (pg skips the parse; PostgreSQL keeps the
- * statement for the connection's life and chooses between custom and generic plans, as it does
- * for any prepared statement). Measured on the paid-order benchmark, it takes from each order
- * the database's parsing and planning of its 25 or so statements.
+ * PostgreSQL connections that prepare the statements they repeat (`DATABASE_PREPARED_STATEMENTS`,
+ * on by default): from the fifth time a connection sends a statement with parameters, it sends it
+ * as a named one, so the connection parses it once more and then only binds and runs it (pg skips
+ * the parse; PostgreSQL keeps the statement for the connection's life and chooses between custom
+ * and generic plans, as it does for any prepared statement). Once a pool's connections have
+ * served a few orders, it takes the database's parsing of an order's 25 or so statements off
+ * every order (docs/benchmarks.md, "Orders").
  *
  * What is named, and what is not:
  * - a statement's name is a digest of its text, the same in every connection and process;
@@ -26,6 +27,12 @@ import pg from 'pg';
  */
 
 const MAX_NAMED = 2_000;
+/**
+ * The time a connection sends a text that it prepares it (JDBC's `prepareThreshold` is 5 too): a
+ * statement a connection sends once or twice costs less unnamed, as PostgreSQL keeps a named one's
+ * parse in memory of its own and plans it generically after five runs.
+ */
+const PREPARE_AT = 5;
 const MAX_PARAMETERS = 64;
 const MAX_TEXT = 16_384;
 
@@ -37,10 +44,22 @@ const names = new Map<string, string>();
  */
 let generation = 0;
 
-function nameOf(text: string, parameters: number): string | undefined {
+/** Whether a call to pg's `query` is (text, values) of a statement small enough to be named. */
+function preparable(text: unknown, values: unknown, callback: unknown): text is string {
+  return (
+    typeof text === 'string' &&
+    Array.isArray(values) &&
+    values.length > 0 &&
+    values.length <= MAX_PARAMETERS &&
+    text.length <= MAX_TEXT &&
+    callback === undefined
+  );
+}
+
+function nameOf(text: string): string | undefined {
   const known = names.get(text);
   if (known !== undefined) return known;
-  if (names.size >= MAX_NAMED || parameters > MAX_PARAMETERS || text.length > MAX_TEXT) return undefined;
+  if (names.size >= MAX_NAMED) return undefined;
   const name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
   names.set(text, name);
   return name;
@@ -60,10 +79,12 @@ type Query = (this: unknown, ...args: unknown[]) => unknown;
 /** pg's own `query`, looked up at each call (so a wrapper of pg's, a test's count of statements, sees these too). */
 const query = (): Query => pg.Client.prototype.query as unknown as Query;
 
-/** A pg client class whose statements with parameters are prepared once per connection. */
+/** A pg client class that prepares a statement with parameters once it has sent it `PREPARE_AT` times. */
 export class PreparingClient extends pg.Client {
   /** Whether the connection was outside any transaction when it last became ready. */
   #idle = true;
+  /** How often this connection has sent each text not yet prepared on it (up to `PREPARE_AT`). */
+  #sent = new Map<string, number>();
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
@@ -78,10 +99,14 @@ export class PreparingClient extends pg.Client {
   // Kysely sends (text, values) and awaits the promise; every other form goes through as it is.
   // @ts-expect-error pg's overloads: this one override serves all of them
   override query(...args: unknown[]): unknown {
-    const [text, values, callback] = args;
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined)
+    const [text, values, callback] = args as [unknown, unknown[], unknown];
+    if (!preparable(text, values, callback)) return query().apply(this, args);
+    const times = this.#sent.get(text) ?? 0;
+    if (times < PREPARE_AT - 1) {
+      if (this.#sent.size < MAX_NAMED) this.#sent.set(text, times + 1);
       return query().apply(this, args);
-    const name = nameOf(text, values.length);
+    }
+    const name = nameOf(text);
     if (name === undefined) return query().apply(this, args);
     return this.#named(text, values, name);
   }

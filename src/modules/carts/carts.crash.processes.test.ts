@@ -30,6 +30,11 @@ import type { CartObject } from './carts.schemas.js';
 
 const CARTS_PER_ROUND = 40;
 const ROUNDS = 3;
+/**
+ * Rounds at most: a kill lands at a random moment, and when none of the first rounds' kills found a
+ * completion in flight, more rounds are run until one does (the test is of that case).
+ */
+const MAX_ROUNDS = 6;
 const STOCK = 1_000;
 const LEASE_MS = 1_500;
 
@@ -220,7 +225,9 @@ for (const dialect of DIALECTS) {
 
       const attempts: Attempt[] = [];
       let leftInFlight = 0;
-      for (let round = 0; round < ROUNDS; round++) {
+      let rounds = 0;
+      for (let round = 0; round < ROUNDS || (leftInFlight === 0 && round < MAX_ROUNDS); round++) {
+        rounds += 1;
         const mine: Attempt[] = [];
         for (let i = 0; i < CARTS_PER_ROUND; i++) {
           const ip = `10.${round}.${Math.floor(i / 250)}.${(i % 250) + 1}`;
@@ -303,8 +310,8 @@ for (const dialect of DIALECTS) {
       );
       for (const res of retried) assert.ok([200, 201].includes(res.status), JSON.stringify(res.body));
       const byCart = await checkStore(shop, variants);
-      assert.equal(byCart.size, ROUNDS * CARTS_PER_ROUND, 'every cart has its one order');
-      assert.equal(charged().size, ROUNDS * CARTS_PER_ROUND, 'one charge per order');
+      assert.equal(byCart.size, rounds * CARTS_PER_ROUND, 'every cart has its one order');
+      assert.equal(charged().size, rounds * CARTS_PER_ROUND, 'one charge per order');
       assert.equal(await server.stop(), 0);
 
       const deps = await createDeps(loadConfig(env));
