@@ -30,7 +30,7 @@ const MAX_NAMED = 2_000;
 /**
  * The time a connection sends a text that it prepares it (JDBC's `prepareThreshold` is 5 too): a
  * statement a connection sends once or twice costs less unnamed, as PostgreSQL keeps a named one's
- * parse in memory of its own and plans it generically after five runs.
+ * parse in memory of its own, and weighs a generic plan for it after five runs.
  */
 const PREPARE_AT = 5;
 const MAX_PARAMETERS = 64;
