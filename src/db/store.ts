@@ -3,6 +3,7 @@ import SqliteDatabase from 'better-sqlite3';
 import {
   Kysely,
   PostgresDialect,
+  type RawBuilder,
   SqliteDialect,
   type SqliteDatabase as SqliteConnection,
   type SqliteStatement,
@@ -16,6 +17,7 @@ import { type CommitMarks, commitMarks } from './commit-mark.js';
 import type { Database } from './schema.js';
 import { createListener } from './pg-listener.js';
 import { withoutRowLocks } from './row-locks.js';
+import { createPgTransactions } from './pg-transaction.js';
 import { createTenantShare } from './tenant-share.js';
 
 /**
@@ -46,6 +48,14 @@ export interface Store {
    */
   unsynced<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
+   * Ends the transaction `trx` belongs to with `statement`, its values inline (`sql.lit`): what
+   * waits for the commit is written first, then the statement, then the COMMIT. PostgreSQL sends
+   * the statement and the COMMIT as one message, so a row it locks is held for no round trip to
+   * the process (src/db/pg-transaction.ts); SQLite runs the statement and commits as usual. The
+   * use case does nothing with `trx` after it; if the statement fails, the transaction rolls back.
+   */
+  commitWith(trx: Db, statement: RawBuilder<unknown>): Promise<void>;
+  /**
    * Calls `fn` once the transaction `trx` belongs to has committed: never when it rolls back, and
    * on PostgreSQL only for the attempt that committed. Outside a transaction, at once. `fn` must
    * not throw: the change is committed by then.
@@ -57,6 +67,13 @@ export interface Store {
    * audit chain's head) hold it only for the commit. Outside a transaction, at once.
    */
   beforeCommit(trx: Db, fn: () => Promise<void>): Promise<void>;
+  /**
+   * Runs now what `trx`'s transaction registered so far to run before its COMMIT (what is
+   * registered later still runs at the commit): for a use case whose last statement takes a row
+   * every change of a store takes (the store's wallet), so that row is held only for that
+   * statement and the commit. Outside a transaction, nothing.
+   */
+  flushBeforeCommit(trx: Db): Promise<void>;
   /**
    * SQLite: marks of the last commit by any connection of any process, read without a
    * transaction (src/db/commit-mark.ts), for caches that must see every commit at once.
@@ -79,10 +96,11 @@ export interface Store {
    * Runs `fn`, and everything it starts, as `tenantId`'s: on PostgreSQL the tenant then holds or
    * waits for at most its share of the pool (`DATABASE_TENANT_CONNECTIONS`), so requests of one
    * tenant stuck on a row lock leave the rest of the pool to the others (src/db/tenant-share.ts).
-   * Undefined on SQLite, whose one connection serves one statement at a time and is never held
-   * across a wait.
+   * `ahead`: its waits for a connection go ahead of the tenant's other new requests (a cart's
+   * completion). Undefined on SQLite, whose one connection serves one statement at a time and is
+   * never held across a wait.
    */
-  readonly asTenant: (<T>(tenantId: string, fn: () => T) => T) | undefined;
+  readonly asTenant: (<T>(tenantId: string, fn: () => T, ahead?: boolean) => T) | undefined;
   /**
    * Runs `fn`, and everything it starts, outside the share of the tenant running: for the
    * bookkeeping that ends a request already answered (its Idempotency-Key), which must not queue
@@ -247,10 +265,17 @@ function keepingStatements(database: SqliteConnection): SqliteConnection {
   };
 }
 
-/** The `afterCommit` callbacks of the transactions open in this process. */
+/** Runs and takes out each of `list` in order, with what each adds to it meanwhile. */
+async function runAll(list: (() => Promise<void>)[]): Promise<void> {
+  for (let next = list.shift(); next !== undefined; next = list.shift()) await next();
+}
+
+/** The `afterCommit` and `beforeCommit` callbacks of the transactions open in this process. */
 function commitCallbacks() {
   const open = new WeakMap<Db, (() => void)[]>();
   const closing = new WeakMap<Db, (() => Promise<void>)[]>();
+  /** Transactions ended by `commitWith` while their use case still runs. */
+  const closed = new WeakSet<Db>();
   return {
     /**
      * Runs `fn` with its own list of callbacks for `trx`, then the work registered to run before
@@ -264,17 +289,26 @@ function commitCallbacks() {
       try {
         const result = await fn(trx);
         // What it registers runs too (a write before the commit may register another).
-        for (let i = 0; i < before.length; i++) await before[i]?.();
+        await runAll(before);
         return [result, callbacks];
       } finally {
         open.delete(trx);
         closing.delete(trx);
+        closed.delete(trx);
       }
     },
     async before(trx: Db, fn: () => Promise<void>): Promise<void> {
+      if (closed.has(trx)) throw new Error('beforeCommit: the transaction has committed (commitWith)');
       const list = closing.get(trx);
       if (list) list.push(fn);
       else await fn();
+    },
+    close(trx: Db): void {
+      closed.add(trx);
+    },
+    async flush(trx: Db): Promise<void> {
+      const list = closing.get(trx);
+      if (list) await runAll(list);
     },
     add(trx: Db, fn: () => void): void {
       const callbacks = open.get(trx);
@@ -344,8 +378,14 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
       for (const callback of callbacks) callback();
       return result;
     },
+    async commitWith(trx, statement) {
+      await committed.flush(trx);
+      await statement.execute(trx);
+      committed.close(trx);
+    },
     afterCommit: committed.add,
     beforeCommit: committed.before,
+    flushBeforeCommit: committed.flush,
     unsynced(fn) {
       return db.connection().execute(async (conn) => {
         await sql`PRAGMA synchronous = NORMAL`.execute(conn);
@@ -491,6 +531,7 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
   const channel = (topic: string) => `cp_${schema ?? 'public'}_${topic}`;
   const listener = createListener(url);
   const committed = commitCallbacks();
+  const transactions = createPgTransactions(db, committed);
   return {
     dialect: 'postgres',
     db,
@@ -507,7 +548,7 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const [result, callbacks] = await db.transaction().execute((trx) => committed.collect(trx, fn));
+          const [result, callbacks] = await transactions.attempt(fn);
           for (const callback of callbacks) callback();
           return result;
         } catch (error) {
@@ -516,8 +557,10 @@ function openPostgres(url: string, schema: string | undefined, options: Postgres
         }
       }
     },
+    commitWith: transactions.commitWith,
     afterCommit: committed.add,
     beforeCommit: committed.before,
+    flushBeforeCommit: committed.flush,
     unsynced: (fn) => fn(db),
     ping() {
       // One at a time: however often /readyz is asked, it takes one pool connection at most.

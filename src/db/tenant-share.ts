@@ -8,6 +8,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * are refused with `refuse()`. So requests of one tenant stuck on a row lock, or on slow
  * statements, take at most its share of the pool, and every other tenant keeps the rest.
  * Work outside a tenant (key lookups, background jobs) takes connections from the pool directly.
+ *
+ * A request that already had a connection goes ahead, in the tenant's queue, of those that have
+ * not started: under a burst a request finishes what it began (a completion's order, once its
+ * stock is held and its card charged) before the tenant's next requests begin, so the queue's
+ * wait falls on a request's first statement and not again on each of its transactions. A route
+ * may ask its requests to go ahead from the first (`run`'s `ahead`: a cart's completion, the sale
+ * itself, before browsing). A request under way is never refused for the queue's length.
  */
 
 export interface TenantShareOptions {
@@ -29,11 +36,19 @@ interface Waiter {
 interface Share {
   /** Connections the tenant holds or is waiting for in the pool. */
   active: number;
+  /** Requests that have not had a connection yet, and those that have (served first). */
   waiting: Waiter[];
+  ahead: Waiter[];
+}
+
+/** One `run`: its tenant, and whether it has had a connection (or goes ahead as if it had). */
+interface Scope {
+  tenant: string;
+  started: boolean;
 }
 
 export function createTenantShare<C extends object>(connect: () => Promise<C>, options: TenantShareOptions) {
-  const scope = new AsyncLocalStorage<string>();
+  const scope = new AsyncLocalStorage<Scope>();
   const shares = new Map<string, Share>();
   /** The tenant each connection handed out under a tenant was taken for. */
   const owners = new WeakMap<C, string>();
@@ -55,7 +70,7 @@ export function createTenantShare<C extends object>(connect: () => Promise<C>, o
   /** One of the tenant's connections is back (or was never had): the next in its queue goes. */
   function done(tenant: string, share: Share): void {
     share.active--;
-    const next = share.waiting.shift();
+    const next = share.ahead.shift() ?? share.waiting.shift();
     if (next) {
       clearTimeout(next.timer);
       next.start();
@@ -65,9 +80,12 @@ export function createTenantShare<C extends object>(connect: () => Promise<C>, o
   }
 
   return {
-    /** Runs `fn`, and everything it starts, as `tenant`'s. */
-    run<T>(tenant: string, fn: () => T): T {
-      return scope.run(tenant, fn);
+    /**
+     * Runs `fn`, and everything it starts, as `tenant`'s; `ahead`: its first wait too goes ahead
+     * of the tenant's new requests (a cart's completion), as a request already under way does.
+     */
+    run<T>(tenant: string, fn: () => T, ahead = false): T {
+      return scope.run({ tenant, started: ahead }, fn);
     },
 
     /** Runs `fn`, and everything it starts, outside any tenant's share. */
@@ -77,25 +95,31 @@ export function createTenantShare<C extends object>(connect: () => Promise<C>, o
 
     /** A connection from the pool, within the share of the tenant running, if any. */
     connect(): Promise<C> {
-      const tenant = scope.getStore();
-      if (tenant === undefined) return connect();
+      const current = scope.getStore();
+      if (current === undefined) return connect();
+      const { tenant, started } = current;
+      current.started = true;
       let share = shares.get(tenant);
       if (!share) {
-        share = { active: 0, waiting: [] };
+        share = { active: 0, waiting: [], ahead: [] };
         shares.set(tenant, share);
       }
       if (share.active < options.perTenant) return take(tenant, share);
-      if (share.waiting.length >= options.queueLimit) return Promise.reject(options.refuse('queue_full'));
-      const queue = share;
+      // A request already under way is never refused for the queue's length: it was let in.
+      const queue = started ? share.ahead : share.waiting;
+      if (!started && queue.length >= options.queueLimit) {
+        return Promise.reject(options.refuse('queue_full'));
+      }
+      const owner = share;
       return new Promise<C>((resolve, reject) => {
         const waiter: Waiter = {
-          start: () => void take(tenant, queue).then(resolve, reject),
+          start: () => void take(tenant, owner).then(resolve, reject),
           timer: setTimeout(() => {
-            queue.waiting.splice(queue.waiting.indexOf(waiter), 1);
+            queue.splice(queue.indexOf(waiter), 1);
             reject(options.refuse('wait_expired'));
           }, options.waitMs),
         };
-        queue.waiting.push(waiter);
+        queue.push(waiter);
       });
     },
 

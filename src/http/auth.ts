@@ -74,7 +74,7 @@ export interface GateDeps {
   /** Absent when limits and metering are off. */
   limiter: RateLimiter | undefined;
   /** The store's `asTenant`: the rest of an admitted request runs as its tenant's (PostgreSQL). */
-  asTenant?: (<T>(tenantId: string, fn: () => T) => T) | undefined;
+  asTenant?: (<T>(tenantId: string, fn: () => T, ahead?: boolean) => T) | undefined;
   /** The developer console's sessions, tried for a request without `Authorization`. */
   sessions?: SessionAuthenticator | undefined;
 }
@@ -127,8 +127,9 @@ export function createGate({ apiKeys, versions, limiter, asTenant, sessions }: G
   ): void {
     reply.header('x-service-version', versionAnswered(request, latest));
     if (error !== undefined) done(error as Error);
-    else if (asTenant && request.principal) asTenant(request.principal.tenant.id, done);
-    else done();
+    else if (asTenant && request.principal) {
+      asTenant(request.principal.tenant.id, done, request.routeOptions.config.queue === 'ahead');
+    } else done();
   }
 
   /** Runs a step that finishes now (undefined) or later (a promise), then answers. */

@@ -25,6 +25,12 @@ declare module 'fastify' {
      */
     rateLimit?: RouteRateLimit;
     /**
+     * `'ahead'`: when the tenant's share of database connections is all in use, the route's
+     * requests wait ahead of the tenant's other new requests (src/db/tenant-share.ts), as requests
+     * already under way do: a cart's completion, the sale itself, goes before browsing and carts.
+     */
+    queue?: 'ahead';
+    /**
      * What an idempotent replay of this route's success answers, when its response shows a secret
      * once (a new API key, a webhook signing secret): the response is stored this way, so the
      * secret is neither kept in the idempotency store nor shown a second time.

@@ -207,7 +207,7 @@ export function storeCartRoutes(
     app.post(
       '/store/carts/:id/complete',
       {
-        config: { auth: 'storefront', resource: 'order', rateLimit: 'checkout' },
+        config: { auth: 'storefront', resource: 'order', rateLimit: 'checkout', queue: 'ahead' },
         schema: {
           tags: ['Carts'],
           summary: 'Complete a cart: its order, paid, exactly once',
