@@ -57,7 +57,11 @@ export async function statementsOf(ctx: TestContext, work: () => Promise<unknown
   return sent;
 }
 
-/** The statements split by transaction: those outside any, and each transaction's (BEGIN to COMMIT). */
+/**
+ * The statements split by transaction: those outside any, and each transaction's (BEGIN to COMMIT).
+ * A statement sent with its COMMIT in one message (`store.commitWith`, PostgreSQL: `...; COMMIT`) is
+ * one round trip that ends its transaction: counted once.
+ */
 export function byTransaction(statements: readonly string[]): { outside: number; transactions: number[] } {
   let outside = 0;
   const transactions: number[] = [];
@@ -68,7 +72,7 @@ export function byTransaction(statements: readonly string[]): { outside: number;
       open = 1;
     } else if (open !== undefined) {
       open += 1;
-      if (word === 'COMMIT' || word === 'ROLLBACK') {
+      if (word === 'COMMIT' || word === 'ROLLBACK' || endsWithCommit(statement)) {
         transactions.push(open);
         open = undefined;
       }
@@ -100,4 +104,9 @@ export function durableWrites(statements: readonly string[]): number {
     else if (!inTransaction && !unsynced && /^(INSERT|UPDATE|DELETE)/.test(upper)) durable += 1;
   }
   return durable;
+}
+
+/** Whether a statement was sent with the COMMIT that follows it (`store.commitWith`). */
+export function endsWithCommit(statement: string): boolean {
+  return /; COMMIT$/i.test(statement);
 }

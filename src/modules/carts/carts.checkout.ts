@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type IdempotentWrite, NO_IDEMPOTENCY } from '../../lib/idempotent-write.js';
 import type { Logger } from '../../lib/logger.js';
-import type { HeldOrder, OrderObject } from '../orders/index.js';
+import { type HeldOrder, NotTakenAsRead, type OrderObject } from '../orders/index.js';
 import { releaseHold } from './carts.holds.js';
 import { addressOf, asProblem, loadCartContext, notReady, presentCart, statusOf } from './carts.pricing.js';
 import * as repo from './carts.repository.js';
@@ -21,11 +21,11 @@ import { notOpen } from './carts.service.js';
  * 1. Hold (one transaction, under the cart's row lock): the cart priced now must total
  *    `expected_total` (409 `cart_changed`) and have no problem (422 `cart_not_ready`); then the
  *    order is made exactly as `POST /orders` makes it (src/modules/orders/orders.checkout.ts
- *    `hold`): its stock reserved, its discounts' uses taken, its customer found or made, its
- *    payment attempt given an id, and all of it kept on the cart (`carts.checkout`, JSON) with a
- *    lease (`checkout_started`). The cart's stock hold, if it has one, is given back in the same
- *    transaction as the order reserves the units (carts.holds.ts): stock moves once. No order row
- *    exists yet; the cart takes no change meanwhile.
+ *    `prepare` and `take`): its customer found or made, its payment attempt given an id, all of it
+ *    kept on the cart (`carts.checkout`, JSON) with a lease (`checkout_started`), and then, last,
+ *    its stock reserved and its discounts' uses taken. The cart's stock hold, if it has one, is
+ *    given back in the same transaction as the order reserves the units (carts.holds.ts): stock
+ *    moves once. No order row exists yet; the cart takes no change meanwhile.
  * 2. Charge: the provider is asked to charge the payment, keyed by its id (so asking again is
  *    answered with the same outcome, never a second charge).
  * 3. Settle (one transaction, under the cart's row lock): on success the held order is inserted
@@ -97,6 +97,7 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
     body: CompleteCartBody,
     now: number,
     idempotent: IdempotentWrite,
+    quick: { fits: boolean },
   ): Promise<Begun> {
     const cart = await repo.findCart(trx, tenantId, id, true);
     if (!cart) throw notFound('cart');
@@ -117,9 +118,8 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
     // The cart's stock hold, if any, becomes the order's: given back and reserved again at once,
     // under the same locks (carts.holds.ts); a refusal below rolls both back.
     await releaseHold(trx, cart, now);
-    let held: HeldOrder;
     try {
-      held = await orderCheckout.hold(
+      const prepared = await orderCheckout.prepare(
         trx,
         tenantId,
         {
@@ -136,15 +136,32 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
         { source: 'storefront', cartId: id },
         now,
       );
+      if (prepared.held.order.total !== shown.total) throw cartChanged(shown, body.expected_total);
+      // The cart's checkout and the key's mark first, the stock last: the variant a flash sale's
+      // shoppers all buy stays locked only for its update and the commit. Written again in the
+      // rare case the order takes a variant to 0 (its `product.outofstock` comes with the order).
+      const provisional = JSON.stringify({ held: prepared.held } satisfies Intent);
+      await repo.updateCart(trx, id, { checkout: provisional, checkout_started: now });
+      await idempotent.mark(trx, id);
+      // PostgreSQL, an order of one product: the stock and the COMMIT in one round trip, unless an
+      // attempt found that it does not fit (then this one takes it statement by statement).
+      if (quick.fits) {
+        try {
+          const held = await orderCheckout.takeAndCommit(trx, prepared, now);
+          if (held) return { kind: 'charge', intent: { held }, resumed: false };
+        } catch (error) {
+          if (error instanceof NotTakenAsRead) quick.fits = false;
+          throw error;
+        }
+      }
+      const intent: Intent = { held: await orderCheckout.take(trx, prepared, now) };
+      const checkout = JSON.stringify(intent);
+      if (checkout !== provisional) await repo.updateCart(trx, id, { checkout });
+      return { kind: 'charge', intent, resumed: false };
     } catch (error) {
       // What the cart saw a moment ago changed under it (PostgreSQL: another order took the stock).
       throw asProblem(error, lines);
     }
-    if (held.order.total !== shown.total) throw cartChanged(shown, body.expected_total);
-    const intent: Intent = { held };
-    await repo.updateCart(trx, id, { checkout: JSON.stringify(intent), checkout_started: now });
-    await idempotent.mark(trx, id);
-    return { kind: 'charge', intent, resumed: false };
   }
 
   /** Steps 2 and 3: the charge, and its outcome recorded, unless another finished it first (`gone`). */
@@ -232,10 +249,12 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
       payments.checkMethod(body.payment_method);
       // A retry of a request that held the cart finds its outcome as any other completion does.
       let key = idempotent.committed === null ? idempotent : NO_IDEMPOTENCY;
+      /** Whether the stock may be taken with the COMMIT (`OrderCheckout.takeAndCommit`). */
+      const quick = { fits: true };
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const now = clock.now();
         const mark = key;
-        const begun = await store.transaction((trx) => begin(trx, tenantId, id, body, now, mark));
+        const begun = await store.transaction((trx) => begin(trx, tenantId, id, body, now, mark, quick));
         if (begun.kind === 'done')
           return { order: await orders.get(tenantId, begun.orderId), created: false };
         if (begun.kind === 'busy') {

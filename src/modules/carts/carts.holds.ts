@@ -1,4 +1,4 @@
-import type { Db } from '../../db/store.js';
+import type { Db, DialectName } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
 import { iso } from '../../lib/clock.js';
 import { productsInventory as inventory, type StockLine } from '../products/index.js';
@@ -54,9 +54,10 @@ export async function takeUnits(
   tenantId: string,
   lines: readonly repo.CartLineRow[],
   now: number,
+  dialect: DialectName,
 ): Promise<StockLine[]> {
   const taken = lines.map(({ product_id, variant_id, quantity }) => ({ product_id, variant_id, quantity }));
-  const reservation = await inventory.reserve(trx, tenantId, taken, now, () => undefined, true);
+  const reservation = await inventory.reserve(trx, tenantId, taken, now, () => undefined, dialect);
   await inventory.countReservation(trx, tenantId, reservation);
   return taken;
 }

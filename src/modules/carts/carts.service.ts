@@ -328,7 +328,7 @@ export function createCartService(deps: CartServiceDeps) {
           if (problems.length > 0) throw notReady(problems, 'held');
           let taken;
           try {
-            taken = await takeUnits(trx, tenantId, lines, now);
+            taken = await takeUnits(trx, tenantId, lines, now, store.dialect);
           } catch (error) {
             throw asProblem(error, lines, 'held'); // PostgreSQL: another took the stock meanwhile
           }

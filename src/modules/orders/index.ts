@@ -4,6 +4,7 @@
  */
 export { seedDemoCommerce } from './orders.demo.js';
 export type { HeldOrder, OrderCheckout } from './orders.checkout.js';
+export { NotTakenAsRead } from './orders.build.js';
 export { ORDER_EXAMPLE } from './orders.examples.js';
 export { pagePresenter } from './orders.presenter.js';
 export type { OrderRow } from './orders.repository.js';

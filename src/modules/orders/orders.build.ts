@@ -1,5 +1,5 @@
 import type { OrderSource } from '../../db/schema.js';
-import type { Db } from '../../db/store.js';
+import type { Db, DialectName } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
@@ -49,6 +49,13 @@ export class StaleLines extends Error {
     super('the products or variants an order was priced on changed before their stock was taken');
   }
 }
+
+/**
+ * The one-statement take (`OrderCheckout.takeAndCommit`) declined: the rows changed since the read,
+ * or the order takes a product or variant to zero (its count and event need the ordinary take).
+ * Retried as `StaleLines` is, and the caller takes the order the ordinary way the next time.
+ */
+export class NotTakenAsRead extends StaleLines {}
 
 export async function buildOrder(
   customers: OrderCustomers,
@@ -184,9 +191,14 @@ export async function buildOrder(
  * `insufficient_stock`), from the rows it was priced on; the rows as reserved must still be what
  * it was priced and its lines snapshotted on (else `StaleLines`: the transaction starts over).
  */
-export async function takeStock(trx: Db, built: Built, now: number): Promise<inventory.Reservation> {
+export async function takeStock(
+  trx: Db,
+  built: Built,
+  now: number,
+  dialect: DialectName,
+): Promise<inventory.Reservation> {
   const { order, lines, rows, check } = built;
-  const reservation = await inventory.reserve(trx, order.tenant_id, lines, now, check, true, rows);
+  const reservation = await inventory.reserve(trx, order.tenant_id, lines, now, check, dialect, rows);
   for (const line of lines) {
     if (
       !samePricing(
@@ -200,17 +212,26 @@ export async function takeStock(trx: Db, built: Built, now: number): Promise<inv
   return reservation;
 }
 
+/** What an order takes from a line's product and variant (not stock): its rules and its price. */
+export const PRICED_PRODUCT_FIELDS = ['name', 'category', 'currency', 'status', 'variant_count'] as const;
+export const PRICED_VARIANT_FIELDS = [
+  'price',
+  'title',
+  'sku',
+  'weight_grams',
+  'requires_shipping',
+  'taxable',
+] as const;
+
 /** Whether a line's product and variant agree in all an order takes from them (not stock). */
 function samePricing(
   [product, variant]: [ProductRow | undefined, VariantRow | undefined],
   [reservedProduct, reservedVariant]: [ProductRow | undefined, VariantRow | undefined],
 ): boolean {
   if (!product || !variant || !reservedProduct || !reservedVariant) return false;
-  const productFields = ['name', 'category', 'currency', 'status', 'variant_count'] as const;
-  const variantFields = ['price', 'title', 'sku', 'weight_grams', 'requires_shipping', 'taxable'] as const;
   return (
-    productFields.every((field) => product[field] === reservedProduct[field]) &&
-    variantFields.every((field) => variant[field] === reservedVariant[field])
+    PRICED_PRODUCT_FIELDS.every((field) => product[field] === reservedProduct[field]) &&
+    PRICED_VARIANT_FIELDS.every((field) => variant[field] === reservedVariant[field])
   );
 }
 

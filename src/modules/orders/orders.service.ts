@@ -169,7 +169,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         // Rows other orders share last, in the order every order use case takes them: the
         // products (their stock: a product every order buys stays locked only from here to the
         // commit), their counts, the discounts, then what the events move (the customer's figures).
-        const reservation = await takeStock(trx, built, now);
+        const reservation = await takeStock(trx, built, now, store.dialect);
         await inventory.countReservation(trx, tenantId, reservation);
         await pricing.reserveUses(trx, tenantId, discountIds, order.customer_id, now);
         const created = presentOrder(order, items, attempt);
@@ -207,7 +207,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       try {
         await store.transaction(async (trx) => {
           const built = await buildOrder(customers, trx, tenantId, input, now, API_ORIGIN);
-          await takeStock(trx, built, now);
+          await takeStock(trx, built, now, store.dialect);
           const { order, items } = built;
           throw new PreviewMade({ ...presentOrder(order, items, undefined), id: null, status: 'preview' });
         });

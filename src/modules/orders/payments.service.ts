@@ -45,6 +45,11 @@ export interface KnownOrder {
   items?: readonly orders.OrderItemRow[];
   /** Events of the same change that come before the payment's (a placed order's own). */
   before?: readonly EmitInput[];
+  /**
+   * The caller does nothing in the transaction after `settleIn`: a succeeded payment's wallet
+   * credit then goes with the COMMIT, which ends the transaction (PostgreSQL: one message).
+   */
+  last?: boolean;
 }
 
 /** A settled attempt and its order, as committed. */
@@ -166,7 +171,14 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       paymentEvent('payment.received', current),
       { tenantId: paid.tenant_id, type: 'order.paid', objectType: 'order', object },
     ]);
-    await wallet.creditOrderPayment(trx, orderMoneyOf(current));
+    // The store's wallet, the one row every payment of the store takes, last: what waits for the
+    // commit (the audit entries of the events above) is written first, so the row is held only for
+    // its credit and the commit; with `known.last`, the credit and the COMMIT go as one message.
+    if (known.last === true) await wallet.creditOrderPaymentAndCommit(trx, orderMoneyOf(current));
+    else {
+      await store.flushBeforeCommit(trx);
+      await wallet.creditOrderPayment(trx, orderMoneyOf(current));
+    }
     return { settled: { order: object, payment: current }, giveBack: false };
   }
 
@@ -178,7 +190,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   ): Promise<Settled> {
     const now = clock.now();
     const { settled, giveBack } = await store.transaction((trx) =>
-      settleIn(trx, payment, result, now, items === undefined ? {} : { items }),
+      settleIn(trx, payment, result, now, items === undefined ? { last: true } : { items, last: true }),
     );
     if (giveBack) await returnMoney(settled.payment);
     return settled;

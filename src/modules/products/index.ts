@@ -4,6 +4,7 @@
  */
 export * as productsInventory from './products.inventory.js';
 export * as stockLevels from './products.levels.js';
+export { isNotTakenAsRead, stockTakenAsRead } from './products.stock-take.js';
 export type { Level, LevelLocation } from './products.levels.js';
 export type { StockLine } from './products.inventory.js';
 export { productOptions } from './products.presenter.js';

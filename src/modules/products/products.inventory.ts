@@ -1,8 +1,9 @@
-import type { Db } from '../../db/store.js';
+import type { Db, DialectName } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
 import type { EmitInput, EventService } from '../events/index.js';
 import * as levels from './products.levels.js';
 import * as repo from './products.repository.js';
+import { takeProductStock } from './products.stock-take.js';
 import { updatedEventsOf } from './products.rollup.js';
 import { VARIANTS_SHOWN } from './variants.rules.js';
 import * as variantsRepo from './variants.repository.js';
@@ -160,7 +161,8 @@ export type CheckLines = (
  * orders never deadlock on each other's products. `before`: the rows as the caller read them in
  * this transaction (else they are read here); the reservation answers them as reserved, locked
  * until the transaction ends, so a caller that takes the stock last holds a product busy with
- * other orders the shortest. (`_lock`: kept for callers; the updates lock on PostgreSQL anyway.)
+ * other orders the shortest. On PostgreSQL each product and its variants move in one statement
+ * (products.stock-take.ts): one round trip a product.
  */
 export async function reserve(
   trx: Db,
@@ -168,7 +170,7 @@ export async function reserve(
   lines: readonly StockLine[],
   now: number,
   check: CheckLines,
-  _lock: boolean,
+  dialect: DialectName,
   before?: LineRows,
 ): Promise<Reservation> {
   const read = before ?? (await rowsOf(trx, tenantId, lines));
@@ -176,10 +178,25 @@ export async function reserve(
   const taken = new Map<string, number>();
   for (const line of lines) taken.set(line.product_id, (taken.get(line.product_id) ?? 0) + line.quantity);
   const reservedProducts = new Map<string, repo.ProductRow>();
+  const reservedVariants = new Map<string, variantsRepo.VariantRow>();
   const counts: repo.CountDelta[] = [];
+  const soldOut: variantsRepo.VariantRow[] = [];
+  const byVariant = [...lines].sort((a, b) => compare(a.variant_id, b.variant_id));
+  /** The product as moved, and its variants that gave their units at its default location. */
+  const moved = new Map<string, repo.ProductRow>();
+  const given = new Map<string, variantsRepo.VariantRow>();
   for (const productId of [...taken.keys()].sort(compare)) {
     const quantity = taken.get(productId) as number;
-    const after = await repo.moveStock(trx, tenantId, productId, -quantity, now);
+    const ofProduct = byVariant.filter((line) => line.product_id === productId);
+    if (dialect === 'postgres') {
+      const took = await takeProductStock(trx, tenantId, productId, ofProduct, now);
+      if (took.product) moved.set(productId, took.product);
+      for (const variant of took.variants) given.set(variant.id, variant);
+    } else {
+      const after = await repo.moveStock(trx, tenantId, productId, -quantity, now);
+      if (after) moved.set(productId, after);
+    }
+    const after = moved.get(productId);
     if (!after) continue; // deleted meanwhile: the check below refuses it
     reservedProducts.set(after.id, after);
     if (after.stock === 0) {
@@ -187,11 +204,12 @@ export async function reserve(
       counts.push({ ...repo.bucketOf(after), delta: 1 });
     }
   }
-  const reservedVariants = new Map<string, variantsRepo.VariantRow>();
-  const soldOut: variantsRepo.VariantRow[] = [];
-  for (const line of [...lines].sort((a, b) => compare(a.variant_id, b.variant_id))) {
+  for (const line of byVariant) {
     const after =
-      (await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now)) ??
+      given.get(line.variant_id) ??
+      (dialect === 'postgres'
+        ? undefined
+        : await variantsRepo.reserveVariantStock(trx, tenantId, line.variant_id, line.quantity, now)) ??
       (await commitElsewhere(trx, tenantId, line, read, now));
     reservedVariants.set(after.id, after);
     if (after.stock === 0) soldOut.push(after);

@@ -11,6 +11,7 @@ import { DETAILS_CHANGE } from './variants.versions.js';
 import type { StockLevelsTable } from './products.tables.js';
 import * as stockLevels from './migrations/0048_stock_levels.js';
 import * as imageAlts from './migrations/0061_image_alts.js';
+import * as stockTake from './migrations/0069_stock_take.js';
 
 /** The catalog: products, their options and variants, and the stock each variant holds. */
 
@@ -80,7 +81,11 @@ export default defineModule({
   tags: [{ name: 'Products', description: 'The catalog: products, their options and variants' }],
   permissions: PERMISSIONS,
   problems: PROBLEMS,
-  migrations: { '0048_stock_levels': stockLevels, '0061_image_alts': imageAlts },
+  migrations: {
+    '0048_stock_levels': stockLevels,
+    '0061_image_alts': imageAlts,
+    '0069_stock_take': stockTake,
+  },
   events: [
     {
       types: EVENTS,

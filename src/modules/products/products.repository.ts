@@ -40,6 +40,7 @@ const COLUMNS = [
   'created',
   'updated',
 ] as const satisfies readonly (keyof ProductRow)[];
+export { COLUMNS as PRODUCT_COLUMNS };
 
 /** A product as written: with the searched text of its variants. */
 export type NewProductRow = ProductRow & Pick<ProductsTable, 'search_extra'>;

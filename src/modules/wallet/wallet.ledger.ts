@@ -1,9 +1,10 @@
 import type { LedgerEntryType, WalletTransactionType } from '../../db/schema.js';
-import type { DialectName, Db } from '../../db/store.js';
+import type { DialectName, Db, Store } from '../../db/store.js';
 import { AppError } from '../../lib/errors.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { MAX_BALANCE } from '../../lib/money.js';
 import { livemodeOf } from '../tenants/index.js';
+import * as entries from './wallet.entry-statement.js';
 import * as repo from './wallet.repository.js';
 
 /**
@@ -111,64 +112,24 @@ export async function postEntry(
   input: EntryInput,
   dialect: DialectName,
 ): Promise<{ entryId: string; postings: repo.PostingRow[]; transfer: repo.TransferRow | undefined }> {
-  if (input.lines.length < 2) throw new Error('a journal entry needs at least two postings');
-  let total = 0;
-  for (const line of input.lines) {
-    if (!Number.isSafeInteger(line.amount) || line.amount === 0) {
-      throw new Error(`posting amount must be a non-zero integer, got ${line.amount}`);
-    }
-    total += line.amount;
-  }
-  if (total !== 0) throw new Error(`journal entry does not balance: postings sum to ${total}`);
-
-  // Journal entries are internal (never in the API), hence an id outside the public prefixes.
-  const entryId = `je_${randomBase62(24)}`;
-  const ceiling = input.uncapped === true ? undefined : MAX_BALANCE;
-  const drafts = input.lines.map((line): repo.PostingDraft => ({
-    id: newId('txn'),
-    entry_id: entryId,
-    account_id: line.account.id,
-    tenant_id: line.account.tenantId,
-    type: line.type,
-    currency: input.currency,
-    amount: line.amount,
-    description: line.description,
-    source_id: line.sourceId,
-    created: input.created,
-    wallet: line.account.wallet,
-  }));
+  const { entryId, ceiling, drafts, entry, transfer } = draftEntry(input);
   const walletIds = drafts.filter((d) => d.wallet).map((d) => d.account_id);
-  const entry = { id: entryId, type: input.type, currency: input.currency, created: input.created };
-  const transfer = input.transfer && { ...input.transfer, entry_id: entryId };
-  const applied = new Map<string, repo.AppliedWallet>();
+  const applied = new Map<string, entries.AppliedWallet>();
   const byAccount = [...drafts].sort((a, b) =>
     a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0,
   );
-  const refuse = (draft: repo.PostingDraft): never => {
-    if (draft.amount > 0) {
-      throw new AppError(
-        'limit_exceeded',
-        `The wallet ${draft.account_id} may hold at most ${MAX_BALANCE} ${input.currency}; it cannot take ${draft.amount} more.`,
-        { extra: { wallet_id: draft.account_id } },
-      );
-    }
-    throw new AppError(
-      'insufficient_funds',
-      `The wallet ${draft.account_id} does not have ${-draft.amount} ${input.currency} available.`,
-      { extra: { wallet_id: draft.account_id } },
-    );
-  };
+  const refuse = (draft: entries.PostingDraft): never => refusal(draft, input.currency);
 
   const atOnce = dialect === 'postgres' && new Set(walletIds).size === walletIds.length;
   if (atOnce) {
-    for (const wallet of await repo.writeEntry(trx, entry, drafts, ceiling, transfer)) {
+    for (const wallet of await entries.writeEntry(trx, entry, drafts, ceiling, transfer)) {
       applied.set(wallet.id, wallet);
     }
     for (const draft of byAccount) if (draft.wallet && !applied.has(draft.account_id)) refuse(draft);
   } else {
     await repo.insertEntry(trx, entry);
   }
-  const rows = new Map<repo.PostingDraft, repo.PostingRow>();
+  const rows = new Map<entries.PostingDraft, repo.PostingRow>();
   for (const draft of byAccount) {
     const { wallet, ...posting } = draft;
     let after: { balance: number; postings: number } | undefined;
@@ -264,4 +225,82 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
     await repo.unmatchedTransfers(db, SAMPLE),
   );
   return { ok: violations.length === 0, checked: await repo.ledgerSize(db), currencies, violations };
+}
+
+/** An entry's postings drafted: checked to balance, each with its id, the entry's own row. */
+function draftEntry(input: EntryInput) {
+  if (input.lines.length < 2) throw new Error('a journal entry needs at least two postings');
+  let total = 0;
+  for (const line of input.lines) {
+    if (!Number.isSafeInteger(line.amount) || line.amount === 0) {
+      throw new Error(`posting amount must be a non-zero integer, got ${line.amount}`);
+    }
+    total += line.amount;
+  }
+  if (total !== 0) throw new Error(`journal entry does not balance: postings sum to ${total}`);
+
+  // Journal entries are internal (never in the API), hence an id outside the public prefixes.
+  const entryId = `je_${randomBase62(24)}`;
+  const ceiling = input.uncapped === true ? undefined : MAX_BALANCE;
+  const drafts = input.lines.map((line): entries.PostingDraft => ({
+    id: newId('txn'),
+    entry_id: entryId,
+    account_id: line.account.id,
+    tenant_id: line.account.tenantId,
+    type: line.type,
+    currency: input.currency,
+    amount: line.amount,
+    description: line.description,
+    source_id: line.sourceId,
+    created: input.created,
+    wallet: line.account.wallet,
+  }));
+  const entry = { id: entryId, type: input.type, currency: input.currency, created: input.created };
+  const transfer = input.transfer && { ...input.transfer, entry_id: entryId };
+  return { entryId, ceiling, drafts, entry, transfer };
+}
+
+/** A wallet posting that did not apply: past the ceiling (a credit) or short of funds (a debit). */
+function refusal(draft: entries.PostingDraft, currency: string): never {
+  if (draft.amount > 0) {
+    throw new AppError(
+      'limit_exceeded',
+      `The wallet ${draft.account_id} may hold at most ${MAX_BALANCE} ${currency}; it cannot take ${draft.amount} more.`,
+      { extra: { wallet_id: draft.account_id } },
+    );
+  }
+  throw new AppError(
+    'insufficient_funds',
+    `The wallet ${draft.account_id} does not have ${-draft.amount} ${currency} available.`,
+    { extra: { wallet_id: draft.account_id } },
+  );
+}
+
+/** SQLSTATE of `ledger_entry_applied` refusing an entry whose wallet did not take it (migration 0070). */
+const NOT_APPLIED = 'CPL01';
+
+/**
+ * `postEntry` as the last statement of the caller's transaction, for an entry of one wallet whose
+ * postings the caller does not need back (an order's payment credited to the store's wallet, the
+ * row every payment of the store takes). PostgreSQL: the entry's one statement and the COMMIT go
+ * as one message (`store.commitWith`), so the wallet is held for no round trip to the process; a
+ * wallet that does not take it refuses as `postEntry` does, and the transaction rolls back. The
+ * transaction is over when it returns. SQLite: `postEntry`, and the transaction commits as usual.
+ */
+export async function postEntryAndCommit(trx: Db, input: EntryInput, store: Store): Promise<void> {
+  if (store.dialect !== 'postgres') {
+    await store.flushBeforeCommit(trx);
+    await postEntry(trx, input, store.dialect);
+    return;
+  }
+  const { ceiling, drafts, entry, transfer } = draftEntry(input);
+  const wallets = drafts.filter((d) => d.wallet);
+  const [wallet] = wallets;
+  if (wallets.length !== 1 || !wallet) throw new Error('postEntryAndCommit: an entry of one wallet');
+  try {
+    await store.commitWith(trx, entries.entryStatementToCommit(entry, drafts, ceiling, transfer));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === NOT_APPLIED) refusal(wallet, input.currency);
+    throw error;
+  }
 }

@@ -1,4 +1,5 @@
 import { defineModule } from '../../kernel/module.js';
+import * as ledgerEntryApplied from './migrations/0070_ledger_entry_applied.js';
 import type { Names } from '../../kernel/vocabulary.js';
 import { walletRoutes } from './wallet.routes.js';
 import {
@@ -33,6 +34,7 @@ export default defineModule({
   tags: [{ name: 'Wallet', description: 'Balances, transactions and transfers on a double-entry ledger' }],
   permissions: PERMISSIONS,
   events: [{ types: EVENTS, object: TransferSchema }],
+  migrations: { '0070_ledger_entry_applied': ledgerEntryApplied },
   operationIds: {
     'GET /v1/wallet/balance': 'getWalletBalance',
     'GET /v1/wallet/balances': 'listWalletBalances',

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { MAX_BALANCE } from '../../lib/money.js';
 import { checkAmount, platformLine, type WalletAccounts, walletLine } from './wallet.accounts.js';
-import { postEntry } from './wallet.ledger.js';
+import { type EntryInput, postEntry, postEntryAndCommit } from './wallet.ledger.js';
 import { presentTransaction } from './wallet.presenter.js';
 import * as repo from './wallet.repository.js';
 import type { TransactionObject } from './wallet.schemas.js';
@@ -47,6 +47,40 @@ export function orderMoneyOf(payment: {
 
 export function createWalletOrderMoney(deps: { store: Store; clock: Clock }, accounts: WalletAccounts) {
   const { store, clock } = deps;
+
+  /** The ledger entry of an order's captured payment (none for a free order). */
+  async function paymentEntry(trx: Db, input: OrderMoney): Promise<EntryInput | undefined> {
+    if (input.amount === 0) return undefined;
+    checkAmount(input.amount);
+    const now = clock.now();
+    const wallet = await accounts.walletOf(trx, input.tenantId, input.currency, now);
+    const clearing = await accounts.platformAccount(trx, 'clearing', input.tenantId, input.currency, now);
+    const description = `Payment ${input.paymentId} for order ${input.orderId}`;
+    return {
+      // The provider has the money: it lands even past MAX_BALANCE (`roomForPayment` came first).
+      uncapped: true,
+      type: 'payment',
+      currency: input.currency,
+      created: now,
+      lines: [
+        {
+          account: walletLine(wallet),
+          type: 'payment',
+          amount: input.amount,
+          description,
+          sourceId: input.orderId,
+        },
+        {
+          account: platformLine(clearing),
+          type: 'payment',
+          amount: -input.amount,
+          description,
+          sourceId: input.orderId,
+        },
+      ],
+    };
+  }
+
   return {
     /**
      * 422 `limit_exceeded` when a payment of `amount` would take the tenant's wallet past
@@ -69,42 +103,23 @@ export function createWalletOrderMoney(deps: { store: Store; clock: Clock }, acc
      * A free order (total 0) moves nothing and posts nothing.
      */
     async creditOrderPayment(trx: Db, input: OrderMoney): Promise<TransactionObject | null> {
-      if (input.amount === 0) return null;
-      checkAmount(input.amount);
-      const now = clock.now();
-      const wallet = await accounts.walletOf(trx, input.tenantId, input.currency, now);
-      const clearing = await accounts.platformAccount(trx, 'clearing', input.tenantId, input.currency, now);
-      const description = `Payment ${input.paymentId} for order ${input.orderId}`;
+      const entry = await paymentEntry(trx, input);
+      if (!entry) return null;
       const {
         postings: [credited],
-      } = await postEntry(
-        trx,
-        {
-          // The provider has the money: it lands even past MAX_BALANCE (`roomForPayment` came first).
-          uncapped: true,
-          type: 'payment',
-          currency: input.currency,
-          created: now,
-          lines: [
-            {
-              account: walletLine(wallet),
-              type: 'payment',
-              amount: input.amount,
-              description,
-              sourceId: input.orderId,
-            },
-            {
-              account: platformLine(clearing),
-              type: 'payment',
-              amount: -input.amount,
-              description,
-              sourceId: input.orderId,
-            },
-          ],
-        },
-        store.dialect,
-      );
+      } = await postEntry(trx, entry, store.dialect);
       return presentTransaction(credited);
+    },
+
+    /**
+     * `creditOrderPayment` as the last statement of the orders' transaction, which it ends: on
+     * PostgreSQL the credit and the COMMIT go as one message, so the store's wallet, the row every
+     * payment of the store takes, is held for no round trip to the process (`postEntryAndCommit`).
+     * The caller does nothing in `trx` after it.
+     */
+    async creditOrderPaymentAndCommit(trx: Db, input: OrderMoney): Promise<void> {
+      const entry = await paymentEntry(trx, input);
+      if (entry) await postEntryAndCommit(trx, entry, store);
     },
 
     /**
