@@ -34,8 +34,11 @@ export function createPgTransactions(db: Db, committed: CommitCallbacks) {
           if (state.open) await sql`COMMIT`.execute(conn);
           return done;
         } catch (error) {
+          // Committed (`commitWith`) before the use case failed: never to be tried again.
+          if (!state.open)
+            throw new Error('the use case failed after its commit (commitWith)', { cause: error });
           // A statement that failed left the transaction aborted (or a COMMIT that failed ended it).
-          if (state.open) await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+          await sql`ROLLBACK`.execute(conn).catch(() => undefined);
           throw error;
         } finally {
           open.delete(conn);

@@ -51,8 +51,8 @@ export interface Store {
    * Ends the transaction `trx` belongs to with `statement`, its values inline (`sql.lit`): what
    * waits for the commit is written first, then the statement, then the COMMIT. PostgreSQL sends
    * the statement and the COMMIT as one message, so a row it locks is held for no round trip to
-   * the process (src/db/pg-transaction.ts); SQLite runs the statement and commits as usual. The
-   * use case does nothing with `trx` after it; if the statement fails, the transaction rolls back.
+   * the process (src/db/pg-transaction.ts); SQLite runs the statement, then the COMMIT. The use
+   * case does nothing with `trx` after it; if the statement fails, the transaction rolls back.
    */
   commitWith(trx: Db, statement: RawBuilder<unknown>): Promise<void>;
   /**
@@ -368,7 +368,8 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
         await sql`BEGIN IMMEDIATE`.execute(conn);
         try {
           const done = await committed.collect(conn, fn);
-          await sql`COMMIT`.execute(conn);
+          // Unless `commitWith` committed already.
+          if (database.inTransaction) await sql`COMMIT`.execute(conn);
           return done;
         } catch (error) {
           if (database.inTransaction) await sql`ROLLBACK`.execute(conn);
@@ -381,6 +382,7 @@ function openSqlite(dataDir: string, lockTimeoutMs: number): Store {
     async commitWith(trx, statement) {
       await committed.flush(trx);
       await statement.execute(trx);
+      await sql`COMMIT`.execute(trx);
       committed.close(trx);
     },
     afterCommit: committed.add,

@@ -10,7 +10,10 @@ import type { TestContext } from './context.js';
  * context's file. Counted below Kysely, so nothing a repository builds is missed. Work of other
  * stores in the process is not counted.
  */
-export async function statementsOf(ctx: TestContext, work: () => Promise<unknown>): Promise<string[]> {
+export async function statementsOf(
+  ctx: Pick<TestContext, 'dialect'> & { store: Pick<TestContext['store'], 'env' | 'dataDir'> },
+  work: () => Promise<unknown>,
+): Promise<string[]> {
   const sent: string[] = [];
   const record = (text: unknown) => sent.push(String(text).replace(/\s+/g, ' ').trim());
   if (ctx.dialect === 'postgres') {
