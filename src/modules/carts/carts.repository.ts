@@ -31,7 +31,6 @@ export async function updateCart(
   await db.updateTable('carts').set(changes).where('id', '=', id).execute();
 }
 
-/** The lines of the given carts, each cart's in the order they were added. */
 /**
  * The products of a cart's lines that its completion could still buy: the line's variant has
  * units in stock, or the cart holds them (none for an unknown cart or another tenant's). A line
@@ -51,6 +50,7 @@ export async function findProductIds(db: Db, tenantId: string, cartId: string): 
   return rows.map((row) => row.product_id);
 }
 
+/** The lines of the given carts, each cart's in the order they were added. */
 export async function findLines(db: Db, cartIds: readonly string[]): Promise<CartLineRow[]> {
   if (cartIds.length === 0) return [];
   return db
