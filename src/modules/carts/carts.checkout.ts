@@ -112,12 +112,13 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
       return { kind: 'charge', intent: JSON.parse(cart.checkout) as Intent, resumed: true };
     }
     const lines = await repo.findLines(trx, [id]);
-    const shown = presentCart(cart, lines, await loadCartContext(trx, cart, lines, now), now);
+    const context = await loadCartContext(trx, cart, lines, now);
+    const shown = presentCart(cart, lines, context, now);
     if (shown.total !== body.expected_total) throw cartChanged(shown, body.expected_total);
     if (shown.problems.length > 0) throw notReady(shown.problems);
     // The cart's stock hold, if any, becomes the order's: given back and reserved again at once,
     // under the same locks (carts.holds.ts); a refusal below rolls both back.
-    await releaseHold(trx, cart, now);
+    const released = await releaseHold(trx, cart, now);
     try {
       const prepared = await orderCheckout.prepare(
         trx,
@@ -135,6 +136,9 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
         body.payment_method,
         { source: 'storefront', cartId: id },
         now,
+        // What pricing the cart read a moment ago in this transaction is not read again, but for
+        // the stock a released hold just gave back.
+        released ? { customer: context.customer } : { customer: context.customer, rows: context },
       );
       if (prepared.held.order.total !== shown.total) throw cartChanged(shown, body.expected_total);
       // The cart's checkout and the key's mark first, the stock last: the variant a flash sale's

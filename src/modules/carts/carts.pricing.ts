@@ -2,7 +2,7 @@ import type { Db } from '../../db/store.js';
 import { iso } from '../../lib/clock.js';
 import { AppError, isAppError } from '../../lib/errors.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
-import { type Address, findCustomerByEmail } from '../customers/index.js';
+import { type Address, type CustomerRow, findCustomerByEmail } from '../customers/index.js';
 import type { OrderObject } from '../orders/index.js';
 import {
   type CheckoutLine,
@@ -45,6 +45,8 @@ export interface CartContext {
   priced: CheckoutPricing;
   /** The sellable lines' indexes in the cart's lines. */
   sellable: readonly number[];
+  /** The store's customer of the cart's email, if it has one (the order's, when the cart completes). */
+  customer: CustomerRow | undefined;
 }
 
 /** A line's variant and product when it can be bought in this cart; else why not. */
@@ -127,7 +129,7 @@ export async function loadCartContext(
     rates,
     shippingRateId: cart.shipping_rate_id ?? undefined,
   });
-  return { variants, products, priced, sellable };
+  return { variants, products, priced, sellable, customer };
 }
 
 /**

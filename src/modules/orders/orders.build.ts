@@ -3,7 +3,7 @@ import type { Db, DialectName } from '../../db/store.js';
 import { AppError, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
-import { normaliseAddresses, type OrderCustomers } from '../customers/index.js';
+import { type CustomerRow, normaliseAddresses, type OrderCustomers } from '../customers/index.js';
 import type { PricedLine } from '../pricing/index.js';
 import { productsInventory as inventory, type ProductRow, type VariantRow } from '../products/index.js';
 import { priceOrder } from './orders.pricing.js';
@@ -57,6 +57,16 @@ export class StaleLines extends Error {
  */
 export class NotTakenAsRead extends StaleLines {}
 
+/**
+ * What the caller of `buildOrder` read in its transaction already, not to be read again: the
+ * customer of the order's email, and the lines' products and variants (a cart's completion, which
+ * priced the cart a moment before; the reads are the same, none of them locks).
+ */
+export interface KnownRows {
+  customer?: CustomerRow | undefined;
+  rows?: inventory.KnownLineRows | undefined;
+}
+
 export async function buildOrder(
   customers: OrderCustomers,
   trx: Db,
@@ -64,9 +74,17 @@ export async function buildOrder(
   input: CreateOrderBody,
   now: number,
   origin: OrderOrigin,
+  known: KnownRows = {},
 ): Promise<Built> {
-  const customer = await customers.forOrder(trx, tenantId, input, now);
-  const { lines, rows } = await inventory.readLines(trx, tenantId, input.items);
+  // What the caller read in this transaction already (a cart's completion, which priced the cart).
+  const byEmail =
+    input.customer_id === undefined &&
+    known.customer !== undefined &&
+    known.customer.email_key === input.customer?.email.toLowerCase();
+  const customer = byEmail
+    ? (known.customer as CustomerRow)
+    : await customers.forOrder(trx, tenantId, input, now);
+  const { lines, rows } = await inventory.readLines(trx, tenantId, input.items, true, known.rows);
   /** The order's rules on its products and variants, checked before the reservation and as reserved. */
   const check: inventory.CheckLines = (products, variants) => {
     let currency: string | undefined;

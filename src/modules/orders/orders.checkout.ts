@@ -12,6 +12,7 @@ import {
 import {
   type Built,
   buildOrder,
+  type KnownRows,
   checkCreate,
   NotTakenAsRead,
   type OrderOrigin,
@@ -79,8 +80,10 @@ export function createOrderCheckout(deps: OrderCheckoutDeps) {
     /**
      * Makes the order `body` describes, refusing as `POST /orders` refuses (`discount_invalid`,
      * `shipping_unavailable`, `limit_exceeded`, ...), and the attempt to charge it with `method`;
-     * takes nothing yet and writes nothing. `held` is what `take` answers when no variant runs out,
-     * so the caller may keep it before the stock is taken (the products' locks held the shortest).
+     * takes nothing yet and writes nothing of the order (a customer new to the store is made).
+     * `held` is what `take` answers when no variant runs out, so the caller may keep it before the
+     * stock is taken (the products' locks held the shortest). `known`: rows the caller read in this
+     * transaction already, not read again.
      */
     async prepare(
       trx: Db,
@@ -89,9 +92,10 @@ export function createOrderCheckout(deps: OrderCheckoutDeps) {
       method: string,
       origin: OrderOrigin,
       now: number,
+      known: KnownRows = {},
     ): Promise<PreparedOrder> {
       const input = checkCreate(body);
-      const built = await buildOrder(customers, trx, tenantId, input, now, origin);
+      const built = await buildOrder(customers, trx, tenantId, input, now, origin, known);
       const { order, items, discountIds } = built;
       const payment = await payments.newAttempt(trx, order, method, now);
       // In the order `take` answers them (code-unit order, as the stock is taken).

@@ -46,8 +46,8 @@ const UNPAID = {
 } as const;
 /** A cart's completion: the storefront's read of its products, then the hold and the placing. */
 const COMPLETION = {
-  sqlite: { outside: 1, transactions: [16, 20] },
-  postgres: { outside: 1, transactions: [14, 14] },
+  sqlite: { outside: 1, transactions: [13, 20] },
+  postgres: { outside: 1, transactions: [11, 14] },
 } as const;
 /** SQLite: the writes of a paid order that wait for the disk (an fsync each): its two transactions. */
 const PAID_DURABLE_WRITES = 2;
@@ -167,6 +167,12 @@ for (const dialect of DIALECTS) {
       // product many shoppers buy is locked only for it and the commit: on PostgreSQL one statement
       // sent with the COMMIT, a round trip in all, during which the process holds no lock.
       const [hold] = transactions(statements);
+      // What pricing the cart read (its variants, products and customer) the order is built from,
+      // not read a second time.
+      for (const table of ['product_variants', 'products', 'customers']) {
+        const reads = (hold ?? []).filter((s) => s.startsWith('select') && s.includes(` from "${table}" `));
+        assert.equal(reads.length, 1, `${table}: ${reads.join('\n')}`);
+      }
       const stock =
         dialect === 'postgres' ? /^SELECT take_stock_as_read\(.*\); COMMIT$/ : /^update "products"/;
       assert.ok(indexOf(hold, /^update "carts" set "checkout"/) < indexOf(hold, stock));

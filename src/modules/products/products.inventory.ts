@@ -37,6 +37,12 @@ export interface LineRows {
   variants: Map<string, variantsRepo.VariantRow>;
 }
 
+/** Products and variants a caller read in its transaction already (`readLines` reads them no more). */
+export interface KnownLineRows {
+  products: ReadonlyMap<string, repo.ProductRow>;
+  variants: ReadonlyMap<string, variantsRepo.VariantRow>;
+}
+
 /**
  * Each item as the variant it names: its `variant_id`, or the only variant of its `product_id`.
  * A product with several variants named by `product_id` is a 400 asking for `variant_id`; one
@@ -60,6 +66,7 @@ export async function readLines(
   tenantId: string,
   items: readonly ItemRef[],
   all = true,
+  known?: KnownLineRows,
 ): Promise<{ lines: StockLine[]; rows: LineRows }> {
   items.forEach((item, index) => {
     if (item.variant_id === undefined && item.product_id === undefined) {
@@ -69,13 +76,22 @@ export async function readLines(
       );
     }
   });
+  const named = items.flatMap((item) => (item.variant_id === undefined ? [] : [item.variant_id]));
+  // Rows the caller read in this transaction already serve when they hold every line's variant
+  // and its product (a cart's completion, all its lines by variant).
+  const knownRows =
+    known !== undefined &&
+    named.length === items.length &&
+    named.every((id) => {
+      const variant = known.variants.get(id);
+      return variant !== undefined && known.products.has(variant.product_id);
+    })
+      ? known
+      : undefined;
   const byVariant = new Map(
-    (
-      await variantsRepo.findVariantsByIds(
-        db,
-        tenantId,
-        items.flatMap((item) => (item.variant_id === undefined ? [] : [item.variant_id])),
-      )
+    (knownRows
+      ? named.map((id) => knownRows.variants.get(id) as variantsRepo.VariantRow)
+      : await variantsRepo.findVariantsByIds(db, tenantId, named)
     ).map((variant) => [variant.id, variant]),
   );
   const productIds = new Set(
@@ -85,7 +101,10 @@ export async function readLines(
   );
   if (all) for (const variant of byVariant.values()) productIds.add(variant.product_id);
   const products = new Map(
-    (await repo.findProductsByIds(db, tenantId, [...productIds])).map((product) => [product.id, product]),
+    (knownRows
+      ? [...productIds].map((id) => knownRows.products.get(id) as repo.ProductRow)
+      : await repo.findProductsByIds(db, tenantId, [...productIds])
+    ).map((product) => [product.id, product]),
   );
   const productOnly = items.flatMap((item) =>
     item.variant_id === undefined && item.product_id !== undefined ? [item.product_id] : [],
