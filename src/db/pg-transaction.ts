@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import pg from 'pg';
 import type { Db } from './store.js';
 
 /** The store's callbacks around commits (`commitCallbacks` in store.ts). */
@@ -49,7 +50,7 @@ export function createPgTransactions(db: Db, committed: CommitCallbacks) {
     /**
      * Ends `trx`'s transaction with `statement`: what waits for the commit (`beforeCommit`) is
      * written first, then the statement and COMMIT go as one message (the simple query protocol,
-     * so the statement carries its values inline: build it with `sql.lit`). If the statement
+     * so the statement carries its values inline: build it with `inline`). If the statement
      * fails, nothing after it runs and the transaction rolls back as after any failed statement.
      * The use case does nothing with `trx` after it.
      */
@@ -59,11 +60,23 @@ export function createPgTransactions(db: Db, committed: CommitCallbacks) {
       await committed.flush(trx);
       const compiled = statement.compile(trx);
       if (compiled.parameters.length > 0) {
-        throw new Error('commitWith: the statement must carry its values inline (sql.lit)');
+        throw new Error('commitWith: the statement must carry its values inline (`inline`)');
       }
       await sql.raw(`${compiled.sql}; COMMIT`).execute(trx);
       state.open = false;
       committed.close(trx);
     },
   };
+}
+
+/**
+ * A value written into a statement for `commitWith`: strings through node-postgres's
+ * `escapeLiteral`, which doubles quotes and backslashes (an `E'...'` literal), so merchant text (a
+ * product's name, a SKU) reads as itself whatever the server's `standard_conforming_strings`;
+ * numbers, booleans and null as Kysely writes them. Statements with parameters keep them.
+ */
+export function inline(value: string | number | boolean | null): RawBuilder<unknown> {
+  if (typeof value === 'string') return sql.raw(pg.escapeLiteral(value));
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
+  return sql.lit(value);
 }

@@ -48,7 +48,7 @@ export interface Store {
    */
   unsynced<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
-   * Ends the transaction `trx` belongs to with `statement`, its values inline (`sql.lit`): what
+   * Ends the transaction `trx` belongs to with `statement`, its values inline (`inline`, src/db/pg-transaction.ts): what
    * waits for the commit is written first, then the statement, then the COMMIT. PostgreSQL sends
    * the statement and the COMMIT as one message, so a row it locks is held for no round trip to
    * the process (src/db/pg-transaction.ts); SQLite runs the statement, then the COMMIT. The use

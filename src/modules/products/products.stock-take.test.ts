@@ -10,7 +10,7 @@ import {
 } from '../../../test/helpers/context.js';
 import type { Db } from '../../db/store.js';
 import * as repo from './products.repository.js';
-import { takeProductStock } from './products.stock-take.js';
+import { isNotTakenAsRead, stockTakenAsRead, takeProductStock } from './products.stock-take.js';
 import * as variantsRepo from './variants.repository.js';
 
 /**
@@ -35,7 +35,8 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
         '/v1/products',
         {
           body: {
-            name: 'Mug',
+            // Merchant text with a quote and a backslash: written inline by `stockTakenAsRead`.
+            name: String.raw`Tom's \' mug`,
             options: [{ name: 'Color', values: ['Red', 'Blue', 'Green'] }],
             variants: ['Red', 'Blue', 'Green'].map((color, i) => ({
               options: { Color: color },
@@ -155,7 +156,8 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
       try {
         // The product's row is locked while the statement waits for the variant's.
         let productLocked = false;
-        for (let i = 0; i < 200 && !productLocked; i++) {
+        // Bounded by the state it waits for, not by a time a busy machine might not meet.
+        for (let i = 0; i < 3_000 && !productLocked; i++) {
           productLocked = await db
             .transaction()
             .execute(async (trx) => {
@@ -178,6 +180,41 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
         taken.variants.map((variant) => variant.id),
         [variantIds[1]],
       );
+    });
+
+    it('takes the units with the commit, only as read, the merchant text inline as itself', async () => {
+      const store = ctx.deps.store;
+      const product = (await repo.findProductsByIds(store.db, tenantId, [productId]))[0];
+      const variant = (
+        await variantsRepo.findVariantsByIds(store.db, tenantId, [variantIds[0] as string])
+      )[0];
+      assert.ok(product && variant);
+      assert.equal(product.name, String.raw`Tom's \' mug`);
+      const read = { name: product.name, status: product.status };
+      const line = {
+        variant_id: variant.id,
+        quantity: 1,
+        read: { price: variant.price, title: variant.title },
+      };
+      await store.transaction(async (trx) => {
+        // A server that reads backslashes in literals as escapes (the old default) reads it alike.
+        await sql`SET LOCAL standard_conforming_strings = off`.execute(trx);
+        await store.commitWith(trx, stockTakenAsRead(tenantId, productId, read, [line], Date.now()));
+      });
+      const after = (await variantsRepo.findVariantsByIds(store.db, tenantId, [variant.id]))[0];
+      assert.equal(after?.stock, variant.stock - 1);
+      // Read otherwise (a price changed since): declined, nothing taken.
+      await assert.rejects(
+        store.transaction((trx) =>
+          store.commitWith(
+            trx,
+            stockTakenAsRead(tenantId, productId, read, [{ ...line, read: { price: variant.price + 1 } }], 1),
+          ),
+        ),
+        (error) => isNotTakenAsRead(error),
+      );
+      const unchanged = (await variantsRepo.findVariantsByIds(store.db, tenantId, [variant.id]))[0];
+      assert.equal(unchanged?.stock, variant.stock - 1);
     });
   });
 }

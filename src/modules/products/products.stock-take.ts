@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { inline } from '../../db/pg-transaction.js';
 import type { Db } from '../../db/store.js';
 import { PRODUCT_COLUMNS, type ProductRow } from './products.repository.js';
 import type { VariantRow } from './variants.repository.js';
@@ -70,6 +71,6 @@ export function stockTakenAsRead(
   lines: readonly { variant_id: string; quantity: number; read: Record<string, unknown> }[],
   now: number,
 ): RawBuilder<unknown> {
-  return sql`SELECT take_stock_as_read(${sql.lit(tenantId)}, ${sql.lit(productId)},
-    ${sql.lit(JSON.stringify(read))}::jsonb, ${sql.lit(JSON.stringify(lines))}::jsonb, ${sql.lit(now)}::bigint)`;
+  return sql`SELECT take_stock_as_read(${inline(tenantId)}, ${inline(productId)},
+    ${inline(JSON.stringify(read))}::jsonb, ${inline(JSON.stringify(lines))}::jsonb, ${inline(now)}::bigint)`;
 }

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { LedgerEntriesTable } from '../../db/schema.js';
+import { inline as inlineValue } from '../../db/pg-transaction.js';
 import type { Db } from '../../db/store.js';
 import type { PostingRow, TransferRow } from './wallet.repository.js';
 
@@ -41,7 +42,7 @@ export async function writeEntry(
 }
 
 /**
- * `writeEntry`'s statement, its values inline (`sql.lit`), for `store.commitWith`: it answers no
+ * `writeEntry`'s statement, its values inline (`inline`), for `store.commitWith`: it answers no
  * wallets (the statement and its COMMIT go as one message) but fails, SQLSTATE `CPL01` (migration
  * 0070), when a wallet's update did not apply, so the transaction rolls back instead of committing.
  */
@@ -61,7 +62,9 @@ function entryStatement(
   transfer: TransferRow | undefined,
   inline: boolean,
 ): RawBuilder<AppliedWallet> {
-  const v = inline ? (value: unknown) => sql.lit(value) : (value: unknown) => sql.val(value);
+  const v = inline
+    ? (value: string | number | boolean | null) => inlineValue(value)
+    : (value: string | number | boolean | null) => sql.val(value);
   const wallets = drafts.filter((d) => d.wallet).length;
   const lines = sql.join(
     drafts.map(
