@@ -138,7 +138,9 @@ export function createCartCheckout(deps: CartCheckoutDeps) {
         now,
         // What pricing the cart read a moment ago in this transaction is not read again, but for
         // the stock a released hold just gave back.
-        released ? { customer: context.customer } : { customer: context.customer, rows: context },
+        released
+          ? { customer: context.customer, checkout: context.checkout }
+          : { customer: context.customer, rows: context, checkout: context.checkout },
       );
       if (prepared.held.order.total !== shown.total) throw cartChanged(shown, body.expected_total);
       // The cart's checkout and the key's mark first, the stock last: the variant a flash sale's

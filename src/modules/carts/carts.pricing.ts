@@ -47,6 +47,8 @@ export interface CartContext {
   sellable: readonly number[];
   /** The store's customer of the cart's email, if it has one (the order's, when the cart completes). */
   customer: CustomerRow | undefined;
+  /** The discounts and rates it was priced from (the order's, when the cart completes). */
+  checkout: pricingService.LoadedCheckout;
 }
 
 /** A line's variant and product when it can be bought in this cart; else why not. */
@@ -113,12 +115,13 @@ export async function loadCartContext(
   const customer = cart.email === null ? undefined : await findCustomerByEmail(db, tenantId, cart.email);
   const codes = JSON.parse(cart.discount_codes) as string[];
   const address = addressOf(cart);
-  const { discounts, rates } = await pricingService.loadCheckout(db, tenantId, {
+  const checkout = await pricingService.loadCheckout(db, tenantId, {
     codes,
     customerId: customer?.id ?? null,
     country: address?.country,
     currency: cart.currency,
   });
+  const { discounts, rates } = checkout;
   const priced = priceCheckout({
     lines: checkoutLines,
     currency: cart.currency,
@@ -129,7 +132,7 @@ export async function loadCartContext(
     rates,
     shippingRateId: cart.shipping_rate_id ?? undefined,
   });
-  return { variants, products, priced, sellable, customer };
+  return { variants, products, priced, sellable, customer, checkout };
 }
 
 /**

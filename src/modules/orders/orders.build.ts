@@ -4,7 +4,7 @@ import { AppError, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { MAX_AMOUNT } from '../../lib/money.js';
 import { type CustomerRow, normaliseAddresses, type OrderCustomers } from '../customers/index.js';
-import type { PricedLine } from '../pricing/index.js';
+import type { PricedLine, pricingService } from '../pricing/index.js';
 import { productsInventory as inventory, type ProductRow, type VariantRow } from '../products/index.js';
 import { priceOrder } from './orders.pricing.js';
 import type * as repo from './orders.repository.js';
@@ -59,12 +59,16 @@ export class NotTakenAsRead extends StaleLines {}
 
 /**
  * What the caller of `buildOrder` read in its transaction already, not to be read again: the
- * customer of the order's email, and the lines' products and variants (a cart's completion, which
- * priced the cart a moment before; the reads are the same, none of them locks).
+ * customer of the order's email, the lines' products and variants, and the discounts and rates of
+ * its checkout (a cart's completion, which priced the cart a moment before; the reads are the same,
+ * none of them locks).
  */
+type LoadedCheckout = pricingService.LoadedCheckout;
+
 export interface KnownRows {
   customer?: CustomerRow | undefined;
   rows?: inventory.KnownLineRows | undefined;
+  checkout?: LoadedCheckout | undefined;
 }
 
 export async function buildOrder(
@@ -123,14 +127,20 @@ export async function buildOrder(
   // first; the reservation checks again under the rows' locks.
   inventory.checkAvailable(lines, rows);
   const currency = (rows.products.get(lines[0]?.product_id ?? '') as ProductRow).currency; // items is non-empty
-  const priced = await priceOrder(trx, tenantId, input, {
-    lines,
-    products: rows.products,
-    variants: rows.variants,
-    currency,
-    customerId: customer.id,
-    now,
-  });
+  const priced = await priceOrder(
+    trx,
+    tenantId,
+    input,
+    {
+      lines,
+      products: rows.products,
+      variants: rows.variants,
+      currency,
+      customerId: customer.id,
+      now,
+    },
+    known.checkout,
+  );
   const figures = priced.pricing;
   if (figures.total > MAX_AMOUNT) throw tooLarge(figures.total);
 

@@ -43,15 +43,16 @@ export async function priceLines(
     customerId: string | null;
     now: number;
   },
+  known?: pricing.LoadedCheckout,
 ): Promise<CheckoutPricing> {
   const codes = input.discount_codes ?? [];
   const address = input.shipping_address;
-  const { discounts, rates } = await pricing.loadCheckout(trx, tenantId, {
-    codes,
-    customerId: order.customerId,
-    country: address?.country,
-    currency: order.currency,
-  });
+  const { discounts, rates } = await pricing.loadCheckout(
+    trx,
+    tenantId,
+    { codes, customerId: order.customerId, country: address?.country, currency: order.currency },
+    known,
+  );
   return priceCheckout({
     lines: order.lines,
     currency: order.currency,
@@ -92,6 +93,8 @@ export async function priceOrder(
     customerId: string;
     now: number;
   },
+  /** The discounts and rates read already for this checkout in `trx` (a cart's completion). */
+  known?: pricing.LoadedCheckout,
 ): Promise<PricedOrder> {
   const lines = order.lines.map((line) =>
     // checked by the reservation
@@ -101,7 +104,7 @@ export async function priceOrder(
       line.quantity,
     ),
   );
-  const priced = await priceLines(trx, tenantId, input, { ...order, lines });
+  const priced = await priceLines(trx, tenantId, input, { ...order, lines }, known);
   const refused = priced.refusals[0];
   if (refused !== undefined) throw refused.error;
   return { pricing: priced.pricing, discountIds: priced.discountIds };

@@ -46,8 +46,8 @@ const UNPAID = {
 } as const;
 /** A cart's completion: the storefront's read of its products, then the hold and the placing. */
 const COMPLETION = {
-  sqlite: { outside: 1, transactions: [13, 20] },
-  postgres: { outside: 1, transactions: [11, 14] },
+  sqlite: { outside: 1, transactions: [12, 20] },
+  postgres: { outside: 1, transactions: [10, 14] },
 } as const;
 /** SQLite: the writes of a paid order that wait for the disk (an fsync each): its two transactions. */
 const PAID_DURABLE_WRITES = 2;

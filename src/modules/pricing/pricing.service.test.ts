@@ -13,6 +13,7 @@ import { AppError } from '../../lib/errors.js';
 import type { DiscountObject } from './discounts.schemas.js';
 import { chooseShippingRate, chooseTaxRate } from './pricing.choose.js';
 import {
+  loadCheckout,
   loadDiscountContext,
   loadRates,
   reserveUses,
@@ -256,6 +257,34 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([noCountry.shipping.length, noCountry.tax], [2, []]);
       const none = await loadRates(ctx.deps.store.db, fresh.tenant.id, 'FR', 'GBP');
       assert.deepEqual(none, { shipping: [], tax: [] });
+    });
+
+    it('answers a checkout read already for the same codes, customer, country and currency, else reads it', async () => {
+      const fresh = await createTenant(ctx);
+      const own = client(ctx.app, fresh.apiKey.key);
+      const made = await own('POST', '/v1/discounts', {
+        body: { automatic: true, type: 'fixed_amount', value: 100, currency: 'USD' },
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const db = ctx.deps.store.db;
+      const input = { codes: ['SAVE'], customerId: 'cus_a', country: 'US', currency: 'USD' };
+      const known = await loadCheckout(db, fresh.tenant.id, input);
+      assert.equal(known.discounts.automatic.length, 1);
+      // The same checkout (a copy of its input): the very rows, not read again.
+      assert.equal(await loadCheckout(db, fresh.tenant.id, { ...input, codes: ['SAVE'] }, known), known);
+      // Anything else read for itself: another customer's uses, codes, country or currency.
+      for (const other of [
+        { customerId: 'cus_b' },
+        { customerId: null },
+        { codes: ['SAVE', 'MORE'] },
+        { codes: [] },
+        { country: undefined },
+        { currency: 'EUR' },
+      ]) {
+        const loaded = await loadCheckout(db, fresh.tenant.id, { ...input, ...other }, known);
+        assert.notEqual(loaded, known, JSON.stringify(other));
+        assert.deepEqual(loaded.for, { ...input, ...other });
+      }
     });
   });
 }

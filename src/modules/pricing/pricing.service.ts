@@ -71,27 +71,51 @@ export async function loadRates(
   return { shipping, tax };
 }
 
+/** What a checkout's pricing rows are read for: its codes, customer, country and currency. */
+export interface CheckoutFor {
+  codes: readonly string[];
+  customerId: string | null;
+  country: string | undefined;
+  currency: string;
+}
+
+/** The rows a checkout was priced from, with what they were read for (`loadCheckout`). */
+export interface LoadedCheckout {
+  for: CheckoutFor;
+  discounts: DiscountContext;
+  rates: RatesContext;
+}
+
+function sameCheckout(a: CheckoutFor, b: CheckoutFor): boolean {
+  return (
+    a.customerId === b.customerId &&
+    a.country === b.country &&
+    a.currency === b.currency &&
+    a.codes.length === b.codes.length &&
+    a.codes.every((code, i) => code === b.codes[i])
+  );
+}
+
 /**
  * The rows `priceCheckout` (pricing.checkout.ts) prices a checkout from: the discounts of `codes`
  * and the automatic ones, with the customer's uses, and the rates of the address's country (none
- * without an address).
+ * without an address). `known`, rows read earlier in the same transaction (a cart priced a moment
+ * before its completion prices the order), are answered again when they were read for the same
+ * checkout, not read twice.
  */
 export async function loadCheckout(
   trx: Db,
   tenantId: string,
-  input: {
-    codes: readonly string[];
-    customerId: string | null;
-    country: string | undefined;
-    currency: string;
-  },
-): Promise<{ discounts: DiscountContext; rates: RatesContext }> {
+  input: CheckoutFor,
+  known?: LoadedCheckout,
+): Promise<LoadedCheckout> {
+  if (known !== undefined && sameCheckout(known.for, input)) return known;
   const discounts = await loadDiscountContext(trx, tenantId, input.codes, input.customerId);
   const rates =
     input.country === undefined
       ? { shipping: [], tax: [] }
       : await loadRates(trx, tenantId, input.country, input.currency);
-  return { discounts, rates };
+  return { for: input, discounts, rates };
 }
 
 export function toShippingInput(row: ShippingRateRow): ShippingInput {
