@@ -18,7 +18,7 @@ import {
   tempDataDir,
   unlimitedTenant,
 } from './lib.js';
-import { pgbenchAvailable, pgbenchDatabase } from './pgbench.js';
+import { pgbenchAvailable, pgbenchDatabase, postgresCpuMicros } from './pgbench.js';
 import { call, middle } from './rounds.js';
 import { postgresStore, seed as seedWallets, spread as transfers, verify as verifyLedger } from './wallet.js';
 
@@ -42,6 +42,9 @@ import { postgresStore, seed as seedWallets, spread as transfers, verify as veri
  * in databases of its own the bench creates (`pgbench -i -s 50` and `-s 1`) and drops; the server
  * runs as `npm start` runs it (bench/lib.ts). `BENCH_ORDERS_ONLY=spread,hot,wallet,sqlite` picks
  * pairs; the PostgreSQL pairs need `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` and `/usr/bin/pgbench`.
+ * `BENCH_ORDERS_CONNECTIONS` (50) sets both sides' connections. With PostgreSQL on this machine, a
+ * PostgreSQL pair also prints (to stderr) what each side cost PostgreSQL's processes a request: CPU
+ * the server's own figure does not show.
  */
 
 export interface OrdersBenchOptions {
@@ -197,6 +200,9 @@ interface Pair {
   name: string;
   baseline: () => Promise<Measurement>;
   ours: () => Promise<Measurement>;
+  /** Both sides run on PostgreSQL: what each cost its processes is printed after the table. */
+  postgres?: boolean;
+  durationSeconds: number;
 }
 
 /** Each pair's two measured back to back in rounds (each round the other first); medians and ratio. */
@@ -205,14 +211,27 @@ async function inPairs(pairs: readonly Pair[], rounds: number): Promise<Measurem
   for (const pair of pairs) {
     const base: Measurement[] = [];
     const ours: Measurement[] = [];
-    for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        base.push(await pair.baseline());
-        ours.push(await pair.ours());
-      } else {
-        ours.push(await pair.ours());
-        base.push(await pair.baseline());
+    const database = { base: [] as number[], ours: [] as number[] };
+    // Each side's measurement, with what it cost PostgreSQL a request when it runs on this machine.
+    const side = async (which: 'base' | 'ours') => {
+      const before = pair.postgres ? postgresCpuMicros() : undefined;
+      const measured = await (which === 'base' ? pair.baseline() : pair.ours());
+      const after = pair.postgres ? postgresCpuMicros() : undefined;
+      if (before !== undefined && after !== undefined) {
+        const requests = Math.max(1, measured.requestsPerSecond * pair.durationSeconds);
+        database[which].push(Math.round((after - before) / requests));
       }
+      (which === 'base' ? base : ours).push(measured);
+    };
+    for (let round = 0; round < rounds; round++) {
+      for (const which of round % 2 === 0 ? (['base', 'ours'] as const) : (['ours', 'base'] as const)) {
+        await side(which);
+      }
+    }
+    if (database.ours.length > 0) {
+      process.stderr.write(
+        `${pair.name}: PostgreSQL's CPU ${Math.round(middle(database.ours))} µs a request, its baseline's ${Math.round(middle(database.base))} µs a transaction\n`,
+      );
     }
     const ratios = ours.map((m, i) => m.requestsPerSecond / Math.max(1, base[i]?.requestsPerSecond ?? 0));
     const range =
@@ -296,6 +315,8 @@ async function postgresPairs(
         pairs.push({
           name: `POST /v1/orders paid, PostgreSQL, ${PRODUCTS} products, ${connections} connections`,
           baseline: () => spreadBase.run(connections, durationSeconds),
+          postgres: true,
+          durationSeconds,
           ours: () => measured('spread', current, orders(current, spread), connections, durationSeconds),
         });
       }
@@ -303,6 +324,8 @@ async function postgresPairs(
         pairs.push({
           name: `POST /v1/orders paid, PostgreSQL, one product, ${connections} connections`,
           baseline: () => hotBase.run(connections, durationSeconds),
+          postgres: true,
+          durationSeconds,
           ours: () => measured('hot', current, orders(current, hot), connections, durationSeconds),
         });
       }
@@ -323,6 +346,8 @@ async function postgresPairs(
       pairs.push({
         name: `POST /v1/wallet/transfer, PostgreSQL, 200 wallets, ${connections} connections`,
         baseline: () => spreadBase.run(connections, durationSeconds),
+        postgres: true,
+        durationSeconds,
         ours: () => measured('wallet', target, transfers(store.parties), connections, durationSeconds),
       });
     }
@@ -370,6 +395,7 @@ async function sqlitePair(settings: {
             scenario: "bare Fastify writing a paid order's rows in one better-sqlite3 transaction",
           }),
           ours: () => measured('sqlite', shop, orders(shop, spread), connections, durationSeconds),
+          durationSeconds,
         },
       ],
       rounds,
@@ -385,7 +411,7 @@ export async function run(options: OrdersBenchOptions = {}): Promise<Measurement
   const settings = {
     rounds: options.rounds ?? Number(process.env.BENCH_ORDERS_ROUNDS ?? 2),
     durationSeconds: options.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8),
-    connections: options.connections ?? 50,
+    connections: options.connections ?? Number(process.env.BENCH_ORDERS_CONNECTIONS ?? 50),
   };
   const which = selected();
   const rows: Measurement[] = [];

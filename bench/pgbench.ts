@@ -23,6 +23,41 @@ export interface PgbenchDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * CPU time (user + system, µs) used so far by every PostgreSQL process on this machine (backends
+ * and background workers: `postgres` in /proc, with the ended backends the postmaster has reaped),
+ * or undefined where /proc shows none (PostgreSQL elsewhere). Read before and after a measurement, it tells what a transaction of either side cost
+ * the database, whoever's connections it ran on.
+ */
+export function postgresCpuMicros(): number | undefined {
+  let micros = 0;
+  let found = false;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const close = stat.lastIndexOf(') ');
+    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+    const fields = stat.slice(close + 2).split(' ');
+    // Its own time and, for the postmaster, that of the backends it has reaped (a client's
+    // connections that ended during the measurement, as pgbench's do).
+    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+    micros += (ticks / 100) * 1e6;
+    found = true;
+  }
+  return found ? micros : undefined;
+}
+
 export function pgbenchAvailable(): boolean {
   return fs.existsSync(PGBENCH);
 }
