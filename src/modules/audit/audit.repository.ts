@@ -113,20 +113,57 @@ function insertSqlOf(dialect: DialectName, rows: number): string {
   return text;
 }
 
-const sealSql = {
-  sqlite: 'UPDATE audit_entries SET seq = ?, hash = ?, changes = ?, content_digest = ? WHERE id = ?',
-  postgres: 'UPDATE audit_entries SET seq = $1, hash = $2, changes = $3, content_digest = $4 WHERE id = $5',
-};
+/** An entry's place in its chain, as the sealer gives it. */
+export interface SealedEntry {
+  id: string;
+  seq: number;
+  hash: string;
+  changes: string;
+  content_digest: string;
+}
 
-export async function sealEntry(
+/** The columns of a `SealedEntry`, in the order each row of `sealSqlOf`'s values lists them. */
+const SEALED = ['id', 'seq', 'hash', 'changes', 'content_digest'] as const;
+
+/**
+ * One statement giving each entry of a batch its place: an `UPDATE` joined to the batch's values
+ * (SQLite names them column1...column5; PostgreSQL by the list after the alias, the first row
+ * typed so the others follow).
+ */
+function sealSqlOf(dialect: DialectName, rows: number): string {
+  const tuples: string[] = [];
+  for (let row = 0; row < rows; row++) {
+    const at = row * SEALED.length;
+    const cells = SEALED.map((_, i) => placeholder(dialect, at + i));
+    if (dialect === 'postgres' && row === 0) {
+      cells[0] = `${cells[0]}::text`;
+      cells[1] = `${cells[1]}::bigint`;
+    }
+    tuples.push(`(${cells.join(', ')})`);
+  }
+  const values = tuples.join(', ');
+  return dialect === 'sqlite'
+    ? `UPDATE audit_entries SET seq = v.column2, hash = v.column3, changes = v.column4, content_digest = v.column5
+        FROM (VALUES ${values}) AS v WHERE audit_entries.id = v.column1`
+    : `UPDATE audit_entries AS e SET seq = v.seq, hash = v.hash, changes = v.changes, content_digest = v.content_digest
+        FROM (VALUES ${values}) AS v (id, seq, hash, changes, content_digest) WHERE e.id = v.id`;
+}
+
+/** Entries one sealing statement places at most (5 values each). */
+const SEAL_STATEMENT_ROWS = 500;
+
+/** Gives each entry of a batch its `seq`, `hash`, `changes` and `content_digest`, in one statement per 500. */
+export async function sealEntries(
   trx: Db,
   dialect: DialectName,
-  id: string,
-  sealed: { seq: number; hash: string; changes: string; content_digest: string },
+  sealed: readonly SealedEntry[],
 ): Promise<void> {
-  await trx.executeQuery(
-    CompiledQuery.raw(sealSql[dialect], [sealed.seq, sealed.hash, sealed.changes, sealed.content_digest, id]),
-  );
+  for (let at = 0; at < sealed.length; at += SEAL_STATEMENT_ROWS) {
+    const batch = sealed.slice(at, at + SEAL_STATEMENT_ROWS);
+    const values: unknown[] = [];
+    for (const entry of batch) for (const column of SEALED) values.push(entry[column]);
+    await trx.executeQuery(CompiledQuery.raw(sealSqlOf(dialect, batch.length), values));
+  }
 }
 
 /** Entries one statement inserts at most (an import's batch of events may be thousands). */

@@ -76,18 +76,16 @@ export function createAuditSealer(deps: { store: Store }): AuditSealer {
       const rows = await repo.unsealedEntries(trx, tenantId, SEAL_BATCH);
       const changes = await changesOf(trx, tenantId, rows);
       let { seq, lastHash: hash } = head;
+      const sealed: repo.SealedEntry[] = [];
       for (const row of rows) {
         seq += 1;
         const sealedChanges = changes.get(row.id) ?? row.changes ?? '{}';
         const digest = contentDigest(sealedChanges);
         hash = entryHash(hash, { ...row, seq, content_digest: digest });
-        await repo.sealEntry(trx, store.dialect, row.id, {
-          seq,
-          hash,
-          changes: sealedChanges,
-          content_digest: digest,
-        });
+        sealed.push({ id: row.id, seq, hash, changes: sealedChanges, content_digest: digest });
       }
+      // The batch's places in one statement, not one round trip an entry.
+      await repo.sealEntries(trx, store.dialect, sealed);
       if (rows.length > 0) {
         await repo.setChainHead(trx, tenantId, seq, hash);
         await countSealed(trx, tenantId, rows);

@@ -130,6 +130,37 @@ for (const dialect of DIALECTS) {
       },
     );
 
+    it('chains a backlog of more entries than one batch, each batch in one statement', async () => {
+      const shop = await createTenant(ctx);
+      const tenantId = shop.tenant.id;
+      // 1,201 entries: two full batches of 500 and one of 201, after the store's own.
+      await ctx.deps.store.transaction(async (trx) => {
+        for (let i = 0; i < 1_201; i++) {
+          await ctx.deps.audit.record(trx, {
+            tenantId,
+            action: 'settings.updated',
+            resource: { type: 'settings', id: tenantId },
+            before: { note: i },
+            after: { note: i + 1 },
+          });
+        }
+      });
+      const backlog = await unsealed(ctx.deps.store, tenantId);
+      assert.ok(backlog >= 1_201, `${backlog} unsealed`);
+      assert.equal(await createAuditSealer({ store: ctx.deps.store }).seal(tenantId), backlog);
+      assert.equal(await unsealed(ctx.deps.store, tenantId), 0);
+      const { rows, run } = await chainOf(ctx.deps.store, tenantId);
+      assert.equal(run.ok, true, JSON.stringify(run));
+      assert.deepEqual(
+        rows.map((row) => Number(row.seq)),
+        Array.from({ length: rows.length }, (_, i) => i + 1),
+      );
+      // Each entry its own changes, as the change wrote them.
+      const last = rows.at(-1);
+      assert.deepEqual(JSON.parse(last?.changes ?? 'null'), { note: { from: 1200, to: 1201 } });
+      assert.equal((await ctx.deps.auditLog.verify(tenantId)).ok, true);
+    });
+
     it(
       'an erasure while a sealer seals the same entries leaves a chain that verifies and no personal data',
       { timeout: 120_000 },
