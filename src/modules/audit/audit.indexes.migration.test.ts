@@ -161,7 +161,9 @@ for (const dialect of DIALECTS) {
             assert.doesNotMatch(details, /TEMP B-TREE/, details);
           } else {
             const found = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes
-              WHERE tablename = 'audit_entries' AND indexname = ${index}`.execute(db);
+              WHERE schemaname = current_schema() AND tablename = 'audit_entries' AND indexname = ${index}`.execute(
+              db,
+            );
             assert.match(found.rows[0]?.indexdef ?? '', /WHERE \(seq IS NOT NULL\)$/, index);
           }
         }

@@ -50,7 +50,8 @@ for (const dialect of DIALECTS) {
         const db = store.deps.store.db;
         if (dialect === 'postgres') {
           const { rows } = await sql<{ name: string }>`SELECT proname AS name FROM pg_proc
-            WHERE proname IN ('take_stock_as_read', 'ledger_entry_applied') ORDER BY proname`.execute(db);
+            WHERE proname IN ('take_stock_as_read', 'ledger_entry_applied')
+              AND pronamespace = current_schema()::regnamespace ORDER BY proname`.execute(db);
           assert.deepEqual(
             rows.map((row) => row.name),
             ['ledger_entry_applied', 'take_stock_as_read'],

@@ -122,7 +122,9 @@ for (const dialect of DIALECTS) {
             assert.doesNotMatch(details, /TEMP B-TREE/, details);
           } else {
             const found = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes
-              WHERE tablename = 'request_logs' AND indexname = ${index}`.execute(db);
+              WHERE schemaname = current_schema() AND tablename = 'request_logs' AND indexname = ${index}`.execute(
+              db,
+            );
             assert.match(
               found.rows[0]?.indexdef ?? '',
               new RegExp(`\\(tenant_id, ${column}, created, id\\)`),
