@@ -408,7 +408,17 @@ describe('cluster: 3 API processes and 2 workers on PostgreSQL and Redis', { ski
     for (const type of ['order.created', 'payment.received', 'order.paid', 'transfer.created']) {
       assert.ok(types.has(type), `${type} delivered`);
     }
-    assert.equal(receiver.maxConcurrentPerId, 1, 'an attempt was in flight twice at once');
+    // On a failure, each copy of the overlapping ids: when it came, and the attempt's timestamp.
+    const copies = receiver.overlapping.map((overlap) =>
+      receiver.received
+        .filter((request) => request.id === overlap.id)
+        .map((request) => ({ at: request.at, timestamp: request.headers['webhook-timestamp'] })),
+    );
+    assert.equal(
+      receiver.maxConcurrentPerId,
+      1,
+      `an attempt was in flight twice at once: ${JSON.stringify(copies)}`,
+    );
     assert.ok(receiver.maxConcurrent > 1, 'deliveries ran in parallel');
     const twice = [...accepted].filter(([, n]) => n > 1);
     assert.deepEqual(twice, [], 'no event was accepted twice in a healthy cluster');

@@ -35,6 +35,8 @@ export interface Receiver {
   /** Most requests in flight at once, overall and for one webhook-id. */
   maxConcurrent: number;
   maxConcurrentPerId: number;
+  /** The requests that arrived while another of their webhook-id was in flight (what made it 2). */
+  overlapping: Received[];
   respond: Responder;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startReceiver(
     received,
     maxConcurrent: 0,
     maxConcurrentPerId: 0,
+    overlapping: [],
     respond,
     async waitFor(count, timeoutMs = 15_000) {
       if (received.length >= count) return received;
@@ -111,6 +114,13 @@ export async function startReceiver(
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
+    // Listened for from the start: a sender that gave up (its timeout) may close the request
+    // before its body's end is read, and then it is not in flight when it is counted.
+    let closed = false;
+    let finish = () => {
+      closed = true;
+    };
+    res.on('close', () => finish());
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const id = String(req.headers['webhook-id'] ?? '');
@@ -123,18 +133,20 @@ export async function startReceiver(
       };
       const index = received.length;
       received.push(entry);
-      inFlight += 1;
-      perId.set(id, (perId.get(id) ?? 0) + 1);
-      receiver.maxConcurrent = Math.max(receiver.maxConcurrent, inFlight);
-      receiver.maxConcurrentPerId = Math.max(receiver.maxConcurrentPerId, perId.get(id) ?? 0);
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        inFlight -= 1;
-        perId.set(id, (perId.get(id) ?? 1) - 1);
-      };
-      res.on('close', finish);
+      if (!closed) {
+        inFlight += 1;
+        perId.set(id, (perId.get(id) ?? 0) + 1);
+        receiver.maxConcurrent = Math.max(receiver.maxConcurrent, inFlight);
+        receiver.maxConcurrentPerId = Math.max(receiver.maxConcurrentPerId, perId.get(id) ?? 0);
+        if ((perId.get(id) ?? 0) > 1) receiver.overlapping.push(entry);
+        let done = false;
+        finish = () => {
+          if (done) return;
+          done = true;
+          inFlight -= 1;
+          perId.set(id, (perId.get(id) ?? 1) - 1);
+        };
+      }
       for (const waiter of [...waiters]) {
         if (received.length >= waiter.count) {
           waiters.splice(waiters.indexOf(waiter), 1);
