@@ -92,8 +92,27 @@ const COLUMNS = [
   'hash',
 ] as const satisfies readonly (keyof AuditEntriesTable)[];
 
-function placeholder(dialect: DialectName, index: number): string {
-  return dialect === 'sqlite' ? '?' : `$${index + 1}`;
+/**
+ * `rows` value tuples of `width` placeholders each, numbered on from the first (`?` on SQLite);
+ * `cast`, on PostgreSQL, types the first row's cells (a `VALUES` list takes its types from it).
+ */
+function valueTuples(
+  dialect: DialectName,
+  rows: number,
+  width: number,
+  cast: readonly (string | null)[] = [],
+): string {
+  const tuples: string[] = [];
+  for (let row = 0; row < rows; row++) {
+    const cells: string[] = [];
+    for (let i = 0; i < width; i++) {
+      const type = dialect === 'postgres' && row === 0 ? cast[i] : undefined;
+      const cell = dialect === 'sqlite' ? '?' : `$${row * width + i + 1}`;
+      cells.push(type ? `${cell}::${type}` : cell);
+    }
+    tuples.push(`(${cells.join(', ')})`);
+  }
+  return tuples.join(', ');
 }
 
 const insertSql = new Map<string, string>();
@@ -101,12 +120,7 @@ function insertSqlOf(dialect: DialectName, rows: number): string {
   const key = `${dialect}:${rows}`;
   let text = insertSql.get(key);
   if (text === undefined) {
-    const tuples: string[] = [];
-    for (let row = 0; row < rows; row++) {
-      const at = row * COLUMNS.length;
-      tuples.push(`(${COLUMNS.map((_, i) => placeholder(dialect, at + i)).join(', ')})`);
-    }
-    text = `INSERT INTO audit_entries (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
+    text = `INSERT INTO audit_entries (${COLUMNS.join(', ')}) VALUES ${valueTuples(dialect, rows, COLUMNS.length)}`;
     // A few sizes recur (one entry, an order's handful); an import's odd batches are not kept.
     if (insertSql.size < 64) insertSql.set(key, text);
   }
@@ -131,17 +145,7 @@ const SEALED = ['id', 'seq', 'hash', 'changes', 'content_digest'] as const;
  * typed so the others follow).
  */
 function sealSqlOf(dialect: DialectName, rows: number): string {
-  const tuples: string[] = [];
-  for (let row = 0; row < rows; row++) {
-    const at = row * SEALED.length;
-    const cells = SEALED.map((_, i) => placeholder(dialect, at + i));
-    if (dialect === 'postgres' && row === 0) {
-      cells[0] = `${cells[0]}::text`;
-      cells[1] = `${cells[1]}::bigint`;
-    }
-    tuples.push(`(${cells.join(', ')})`);
-  }
-  const values = tuples.join(', ');
+  const values = valueTuples(dialect, rows, SEALED.length, ['text', 'bigint']);
   return dialect === 'sqlite'
     ? `UPDATE audit_entries SET seq = v.column2, hash = v.column3, changes = v.column4, content_digest = v.column5
         FROM (VALUES ${values}) AS v WHERE audit_entries.id = v.column1`
