@@ -74,6 +74,8 @@ export function createPgTransactions(db: Db, committed: CommitCallbacks) {
  * `escapeLiteral`, which doubles quotes and backslashes (an `E'...'` literal), so merchant text (a
  * product's name, a SKU) reads as itself whatever the server's `standard_conforming_strings`;
  * numbers, booleans and null as Kysely writes them. Statements with parameters keep them.
+ * PostgreSQL's syntax (`E'...'`): for statements only PostgreSQL runs (a take, a wallet credit
+ * sent with the COMMIT); SQLite's callers of `commitWith` may pass parameters.
  */
 export function inline(value: string | number | boolean | null): RawBuilder<unknown> {
   if (typeof value === 'string') return sql.raw(pg.escapeLiteral(value));
