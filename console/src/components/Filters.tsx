@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useId, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useHref, useLocation, useSearchParams } from 'react-router';
 import { useDebounced } from '../timing.js';
 
 /**
@@ -11,8 +11,13 @@ export function useAddressFilters<K extends string>(
   names: readonly K[],
 ): [Record<K, string>, (changes: Partial<Record<K, string>>) => void] {
   const [params, setParams] = useSearchParams();
+  // The page's path as the browser shows it (under the console's base, `/console/orders`).
+  const page = useHref({ pathname: useLocation().pathname });
   const values = Object.fromEntries(names.map((name) => [name, params.get(name) ?? ''])) as Record<K, string>;
   function update(changes: Partial<Record<K, string>>) {
+    // A filter that settles after the user left the page (typed, then opened an order within the
+    // debounce, while the order's page loads) would otherwise navigate back to the list.
+    if (window.location.pathname !== page) return;
     setParams(
       () => {
         // The address as it is now: React Router hands an updater the parameters of the last
