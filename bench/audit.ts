@@ -20,8 +20,9 @@ import {
  * What the audit and request logs cost, each against the same server without it, in one run:
  *
  * - `GET /v1/users/me` with the request log on (every request captured, written every second),
- *   off, and captured with its rows made but not written (what the log costs besides the store's
- *   write: the capture, the hand-over to its thread, the rows);
+ *   off, captured with its rows made but not written (what the log costs besides the store's
+ *   write: the capture, the hand-over to its thread, the rows), and written with both bodies made
+ *   and left out (what the bodies' bytes cost the write);
  * - `PATCH /v1/products/:id` (a new price each time, so each is a change) with its audit entry
  *   (the chain head's lock and update, the previous state's lookup, the entry) and without.
  *
@@ -35,7 +36,7 @@ import {
  *   BENCH_SECONDS=3  seconds per measurement
  *   BENCH_ONLY=log   only the request log's sides (`audit`: only the audit entry's)
  */
-type Side = 'log-off' | 'log-unwritten' | 'log-on' | 'audit-off' | 'audit-on';
+type Side = 'log-off' | 'log-unwritten' | 'log-unbodied' | 'log-on' | 'audit-off' | 'audit-on';
 
 export async function run(): Promise<Measurement[]> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -55,7 +56,7 @@ export async function run(): Promise<Measurement[]> {
   async function measure(side: Side): Promise<Measurement> {
     const server = await startProcess('bench/audit-server.ts', {
       ...env,
-      BENCH_REQUEST_LOG: side === 'log-off' ? 'off' : side === 'log-unwritten' ? 'unwritten' : 'on',
+      BENCH_REQUEST_LOG: side.startsWith('log-') ? side.slice('log-'.length) : 'on',
       BENCH_AUDIT: side === 'audit-off' ? 'off' : 'on',
     });
     try {
@@ -88,6 +89,7 @@ export async function run(): Promise<Measurement[]> {
     const measured: Record<Side, Measurement[]> = {
       'log-off': [],
       'log-unwritten': [],
+      'log-unbodied': [],
       'log-on': [],
       'audit-off': [],
       'audit-on': [],
@@ -95,7 +97,7 @@ export async function run(): Promise<Measurement[]> {
     for (let round = 0; round < rounds; round++) {
       const groups = (
         [
-          ['log-off', 'log-unwritten', 'log-on'],
+          ['log-off', 'log-unwritten', 'log-unbodied', 'log-on'],
           ['audit-off', 'audit-on'],
         ] as Side[][]
       ).filter(([off]) => only === undefined || (off as string).startsWith(only));
@@ -142,6 +144,11 @@ export async function run(): Promise<Measurement[]> {
               'log-unwritten',
               'log-off',
               'GET /v1/users/me, request log: captured, rows made, not written',
+            ),
+            against(
+              'log-unbodied',
+              'log-off',
+              'GET /v1/users/me, request log: written without the bodies (made, then left out)',
             ),
             against('log-on', 'log-off', 'GET /v1/users/me, request log: on'),
           ]),

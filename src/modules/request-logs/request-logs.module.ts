@@ -33,9 +33,10 @@ declare module '../../kernel/module.js' {
   interface Overrides {
     /**
      * false: requests are not logged; `unwritten`: captured and handed to the log's thread, which
-     * makes their rows and drops them (the benchmark of the log's cost, and of its parts).
+     * makes their rows and drops them; `unbodied`: written with both bodies made and left out (the
+     * benchmark of the log's cost, and of its parts).
      */
-    requestLog?: boolean | 'unwritten';
+    requestLog?: boolean | 'unwritten' | 'unbodied';
   }
 }
 
@@ -59,6 +60,7 @@ export default defineModule({
       ...deps,
       enabled: deps.overrides.requestLog !== false,
       unwritten: deps.overrides.requestLog === 'unwritten',
+      unbodied: deps.overrides.requestLog === 'unbodied',
     }),
   }),
   hooks: ({ requestLogWriter }, app) => requestLogWriter.install(app),

@@ -223,6 +223,30 @@ for (const dialect of DIALECTS) {
       },
     );
   });
+  describe(`request log, the benchmark's unbodied measure (${dialect})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect, { requestLog: 'unbodied' });
+    });
+    after(() => ctx.close());
+
+    it('writes each request without its bodies, the rest as the log keeps it', async () => {
+      const created = await createTenant(ctx);
+      const api = client(ctx.app, created.apiKey.key as string);
+      const made = await api('POST', '/v1/products', {
+        body: { name: 'Bodiless mug', price: 900 },
+        headers: { 'x-request-id': 'req-unbodied-1' },
+      });
+      assert.equal(made.status, 201);
+      await ctx.deps.requestLogWriter.flush();
+      const one = await api<RequestLogEntry>('GET', '/v1/request-logs/req-unbodied-1');
+      assert.equal(one.status, 200, JSON.stringify(one.body));
+      assert.equal(one.body.status, 201);
+      assert.equal(one.body.route, '/v1/products');
+      assert.equal(one.body.request_body, null);
+      assert.equal(one.body.response_body, null);
+    });
+  });
 }
 
 describe('redaction', () => {

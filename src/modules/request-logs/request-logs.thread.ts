@@ -68,6 +68,8 @@ export interface ThreadData {
   statementTimeoutMs: number;
   /** Rows made and dropped, not written (a benchmark's measure of everything but the write). */
   unwritten: boolean;
+  /** Rows written with their bodies made and left out (a benchmark's measure of the bodies' bytes). */
+  unbodied: boolean;
 }
 
 /** The columns a row fills, in order, and PostgreSQL's array type of each (for `unnest`). */
@@ -122,8 +124,8 @@ function errorCodeOf(status: number, body: string | null): string | null {
   return match?.[1] ?? null;
 }
 
-/** The row a captured request is kept as. */
-function rowOf(entry: Captured, bodyLimit: number): Row {
+/** The row a captured request is kept as (`unbodied`: its bodies made, then left out). */
+function rowOf(entry: Captured, bodyLimit: number, unbodied: boolean): Row {
   const [tenantId, id, created, method, url, route, status, durationMs, keyId, keyName, keyType, app, ip] =
     entry;
   const [userAgent, apiVersion, idempotencyKey, requestBody, responseBody] = entry.slice(13) as [
@@ -133,6 +135,8 @@ function rowOf(entry: Captured, bodyLimit: number): Row {
     string | null,
     string | null,
   ];
+  const response =
+    responseBody === null || responseBody.length === 0 ? null : cappedText(responseBody, bodyLimit);
   return [
     tenantId,
     id,
@@ -152,8 +156,8 @@ function rowOf(entry: Captured, bodyLimit: number): Row {
     apiVersion || null,
     idempotencyKey?.slice(0, 255) ?? null,
     errorCodeOf(status, responseBody),
-    requestBody,
-    responseBody === null || responseBody.length === 0 ? null : cappedText(responseBody, bodyLimit),
+    unbodied ? null : requestBody,
+    unbodied ? null : response,
   ];
 }
 
@@ -299,7 +303,7 @@ port.on('message', (message: ToThread) => {
   if (message.type === 'write') {
     let rows: Row[];
     try {
-      rows = message.rows.map((entry) => rowOf(entry, data.bodyLimit));
+      rows = message.rows.map((entry) => rowOf(entry, data.bodyLimit, data.unbodied));
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       port.postMessage({ type: 'written', batches: [message.batch], error: text } satisfies FromThread);

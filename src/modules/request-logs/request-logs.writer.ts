@@ -89,6 +89,8 @@ export function createRequestLogWriter(deps: {
   enabled: boolean;
   /** The thread makes the rows and drops them (a benchmark's measure of everything but the write). */
   unwritten?: boolean;
+  /** The thread makes the bodies and writes the rows without them (a benchmark's measure of their bytes). */
+  unbodied?: boolean;
 }): RequestLogWriter {
   const { config, clock, logger } = deps;
   /** Requests captured since the last flush; a request body is serialized at the flush. */
@@ -115,6 +117,7 @@ export function createRequestLogWriter(deps: {
       lockTimeoutMs: config.databaseLockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       statementTimeoutMs: config.databaseStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
       unwritten: deps.unwritten === true,
+      unbodied: deps.unbodied === true,
     };
     const started = startThread(data);
     // An idle thread never holds the process open; one with batches to answer for does.
