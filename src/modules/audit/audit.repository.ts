@@ -93,8 +93,10 @@ const COLUMNS = [
 ] as const satisfies readonly (keyof AuditEntriesTable)[];
 
 /**
- * `rows` value tuples of `width` placeholders each, numbered on from the first (`?` on SQLite);
- * `cast`, on PostgreSQL, types the first row's cells (a `VALUES` list takes its types from it).
+ * The text of `rows` value tuples, `width` placeholders each, for a statement whose parameters are
+ * the rows' values one row after another: `($1, $2), ($3, $4)` on PostgreSQL, `(?, ?), (?, ?)` on
+ * SQLite. `cast[i]`, on PostgreSQL, types the first row's `i`th cell (`$1::text`): a `VALUES` list
+ * takes its columns' types from its first row.
  */
 function valueTuples(
   dialect: DialectName,
